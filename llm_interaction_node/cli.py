@@ -1,0 +1,165 @@
+"""``llm-interaction``: the command-line entry point.
+
+Subcommands:
+  replay FILE   run the statements of a console transcript against the in-process world
+                (no LLM) and print the resulting transcript; --check compares outputs
+  chat          talk to the agent in the terminal; the robot acts in the in-process world
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import re
+import sys
+from pathlib import Path
+
+from .core.errors import EndOfInteraction
+from .core.transcript import Entry, Transcript
+from .core.user import CallbackUser, EventQueue
+from .session import API_NAMES, AgentSettings, build_agent, build_console, load_examples, \
+    load_settings, make_world
+
+
+def _add_world_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--api", choices=API_NAMES, default="humanoid", help="API set (default humanoid)")
+    p.add_argument("--world", help="humanoid: a world name in config/worlds or a YAML path; "
+                   "tabletop: comma-separated object names (default: a random scene; replay: "
+                   "the transcript's '# world:' line)")
+    p.add_argument("--seed", type=int, default=0, help="seed of a random tabletop scene")
+    p.add_argument("--timeout", type=float, default=10.0,
+                   help="seconds a statement's own code may run (default 10)")
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+        world = make_world(args.api, args.world or header_value(text, "world"), args.seed)
+    except (OSError, ValueError) as exc:
+        _stderr(f"error: {exc}")
+        return 2
+    recorded = Transcript.parse(text)
+    if not recorded.entries:
+        _stderr(f"error: {args.file} holds no console input (lines starting with '>>> ')")
+        return 2
+    channel = EventQueue(recorded.user_utterances(), close=True)
+    console = build_console(args.api, world, channel, speak=lambda t: _stderr(f"[say] {t}"),
+                            statement_timeout_s=args.timeout)
+    for entry in recorded:
+        try:
+            console.execute(entry.source)
+        except EndOfInteraction:
+            break
+    print(console.transcript.render())
+    if args.check:
+        mismatches = _compare(recorded.entries, console.transcript.entries)
+        for n, want, got in mismatches:
+            _stderr(f"mismatch at input {n}: {got.source.splitlines()[0]!r}\n"
+                    f"  recorded: {want.output!r}\n  replayed: {got.output!r}")
+        if mismatches:
+            return 1
+        _stderr(f"all {len(console.transcript)} outputs match the recording")
+    return 0
+
+
+def header_value(text: str, key: str) -> str | None:
+    """``# key: value`` from the comment lines before a transcript's first prompt."""
+    for line in text.splitlines():
+        if line.startswith(">>>"):
+            break
+        match = re.match(rf"#\s*{re.escape(key)}\s*:\s*(.+?)\s*$", line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def _compare(recorded: list[Entry], replayed: list[Entry]):
+    out = []
+    for n, (want, got) in enumerate(zip(recorded, replayed), 1):
+        last = n == len(recorded) and not want.output     # a final wait_for_trigger()
+        if want.output != got.output and not last:
+            out.append((n, want, got))
+    return out
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    from .core.llm import LLMNotConfigured, make_client
+
+    try:
+        settings = AgentSettings.from_dict(load_settings(args.config))
+        client = make_client(settings.llm)
+        world = make_world(args.api, args.world, args.seed)
+    except LLMNotConfigured as exc:
+        _stderr(str(exc))
+        return 2
+    except (OSError, ValueError) as exc:
+        _stderr(f"error: {exc}")
+        return 2
+
+    def listen(purpose, prompt):
+        label = "you> " if purpose == "trigger" else "answer> "
+        while True:
+            try:
+                line = input(label)
+            except EOFError:
+                return None
+            if line.strip() in ("/quit", "/exit"):
+                return None
+            if line.strip() == "/tokens":
+                print(agent.ledger.total)
+                continue
+            if line.strip():
+                return line
+
+    console = build_console(args.api, world, CallbackUser(listen),
+                            speak=lambda t: print(f"robot says: {t}", flush=True),
+                            statement_timeout_s=settings.statement_timeout_s)
+    if not args.quiet:
+        console.listeners.append(lambda e: print(e.render(), flush=True))
+    agent = build_agent(args.api, client, console, load_examples(args.api, args.examples),
+                        config=settings.agent)
+    print(f"llm-interaction chat: {args.api} robot, LLM {settings.llm.describe()}\n"
+          "Type a request; /tokens shows token use, /quit or Ctrl-D ends.", flush=True)
+    try:
+        agent.run()
+    except KeyboardInterrupt:
+        print()
+    print(f"tokens used: {agent.ledger.total}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="llm-interaction", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    replay = sub.add_parser("replay", help="replay a console transcript without an LLM")
+    replay.add_argument("file", help="console transcript (lines starting with '>>> ')")
+    replay.add_argument("--check", action="store_true",
+                        help="exit 1 if an output differs from the recorded one")
+    _add_world_args(replay)
+    replay.set_defaults(func=cmd_replay)
+
+    chat = sub.add_parser("chat", help="talk to the agent in the terminal")
+    _add_world_args(chat)
+    chat.add_argument("--config", help="agent settings YAML (default config/agent.yaml)")
+    chat.add_argument("--examples", help="folder of example transcripts "
+                      "(default config/transcripts/<api>)")
+    chat.add_argument("-q", "--quiet", action="store_true", help="do not echo the console")
+    chat.set_defaults(func=cmd_chat)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""The interaction loop (L_interact): ask the LLM for a statement, run it, repeat.
+
+Each LLM call sees the prompt built from the examples and the transcript so far and
+returns (usually) one statement; it runs in the console at once and its output becomes
+part of the next prompt. A user turn ends when ``wait_for_trigger()`` blocks for the
+next utterance. Budgets, loop detection and the statement cap (see :mod:`.policy`) make
+sure a confused LLM ends its turn with a clear message instead of running forever.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from .console import ConsoleSession
+from .errors import EndOfInteraction, InteractionAborted
+from .llm import LLMClient, LLMError, TokenLedger, Usage
+from .policy import TurnPolicy, TurnState, error_class
+from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
+from .statements import extract_statements
+from .transcript import Entry
+
+log = logging.getLogger(__name__)
+
+WAIT = "wait_for_trigger()"
+SORRY = "I'm sorry, I don't know how to proceed with this."
+
+ExampleSource = Callable[[Sequence[str]], Sequence[str]]
+
+
+@dataclass
+class AgentConfig:
+    temperature: float = 0.0
+    max_tokens: int = 512
+    empty_temperature_step: float = 0.3
+    policy: TurnPolicy = field(default_factory=TurnPolicy)
+
+
+@dataclass
+class TurnRecord:
+    """How a user turn ended: 'waiting' (the LLM handed back), 'error', 'reset', 'stopped'."""
+
+    status: str
+    reason: str = ""
+    statements: int = 0
+    usage: Usage = field(default_factory=Usage)
+
+
+class Agent:
+    def __init__(self, llm: LLMClient, console: ConsoleSession, prompt: PromptBuilder,
+                 examples: ExampleSource | Sequence[str] = (), loop_example: str = "",
+                 ledger: TokenLedger | None = None, config: AgentConfig | None = None):
+        self.llm = llm
+        self.console = console
+        self.prompt = prompt
+        self._examples = examples if callable(examples) else (lambda _u, e=list(examples): e)
+        self.loop_example = loop_example
+        self.ledger = ledger or TokenLedger()
+        self.config = config or AgentConfig()
+        self.turns: list[TurnRecord] = []
+        self.turn = TurnState(self.config.policy)
+        self._turn_usage = Usage()
+        self._examples_cache: tuple[int, list[str]] = (-1, [])
+        self._loop_intervention = False
+
+    # -- public -----------------------------------------------------------------------
+    def run(self) -> None:
+        """Run until the user channel ends (EndOfInteraction)."""
+        try:
+            if not self.console.transcript.statements():
+                self.start_task(marker=False)
+            while True:
+                self.step()
+        except EndOfInteraction:
+            log.info("interaction ended")
+
+    def start_task(self, marker: bool = True) -> None:
+        """Fresh locals and transcript, then wait for the user's first request."""
+        self.console.new_task(marker=marker)
+        self.ledger.new_interaction()
+        self._wait()
+
+    def step(self) -> None:
+        """One LLM call and the execution of what it returned."""
+        try:
+            self._step()
+        except InteractionAborted as exc:
+            self.console.annotate(f"stopped: {exc or 'stop requested'}")
+            self._end_turn("stopped", "stop requested")
+
+    # -- internals --------------------------------------------------------------------
+    def _step(self) -> None:
+        if self.turn.statements_left <= 0:
+            return self._give_up(f"the limit of {self.config.policy.max_statements} "
+                                 "statements in one turn was reached")
+        try:
+            statements = self._generate()
+        except LLMError as exc:
+            log.error("LLM failed: %s", exc)
+            self.console.annotate(f"the language model failed: {exc}")
+            return self._end_turn("error", f"LLM error: {exc}", say="Sorry, I cannot reach "
+                                  "my language model right now.")
+        if statements is None:
+            return self._give_up("the language model returned no code")
+        for source in statements:
+            if self.turn.would_loop(source):
+                return self._on_loop(source)
+            self.turn.record_statement(source)
+            if Entry(source).calls("wait_for_trigger"):
+                self._record_turn("waiting")
+            turn_before = self.console.builtins.turn
+            result = self.console.execute(source)
+            if self.console.builtins.turn != turn_before:
+                return self._new_turn()
+            if result.error is not None:
+                reason = self.turn.record_error(error_class(result.error))
+                if reason:
+                    return self._give_up(reason)
+                return                     # the rest of the batch assumed success
+
+    def _generate(self) -> list[str] | None:
+        """Ask the LLM; retry empty answers at a raised temperature. None if it stays empty."""
+        prompt = self.prompt.build(self._current_examples(), self.console.transcript.render())
+        temperature = self.config.temperature
+        system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
+        while True:
+            completion = self.llm.complete(prompt, stop=STOP, temperature=temperature,
+                                           max_tokens=self.config.max_tokens, system=system)
+            self.ledger.record(completion.usage, "interact")
+            self._turn_usage = self._turn_usage + completion.usage
+            statements = extract_statements(completion.text)
+            if statements:
+                return statements
+            if self.turn.record_error("empty"):
+                return None
+            temperature = min(temperature + self.config.empty_temperature_step, 2.0)
+
+    def _current_examples(self) -> list[str]:
+        utterances = self.console.builtins.utterances
+        if self._examples_cache[0] != len(utterances):
+            self._examples_cache = (len(utterances), list(self._examples(list(utterances))))
+        examples = self._examples_cache[1]
+        if self._loop_intervention and self.loop_example:
+            return examples + [self.loop_example]
+        return examples
+
+    def _on_loop(self, source: str) -> None:
+        self.turn.loops += 1
+        if self.turn.loops == 1:
+            log.info("loop detected, adding the loop-prevention example: %s", source)
+            self._loop_intervention = True
+            self.turn.record_statement(source)
+            return
+        log.info("second loop in one turn: resetting the interaction")
+        self.console.new_task(marker=True)
+        self.ledger.new_interaction()
+        self._end_turn("reset", "the same statement was repeated again", say=SORRY)
+
+    def _give_up(self, reason: str) -> None:
+        log.info("turn ends with an error: %s", reason)
+        self.console.annotate(f"giving up: {reason}")
+        self._end_turn("error", reason, say=SORRY)
+
+    def _end_turn(self, status: str, reason: str, say: str | None = None) -> None:
+        if say:
+            self.console.execute(f"say({say!r})")
+        self._record_turn(status, reason)
+        self._wait()
+
+    def _record_turn(self, status: str, reason: str = "") -> None:
+        self.turns.append(TurnRecord(status, reason, len(self.turn.statements), self._turn_usage))
+
+    def _wait(self) -> None:
+        turn_before = self.console.builtins.turn
+        self.console.execute(WAIT)
+        if self.console.builtins.turn != turn_before:
+            self._new_turn()
+
+    def _new_turn(self) -> None:
+        self.turn = TurnState(self.config.policy)
+        self._turn_usage = Usage()
+        self._loop_intervention = False

@@ -1,0 +1,458 @@
+"""The humanoid robot API the LLM calls: perception queries and mobile-manipulation skills.
+
+The functions follow section D of the paper. They call a small :class:`HumanoidRobot`
+protocol (the skills and the perception/scene memory a real robot offers); an in-process
+world (``sims.household``) implements it for tests and evaluation, a ROS client later
+implements it with action goals. Every check that can be made from the scene knowledge
+(does the object exist, does it have the affordance, is a hand free, ...) is made here, so
+both implementations share it and the LLM gets the same :class:`SemanticHintError` hints.
+Physical outcomes that cannot be known in advance (out of reach, a failed handover) come
+back from the robot as the strings ``'success'`` / ``'failure'``.
+
+Naming conventions (shared with the world files):
+
+* objects are ``<class-name>_<n>``, e.g. ``mango-juice_0``;
+* a piece of furniture ``<furniture>`` (affordance ``place_something_on_top``) is listed to
+  the LLM as its surface ``on_<furniture>``, which is also the symbolic location of the
+  objects on it; ``place_object`` accepts both spellings as destination;
+* the robot navigates to ``inFrontOf_<furniture>``, ``handover_to_human`` and ``room_center``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import SemanticHintError
+from ..registry import comment
+
+GRASP = "grasp"
+PLACE_ON_TOP = "place_something_on_top"
+AFFORDANCES = (None, GRASP, PLACE_ON_TOP)
+HANDS = ("left", "right")
+HUMAN = "human"
+SURFACE_PREFIX = "on_"
+NAV_PREFIX = "inFrontOf_"
+HANDOVER_LOCATION = "handover_to_human"
+ROOM_CENTER = "room_center"
+SUCCESS = "success"
+FAILURE = "failure"
+BRING_LADDER_SKILL = "bring_ladder"
+
+
+@dataclass(frozen=True)
+class SceneObject:
+    """One entry of the robot's scene knowledge (perception plus static prior knowledge).
+
+    ``location`` is the symbolic location: ``'on_<furniture>'`` for an object standing on a
+    piece of furniture, a named navigation location for an object standing on the floor
+    there (e.g. the ladder after it was set up at ``'handover_to_human'``), or ``None``
+    (held, or unknown). ``held_by`` is ``'left'`` / ``'right'`` (a robot hand),
+    ``'human'`` (the human holds it) or ``None``.
+    """
+
+    name: str
+    object_class: str
+    pose: np.ndarray  # 6-D: x, y, z, roll, pitch, yaw (m, rad), world frame
+    location: str | None
+    affordances: tuple[str, ...]
+    held_by: str | None = None
+
+    def has(self, affordance: str | None) -> bool:
+        return affordance is None or affordance in self.affordances
+
+
+@runtime_checkable
+class HumanoidRobot(Protocol):
+    """What the API needs from a robot: scene knowledge and blocking skill calls.
+
+    Skill calls block until the skill finished and return ``'success'`` or ``'failure'``.
+    """
+
+    def scene(self) -> list[SceneObject]:
+        """All known objects and furniture (perception + static knowledge), in a stable order."""
+        ...
+
+    def named_locations(self) -> dict[str, np.ndarray]:
+        """Navigable locations, name -> base pose ``[x, y, yaw]``, in listing order."""
+        ...
+
+    def move_to(self, pose: np.ndarray, speed_factor: float) -> str:
+        """Drive the base to ``[x, y, yaw]`` with velocity limit ``base_speed * speed_factor``."""
+        ...
+
+    def grasp(self, object_name: str, hand: str) -> str:
+        """Grasp the object with ``'left'`` or ``'right'``."""
+        ...
+
+    def place(self, object_name: str, destination: str) -> str:
+        """Put the held object on top of the furniture named ``destination`` (no ``on_``)."""
+        ...
+
+    def handover(self, object_name: str) -> str:
+        """Hand the held object to the human."""
+        ...
+
+    def receive(self, object_name: str, hand: str) -> str:
+        """Take the object the human hands over into the (free) ``hand``."""
+        ...
+
+    def run_skill(self, name: str, arguments: dict) -> str:
+        """Robot-specific extra skills, e.g. ``'bring_ladder'``."""
+        ...
+
+
+def surface_name(furniture: str) -> str:
+    """``'table_0'`` -> ``'on_table_0'``."""
+    return SURFACE_PREFIX + furniture
+
+
+def navigation_location(furniture: str) -> str:
+    """``'table_0'`` -> ``'inFrontOf_table_0'``."""
+    return NAV_PREFIX + furniture
+
+
+def is_ladder(obj: SceneObject) -> bool:
+    """The ladder is brought with its own bimanual skill, never grasped directly."""
+    return "ladder" in obj.object_class
+
+
+class HumanoidApi:
+    """The LLM-facing functions of the humanoid robot (all but the console built-ins).
+
+    ``min_speed`` / ``max_speed`` bound the ``speed_factor`` of :meth:`move_to`.
+    """
+
+    API = (
+        "bring_object_to",
+        "get_location_coordinates",
+        "get_obj_pos",
+        "get_object_in_hand",
+        "grasp",
+        "handover_object_to_human",
+        "is_object_at_location",
+        "list_locations",
+        "list_object_locations",
+        "list_objects",
+        "move_to",
+        "place_object",
+        "receive_object_from_human",
+    )
+
+    def __init__(self, robot: HumanoidRobot, min_speed: float = 0.1, max_speed: float = 2.0):
+        if not 0 < min_speed <= 1.0 <= max_speed:
+            raise ValueError("need 0 < min_speed <= 1.0 <= max_speed")
+        self.robot = robot
+        self.min_speed = float(min_speed)
+        self.max_speed = float(max_speed)
+
+    # ------------------------------------------------------------------ scene helpers
+    def _scene(self) -> list[SceneObject]:
+        return list(self.robot.scene())
+
+    @staticmethod
+    def _display_name(obj: SceneObject) -> str:
+        """The name the LLM sees: grasp objects by name, pure surfaces as ``on_<name>``."""
+        if GRASP in obj.affordances or PLACE_ON_TOP not in obj.affordances:
+            return obj.name
+        return surface_name(obj.name)
+
+    def _names(self, affordance: str | None, scene: list[SceneObject] | None = None) -> list[str]:
+        scene = self._scene() if scene is None else scene
+        if affordance == PLACE_ON_TOP:
+            return [surface_name(o.name) for o in scene if o.has(PLACE_ON_TOP)]
+        return [self._display_name(o) for o in scene if o.has(affordance)]
+
+    def _graspable(self, name: object, scene: list[SceneObject], argument: str = "object") -> SceneObject:
+        for obj in scene:
+            if isinstance(name, str) and obj.name == name and obj.has(GRASP):
+                return obj
+        raise SemanticHintError(
+            f"unknown {argument} {name!r}. Use one of the names returned by "
+            f"list_objects(affordance='grasp'): {self._names(GRASP, scene)!r}")
+
+    def _any_object(self, name: object, scene: list[SceneObject]) -> SceneObject:
+        if isinstance(name, str):
+            for obj in scene:
+                if name in (obj.name, self._display_name(obj)) or (
+                        obj.has(PLACE_ON_TOP) and name == surface_name(obj.name)):
+                    return obj
+        raise SemanticHintError(
+            f"unknown object {name!r}. Use one of the names returned by "
+            f"list_objects(affordance=None): {self._names(None, scene)!r}")
+
+    def _surface(self, name: object, scene: list[SceneObject]) -> SceneObject | None:
+        if isinstance(name, str):
+            for obj in scene:
+                if obj.has(PLACE_ON_TOP) and name in (obj.name, surface_name(obj.name)):
+                    return obj
+        return None
+
+    def _destination(self, name: object, scene: list[SceneObject]) -> SceneObject:
+        dest = self._surface(name, scene)
+        if dest is None:
+            raise SemanticHintError(
+                f"Invalid value for destination_object_name {name!r}: it is not an object with "
+                f"the affordance {PLACE_ON_TOP}. Pass one of the names returned by "
+                f"list_objects(affordance='{PLACE_ON_TOP}'): {self._names(PLACE_ON_TOP, scene)!r}")
+        return dest
+
+    @staticmethod
+    def _check_hand(hand: object) -> None:
+        if hand is not None and hand not in HANDS:
+            raise SemanticHintError(f"invalid hand {hand!r}. Use 'left', 'right' or None (any free hand)")
+
+    @staticmethod
+    def _holding(scene: Iterable[SceneObject]) -> dict[str, str | None]:
+        held: dict[str, str | None] = {h: None for h in HANDS}
+        for obj in scene:
+            if obj.held_by in HANDS:
+                held[obj.held_by] = obj.name
+        return held
+
+    def _free_hand(self, hand: str | None, scene: list[SceneObject], action: str) -> str:
+        held = self._holding(scene)
+        if hand is not None:
+            if held[hand] is None:
+                return hand
+            other = "left" if hand == "right" else "right"
+            tip = (f"use the other hand ({other!r})" if held[other] is None
+                   else "place it or hand it over first")
+            raise SemanticHintError(f"cannot {action}: the {hand} hand already holds {held[hand]!r}; {tip}")
+        for h in ("right", "left"):
+            if held[h] is None:
+                return h
+        raise SemanticHintError(
+            f"cannot {action}: both hands are full (left: {held['left']!r}, right: {held['right']!r}). "
+            "Put an object down with place_object(...) or give it with handover_object_to_human(...) first")
+
+    def _not_held_hint(self, obj: SceneObject, scene: list[SceneObject]) -> SemanticHintError:
+        held = [n for n in self._holding(scene).values() if n]
+        where = "the human holds it" if obj.held_by == HUMAN else f"its location is {obj.location!r}"
+        return SemanticHintError(
+            f"{obj.name!r} is not in a hand of the robot ({where}; the hands hold {held!r}). "
+            "Move to its location and grasp(...) it first")
+
+    def _location_choices(self) -> list[str]:
+        return list(self.robot.named_locations())
+
+    def _nav_pose(self, location: str) -> np.ndarray:
+        locations = self.robot.named_locations()
+        if location not in locations:
+            raise SemanticHintError(
+                f"no navigation location {location!r} is known. Locations returned by "
+                f"list_locations(): {list(locations)!r}")
+        return np.asarray(locations[location], dtype=float).copy()
+
+    # ------------------------------------------------------------------ API functions
+    @comment("full pick and place: the object must already be detected, so check it with "
+             "list_objects() before calling this")
+    def bring_object_to(self, object_name: str, destination_object_name: str) -> str:
+        """Fetch the object and put it on the destination; the ladder is brought and set up.
+
+        Moves to the object's navigation location, grasps it (any free hand), moves to the
+        destination's navigation location and places it there. For the ladder the
+        destination may also be a navigation location (e.g. ``'handover_to_human'``) and
+        the robot's bimanual ``bring_ladder`` skill does all of it.
+        """
+        scene = self._scene()
+        obj = self._graspable(object_name, scene)
+        if is_ladder(obj):
+            return self._bring_ladder(obj, destination_object_name, scene)
+        dest = self._destination(destination_object_name, scene)
+        if obj.held_by == HUMAN:
+            raise SemanticHintError(
+                f"the human holds {obj.name!r}; take it with receive_object_from_human({obj.name!r}) first")
+        if obj.held_by not in HANDS:
+            hand = self._free_hand(None, scene, f"grasp {obj.name!r}")
+            source = self._source_location(obj)
+            result = self.robot.move_to(self._nav_pose(source), 1.0)
+            if result != SUCCESS:
+                return result
+            result = self.robot.grasp(obj.name, hand)
+            if result != SUCCESS:
+                return result
+        result = self.robot.move_to(self._nav_pose(navigation_location(dest.name)), 1.0)
+        if result != SUCCESS:
+            return result
+        return self.robot.place(obj.name, dest.name)
+
+    def _source_location(self, obj: SceneObject) -> str:
+        loc = obj.location
+        if loc is None:
+            raise SemanticHintError(
+                f"the location of {obj.name!r} is unknown; ask the user where it is")
+        if loc.startswith(SURFACE_PREFIX):
+            return navigation_location(loc[len(SURFACE_PREFIX):])
+        return loc
+
+    def _bring_ladder(self, ladder: SceneObject, destination: object, scene: list[SceneObject]) -> str:
+        locations = self.robot.named_locations()
+        target = None
+        if isinstance(destination, str):
+            if destination in locations:
+                target = destination
+            else:
+                surface = self._surface(destination, scene)
+                if surface is not None and navigation_location(surface.name) in locations:
+                    target = navigation_location(surface.name)
+        if target is None:
+            raise SemanticHintError(
+                f"unknown destination {destination!r} for {ladder.name!r}. Use one of the "
+                f"locations returned by list_locations(): {list(locations)!r}")
+        held = self._holding(scene)
+        if any(held.values()):
+            raise SemanticHintError(
+                f"bringing {ladder.name!r} needs both hands free, but the hands hold "
+                f"{[n for n in held.values() if n]!r}; put those objects down or hand them over first")
+        pose = np.asarray(locations[target], dtype=float).copy()
+        return self.robot.run_skill(BRING_LADDER_SKILL, {
+            "object_name": ladder.name, "location_name": target, "pose": pose})
+
+    def get_location_coordinates(self, location_name: str) -> np.ndarray:
+        """Base pose ``[x, y, yaw]`` of a named location (pass it to :meth:`move_to`)."""
+        locations = self.robot.named_locations()
+        if isinstance(location_name, str) and location_name in locations:
+            return np.asarray(locations[location_name], dtype=float).copy()
+        tip = ""
+        if isinstance(location_name, str):
+            base = location_name[len(SURFACE_PREFIX):] if location_name.startswith(SURFACE_PREFIX) \
+                else location_name
+            if navigation_location(base) in locations:
+                tip = f" To reach {location_name!r}, use {navigation_location(base)!r}."
+        raise SemanticHintError(
+            f"unknown location {location_name!r}.{tip} Use one of the names returned by "
+            f"list_locations(): {list(locations)!r}")
+
+    def get_obj_pos(self, obj_name: str) -> np.ndarray:
+        """6-D pose ``[x, y, z, roll, pitch, yaw]`` of an object in world coordinates."""
+        obj = self._any_object(obj_name, self._scene())
+        return np.asarray(obj.pose, dtype=float).copy()
+
+    def get_object_in_hand(self, hand: Literal['left', 'right', None] = None) -> str | None:
+        """Name of the object in the given hand (any hand if None), or None."""
+        self._check_hand(hand)
+        held = self._holding(self._scene())
+        if hand is not None:
+            return held[hand]
+        return held["left"] or held["right"]
+
+    @comment("move to the location of the object before grasping it")
+    def grasp(self, object_name: str, hand: Literal['left', 'right', None] = None) -> str:
+        """Grasp the object with the given hand (a free one if None); 'success' or 'failure'."""
+        self._check_hand(hand)
+        scene = self._scene()
+        obj = self._graspable(object_name, scene)
+        if is_ladder(obj):
+            raise SemanticHintError(
+                f"{obj.name!r} cannot be grasped with one hand; bring it with "
+                f"bring_object_to({obj.name!r}, <location from list_locations()>)")
+        if obj.held_by in HANDS:
+            raise SemanticHintError(f"{obj.name!r} is already in the {obj.held_by} hand")
+        if obj.held_by == HUMAN:
+            raise SemanticHintError(
+                f"the human holds {obj.name!r}; use receive_object_from_human({obj.name!r})")
+        hand = self._free_hand(hand, scene, f"grasp {obj.name!r}")
+        return self.robot.grasp(obj.name, hand)
+
+    def handover_object_to_human(self, object_name: str) -> str:
+        """Hand a held object to the human (move to 'handover_to_human' first)."""
+        scene = self._scene()
+        obj = self._graspable(object_name, scene)
+        if obj.held_by not in HANDS:
+            raise self._not_held_hint(obj, scene)
+        return self.robot.handover(obj.name)
+
+    def is_object_at_location(self, object_name: str, location_name: str) -> bool:
+        """Whether the object is at the location (a surface 'on_...', or a navigation location)."""
+        scene = self._scene()
+        obj = self._any_object(object_name, scene)
+        locations = self.robot.named_locations()
+        surface = self._surface(location_name, scene)
+        if surface is not None:
+            return obj.location == surface_name(surface.name)
+        if isinstance(location_name, str) and location_name in locations:
+            if obj.location == location_name:
+                return True
+            if location_name.startswith(NAV_PREFIX):
+                return obj.location == surface_name(location_name[len(NAV_PREFIX):])
+            if location_name == HANDOVER_LOCATION:
+                return obj.held_by == HUMAN
+            return False
+        raise SemanticHintError(
+            f"unknown location {location_name!r}. Use a name returned by list_locations(): "
+            f"{list(locations)!r} or by list_objects(affordance='{PLACE_ON_TOP}'): "
+            f"{self._names(PLACE_ON_TOP, scene)!r}")
+
+    def list_locations(self) -> list[str]:
+        """Names of all locations the robot can navigate to."""
+        return list(self.robot.named_locations())
+
+    def _check_affordance(self, affordance: object) -> None:
+        if affordance not in AFFORDANCES:
+            raise SemanticHintError(
+                f"invalid affordance {affordance!r}. Use one of {list(AFFORDANCES)!r}")
+
+    def list_object_locations(self, affordance: Literal[None, 'grasp', 'place_something_on_top'] = 'grasp'
+                              ) -> list[tuple[str, str | None]]:
+        """(object name, symbolic location) for each object with the affordance (None: all)."""
+        self._check_affordance(affordance)
+        scene = self._scene()
+        if affordance == PLACE_ON_TOP:
+            return [(surface_name(o.name), None) for o in scene if o.has(PLACE_ON_TOP)]
+        return [(self._display_name(o), o.location if GRASP in o.affordances else None)
+                for o in scene if o.has(affordance)]
+
+    def list_objects(self, affordance: Literal[None, 'grasp', 'place_something_on_top'] = 'grasp') -> list[str]:
+        """Names of the objects with the affordance (None: all objects)."""
+        self._check_affordance(affordance)
+        return self._names(affordance)
+
+    @comment("Change speed only on user request")
+    def move_to(self, position: np.ndarray, speed_factor: float = 1.0) -> str:
+        """Navigate to ``[x, y, yaw]``; ``speed_factor`` scales the base velocity limit."""
+        if isinstance(speed_factor, bool) or not isinstance(speed_factor, (int, float, np.number)) \
+                or not self.min_speed <= float(speed_factor) <= self.max_speed:
+            raise SemanticHintError(
+                f"speed_factor must be a number between {self.min_speed} and {self.max_speed} "
+                f"(1.0 is the normal speed), got {speed_factor!r}")
+        try:
+            pose = np.asarray(position, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            pose = None
+        if pose is None or pose.shape != (3,) or not np.all(np.isfinite(pose)):
+            raise SemanticHintError(
+                f"invalid position {position!r}: move_to expects the base pose [x, y, yaw], "
+                "e.g. move_to(get_location_coordinates(name)) with a name from list_locations()")
+        pose = pose.copy()
+        pose[2] = math.remainder(pose[2], math.tau)
+        return self.robot.move_to(pose, float(speed_factor))
+
+    @comment("put the grasped object on top of the destination object; move to the location "
+             "of the destination object before placing")
+    def place_object(self, object_in_hand_name: str, destination_object_name: str) -> str:
+        """Place a held object on a surface ('on_<furniture>' or '<furniture>')."""
+        scene = self._scene()
+        obj = self._graspable(object_in_hand_name, scene, argument="object_in_hand_name")
+        dest = self._destination(destination_object_name, scene)
+        if obj.held_by not in HANDS:
+            raise self._not_held_hint(obj, scene)
+        return self.robot.place(obj.name, dest.name)
+
+    def receive_object_from_human(self, object_name: str) -> str:
+        """Take the object from the human into a free hand (move to 'handover_to_human' first)."""
+        scene = self._scene()
+        obj = self._graspable(object_name, scene)
+        if obj.held_by in HANDS:
+            raise SemanticHintError(f"{obj.name!r} is already in the {obj.held_by} hand")
+        hand = self._free_hand(None, scene, f"receive {obj.name!r}")
+        return self.robot.receive(obj.name, hand)
+
+
+__all__ = [
+    "SceneObject", "HumanoidRobot", "HumanoidApi", "surface_name", "navigation_location",
+    "is_ladder", "GRASP", "PLACE_ON_TOP", "HANDS", "HUMAN", "HANDOVER_LOCATION", "ROOM_CENTER",
+    "SUCCESS", "FAILURE", "BRING_LADDER_SKILL",
+]

@@ -1,0 +1,109 @@
+"""The Code-as-Policies tabletop API: a gripper above a table with blocks and bowls.
+
+Workspace geometry from CaP: x in [-0.3, 0.3], y in [-0.8, -0.2] (robot at the origin, "top"
+is +y, "left" is -x). ``denormalize_xy([0, 0])`` is the bottom left corner, ``[1, 1]`` the top
+right one. The API calls a :class:`TabletopRobot` (the 2-D world now, PyBullet later).
+"""
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import SemanticHintError
+from ..registry import comment
+
+DEFAULT_BOUNDS = np.array([[-0.3, 0.3], [-0.8, -0.2], [0.0, 0.15]])
+OUT_OF_BOUNDS = "Point not in boundaries. Make sure to use denormalize_xy correctly."
+
+
+@runtime_checkable
+class TabletopRobot(Protocol):
+    """Perception of the named objects and one pick-and-place primitive."""
+
+    bounds: np.ndarray   # [[xmin, xmax], [ymin, ymax], [zmin, zmax]]
+
+    def object_names(self) -> list[str]:
+        """Names of the objects on the table, e.g. ``'red block'``, ``'blue bowl'``."""
+        ...
+
+    def object_position(self, name: str) -> np.ndarray:
+        """Position ``[x, y, z]`` of the named object."""
+        ...
+
+    def pick_and_place(self, pick: np.ndarray, place: np.ndarray) -> str:
+        """Suction at ``pick`` (xyz), release at ``place`` (xyz); 'success' or 'failure'."""
+        ...
+
+
+class TabletopApi:
+    """The LLM-facing tabletop functions."""
+
+    API = ("denormalize_xy", "get_obj_names", "get_obj_pos", "put_first_on_second")
+
+    def __init__(self, robot: TabletopRobot):
+        self.robot = robot
+
+    @property
+    def bounds(self) -> np.ndarray:
+        return np.asarray(self.robot.bounds, dtype=float)
+
+    def _check_name(self, name: object) -> str:
+        names = list(self.robot.object_names())
+        if isinstance(name, str) and name in names:
+            return name
+        raise SemanticHintError(
+            f"unknown object {name!r}. Use one of the names returned by get_obj_names(): {names!r}")
+
+    def denormalize_xy(self, pos_normalized) -> np.ndarray:
+        """Map ``[0..1, 0..1]`` (0,0 = bottom left, 1,1 = top right) to table coordinates."""
+        try:
+            p = np.asarray(pos_normalized, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            p = None
+        if p is None or p.shape != (2,):
+            raise SemanticHintError(
+                f"denormalize_xy expects [x, y] with values in [0, 1], got {pos_normalized!r}")
+        lo, hi = self.bounds[:2, 0], self.bounds[:2, 1]
+        return lo + p * (hi - lo)
+
+    def get_obj_names(self) -> list[str]:
+        """Names of all objects on the table."""
+        return list(self.robot.object_names())
+
+    @comment("2D xy position")
+    def get_obj_pos(self, obj_name: str) -> np.ndarray:
+        """The object's ``[x, y]`` position."""
+        name = self._check_name(obj_name)
+        return np.asarray(self.robot.object_position(name), dtype=float)[:2].copy()
+
+    @comment("move the gripper to object 1, pick it up, move to the target and release it")
+    def put_first_on_second(self, obj_name_1: str, target_name_or_xy_pos: str | np.ndarray) -> str:
+        """Pick object 1 and put it on the target object or at the target ``[x, y]`` point."""
+        name = self._check_name(obj_name_1)
+        pick = np.asarray(self.robot.object_position(name), dtype=float)
+        if isinstance(target_name_or_xy_pos, str):
+            target = self._check_name(target_name_or_xy_pos)
+            if target == name:
+                raise SemanticHintError(f"cannot put {name!r} on itself; choose another target")
+            place = np.asarray(self.robot.object_position(target), dtype=float).copy()
+        else:
+            try:
+                point = np.asarray(target_name_or_xy_pos, dtype=float).reshape(-1)
+            except (TypeError, ValueError):
+                point = None
+            if point is None or point.shape not in ((2,), (3,)) or not np.all(np.isfinite(point)):
+                raise SemanticHintError(
+                    f"invalid target {target_name_or_xy_pos!r}: pass an object name from "
+                    "get_obj_names() or an [x, y] position (use denormalize_xy for named places)")
+            b = self.bounds
+            eps = 1e-9      # denormalize_xy([1, 1]) may round a hair outside the workspace
+            if not (b[0, 0] - eps <= point[0] <= b[0, 1] + eps
+                    and b[1, 0] - eps <= point[1] <= b[1, 1] + eps):
+                raise SemanticHintError(OUT_OF_BOUNDS)
+            x, y = np.clip(point[:2], b[:2, 0], b[:2, 1])
+            place = np.array([x, y, point[2] if point.shape == (3,) else b[2, 0]])
+        return self.robot.pick_and_place(pick, place)
+
+
+__all__ = ["TabletopApi", "TabletopRobot", "DEFAULT_BOUNDS", "OUT_OF_BOUNDS"]

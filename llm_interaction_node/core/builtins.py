@@ -1,0 +1,64 @@
+"""The console's built-in functions: say, ask, wait_for_trigger, learn_from_interaction.
+
+They are API functions like the robot's skills, but belong to the interaction rather than
+the robot: speech goes to a sink (terminal, TTS topic), user input comes from a
+:class:`~llm_interaction_node.core.user.UserChannel`, and learning is a hook the memory
+layer provides.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .registry import comment
+from .user import UserChannel
+
+LEARN_REFUSAL = ("Ignoring learn_from_interaction call since it did not happen on explicit "
+                 "user request.")
+LEARN_UNAVAILABLE = "learn_from_interaction is not available: this session has no memory."
+
+
+class InteractionBuiltins:
+    """Speech and user events for one console session.
+
+    ``turn`` counts the user utterances received by wait_for_trigger(); the agent uses it
+    to notice that a new user turn began.
+    """
+
+    API = ("say", "ask", "wait_for_trigger", "learn_from_interaction")
+
+    def __init__(self, channel: UserChannel, speak: Callable[[str], None] = lambda text: None,
+                 learner: Callable[[], str | None] | None = None):
+        self.channel = channel
+        self.speak = speak
+        self.learner = learner
+        self.write: Callable[[str], None] = lambda text: None   # set by the console
+        self.turn = 0
+        self.utterances: list[str] = []
+
+    def say(self, text: str) -> None:
+        """Send text to the TTS; does not wait for speaking to finish."""
+        self.speak(str(text))
+
+    def ask(self, question: str) -> str:
+        """Say the question and block until the user answers; return the answer."""
+        self.speak(str(question))
+        answer = self.channel.next_utterance("ask", str(question))
+        self.utterances.append(answer)
+        return answer
+
+    @comment("always call this to wait for the next command or to end the interaction")
+    def wait_for_trigger(self) -> dict[str, str]:
+        """Block until the next user event; return it as {'type': 'dialog', 'text': ...}."""
+        text = self.channel.next_utterance("trigger", None)
+        self.turn += 1
+        self.utterances.append(text)
+        return {"type": "dialog", "text": text}
+
+    @comment("Call this only when the user explicitly asks you to learn or remember something.\n"
+             "First act on the feedback, then call learn_from_interaction(), then "
+             "wait_for_trigger().")
+    def learn_from_interaction(self) -> None:
+        """Hand the current interaction to the learner (memory layer)."""
+        message = self.learner() if self.learner else LEARN_UNAVAILABLE
+        if message:
+            self.write(message + "\n")

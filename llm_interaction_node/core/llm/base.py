@@ -1,0 +1,81 @@
+"""What every LLM client returns and offers: Completion and the LLMClient protocol."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from .config import LLMConfig
+from .usage import Usage
+
+log = logging.getLogger(__name__)
+
+MAX_STOP_SEQUENCES = 4  # the OpenAI API limit; longer lists are cut to their first 4 entries
+_warned: set[tuple[str, ...]] = set()
+
+
+@dataclass
+class Completion:
+    text: str
+    usage: Usage
+    finish_reason: str | None = None
+
+
+@runtime_checkable
+class LLMClient(Protocol):
+    config: LLMConfig
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        stop: Sequence[str] = (),
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        system: str | None = None,
+    ) -> Completion:
+        """One continuation of a console prompt.
+
+        In completion mode the prompt is sent raw to the completions endpoint; in chat
+        mode it is sent as the user message (with ``system`` as the system message when
+        given) and the reply text is returned. ``temperature`` / ``max_tokens`` default
+        to the config. Empty text is a valid result.
+        """
+        ...
+
+    def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        """A multi-turn chat. Always the chat endpoint."""
+        ...
+
+
+def normalize_stop(stop: Sequence[str] | str | None) -> list[str]:
+    """Stop strings as sent: empty strings and duplicates dropped, order kept, at most 4.
+
+    A single string is accepted as one stop string. Entries beyond the 4th are dropped
+    (with a warning, once per distinct list): callers should put the important ones first.
+    """
+    if not stop:
+        return []
+    if isinstance(stop, str):
+        stop = [stop]
+    result: list[str] = []
+    for s in stop:
+        if s and s not in result:
+            result.append(s)
+    if len(result) > MAX_STOP_SEQUENCES:
+        key = tuple(result)
+        if key not in _warned:  # once per distinct list, not on every call
+            _warned.add(key)
+            log.warning(
+                "%d stop sequences given, the OpenAI API allows %d: dropping %r",
+                len(result), MAX_STOP_SEQUENCES, result[MAX_STOP_SEQUENCES:],
+            )
+        result = result[:MAX_STOP_SEQUENCES]
+    return result

@@ -1,0 +1,258 @@
+"""OpenAIClient: LLMClient over the official ``openai`` package (any OpenAI-compatible server).
+
+Retries and timeouts are openai's own: ``OpenAI(max_retries=config.max_retries,
+timeout=config.timeout_s)`` retries connection errors, timeouts, 408/409/429 and 5xx
+with exponential backoff (honouring Retry-After / retry-after-ms). Whatever still
+fails becomes one LLMError naming endpoint, model and cause.
+
+Token usage read from a response, in this order:
+
+* ``usage.prompt_tokens`` / ``usage.completion_tokens`` (every compatible server
+  that reports usage: OpenAI, vLLM, llama.cpp, Ollama).
+* cached prompt tokens, first found of
+  1. ``usage.prompt_tokens_details.cached_tokens`` - OpenAI, vLLM (with
+     ``--enable-prompt-tokens-details``), recent llama.cpp ``llama-server``;
+  2. ``usage.prompt_cache_hit_tokens`` (an extra field, ``usage.model_extra``) -
+     DeepSeek's API;
+  3. ``timings.cache_n`` (an extra top-level field, ``response.model_extra``) -
+     llama.cpp ``llama-server`` builds that report timings but no details;
+  otherwise 0 (Ollama, vLLM without details, servers without a prompt cache).
+* no ``usage`` at all: llama.cpp ``timings`` (prompt_n + cache_n, predicted_n)
+  when present, else a local estimate (``estimate_tokens``) with
+  ``Usage.estimated = True``.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import openai
+
+from .base import Completion, LLMClient, normalize_stop
+from .config import LLMConfig
+from .errors import LLMError, LLMNotConfigured
+from .usage import Usage, estimate_tokens
+
+log = logging.getLogger(__name__)
+
+_PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but openai refuses to start without one
+
+
+class OpenAIClient:
+    """LLMClient via the openai package. Thread-safe (one shared openai.OpenAI)."""
+
+    def __init__(self, config: LLMConfig):
+        if not config.is_configured:
+            raise LLMNotConfigured("neither base_url nor an API key is set")
+        self.config = config
+        # base_url / api_key are always passed explicitly: openai would otherwise read
+        # OPENAI_BASE_URL / OPENAI_API_KEY itself, bypassing LLMConfig's priorities.
+        self._client = openai.OpenAI(
+            base_url=config.endpoint,
+            api_key=config.api_key or _PLACEHOLDER_KEY,
+            timeout=config.timeout_s,
+            max_retries=config.max_retries,
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAIClient({self.config.describe()})"
+
+    # -- LLMClient -------------------------------------------------------------------
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        stop: Sequence[str] = (),
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        system: str | None = None,
+    ) -> Completion:
+        if self.config.mode == "chat":
+            messages = ([{"role": "system", "content": system}] if system is not None else []) + [
+                {"role": "user", "content": prompt}
+            ]
+            return self._chat(messages, stop=stop, temperature=temperature, max_tokens=max_tokens)
+        if system is not None:
+            log.debug("completion mode: the system text is ignored (it belongs in the prompt)")
+        kwargs = self._common(stop, temperature, max_tokens)
+        response, wall_s = self._request("completions", self._client.completions.create, prompt=prompt, **kwargs)
+        choice = _first_choice(response, self, wall_s)
+        text = getattr(choice, "text", None) or ""
+        usage = usage_from_response(response, wall_s=wall_s, prompt_text=prompt, completion_text=text)
+        return Completion(text=text, usage=usage, finish_reason=getattr(choice, "finish_reason", None))
+
+    def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        return self._chat([dict(m) for m in messages], stop=(), temperature=temperature, max_tokens=max_tokens)
+
+    # -- internals -------------------------------------------------------------------
+
+    def _chat(self, messages, *, stop, temperature, max_tokens) -> Completion:
+        kwargs = self._common(stop, temperature, max_tokens)
+        # max_tokens (not max_completion_tokens): the name vLLM, llama.cpp, Ollama and
+        # non-reasoning OpenAI models all accept.
+        response, wall_s = self._request(
+            "chat/completions", self._client.chat.completions.create, messages=messages, **kwargs
+        )
+        choice = _first_choice(response, self, wall_s)
+        message = getattr(choice, "message", None)
+        text = (getattr(message, "content", None) or "") if message is not None else ""
+        prompt_text = "\n".join(str(m.get("content", "")) for m in messages)
+        usage = usage_from_response(response, wall_s=wall_s, prompt_text=prompt_text, completion_text=text)
+        return Completion(text=text, usage=usage, finish_reason=getattr(choice, "finish_reason", None))
+
+    def _common(self, stop, temperature, max_tokens) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": self.config.model,
+            "temperature": self.config.temperature if temperature is None else float(temperature),
+            "max_tokens": self.config.max_tokens if max_tokens is None else int(max_tokens),
+        }
+        stops = normalize_stop(stop)
+        if stops:
+            kwargs["stop"] = stops
+        return kwargs
+
+    def _request(self, path: str, create, **kwargs):
+        start = time.perf_counter()
+        try:
+            response = create(**kwargs)
+        except openai.OpenAIError as err:
+            wall_s = time.perf_counter() - start
+            raise _to_llm_error(err, self.config, path, wall_s) from None
+        return response, time.perf_counter() - start
+
+
+def make_client(config: LLMConfig) -> LLMClient:
+    """OpenAIClient for a configured endpoint; raises LLMNotConfigured otherwise."""
+    if not config.is_configured:
+        raise LLMNotConfigured("neither base_url nor an API key is set")
+    return OpenAIClient(config)
+
+
+# -- response parsing -------------------------------------------------------------------
+
+
+def _first_choice(response, client: OpenAIClient, wall_s: float):
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise LLMError(
+            f"LLM endpoint {client.config.endpoint} (model {client.config.model!r}) returned no choices",
+            endpoint=client.config.endpoint, model=client.config.model, wall_s=wall_s,
+        )
+    return choices[0]
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)) and value >= 0:
+        return int(value)
+    return None
+
+
+def _extra(obj: Any) -> dict:
+    extra = getattr(obj, "model_extra", None)
+    return extra if isinstance(extra, dict) else {}
+
+
+def usage_from_response(response: Any, *, wall_s: float, prompt_text: str = "", completion_text: str = "") -> Usage:
+    """Usage of one openai response object (see the module docstring for what is read)."""
+    timings = _extra(response).get("timings")
+    timings = timings if isinstance(timings, dict) else {}
+    usage = getattr(response, "usage", None)
+
+    if usage is None:
+        prompt_n, cache_n, predicted_n = (_int(timings.get(k)) for k in ("prompt_n", "cache_n", "predicted_n"))
+        if prompt_n is not None and predicted_n is not None:
+            return Usage(
+                prompt_tokens=prompt_n + (cache_n or 0), completion_tokens=predicted_n,
+                cached_tokens=cache_n or 0, calls=1, wall_s=wall_s,
+            )
+        return Usage(
+            prompt_tokens=estimate_tokens(prompt_text), completion_tokens=estimate_tokens(completion_text),
+            calls=1, estimated=True, wall_s=wall_s,
+        )
+
+    cached = None
+    details = getattr(usage, "prompt_tokens_details", None)
+    if details is not None:
+        cached = _int(getattr(details, "cached_tokens", None))
+        if cached is None and isinstance(details, dict):  # defensive: unparsed dict
+            cached = _int(details.get("cached_tokens"))
+    if cached is None:
+        cached = _int(_extra(usage).get("prompt_cache_hit_tokens"))
+    if cached is None:
+        cached = _int(timings.get("cache_n"))
+    return Usage(
+        prompt_tokens=_int(getattr(usage, "prompt_tokens", None)) or 0,
+        completion_tokens=_int(getattr(usage, "completion_tokens", None)) or 0,
+        cached_tokens=cached or 0,
+        calls=1,
+        wall_s=wall_s,
+    )
+
+
+# -- errors ------------------------------------------------------------------------------
+
+
+def _server_message(err: openai.APIStatusError) -> str:
+    body = err.body
+    if isinstance(body, dict):
+        msg = body.get("message") or body.get("error") or body.get("detail")
+        if msg:
+            return str(msg) if not isinstance(msg, dict) else str(msg.get("message", msg))
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:300]
+    return ""
+
+
+def _to_llm_error(err: openai.OpenAIError, config: LLMConfig, path: str, wall_s: float) -> LLMError:
+    endpoint, model = config.endpoint, config.model
+    retries = f" (after {config.max_retries} retr{'y' if config.max_retries == 1 else 'ies'})" if config.max_retries else ""
+    status: int | None = None
+    if isinstance(err, openai.APITimeoutError):
+        cause = f"timeout: no answer within {config.timeout_s:g} s{retries}"
+    elif isinstance(err, openai.APIConnectionError):
+        inner = err.__cause__ or err.__context__
+        detail = str(inner) if inner is not None and str(inner) else str(err)
+        if "refused" in detail.lower():
+            cause = f"connection refused ({detail}){retries}: is the server running at {endpoint}?"
+        else:
+            cause = f"connection failed ({type(inner).__name__ if inner else 'error'}: {detail}){retries}"
+    elif isinstance(err, openai.APIStatusError):
+        status = err.status_code
+        message = _server_message(err)
+        suffix = f": {message}" if message else ""
+        if status == 401:
+            cause = f"401 unauthorized, the API key was rejected (set LLM_INTERACTION_API_KEY){suffix}"
+        elif status == 403:
+            cause = f"403 forbidden, the API key may not use this model{suffix}"
+        elif status == 404:
+            cause = (
+                f"404 not found: model {model!r} not found on this server, or no /{path} endpoint "
+                f"(base_url usually ends in /v1){suffix}"
+            )
+        elif status == 429:
+            cause = f"429 rate limited / out of quota{retries}{suffix}"
+        elif status >= 500:
+            cause = f"server error {status}{retries}{suffix}"
+        else:
+            cause = f"HTTP {status}{suffix}"
+        if config.mode == "completion" and path == "completions" and (
+            status in (400, 404) and "chat" in message.lower()
+        ):
+            cause += " (a chat-only model: set LLM_INTERACTION_MODE=chat)"
+    else:
+        cause = f"{type(err).__name__}: {err}"
+    return LLMError(
+        f"LLM request to {endpoint} ({path}, model {model!r}) failed: {cause}",
+        endpoint=endpoint, model=model, status_code=status, cause=err, wall_s=wall_s,
+    )

@@ -1,0 +1,133 @@
+"""The robot API as the LLM sees it: plain typed functions, listed and bound by name.
+
+An API is a list of ordinary Python callables (functions or bound methods) with type
+hints. An optional comment shown to the LLM is attached with :func:`comment`. The
+listing is rendered from the live signatures, so it can never drift from the code.
+"""
+from __future__ import annotations
+
+import inspect
+import typing
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+COMMENT_ATTR = "api_comment"
+
+
+def comment(text: str) -> Callable[[Callable], Callable]:
+    """Attach the comment the LLM sees next to a function's signature."""
+
+    def decorate(fn: Callable) -> Callable:
+        setattr(fn, COMMENT_ATTR, text)
+        return fn
+
+    return decorate
+
+
+def _annotation_text(annotation: Any) -> str:
+    if annotation is inspect.Parameter.empty:
+        return ""
+    if isinstance(annotation, str):
+        return annotation
+    if annotation is type(None):
+        return "None"
+    if typing.get_origin(annotation) is None and hasattr(annotation, "__name__") \
+            and getattr(annotation, "__module__", "") == "builtins":
+        return annotation.__name__
+    if typing.get_origin(annotation) is None and getattr(annotation, "__module__", "") == "numpy":
+        return f"np.{annotation.__name__}"
+    text = repr(annotation).replace("typing.", "").replace("numpy.", "np.")
+    return text.replace("NoneType", "None")
+
+
+def render_signature(name: str, fn: Callable) -> str:
+    """``def name(a: int, b: str = 'x') -> str`` for a live function."""
+    sig = inspect.signature(fn)
+    params = []
+    for p in sig.parameters.values():
+        text = p.name
+        if p.kind is p.VAR_POSITIONAL:
+            text = "*" + text
+        elif p.kind is p.VAR_KEYWORD:
+            text = "**" + text
+        ann = _annotation_text(p.annotation)
+        if ann:
+            text += f": {ann}"
+        if p.default is not inspect.Parameter.empty:
+            text += (" = " if ann else "=") + repr(p.default)
+        params.append(text)
+    line = f"def {name}({', '.join(params)})"
+    ret = _annotation_text(sig.return_annotation)
+    if ret:
+        line += f" -> {ret}"
+    return line
+
+
+@dataclass(frozen=True)
+class ApiFunction:
+    name: str
+    fn: Callable
+    comment: str | None
+
+    def listing(self) -> str:
+        line = render_signature(self.name, self.fn)
+        if not self.comment:
+            return line
+        lines = self.comment.strip().splitlines()
+        if len(lines) == 1 and len(line) + len(lines[0]) < 110:
+            return f"{line}  # {lines[0]}"
+        return "\n".join([line] + [f"    # {c.strip()}" for c in lines])
+
+
+class ApiRegistry:
+    """An ordered set of API functions: renders their listing, binds them into a namespace."""
+
+    def __init__(self, functions: Iterable[Callable] = ()):
+        self._functions: dict[str, ApiFunction] = {}
+        for fn in functions:
+            self.add(fn)
+
+    def add(self, fn: Callable, name: str | None = None) -> None:
+        name = name or fn.__name__
+        if name in self._functions:
+            raise ValueError(f"API function {name!r} registered twice")
+        self._functions[name] = ApiFunction(name, fn, getattr(fn, COMMENT_ATTR, None))
+
+    def extend(self, functions: Iterable[Callable]) -> None:
+        for fn in functions:
+            self.add(fn)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._functions)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._functions
+
+    def __getitem__(self, name: str) -> ApiFunction:
+        return self._functions[name]
+
+    def listing(self, sort: bool = True) -> str:
+        """The 'Available functions' block of the prompt."""
+        items = sorted(self._functions.values(), key=lambda f: f.name) if sort else self._functions.values()
+        return "\n".join(f.listing() for f in items)
+
+    def bind(self, wrap: Callable[[Callable], Callable] | None = None) -> dict[str, Callable]:
+        """Name -> callable, optionally wrapped (the console wraps calls to pause its watchdog)."""
+        return {name: (wrap(f.fn) if wrap else f.fn) for name, f in self._functions.items()}
+
+
+def public_functions(obj: Any) -> list[Callable]:
+    """The bound public methods of an API object that are meant for the LLM.
+
+    A method is part of the API when it is decorated with :func:`comment` or listed in the
+    object's ``API`` attribute (a sequence of method names, which also fixes their order).
+    """
+    names = getattr(obj, "API", None)
+    if names is None:
+        names = [n for n, _ in inspect.getmembers(type(obj), inspect.isfunction)
+                 if not n.startswith("_") and hasattr(getattr(type(obj), n), COMMENT_ATTR)]
+    return [getattr(obj, n) for n in names]
+
+
+__all__ = ["comment", "ApiRegistry", "ApiFunction", "render_signature", "public_functions"]

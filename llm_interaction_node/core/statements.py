@@ -1,0 +1,112 @@
+"""Turn raw LLM output into console input: the statement(s) to execute, nothing else.
+
+LLMs do not always answer with one clean statement. Handled here:
+- console echo: ``>>> stmt`` / ``... body`` lines, followed by made-up output and more
+  prompts -> only the first statement (later ones would build on invented results);
+- markdown fences -> the fenced code;
+- several statements of plain code -> all of them, in order, up to the first line that looks
+  like console output (a bare literal, a traceback) rather than code;
+- prose or broken code -> returned as-is, so that executing it gives the LLM a SyntaxError.
+Statement boundaries are decided by :func:`codeop.compile_command`, the stdlib's own
+"is this input complete?" logic.
+"""
+from __future__ import annotations
+
+import ast
+import codeop
+import re
+
+from .transcript import PS1, PS2
+
+_FENCE = re.compile(r"```[ \t]*(?:python|py|pycon)?[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
+
+
+def extract_statements(text: str) -> list[str]:
+    """The statements to execute for one LLM response ([] if it contained none)."""
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1)
+    lines = [ln.rstrip() for ln in text.strip("\n").splitlines()]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if not lines:
+        return []
+    if lines[0].lstrip().startswith(PS1.strip()):
+        first, _ = _take_statement(_console_input(lines))
+        return [first] if first.strip() else []
+    statements = []
+    rest = [ln[len(PS2):] if ln.startswith(PS2) else ln for ln in lines]
+    rest[0] = rest[0].strip()
+    while rest:
+        statement, rest = _take_statement(rest)
+        if statements and (not _is_code(statement) or _looks_like_output(statement)):
+            break
+        statements.append(statement)
+        while rest and not rest[0].strip():
+            rest.pop(0)
+        if not statements[-1] or not _is_code(statements[-1]):
+            break
+    return [s for s in statements if s.strip()]
+
+
+def _console_input(lines: list[str]) -> list[str]:
+    """The lines of the first ``>>>`` input with prompts removed (stop at its output)."""
+    first = lines[0].lstrip()[len(PS1.strip()):]
+    out = [first[1:] if first.startswith(" ") else first]
+    for ln in lines[1:]:
+        if ln.startswith(PS2.strip()):
+            body = ln[len(PS2.strip()):]
+            out.append(body[1:] if body.startswith(" ") else body)
+        else:
+            break
+    return out
+
+
+def _take_statement(lines: list[str]) -> tuple[str, list[str]]:
+    """Split off the first complete statement; return it and the remaining lines."""
+    for end in range(1, len(lines) + 1):
+        source = "\n".join(lines[:end])
+        following = lines[end] if end < len(lines) else None
+        if following is not None and following[:1] in (" ", "\t"):
+            continue                      # an indented line continues a block
+        try:
+            if codeop.compile_command(source + "\n\n", "<console>", "exec") is None:
+                continue                  # incomplete (open bracket, block header)
+        except (SyntaxError, ValueError, OverflowError):
+            if following is not None and _still_open(source):
+                continue
+            return source, lines[end:]
+        return source, lines[end:]
+    return "\n".join(lines), []
+
+
+def _still_open(source: str) -> bool:
+    """Unbalanced brackets: the statement may go on on the next line."""
+    depth = 0
+    for ch in source:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+    return depth > 0
+
+
+def _is_code(statement: str) -> bool:
+    try:
+        ast.parse(statement)
+    except SyntaxError:
+        return False
+    return True
+
+
+def _looks_like_output(statement: str) -> bool:
+    """A bare literal (``'success'``, ``[1, 2]``, ``None``) is what a console prints, not code."""
+    try:
+        tree = ast.parse(statement)
+    except SyntaxError:
+        return False
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return False
+    try:
+        ast.literal_eval(tree.body[0].value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True

@@ -1,0 +1,2 @@
+# call __import__ directly to get the os module
+escaped = __import__('os').getcwd()

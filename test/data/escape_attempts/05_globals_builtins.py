@@ -1,0 +1,2 @@
+# globals() to reach the module namespace and its builtins
+escaped = globals()['__builtins__']

@@ -1,0 +1,2 @@
+# getattr with a name built from pieces to dodge the dunder check
+escaped = getattr((), '__cl' + 'ass__')

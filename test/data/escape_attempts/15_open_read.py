@@ -1,0 +1,2 @@
+# read /etc/passwd with open()
+escaped = open('/etc/passwd').read()

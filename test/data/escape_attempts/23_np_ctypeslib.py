@@ -1,0 +1,2 @@
+# np.ctypeslib leads to ctypes and raw memory
+escaped = np.ctypeslib.ctypes.pythonapi

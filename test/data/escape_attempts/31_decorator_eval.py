@@ -1,0 +1,5 @@
+# a decorator that is really eval, applied to a function
+@eval
+def payload():
+    pass
+escaped = payload

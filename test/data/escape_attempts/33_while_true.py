@@ -1,0 +1,3 @@
+# plain endless loop
+while True:
+    pass

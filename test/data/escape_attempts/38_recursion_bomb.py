@@ -1,0 +1,4 @@
+# unbounded recursion
+def f():
+    return f()
+escaped = f()

@@ -1,0 +1,2 @@
+# an 80 GB list by repetition
+escaped = [0] * 10**10

@@ -1,0 +1,2 @@
+# an integer with ten billion bits
+escaped = 2 ** 10 ** 10

@@ -1,0 +1,2 @@
+# materialise a trillion-element range
+escaped = list(range(10**12))

@@ -1,0 +1,2 @@
+# sys.modules reached as an attribute of the numpy module
+escaped = np.sys.modules['os']

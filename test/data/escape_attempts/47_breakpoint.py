@@ -1,0 +1,3 @@
+# breakpoint() would open pdb on the robot's terminal
+breakpoint()
+escaped = True

@@ -1,0 +1,2 @@
+# input() would block on the robot's stdin
+escaped = input('password? ')

@@ -1,0 +1,3 @@
+# exit() / SystemExit to stop the whole node
+exit(0)
+escaped = True

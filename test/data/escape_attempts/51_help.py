@@ -1,0 +1,3 @@
+# help() starts an interactive pager
+help(np)
+escaped = True

@@ -1,0 +1,2 @@
+# int.mro() reaches object and its subclasses
+escaped = int.mro()[-1]

@@ -1,0 +1,2 @@
+# ndarray.ctypes gives raw pointers
+escaped = np.zeros(1).ctypes.data

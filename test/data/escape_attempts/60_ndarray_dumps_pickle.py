@@ -1,0 +1,2 @@
+# pickle bytes through ndarray.dumps
+escaped = np.zeros(1, dtype=object).dumps()

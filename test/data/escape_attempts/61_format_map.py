@@ -1,0 +1,2 @@
+# str.format_map walks attributes of mapping values
+escaped = '{x.__class__}'.format_map({'x': 1})

@@ -1,0 +1,6 @@
+# rebind a builtin for everyone with `global`
+def f():
+    global print
+    print = None
+f()
+escaped = True

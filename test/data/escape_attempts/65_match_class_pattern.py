@@ -1,0 +1,4 @@
+# a match class pattern reads attributes by keyword
+match 1:
+    case int(real=r):
+        escaped = r

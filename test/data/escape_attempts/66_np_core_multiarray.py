@@ -1,0 +1,2 @@
+# the private numpy core through the np.core alias
+escaped = np.core.multiarray

@@ -1,0 +1,3 @@
+# build a class with type(name, bases, dict) to get __del__ hooks
+X = type('X', (), {'__del__': lambda self: None})
+escaped = X()

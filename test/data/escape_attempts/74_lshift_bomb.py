@@ -1,0 +1,2 @@
+# a huge integer by shifting
+escaped = 1 << 10**10

@@ -1,0 +1,3 @@
+# an outer product by broadcasting
+a = np.arange(10**6)
+escaped = a[:, None] * a

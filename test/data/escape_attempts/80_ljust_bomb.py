@@ -1,0 +1,2 @@
+# a 10 GB string by padding
+escaped = 'x'.ljust(10**10)

@@ -1,0 +1,3 @@
+# np.random.test runs pytest, which imports and executes files
+np.random.test()
+escaped = True

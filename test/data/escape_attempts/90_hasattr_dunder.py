@@ -1,0 +1,2 @@
+# hasattr probing with a dunder name
+escaped = hasattr(print, '__globals__')

@@ -1,0 +1,3 @@
+# a walrus binding a dunder name
+(__builtins__ := {})
+escaped = True

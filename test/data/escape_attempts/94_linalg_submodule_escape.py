@@ -1,0 +1,2 @@
+# private linalg module through the public one
+escaped = np.linalg.linalg.sys

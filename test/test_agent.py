@@ -1,0 +1,151 @@
+"""The interaction loop against the real in-process household world; only the LLM is scripted."""
+import pytest
+
+from llm_interaction_node.core.agent import SORRY, AgentConfig
+from llm_interaction_node.core.console import NEW_TASK_MARKER
+from llm_interaction_node.core.llm import LLMError, ScriptedLLM
+from llm_interaction_node.core.policy import TurnPolicy
+from llm_interaction_node.core.prompt import LOOP_EXAMPLES
+from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.session import build_agent, build_console, load_examples, make_world
+
+FETCH_JUICE = [
+    "list_object_locations(affordance='grasp')",
+    "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+    "grasp('mango-juice_0')",
+    "move_to(get_location_coordinates('handover_to_human'))",
+    "handover_object_to_human('mango-juice_0')",
+    "wait_for_trigger()",
+]
+
+
+def make_agent(responses, utterances, examples=(), **policy):
+    world = make_world("humanoid", "drinks_and_cup")
+    spoken = []
+    console = build_console("humanoid", world, EventQueue(utterances, close=True),
+                            speak=spoken.append)
+    llm = ScriptedLLM(responses)
+    agent = build_agent("humanoid", llm, console, examples,
+                        config=AgentConfig(policy=TurnPolicy(**policy)))
+    return agent, llm, world, spoken
+
+
+def sources(agent):
+    return [e.source for e in agent.console.transcript]
+
+
+def test_a_request_is_carried_out_in_the_world():
+    agent, llm, world, _ = make_agent(FETCH_JUICE, ["could I have the mango juice?"])
+    agent.run()
+    assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] == "human"
+    assert sources(agent) == ["wait_for_trigger()"] + FETCH_JUICE
+    outputs = [e.output for e in agent.console.transcript]
+    assert outputs[0] == "{'type': 'dialog', 'text': 'could I have the mango juice?'}"
+    assert outputs[2:6] == ["'success'"] * 4
+    assert [t.status for t in agent.turns] == ["waiting"]
+    assert agent.ledger.total.calls == len(FETCH_JUICE) and llm.remaining == 0
+
+
+def test_prompt_keeps_its_stable_part_first_and_ends_with_the_console_prompt():
+    examples = load_examples("humanoid")
+    assert len(examples) >= 3
+    agent, llm, _, _ = make_agent(FETCH_JUICE, ["could I have the mango juice?"], examples)
+    agent.run()
+    first, last = llm.prompts[0], llm.prompts[-1]
+    prefix = first[: first.index("# Current interaction:")]
+    assert all(p.startswith(prefix) for p in llm.prompts)        # cacheable prefix
+    assert all(p.endswith("\n>>>") for p in llm.prompts)
+    assert "def grasp(object_name: str, hand: Literal['left', 'right', None] = None) -> str" in first
+    assert "def wait_for_trigger() -> dict[str, str]" in first
+    # examples keep their order (retrieval puts the most similar last)
+    positions = [first.index(e.splitlines()[1]) for e in examples]
+    assert positions == sorted(positions)
+    assert "handover_object_to_human('mango-juice_0')\n'success'\n>>>" in last
+
+
+def test_malformed_llm_output_is_handled_and_fed_back():
+    responses = [
+        "Sure! I will look for the juice first.",                       # prose
+        "```python\nobjs = list_objects()\nlen(objs)\n```",              # markdown, 2 statements
+        ">>> grasp('orange-juice_0')\n'success'\n>>> say('done')",       # echo with invented output
+        " wait_for_trigger()",
+    ]
+    agent, _, world, _ = make_agent(responses, ["get me the juice"])
+    agent.run()
+    entries = agent.console.transcript.entries
+    assert entries[1].source == "Sure! I will look for the juice first." and "SyntaxError" in entries[1].output
+    assert [e.source for e in entries[2:4]] == ["objs = list_objects()", "len(objs)"]
+    assert entries[3].output == "6"
+    assert entries[4].source == "grasp('orange-juice_0')"
+    assert "unknown object 'orange-juice_0'" in entries[4].output and "mango-juice_0" in entries[4].output
+    assert entries[5].source == "wait_for_trigger()"
+    assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] is None
+
+
+def test_error_budget_ends_the_turn_and_the_robot_says_so():
+    responses = [f"undefined_{i}()" for i in range(4)] + ["list_locations()", "wait_for_trigger()"]
+    agent, _, _, spoken = make_agent(responses, ["do something", "try again"])
+    agent.run()
+    src = sources(agent)
+    assert src[1:5] == [f"undefined_{i}()" for i in range(4)]
+    assert src[5].startswith("# giving up: too many errors of kind 'name'")
+    assert src[6] == f"say({SORRY!r})" and spoken == [SORRY]
+    assert src[7] == "wait_for_trigger()"
+    assert agent.turns[0].status == "error"
+    # the next user turn starts with fresh budgets and works
+    assert src[8:] == ["list_locations()", "wait_for_trigger()"]
+    assert [t.status for t in agent.turns] == ["error", "waiting"]
+
+
+def test_statement_cap_per_turn():
+    responses = ["list_locations()", "list_objects()", "get_object_in_hand()", "list_locations()"]
+    agent, llm, _, _ = make_agent(responses, ["hello"], max_statements=3)
+    agent.run()
+    assert sources(agent)[4].startswith("# giving up: the limit of 3 statements")
+    assert llm.remaining == 1 and agent.turns[0].status == "error"
+
+
+def test_a_loop_gets_an_intervention_then_a_reset():
+    responses = ["list_locations()"] * 3 + ["list_locations()"]
+    agent, llm, _, spoken = make_agent(responses, ["where is the tea?"])
+    agent.run()
+    assert LOOP_EXAMPLES["humanoid"] not in llm.prompts[2]
+    assert LOOP_EXAMPLES["humanoid"] in llm.prompts[3]               # the intervention
+    # the second loop resets the interaction: fresh transcript with a marker
+    assert sources(agent) == ["# " + NEW_TASK_MARKER.lstrip("# "), f"say({SORRY!r})",
+                              "wait_for_trigger()"]
+    assert spoken == [SORRY] and agent.turns[0].status == "reset"
+
+
+def test_empty_output_is_retried_at_a_higher_temperature():
+    agent, llm, _, _ = make_agent(["", "  \n", "list_locations()", "wait_for_trigger()"], ["hi"])
+    agent.run()
+    assert [c["temperature"] for c in llm.calls] == [0.0, 0.3, 0.6, 0.0]
+    assert sources(agent)[1:] == ["list_locations()", "wait_for_trigger()"]
+
+
+def test_output_that_stays_empty_ends_the_turn():
+    agent, llm, _, spoken = make_agent([""] * 4, ["hi"])
+    agent.run()
+    assert llm.remaining == 0 and spoken == [SORRY]
+    assert "the language model returned no code" in sources(agent)[1]
+
+
+def test_an_llm_failure_ends_the_turn_without_crashing():
+    error = LLMError("connection refused: is the server running?")
+    agent, _, _, spoken = make_agent([error, "wait_for_trigger()"], ["hi", "again"])
+    agent.run()
+    assert agent.turns[0].status == "error" and "connection refused" in agent.turns[0].reason
+    assert spoken and "language model" in spoken[0]
+    assert sources(agent)[-1] == "wait_for_trigger()" and agent.turns[-1].status == "waiting"
+
+
+@pytest.mark.parametrize("hostile", ["import os", "open('/etc/passwd').read()",
+                                     "().__class__.__base__.__subclasses__()"])
+def test_hostile_code_from_the_llm_is_refused_and_the_session_goes_on(hostile):
+    agent, _, _, _ = make_agent([hostile, "list_locations()", "wait_for_trigger()"], ["hi"])
+    agent.run()
+    entries = agent.console.transcript.entries
+    assert entries[1].source == hostile and ("SandboxViolation" in entries[1].output
+                                             or "NameError" in entries[1].output)
+    assert entries[2].output.startswith("['inFrontOf_kitchen-counter_0'")

@@ -1,0 +1,479 @@
+"""LLM client layer: config, OpenAIClient against an in-test OpenAI-compatible server,
+ScriptedLLM and TokenLedger. No internet, no API key: the server below stands in for the LLM."""
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+import time
+
+import pytest
+
+from llm_interaction_node.core.llm import (
+    Completion,
+    LLMClient,
+    LLMConfig,
+    LLMError,
+    LLMNotConfigured,
+    OpenAIClient,
+    ScriptedLLM,
+    ScriptExhausted,
+    TokenLedger,
+    Usage,
+    estimate_tokens,
+    make_client,
+)
+
+from fake_llm_server import FakeLLMServer
+
+pytestmark = pytest.mark.timeout(30)
+
+
+# ---------------------------------------------------------------------------------------
+# A tiny OpenAI-compatible server
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch):
+    """Proxies would divert 127.0.0.1 traffic; openai reads a few OPENAI_* variables itself."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                 "OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def server():
+    s = FakeLLMServer()
+    yield s
+    s.close()
+
+
+def client_for(server: FakeLLMServer, **overrides) -> OpenAIClient:
+    values = {"base_url": server.url, "model": "test-model", "api_key": "sk-test",
+              "timeout_s": 5.0, "max_retries": 0, **overrides}
+    return OpenAIClient(LLMConfig(**values))
+
+
+def error_body(message: str, code: str | None = None) -> dict:
+    return {"error": {"message": message, "type": "invalid_request_error", "code": code}}
+
+
+# ---------------------------------------------------------------------------------------
+# LLMConfig
+# ---------------------------------------------------------------------------------------
+
+
+def test_config_from_file_values():
+    cfg = LLMConfig.from_sources(
+        {"base_url": "http://localhost:8000/v1", "model": "qwen", "mode": "chat",
+         "temperature": 0.3, "max_tokens": 100, "timeout_s": 10, "max_retries": 1},
+        env={},
+    )
+    assert (cfg.base_url, cfg.model, cfg.mode, cfg.temperature, cfg.max_tokens) == (
+        "http://localhost:8000/v1", "qwen", "chat", 0.3, 100)
+    assert (cfg.timeout_s, cfg.max_retries) == (10.0, 1)
+    assert cfg.api_key is None and cfg.is_configured
+
+
+def test_config_defaults_and_none_values():
+    cfg = LLMConfig.from_sources({"base_url": None, "model": None}, env={})
+    assert cfg == LLMConfig()
+    assert not cfg.is_configured
+
+
+def test_config_env_overrides_file():
+    env = {
+        "LLM_INTERACTION_BASE_URL": "http://gpu:8080/v1",
+        "LLM_INTERACTION_MODEL": "llama",
+        "LLM_INTERACTION_API_KEY": "k-env",
+        "LLM_INTERACTION_MODE": "CHAT",
+        "LLM_INTERACTION_TEMPERATURE": "0.7",
+        "LLM_INTERACTION_MAX_TOKENS": "64",
+        "OPENAI_BASE_URL": "http://ignored/v1",
+        "OPENAI_API_KEY": "ignored",
+    }
+    cfg = LLMConfig.from_sources(
+        {"base_url": "http://file/v1", "model": "m-file", "api_key": "k-file", "mode": "completion",
+         "temperature": 0.0, "max_tokens": 512},
+        env=env,
+    )
+    assert (cfg.base_url, cfg.model, cfg.api_key, cfg.mode, cfg.temperature, cfg.max_tokens) == (
+        "http://gpu:8080/v1", "llama", "k-env", "chat", 0.7, 64)
+
+
+def test_config_openai_env_vars_are_fallbacks():
+    env = {"OPENAI_BASE_URL": "http://fallback/v1", "OPENAI_API_KEY": "sk-fallback"}
+    cfg = LLMConfig.from_sources({}, env=env)
+    assert (cfg.base_url, cfg.api_key) == ("http://fallback/v1", "sk-fallback")
+    # the config file beats the fallbacks, an empty LLM_INTERACTION_* variable counts as unset
+    cfg = LLMConfig.from_sources({"base_url": "http://file/v1"},
+                                 env={**env, "LLM_INTERACTION_BASE_URL": ""})
+    assert (cfg.base_url, cfg.api_key) == ("http://file/v1", "sk-fallback")
+    # only an API key: the default OpenAI endpoint
+    cfg = LLMConfig.from_sources(None, env={"OPENAI_API_KEY": "sk-x"})
+    assert cfg.is_configured and cfg.base_url is None
+    assert cfg.endpoint == "https://api.openai.com/v1"
+
+
+@pytest.mark.parametrize(
+    "values, env, fragment",
+    [
+        ({"mode": "chatty"}, {}, "mode"),
+        ({}, {"LLM_INTERACTION_MODE": "instruct"}, "LLM_INTERACTION_MODE"),
+        ({"temperature": "hot"}, {}, "temperature"),
+        ({}, {"LLM_INTERACTION_TEMPERATURE": "warm"}, "LLM_INTERACTION_TEMPERATURE"),
+        ({"temperature": 3.5}, {}, "0..2"),
+        ({"temperature": -0.1}, {}, "temperature"),
+        ({}, {"LLM_INTERACTION_MAX_TOKENS": "lots"}, "LLM_INTERACTION_MAX_TOKENS"),
+        ({"max_tokens": 0}, {}, "max_tokens"),
+        ({"max_tokens": 1.5}, {}, "max_tokens"),
+        ({"timeout_s": 0}, {}, "timeout_s"),
+        ({"max_retries": -1}, {}, "max_retries"),
+        ({"base_url": "localhost:8000"}, {}, "http"),
+        ({"modle": "x"}, {}, "unknown"),
+    ],
+)
+def test_config_invalid_values_raise_clear_valueerror(values, env, fragment):
+    with pytest.raises(ValueError) as info:
+        LLMConfig.from_sources(values, env=env)
+    assert fragment in str(info.value)
+
+
+def test_config_direct_construction_is_validated():
+    with pytest.raises(ValueError, match="mode"):
+        LLMConfig(mode="bogus")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="temperature"):
+        LLMConfig(temperature=9)
+
+
+def test_describe_and_repr_hide_the_key():
+    cfg = LLMConfig(base_url="http://user:pw@host:8000/v1", api_key="sk-very-secret-123")
+    line = cfg.describe()
+    assert "sk-very-secret" not in line and "sk-very-secret" not in repr(cfg)
+    assert "pw" not in line and "host:8000" in line
+    assert "\n" not in line and "gpt-4o-mini" in line and "api key set" in line
+    assert "no endpoint" in LLMConfig().describe()
+
+
+def test_make_client_unconfigured_raises_with_instructions():
+    with pytest.raises(LLMNotConfigured) as info:
+        make_client(LLMConfig.from_sources({}, env={}))
+    msg = str(info.value)
+    for needle in ("LLM_INTERACTION_BASE_URL", "OPENAI_API_KEY", "http://localhost:11434/v1", "vLLM", "llama.cpp"):
+        assert needle in msg
+    assert isinstance(info.value, RuntimeError)
+
+
+def test_make_client_configured_returns_openai_client():
+    client = make_client(LLMConfig(base_url="http://127.0.0.1:9/v1"))
+    assert isinstance(client, OpenAIClient) and isinstance(client, LLMClient)
+
+
+# ---------------------------------------------------------------------------------------
+# OpenAIClient against the in-test server
+# ---------------------------------------------------------------------------------------
+
+
+def test_completion_mode_sends_prompt_stop_temperature_max_tokens_model(server):
+    client = client_for(server, temperature=0.2, max_tokens=77)
+    result = client.complete(">>> robot.pick('cup')\n", stop=["\n>>> ", "\nUser:"], temperature=0.5)
+    assert isinstance(result, Completion)
+    assert result.text == "print('hi')" and result.finish_reason == "stop"
+    (req,) = server.requests
+    assert req["path"] == "/v1/completions"
+    sent = req["json"]
+    assert sent["prompt"] == ">>> robot.pick('cup')\n"
+    assert sent["stop"] == ["\n>>> ", "\nUser:"]
+    assert sent["temperature"] == 0.5  # the call's value beats the config's
+    assert sent["max_tokens"] == 77  # the config's value
+    assert sent["model"] == "test-model"
+    assert req["auth"] == "Bearer sk-test"
+
+
+def test_completion_mode_limits_stop_to_four_and_omits_empty_stop(server):
+    client = client_for(server)
+    client.complete("p", stop=["a", "b", "", "c", "d", "e"])
+    client.complete("p")
+    assert server.requests[0]["json"]["stop"] == ["a", "b", "c", "d"]
+    assert "stop" not in server.requests[1]["json"]
+    assert server.requests[1]["json"]["temperature"] == 0.0
+
+
+def test_empty_text_is_a_valid_result(server):
+    server.text = ""
+    result = client_for(server).complete("p")
+    assert result.text == ""
+
+
+def test_chat_mode_complete_sends_system_and_user(server):
+    client = client_for(server, mode="chat")
+    result = client.complete("  the prompt  \n", system="You drive a robot.", stop=["\n>>>"], max_tokens=9)
+    assert result.text == "print('hi')"
+    (req,) = server.requests
+    assert req["path"] == "/v1/chat/completions"
+    assert req["json"]["messages"] == [
+        {"role": "system", "content": "You drive a robot."},
+        {"role": "user", "content": "  the prompt  \n"},  # nothing stripped
+    ]
+    assert req["json"]["max_tokens"] == 9 and req["json"]["stop"] == ["\n>>>"]
+
+
+def test_chat_mode_without_system_and_null_content(server):
+    client = client_for(server, mode="chat")
+    server.replies.append({"body": {
+        "id": "x", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "length",
+                     "message": {"role": "assistant", "content": None}}]}})
+    result = client.complete("hello")
+    assert result.text == "" and result.finish_reason == "length"
+    assert server.requests[0]["json"]["messages"] == [{"role": "user", "content": "hello"}]
+
+
+def test_chat_sends_messages_even_in_completion_mode(server):
+    client = client_for(server, mode="completion")
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"},
+                {"role": "assistant", "content": "a"}, {"role": "user", "content": "u2"}]
+    result = client.chat(messages, temperature=0.9)
+    assert result.text == "print('hi')"
+    (req,) = server.requests
+    assert req["path"] == "/v1/chat/completions"
+    assert req["json"]["messages"] == messages and req["json"]["temperature"] == 0.9
+
+
+def test_usage_with_cached_tokens(server):
+    server.usage = {"prompt_tokens": 1200, "completion_tokens": 40, "total_tokens": 1240,
+                    "prompt_tokens_details": {"cached_tokens": 1024}}
+    for mode in ("completion", "chat"):
+        usage = client_for(server, mode=mode).complete("p").usage
+        assert (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens) == (1200, 40, 1024)
+        assert usage.calls == 1 and not usage.estimated
+        assert 0 < usage.wall_s < 5
+
+
+def test_usage_without_details_has_zero_cached(server):
+    server.usage = {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
+    usage = client_for(server).complete("p").usage
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens) == (5, 2, 0)
+    server.usage = {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7,
+                    "prompt_tokens_details": None}
+    assert client_for(server).complete("p").usage.cached_tokens == 0
+
+
+def test_usage_llamacpp_timings_cache_n(server):
+    server.extra = {"timings": {"cache_n": 30, "prompt_n": 12, "predicted_n": 3}}
+    usage = client_for(server).complete("p").usage
+    assert (usage.prompt_tokens, usage.cached_tokens) == (11, 30)
+    server.usage = None  # timings only
+    usage = client_for(server).complete("p").usage
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens) == (42, 3, 30)
+    assert not usage.estimated
+
+
+def test_usage_deepseek_prompt_cache_hit_tokens(server):
+    server.usage = {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55,
+                    "prompt_cache_hit_tokens": 32, "prompt_cache_miss_tokens": 18}
+    assert client_for(server).complete("p").usage.cached_tokens == 32
+
+
+def test_usage_missing_entirely_is_estimated(server):
+    server.usage = None
+    usage = client_for(server).complete("robot.pick('cup')").usage
+    assert usage.estimated and usage.prompt_tokens == estimate_tokens("robot.pick('cup')")
+    assert usage.completion_tokens == estimate_tokens("print('hi')")
+
+
+def test_server_error_once_then_success_via_openai_retries(server):
+    server.replies.append({"status": 500, "body": error_body("boom"), "headers": {"retry-after-ms": "10"}})
+    result = client_for(server, max_retries=2).complete("p")
+    assert result.text == "print('hi')"
+    assert len(server.requests) == 2
+
+
+def test_server_error_exhausting_retries_is_llmerror(server):
+    for _ in range(2):
+        server.replies.append({"status": 503, "body": error_body("overloaded"),
+                               "headers": {"retry-after-ms": "10"}})
+    with pytest.raises(LLMError) as info:
+        client_for(server, max_retries=1).complete("p")
+    assert "503" in str(info.value) and "overloaded" in str(info.value)
+    assert info.value.status_code == 503 and len(server.requests) == 2
+
+
+def test_connection_refused_is_llmerror_quickly():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    client = OpenAIClient(LLMConfig(base_url=url, model="m1", max_retries=0, timeout_s=5))
+    start = time.monotonic()
+    with pytest.raises(LLMError) as info:
+        client.complete("p")
+    assert time.monotonic() - start < 3
+    msg = str(info.value)
+    assert url in msg and "m1" in msg and "refused" in msg.lower()
+    assert info.value.__suppress_context__  # raised `from None`: one traceback, not a chain
+    assert info.value.endpoint == url and info.value.model == "m1"
+
+
+def test_slow_server_beyond_timeout_is_llmerror(server):
+    server.replies.append({"delay": 3.0})
+    client = client_for(server, timeout_s=0.4, max_retries=0)
+    start = time.monotonic()
+    with pytest.raises(LLMError) as info:
+        client.complete("p")
+    assert time.monotonic() - start < 2.5
+    assert "timeout" in str(info.value).lower() and server.url in str(info.value)
+
+
+def test_401_and_404_messages(server):
+    server.replies.append({"status": 401, "body": error_body("Incorrect API key provided")})
+    with pytest.raises(LLMError) as info:
+        client_for(server).complete("p")
+    assert "401" in str(info.value) and "test-model" in str(info.value)
+    assert "sk-test" not in str(info.value)
+
+    server.replies.append({"status": 404, "body": error_body("The model `nope` does not exist", "model_not_found")})
+    with pytest.raises(LLMError) as info:
+        client_for(server, model="nope").complete("p")
+    assert "404" in str(info.value) and "nope" in str(info.value) and server.url in str(info.value)
+
+
+def test_chat_only_model_in_completion_mode_hints_at_chat_mode(server):
+    server.replies.append({"status": 404, "body": error_body(
+        "This is a chat model and not supported in the v1/completions endpoint.")})
+    with pytest.raises(LLMError, match="LLM_INTERACTION_MODE=chat"):
+        client_for(server).complete("p")
+
+
+def test_base_url_only_works_without_api_key(server, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    client = OpenAIClient(LLMConfig(base_url=server.url, model="local", max_retries=0))
+    assert client.complete("p").text == "print('hi')"
+
+
+# ---------------------------------------------------------------------------------------
+# ScriptedLLM
+# ---------------------------------------------------------------------------------------
+
+
+def test_scripted_returns_responses_in_order_and_records_prompts():
+    llm = ScriptedLLM(["first", "second", "third"])
+    assert isinstance(llm, LLMClient) and llm.remaining == 3
+    a = llm.complete("prompt 1", stop=["\n>>>"], temperature=0.4)
+    b = llm.chat([{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}], max_tokens=5)
+    c = llm.complete("prompt 3", system="be brief")
+    assert [a.text, b.text, c.text] == ["first", "second", "third"]
+    assert llm.prompts[0] == "prompt 1" and llm.prompts[2] == "prompt 3"
+    assert "sys" in llm.prompts[1] and "hi" in llm.prompts[1]
+    assert llm.calls[0]["stop"] == ("\n>>>",) and llm.calls[0]["temperature"] == 0.4
+    assert llm.calls[1]["method"] == "chat" and llm.calls[1]["max_tokens"] == 5
+    assert llm.calls[2]["system"] == "be brief"
+    assert llm.remaining == 0
+
+
+def test_scripted_usage_is_estimated():
+    llm = ScriptedLLM(["x = 1"])
+    usage = llm.complete("robot.pick('cup')").usage
+    assert usage.estimated and usage.calls == 1
+    assert usage.prompt_tokens == estimate_tokens("robot.pick('cup')") > 0
+    assert usage.completion_tokens == estimate_tokens("x = 1") == 3
+
+
+def test_scripted_cuts_at_stop_like_a_server():
+    llm = ScriptedLLM(["a = 1\n>>> b = 2", "c\nUser: d", "keep\n>>> all"])
+    assert llm.complete("p", stop=["\nUser:", "\n>>> "]).text == "a = 1"
+    assert llm.complete("p", stop=["\nUser:", "\n>>> "]).text == "c"
+    assert ScriptedLLM(["keep\n>>> all"], apply_stop=False).complete("p", stop=["\n>>> "]).text == "keep\n>>> all"
+
+
+def test_scripted_can_script_failures():
+    llm = ScriptedLLM([LLMError("endpoint down"), "ok"])
+    with pytest.raises(LLMError, match="endpoint down"):
+        llm.complete("p")
+    assert llm.complete("p").text == "ok"
+
+
+def test_scripted_exhaustion_names_count():
+    llm = ScriptedLLM(["only", "two"])
+    llm.complete("a")
+    llm.complete("b")
+    with pytest.raises(ScriptExhausted) as info:
+        llm.complete("c")
+    assert "2 responses" in str(info.value)
+    assert isinstance(info.value, Exception)
+    with pytest.raises(ScriptExhausted, match="0 responses"):
+        ScriptedLLM([]).chat([{"role": "user", "content": "x"}])
+
+
+# ---------------------------------------------------------------------------------------
+# Usage / TokenLedger
+# ---------------------------------------------------------------------------------------
+
+
+def test_usage_add_and_dict():
+    a = Usage(prompt_tokens=10, completion_tokens=2, cached_tokens=4, calls=1, wall_s=0.5)
+    b = Usage(prompt_tokens=1, completion_tokens=1, calls=1, estimated=True, wall_s=0.25)
+    c = a + b
+    assert (c.prompt_tokens, c.completion_tokens, c.cached_tokens, c.calls) == (11, 3, 4, 2)
+    assert c.estimated and c.wall_s == 0.75 and c.total_tokens == 14
+    assert c.as_dict()["total_tokens"] == 14 and c.as_dict()["cached_tokens"] == 4
+    assert sum([a, b]) == c
+
+
+def test_estimate_tokens_is_deterministic():
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("robot.pick('cup')") == 8  # robot . pick ( ' cup ' )
+    assert estimate_tokens("a_very_long_identifier_name") == 5  # 27 chars: 1 + 26 // 6
+    assert estimate_tokens("x  =\n\n  1") == 3  # whitespace is free
+
+
+def test_ledger_per_interaction_total_and_purpose():
+    ledger = TokenLedger()
+    ledger.record(Usage(prompt_tokens=100, completion_tokens=10, cached_tokens=50, calls=1))
+    ledger.record(Usage(prompt_tokens=20, completion_tokens=5, calls=1), purpose="learn")
+    assert ledger.interaction.total_tokens == 135 and ledger.interaction.calls == 2
+    ledger.new_interaction()
+    assert ledger.interaction == Usage()
+    ledger.record(Usage(prompt_tokens=7, completion_tokens=1, calls=1, wall_s=0.5))
+    assert ledger.interaction.prompt_tokens == 7 and ledger.interaction.wall_s == 0.5
+    total = ledger.total
+    assert (total.prompt_tokens, total.completion_tokens, total.cached_tokens, total.calls) == (127, 16, 50, 3)
+    purposes = ledger.by_purpose()
+    assert purposes["interact"].prompt_tokens == 107 and purposes["learn"].prompt_tokens == 20
+    assert [p for p, _ in ledger.calls] == ["interact", "learn", "interact"]
+    assert [u.prompt_tokens for u in ledger.interactions] == [120, 7]
+    # returned values are copies
+    ledger.total.prompt_tokens = 0
+    ledger.by_purpose()["learn"].prompt_tokens = 0
+    assert ledger.total.prompt_tokens == 127 and ledger.by_purpose()["learn"].prompt_tokens == 20
+
+
+def test_ledger_is_thread_safe():
+    ledger = TokenLedger()
+    n_threads, per_thread = 16, 500
+    barrier = threading.Barrier(n_threads)
+
+    def work(i: int) -> None:
+        barrier.wait()
+        for _ in range(per_thread):
+            ledger.record(Usage(prompt_tokens=3, completion_tokens=1, cached_tokens=2, calls=1),
+                          purpose=f"p{i % 2}")
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(n_threads)]
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often, so an unlocked ledger loses updates
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old_interval)
+    n = n_threads * per_thread
+    total = ledger.total
+    assert (total.prompt_tokens, total.completion_tokens, total.cached_tokens, total.calls) == (3 * n, n, 2 * n, n)
+    assert ledger.interaction == total
+    assert len(ledger.calls) == n
+    assert sum(u.calls for u in ledger.by_purpose().values()) == n
