@@ -4,13 +4,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from fake_llm_server import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
-EXAMPLES = sorted((ROOT / "config" / "transcripts").glob("*/*.txt"))
 
 
 def run_cli(*args, stdin="", env_extra=None, timeout=120):
@@ -40,14 +37,6 @@ def test_replay_check_reports_a_mismatch(tmp_path):
     r = run_cli("replay", str(changed), "--api", "humanoid", "--check")
     assert r.returncode == 1
     assert "mismatch at input" in r.stderr and "grasp('mango-juice_0')" in r.stderr
-
-
-@pytest.mark.parametrize("path", EXAMPLES, ids=[f"{p.parent.name}/{p.name}" for p in EXAMPLES])
-def test_every_example_transcript_replays_cleanly(path):
-    api = path.parent.name
-    r = run_cli("replay", str(path), "--api", api, "--check")
-    assert r.returncode == 0, r.stderr
-    assert "Traceback" not in r.stdout and "SandboxViolation" not in r.stdout
 
 
 def test_hostile_statements_through_replay_are_refused_readably(tmp_path):

@@ -3,6 +3,7 @@ import ast
 import builtins
 import inspect
 import math
+import sys
 import threading
 import time
 from pathlib import Path
@@ -18,7 +19,7 @@ ATTEMPTS = sorted(CORPUS.glob("*.py"))
 # What a refused attempt may end with when it gets past prepare().
 REFUSED_AT_RUN = (SandboxViolation, NameError, AttributeError, MemoryError, StatementTimeout,
                   RecursionError)
-pytestmark = pytest.mark.timeout(30)
+pytestmark = pytest.mark.timeout(30, method="thread")  # a swallowed timeout must not hang
 
 
 def execute(sandbox, source, namespace):
@@ -96,7 +97,7 @@ def test_canary_catches_attempts_that_work_without_the_sandbox(name, tmp_path):
     ("x = " + "-" * 900 + "1", "nested too deeply"),
 ])
 def test_refusal_messages(source, message):
-    with pytest.raises(SandboxViolation, match=None) as caught:
+    with pytest.raises(SandboxViolation) as caught:
         Sandbox().prepare(ast.parse(source))
     assert message in str(caught.value)
 
@@ -133,6 +134,7 @@ def test_numpy_view_is_read_only(console):
 
 # --- Normal console code --------------------------------------------------------------
 
+ABSENT = object()
 NORMAL = [
     ("total = 0\nfor i in range(5):\n    total += i", {"total": 10}),
     ("n = 0\nwhile True:\n    n += 1\n    if n == 7:\n        break", {"n": 7}),
@@ -159,7 +161,7 @@ NORMAL = [
     ("xs = [1]\nys = xs\nxs += [2]\nxs *= 2", {"xs": [1, 2, 1, 2], "ys": [1, 2, 1, 2]}),
     ("def deco(f):\n    return lambda x: f(x) + 1\n@deco\ndef g(x):\n    return x * 2\n"
      "v = g(3)\nif (w := v * 2) > 10:\n    big = True\nk: int = 4\ndel k",
-     {"v": 7, "w": 14, "big": True}),
+     {"v": 7, "w": 14, "big": True, "k": ABSENT}),
     ("def outer(a):\n    def inner(b):\n        return a + b\n    return inner\nv = outer(1)(2)\n"
      "assert v == 3\nok = isinstance(v, int) and callable(outer) and hasattr('s', 'upper')",
      {"v": 3, "ok": True}),
@@ -171,8 +173,7 @@ def test_normal_code_runs(console, source, expected):
     run, namespace, _ = console
     run(source)
     for name, value in expected.items():
-        assert namespace[name] == value, name
-    assert "k" not in namespace or "k" not in expected
+        assert namespace.get(name, ABSENT) == value, name
 
 
 def test_numpy_code_runs(console):
@@ -189,7 +190,8 @@ def test_numpy_code_runs(console):
         "np.stack([[1], [2]]), np.zeros_like(m), np.empty((2,)), np.ndarray((2, 2)), "
         "np.random.rand(2, 3), np.broadcast_to(1.0, (2, 2)), np.ones(2).repeat(2)]\n"
         "sizes = [x.size for x in made]\nangle = np.degrees(np.arctan2(1.0, 1.0))\n"
-        "pi = np.pi\nfreq = np.fft.rfft(np.ones(4))\n")
+        "pi = np.pi\nfreq = np.fft.rfft(np.ones(4))\n"
+        "mean = m.mean(axis=0)\nspread = np.array([1.0, 3.0]).std()\n")
     ns = namespace
     assert ns["n"] == 5.0
     assert list(ns["b"]) == [3.5, 2.0]
@@ -201,6 +203,15 @@ def test_numpy_code_runs(console):
     assert ns["view"] is ns["m2"] and ns["m2"][2, 3] == 23
     assert ns["sizes"] == [3, 4, 2, 3, 3, 5, 4, 4, 4, 5, 3, 2, 12, 2, 4, 6, 4, 4]
     assert ns["angle"] == 45.0 and ns["pi"] == math.pi and ns["freq"][0] == 4
+    assert list(ns["mean"]) == [4, 5, 6, 7] and ns["spread"] == 1.0  # numpy imports lazily
+
+
+def test_c_code_may_import_numpy_but_nothing_new():
+    importer = Sandbox().new_globals(print)["__builtins__"]["__import__"]
+    assert importer("numpy._core._methods").__name__ == "numpy"
+    assert "this" not in sys.modules
+    with pytest.raises(ImportError, match="not allowed"):
+        importer("this")
 
 
 def test_print_goes_through_write(console):
@@ -296,7 +307,7 @@ def test_time_in_paused_api_calls_does_not_count():
     started = time.monotonic()
     with pytest.raises(StatementTimeout):
         execute(sandbox, "slow()\nwhile True:\n    pass", namespace)
-    assert 1.25 < time.monotonic() - started < 2.0
+    assert 1.25 < time.monotonic() - started < 3.0
 
 
 def test_no_stray_timeout_after_run_returns():

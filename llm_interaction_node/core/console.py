@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import io
 import traceback
+import uuid
 from dataclasses import dataclass
 from typing import Callable
 
@@ -68,6 +69,7 @@ class ConsoleSession:
         self.builtins = builtins
         self.sandbox = sandbox or Sandbox()
         self.transcript = Transcript()
+        self.task_id = uuid.uuid4().hex[:12]
         self.listeners: list[Callable[[Entry], None]] = []
         self._out = io.StringIO()
         builtins.write = self.write
@@ -93,6 +95,7 @@ class ConsoleSession:
         """Start a new interaction: fresh locals and transcript, optionally a marker comment."""
         self._reset_namespace()
         self.transcript = Transcript()
+        self.task_id = uuid.uuid4().hex[:12]
         if marker:
             self._record(Entry(NEW_TASK_MARKER))
 

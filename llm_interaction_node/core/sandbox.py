@@ -27,6 +27,7 @@ import math
 import operator
 import re
 import string
+import sys
 import threading
 import time
 import types
@@ -421,6 +422,15 @@ def _iter(*args: Any) -> Iterator:
     return builtins.iter(args[0])
 
 
+def _import_for_c_code(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
+                       level: int = 0) -> types.ModuleType:
+    """The __import__ that C code called from the console (numpy's lazy imports) looks up in the
+    console's builtins. Generated code cannot name it; it loads nothing new outside numpy."""
+    if level == 0 and (name in sys.modules or name.partition(".")[0] == "numpy"):
+        return builtins.__import__(name, globals, locals, fromlist, level)
+    raise ImportError(f"importing {name} is not allowed in the robot console")
+
+
 def _make_print(write: Callable[[str], None]) -> Callable[..., None]:
     def print(*values: Any, sep: str | None = " ", end: str | None = "\n", file: Any = None,
               flush: bool = False) -> None:
@@ -544,11 +554,10 @@ class Sandbox:
             raise TypeError("prepare() takes the ast.Module of ast.parse(source, mode='exec')")
         try:
             _Policy().visit(tree)
-            tree = _Rewrite().visit(tree)
+            return ast.fix_missing_locations(_Rewrite().visit(tree))
         except RecursionError:
             raise SandboxViolation("this statement is nested too deeply for the robot console") \
                 from None
-        return ast.fix_missing_locations(tree)
 
     def new_globals(self, write: Callable[[str], None]) -> dict:
         """A fresh namespace whose print() writes through `write`."""
@@ -556,7 +565,7 @@ class Sandbox:
         safe = {name: getattr(builtins, name) for name in _PLAIN_BUILTINS}
         safe.update({name: _unavailable(name) for name in _UNAVAILABLE})
         safe.update(print=_make_print(write), range=g.range, pow=g.pow, sum=g.sum,
-                    format=g.format, hasattr=_hasattr, iter=_iter)
+                    format=g.format, hasattr=_hasattr, iter=_iter, __import__=_import_for_c_code)
         return {
             "__builtins__": safe,
             "__name__": "__console__",
