@@ -15,6 +15,7 @@ setup(
         (f"share/{PACKAGE}/launch", glob("launch/*.py")),
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
         (f"share/{PACKAGE}/config/worlds", glob("config/worlds/*.yaml")),
+        (f"share/{PACKAGE}/config/learning", glob("config/learning/*.yaml")),
         (f"share/{PACKAGE}/config/transcripts/humanoid", glob("config/transcripts/humanoid/*.txt")),
         (f"share/{PACKAGE}/config/transcripts/tabletop", glob("config/transcripts/tabletop/*.txt")),
     ],

@@ -16,8 +16,9 @@ from pathlib import Path
 from .core.errors import EndOfInteraction
 from .core.transcript import Entry, Transcript
 from .core.user import CallbackUser, EventQueue
-from .session import API_NAMES, AgentSettings, build_agent, build_console, load_examples, \
-    load_settings, make_world
+from .core.llm import TokenLedger
+from .session import API_NAMES, AgentSettings, attach_learning, build_agent, build_console, \
+    load_examples, load_settings, make_world, memory_examples, open_memory
 
 
 def _add_world_args(p: argparse.ArgumentParser) -> None:
@@ -119,10 +120,26 @@ def cmd_chat(args: argparse.Namespace) -> int:
                             statement_timeout_s=settings.statement_timeout_s)
     if not args.quiet:
         console.listeners.append(lambda e: print(e.render(), flush=True))
-    agent = build_agent(args.api, client, console, load_examples(args.api, args.examples),
-                        config=settings.agent)
-    print(f"llm-interaction chat: {args.api} robot, LLM {settings.llm.describe()}\n"
-          "Type a request; /tokens shows token use, /quit or Ctrl-D ends.", flush=True)
+    ledger = TokenLedger()
+    if args.no_memory:
+        examples, memory_note = load_examples(args.api, args.examples), "no memory"
+    else:
+        if args.memory_path:
+            settings.memory["path"] = args.memory_path
+        print("loading the example memory ...", flush=True)
+        memory = open_memory(args.api, settings.memory)
+        examples = memory_examples(memory, int(settings.memory.get("k", 16)),
+                                   settings.learning.retrieval)
+        if settings.learning.mode != "off":
+            attach_learning(console, client, memory, settings.learning.mode, ledger)
+        where = (f"chroma server {memory.config.host}:{memory.config.port}" if memory.config.host
+                 else memory.config.path)
+        memory_note = f"memory: {memory.count()} examples in {where}"
+    agent = build_agent(args.api, client, console, examples, config=settings.agent,
+                        ledger=ledger)
+    print(f"llm-interaction chat: {args.api} robot, LLM {settings.llm.describe()}, "
+          f"{memory_note}\nType a request; /tokens shows token use, /quit or Ctrl-D ends.",
+          flush=True)
     try:
         agent.run()
     except KeyboardInterrupt:
@@ -147,10 +164,16 @@ def build_parser() -> argparse.ArgumentParser:
     chat = sub.add_parser("chat", help="talk to the agent in the terminal")
     _add_world_args(chat)
     chat.add_argument("--config", help="agent settings YAML (default config/agent.yaml)")
-    chat.add_argument("--examples", help="folder of example transcripts "
+    chat.add_argument("--examples", help="with --no-memory: folder of example transcripts "
                       "(default config/transcripts/<api>)")
+    chat.add_argument("--no-memory", action="store_true",
+                      help="no example memory: fixed examples, no learning")
+    chat.add_argument("--memory-path", help="embedded memory directory (overrides the config)")
     chat.add_argument("-q", "--quiet", action="store_true", help="do not echo the console")
     chat.set_defaults(func=cmd_chat)
+
+    from .memory_cli import add_memory_parser
+    add_memory_parser(sub)
     return parser
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Sequence
 
 import yaml
 
@@ -29,7 +29,7 @@ ApiName = Literal["humanoid", "tabletop"]
 API_NAMES = ("humanoid", "tabletop")
 # Built-ins each API set offers (the tabletop API of the CaP evaluation has no speech).
 BUILTINS = {
-    "humanoid": ("say", "ask", "wait_for_trigger", "learn_from_interaction"),
+    "humanoid": ("say", "ask", "wait_for_trigger", "learn_from_interaction", "forget_learned"),
     "tabletop": ("wait_for_trigger", "learn_from_interaction"),
 }
 
@@ -81,11 +81,36 @@ def load_examples(api: ApiName, directory: str | Path | None = None) -> list[str
             for p in sorted(folder.glob("*.txt"))]
 
 
+LEARNING_MODES = ("improve", "raw", "off")
+
+
+@dataclass
+class LearningSettings:
+    """How the memory grows and is used; the ablations of the paper are settings of this."""
+
+    mode: str = "improve"          # improve (L_improve) | raw (w/o improve) | off (w/o learning)
+    retrieval: bool = True         # False: every example in memory, oldest first (w/o retrieval)
+    store_episodes: bool = False   # HELPER / Dynamic CaP: store successful episodes
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any] | None) -> "LearningSettings":
+        values = dict(values or {})
+        unknown = set(values) - {"mode", "retrieval", "store_episodes"}
+        if unknown:
+            raise ValueError(f"unknown learning settings: {sorted(unknown)}")
+        settings = cls(**values)
+        if settings.mode not in LEARNING_MODES:
+            raise ValueError(f"learning.mode must be one of {LEARNING_MODES}, not {settings.mode!r}")
+        return settings
+
+
 @dataclass
 class AgentSettings:
     llm: LLMConfig
     agent: AgentConfig
     statement_timeout_s: float
+    memory: dict[str, Any]
+    learning: LearningSettings
 
     @classmethod
     def from_dict(cls, settings: dict[str, Any]) -> "AgentSettings":
@@ -96,7 +121,56 @@ class AgentSettings:
         agent = AgentConfig(temperature=llm.temperature, max_tokens=llm.max_tokens,
                             empty_temperature_step=float(a.get("empty_temperature_step", 0.3)),
                             policy=policy)
-        return cls(llm, agent, float(a.get("statement_timeout_s", 10.0)))
+        return cls(llm, agent, float(a.get("statement_timeout_s", 10.0)),
+                   dict(settings.get("memory") or {}),
+                   LearningSettings.from_dict(settings.get("learning")))
+
+
+def open_memory(api: ApiName, values: dict[str, Any] | None = None, seed: bool = True):
+    """The example memory of an API set, with the seed examples added if missing."""
+    from .core.memory.store import ExampleMemory, MemoryConfig
+    memory = ExampleMemory(api, MemoryConfig.from_dict(values or {}))
+    if seed:
+        memory.seed_from(config_path("transcripts", api))
+    return memory
+
+
+def memory_examples(memory, k: int, retrieval: bool = True) -> Callable[[Sequence[str]], list[str]]:
+    """The agent's example source: top-k retrieved for the latest utterances (most similar
+    last), or with retrieval off every example in memory, oldest first."""
+    def examples(utterances: Sequence[str]) -> list[str]:
+        if not retrieval:
+            return [e.transcript for e in memory.list()]
+        return [e.transcript for e, _score in memory.retrieve(utterances, k)]
+    return examples
+
+
+def store_episode(memory, console: ConsoleSession, learning: LearningSettings):
+    """HELPER / Dynamic CaP growth: keep the transcript of an episode that ended in success.
+
+    Called by whoever judges success (the benchmark harness); a no-op unless enabled.
+    """
+    if not learning.store_episodes or not console.transcript.statements():
+        return None
+    return memory.add(console.transcript.render(), "episode", origin=console.task_id)
+
+
+def attach_learning(console: ConsoleSession, llm: LLMClient, memory, mode: str = "improve",
+                    ledger: TokenLedger | None = None):
+    """Give the console's learn_from_interaction()/forget_learned() a memory to act on."""
+    from .core.learning.learner import Learner
+    builtins = console.builtins
+    learner = Learner(llm, memory, console.api.listing(), console.api.names, mode=mode,
+                      say=builtins.say, ledger=ledger, interaction_id=lambda: console.task_id)
+    learner.bind(lambda: console.transcript, lambda: builtins.utterances)
+    builtins.learner = learner
+
+    def forget(topic: str) -> str:
+        removed = memory.forget(topic)
+        builtins.say(f"I forgot {len(removed)} thing(s) I had learned about {topic}.")
+        return f"removed {len(removed)} learned example(s)"
+    builtins.forgetter = forget
+    return learner
 
 
 def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=(),

@@ -75,7 +75,7 @@ def test_chat_without_an_endpoint_explains_what_to_set():
     assert "LLM_INTERACTION_BASE_URL" in r.stderr and "OPENAI_API_KEY" in r.stderr
 
 
-def test_chat_answers_a_typed_request_through_a_configured_endpoint():
+def test_chat_answers_a_typed_request_through_a_configured_endpoint(tmp_path):
     server = FakeLLMServer()
     server.texts = ["list_object_locations()",
                     "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
@@ -83,7 +83,8 @@ def test_chat_answers_a_typed_request_through_a_configured_endpoint():
                     "say('I have the cup.')",
                     "wait_for_trigger()"]
     try:
-        r = run_cli("chat", "--api", "humanoid", stdin="bring me the cup\n",
+        r = run_cli("chat", "--api", "humanoid", "--memory-path", str(tmp_path / "memory"),
+                    stdin="bring me the cup\n",
                     env_extra={"LLM_INTERACTION_BASE_URL": server.url,
                                "LLM_INTERACTION_MODEL": "test-model",
                                "LLM_INTERACTION_MODE": "completion"})
@@ -96,3 +97,6 @@ def test_chat_answers_a_typed_request_through_a_configured_endpoint():
     prompt = server.requests[0]["json"]["prompt"]
     assert "{'type': 'dialog', 'text': 'bring me the cup'}" in prompt and prompt.endswith(">>>")
     assert "tokens used:" in r.stdout
+    # examples came from the memory, seeded with the example transcripts
+    n = len(list((ROOT / "config" / "transcripts" / "humanoid").glob("*.txt")))
+    assert f"memory: {n} examples in" in r.stdout and f"# Example {n}:" in prompt

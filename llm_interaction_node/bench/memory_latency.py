@@ -129,7 +129,8 @@ def _set_threads(n: int) -> None:
 
 
 def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k: int = 16,
-             fill_threads: int = 2, seed: int = 0, keep: str | None = None) -> dict:
+             fill_threads: int = 2, seed: int = 0, keep: str | None = None,
+             check_recall: bool = True) -> dict:
     from ..core.memory.embedding import embed, load_model
 
     load_model()
@@ -197,7 +198,7 @@ def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k
         windows = [[_fill(qrng.choice(REQUESTS), qrng), _fill(qrng.choice(FOLLOW_UPS), qrng),
                     _fill(qrng.choice(REQUESTS), qrng) + f" (query {n})"] for n in range(queries)]
         memory.retrieve(["warm up the query path"], k)
-        cold, turn, store, embed3, returned = [], [], [], [], 0
+        cold, turn, store, embed3, returned, results = [], [], [], [], 0, []
         start = time.perf_counter()
         for n, window in enumerate(windows):
             memory._query_cache.clear()
@@ -209,6 +210,7 @@ def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k
             result = memory.retrieve(window, k)              # 3 new utterances embedded
             cold.append(time.perf_counter() - t0)
             returned += len(result)
+            results.append([(ex.id, score) for ex, score in result])
             t0 = time.perf_counter()
             memory.retrieve(window, k)                       # all cached: store + scoring
             store.append(time.perf_counter() - t0)
@@ -219,6 +221,7 @@ def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k
             if (n + 1) % 20 == 0 or n + 1 == len(windows):
                 _progress(f"[{size}] queries", n + 1, len(windows), start)
         print(file=sys.stderr)
+        recall = recall_at_k(memory, windows, results, k) if check_recall else (None, None)
         disk = sum(os.path.getsize(os.path.join(root, f))
                    for root, _, files in os.walk(directory) for f in files)
         return {
@@ -229,6 +232,7 @@ def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k
             "add_ms": _pct(add_times), "embed3_ms": _pct(embed3), "retrieve_ms": _pct(cold),
             "retrieve_turn_ms": _pct(turn), "store_ms": _pct(store),
             "k": k, "mean_returned": round(returned / max(queries, 1), 2),
+            "recall_vs_brute_force": recall[0], "score_ratio_vs_brute_force": recall[1],
             "disk_mb": round(disk / 1e6, 1),
         }
     finally:
@@ -236,10 +240,54 @@ def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k
             shutil.rmtree(directory, ignore_errors=True)
 
 
+def recall_at_k(memory: ExampleMemory, windows: list[list[str]],
+                results: list[list[tuple[str, float]]], k: int) -> tuple[float, float]:
+    """(share of the exact top k, by brute force over all stored vectors, that retrieve()
+    returned (ties with the k-th count as hits), sum of the returned scores / sum of the
+    exact top-k scores)."""
+    from ..core.memory import retrieval
+    from ..core.memory.embedding import embed
+
+    owners, rows = [], []
+    offset = 0
+    while True:
+        got = memory.collection.get(include=["embeddings"], limit=5000, offset=offset)
+        if not got["ids"]:
+            break
+        owners += [rid.rpartition("#")[0] for rid in got["ids"]]
+        rows.append(np.asarray(got["embeddings"], dtype=np.float32))
+        offset += len(got["ids"])
+    matrix = np.concatenate(rows)
+    order = np.argsort(owners, kind="stable")
+    matrix, owners = matrix[order], [owners[i] for i in order]
+    starts = [0] + [i for i in range(1, len(owners)) if owners[i] != owners[i - 1]]
+    ids = [owners[i] for i in starts]
+    hit = total = 0
+    got_sum = want_sum = 0.0
+    for window, returned in zip(windows, results):
+        query = retrieval.query_utterances(window, memory.config.query_utterances)
+        vectors = embed(query)
+        weights = retrieval.recency_weights(len(query), memory.config.recency_decay)
+        best = np.maximum.reduceat(matrix @ vectors.T, starts, axis=0)     # examples x utterances
+        scores = best @ weights
+        want = min(k, len(ids))
+        bar = np.partition(scores, -want)[-want] - 1e-5       # ties with the k-th count as hits
+        good = {ids[i] for i in np.flatnonzero(scores >= bar)}
+        hit += min(len({eid for eid, _ in returned} & good), want)
+        total += want
+        got_sum += sum(score for _, score in returned)
+        want_sum += float(np.sort(scores)[-want:].sum())
+    return round(hit / max(total, 1), 4), round(got_sum / max(want_sum, 1e-9), 4)
+
+
+def _opt(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
 def _table(results: list[dict]) -> str:
     head = (f"{'size':>7} {'records':>8} {'fill s':>7} {'ex/s':>7} {'add p50/p95':>13} "
             f"{'embed3 p50/p95':>15} {'retrieve p50/p95':>17} {'turn p50/p95':>14} "
-            f"{'store p50/p95':>14} {'disk MB':>8}")
+            f"{'store p50/p95':>14} {'recall':>7} {'score':>6} {'disk MB':>8}")
     rows = [head, "-" * len(head)]
     for r in results:
         pair = lambda d: f"{d['p50']:.1f}/{d['p95']:.1f}"   # noqa: E731
@@ -247,9 +295,12 @@ def _table(results: list[dict]) -> str:
                     f"{r['insert_examples_per_s']:>7.0f} {pair(r['add_ms']):>13} "
                     f"{pair(r['embed3_ms']):>15} {pair(r['retrieve_ms']):>17} "
                     f"{pair(r['retrieve_turn_ms']):>14} {pair(r['store_ms']):>14} "
+                    f"{_opt(r['recall_vs_brute_force']):>7} {_opt(r['score_ratio_vs_brute_force']):>6} "
                     f"{r['disk_mb']:>8.1f}")
     rows.append("times in ms; retrieve = retrieve() with 3 new utterances (embedding included), "
-                "turn = 1 new + 2 cached utterances, store = all cached (Chroma + scoring only)")
+                "turn = 1 new + 2 cached utterances, store = all cached (Chroma + scoring only);\n"
+                "recall = share of the exact (brute-force) top k that retrieve() returned, "
+                "score = their score sum / the exact top k's")
     return "\n".join(rows)
 
 
@@ -266,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fill-threads", type=int, default=2,
                         help="torch threads while embedding the pool (queries use 1)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-recall", action="store_true",
+                        help="skip the brute-force check of the retrieved top k")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if min(args.sizes) < 1 or args.queries < 1 or args.adds < 0 or args.pool < 10:
@@ -275,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for size in args.sizes:
         results.append(run_size(size, args.queries, args.adds, args.pool, args.k,
-                                args.fill_threads, args.seed))
+                                args.fill_threads, args.seed, check_recall=not args.no_recall))
         if not args.json:
             print(f"done {size}: retrieve p95 {results[-1]['retrieve_ms']['p95']} ms",
                   file=sys.stderr)

@@ -15,6 +15,8 @@ from .user import UserChannel
 LEARN_REFUSAL = ("Ignoring learn_from_interaction call since it did not happen on explicit "
                  "user request.")
 LEARN_UNAVAILABLE = "learn_from_interaction is not available: this session has no memory."
+FORGET_REFUSAL = ("Ignoring forget_learned call since the user did not explicitly ask to "
+                  "forget something.")
 
 
 class InteractionBuiltins:
@@ -24,13 +26,15 @@ class InteractionBuiltins:
     to notice that a new user turn began.
     """
 
-    API = ("say", "ask", "wait_for_trigger", "learn_from_interaction")
+    API = ("say", "ask", "wait_for_trigger", "learn_from_interaction", "forget_learned")
 
     def __init__(self, channel: UserChannel, speak: Callable[[str], None] = lambda text: None,
-                 learner: Callable[[], str | None] | None = None):
+                 learner: Callable[[], str | None] | None = None,
+                 forgetter: Callable[[str], str] | None = None):
         self.channel = channel
         self.speak = speak
         self.learner = learner
+        self.forgetter = forgetter
         self.write: Callable[[str], None] = lambda text: None   # set by the console
         self.turn = 0
         self.utterances: list[str] = []
@@ -62,3 +66,13 @@ class InteractionBuiltins:
         message = self.learner() if self.learner else LEARN_UNAVAILABLE
         if message:
             self.write(message + "\n")
+
+    @comment("Call this only when the user explicitly asks you to forget something you learned.")
+    def forget_learned(self, topic: str) -> str:
+        """Remove learned examples about ``topic`` from the memory (seed examples stay)."""
+        latest = self.utterances[-1].lower() if self.utterances else ""
+        if self.forgetter is None:
+            return "forget_learned is not available: this session has no memory."
+        if "forget" not in latest:
+            return FORGET_REFUSAL
+        return self.forgetter(str(topic))

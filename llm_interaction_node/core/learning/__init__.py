@@ -1,0 +1,18 @@
+"""Learning from interaction (F_learn): the gate, L_improve and the console's learner hook.
+
+* :mod:`.gate` - did the user explicitly ask to learn? (:func:`is_learning_request`)
+* :mod:`.improve` - L_improve (``improve.improve`` gives an ImproveResult; the package
+  attribute ``improve`` is the module, not that function): problem, improvement, improved transcript, validated
+* :mod:`.learner` - :class:`Learner`, the hook ``learn_from_interaction()`` calls
+"""
+from .gate import GateDecision, explain, is_learning_request
+from .improve import (Improvement, ImproveResult, InvalidTranscript, improve_interaction,
+                      validate_transcript)
+from .learner import LEARNING_DISABLED, Learner, LearnedExample
+
+__all__ = [
+    "GateDecision", "explain", "is_learning_request",
+    "Improvement", "ImproveResult", "InvalidTranscript", "improve_interaction",
+    "validate_transcript",
+    "Learner", "LearnedExample", "LEARNING_DISABLED",
+]

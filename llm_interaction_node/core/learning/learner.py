@@ -1,0 +1,192 @@
+"""The learner: what ``learn_from_interaction()`` does in the console (F_learn).
+
+The console's built-ins call ``learner()`` (see :mod:`..builtins`); whatever it returns is
+printed as the statement's output, so the L_interact LLM sees it. The learner
+
+1. checks that the user's latest utterance explicitly asked to learn (:mod:`.gate`),
+   otherwise returns ``LEARN_REFUSAL`` and stores nothing;
+2. honours one call per request (a second call for the same utterance stores nothing);
+3. by mode: ``improve`` runs L_improve (:mod:`.improve`) on the interaction so far and
+   stores the validated improved transcript; ``raw`` (ablation "w/o improve") stores the
+   interaction itself; ``off`` (ablation "w/o learning") refuses every call;
+4. tells the user with ``say`` what was learned or why nothing was stored.
+
+Nothing raised by the LLM client (LLMError) or by the memory reaches the console.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+from ..builtins import LEARN_REFUSAL
+from ..llm import LLMError, TokenLedger
+from ..transcript import Transcript
+from . import improve as improve_mod
+from .gate import explain
+
+log = logging.getLogger(__name__)
+
+MODES = ("improve", "raw", "off")
+LEARNING_DISABLED = "Learning is disabled in this session: nothing was stored."
+ALREADY_LEARNED = ("learn_from_interaction() was already called for this user request; "
+                   "nothing more was stored.")
+NO_MEMORY_STORE = "Could not store the example in the memory: {error}"
+
+
+@dataclass
+class LearnedExample:
+    """One example this learner stored: what it passed to memory.add, and (``example``)
+    what memory.add returned."""
+
+    transcript: str
+    source: str
+    origin: str
+    problem: str | None = None
+    improvement: str | None = None
+    example: Any = None
+
+
+_counter = itertools.count(1)
+
+
+def default_interaction_id() -> str:
+    return f"interaction-{time.strftime('%Y%m%d-%H%M%S')}-{next(_counter)}"
+
+
+def first_person(text: str) -> str:
+    """'The robot should ...' -> 'I should ...' for saying it to the user."""
+    text = re.sub(r"\bthe robot's\b", "my", text, flags=re.I)
+    text = re.sub(r"\bthe robot\b", "I", text, flags=re.I)
+    text = re.sub(r"\bI (is|was|has|does)\b",
+                  lambda m: {"is": "I am", "was": "I was", "has": "I have", "does": "I do"}[m.group(1)],
+                  text)
+    text = re.sub(r"\bits (own )?(hands?|arms?|gripper|memory)\b", r"my \1\2", text)
+    return text[:1].upper() + text[1:]
+
+
+class Learner:
+    """The ``learner`` hook of :class:`~..builtins.InteractionBuiltins`."""
+
+    def __init__(self, llm, memory, api_listing: str, api_names: Iterable[str],
+                 mode: str = "improve", say: Callable[[str], None] = lambda text: None,
+                 ledger: TokenLedger | None = None,
+                 interaction_id: Callable[[], str] = default_interaction_id):
+        if mode not in MODES:
+            raise ValueError(f"unknown learning mode {mode!r}; use one of {MODES}")
+        self.llm = llm
+        self.memory = memory
+        self.api_listing = api_listing
+        self.api_names = frozenset(api_names)
+        self.mode = mode
+        self.say = say
+        self.ledger = ledger
+        self.interaction_id = interaction_id
+        self.stored: list = []                   # what memory.add returned (Example objects)
+        self.learned: list[LearnedExample] = []  # the same, with what was sent to the memory
+        self.results: list[improve_mod.ImproveResult] = []   # every L_improve run
+        self.last_message: str | None = None
+        self._transcript_source: Callable[[], Transcript] | None = None
+        self._utterances_source: Callable[[], Sequence[str]] | None = None
+        self._honoured: int | None = None   # utterance count of the last honoured request
+
+    def bind(self, transcript_source: Callable[[], Transcript],
+             utterances_source: Callable[[], Sequence[str]]) -> None:
+        """Where the current task's transcript and the user's utterances come from."""
+        self._transcript_source = transcript_source
+        self._utterances_source = utterances_source
+
+    # -- the hook ----------------------------------------------------------------------------
+    def __call__(self) -> str | None:
+        self.last_message = message = self._learn()
+        return message
+
+    def _learn(self) -> str | None:
+        if self._transcript_source is None or self._utterances_source is None:
+            raise RuntimeError("Learner.bind() was not called")
+        if self.mode == "off":
+            return LEARNING_DISABLED
+        utterances = list(self._utterances_source())
+        latest = utterances[-1] if utterances else ""
+        decision = explain(latest)
+        if not decision.is_request:
+            log.info("learn_from_interaction refused: %r is no request to learn (%s)",
+                     latest, decision.rule)
+            return LEARN_REFUSAL
+        if self._honoured == len(utterances):     # the same request again
+            return ALREADY_LEARNED
+        self._honoured = len(utterances)
+        interaction = improve_mod.interaction_text(self._transcript_source())
+        if not interaction.statements():
+            return "Nothing was learned: there is no interaction to learn from."
+        if self.mode == "raw":
+            return self._store_raw(interaction)
+        return self._store_improved(interaction)
+
+    # -- modes ---------------------------------------------------------------------------------
+    def _store_raw(self, interaction: Transcript) -> str:
+        text = interaction.render()
+        failure = self._add(LearnedExample(text, "raw", self.interaction_id()))
+        if failure:
+            return failure
+        self.say("Thank you, I will remember this interaction.")
+        return "Stored this interaction in the memory."
+
+    def _store_improved(self, interaction: Transcript) -> str:
+        try:
+            result = improve_mod.improve(self.llm, self.api_listing, interaction, self.ledger,
+                                         api_names=self.api_names)
+        except LLMError as exc:      # improve() catches these; kept for other callers' LLMs
+            result = improve_mod.ImproveResult(improve_mod.LLM_FAILED,
+                                               f"the language model failed: {exc}", error=exc)
+        self.results.append(result)
+        if result.status == improve_mod.LLM_FAILED:
+            self._honoured = None            # the same request may be tried again
+            self.say("Sorry, I cannot learn from this right now: my language model is not "
+                     "reachable.")
+            return f"Nothing was learned: {result.reason}"
+        if result.improvement is None:
+            self.say(_USER_REASONS.get(result.status, "Sorry, I could not learn from this."))
+            return f"Nothing was learned: {result.reason}."
+        imp = result.improvement
+        learned = LearnedExample(imp.transcript, "learned", self.interaction_id(), imp.problem,
+                                 imp.improvement)
+        failure = self._add(learned)
+        if failure:
+            return failure
+        lesson = first_person(imp.improvement).rstrip(". ")
+        self.say(f"Thank you, I will remember that. {lesson}." if lesson else
+                 "Thank you, I will remember that.")
+        return f"Learned from this interaction: {imp.improvement}"
+
+    def _add(self, learned: LearnedExample) -> str | None:
+        """Store in the memory; None on success, else the message for the console."""
+        try:
+            learned.example = self.memory.add(learned.transcript, source=learned.source,
+                                              origin=learned.origin, problem=learned.problem,
+                                              improvement=learned.improvement)
+        except Exception as exc:  # noqa: BLE001 - the console must go on; the user is told
+            log.exception("storing a learned example failed")
+            self.say("Sorry, I could not store what I learned.")
+            return NO_MEMORY_STORE.format(error=exc)
+        self.learned.append(learned)
+        self.stored.append(learned.example if learned.example is not None else learned)
+        log.info("stored a %s example (%s)", learned.source, learned.origin)
+        return None
+
+
+_USER_REASONS = {
+    improve_mod.NO_PROBLEM: "I could not find anything to improve in this interaction, so I "
+                            "did not store anything.",
+    improve_mod.UNCHANGED: "I could not find a better way to do this, so I did not store "
+                           "anything.",
+    improve_mod.INVALID: "Sorry, I could not turn this into a correct example, so I did not "
+                         "store anything.",
+    improve_mod.EMPTY: "There is nothing to learn from yet.",
+}
+
+__all__ = ["Learner", "LearnedExample", "MODES", "LEARNING_DISABLED", "ALREADY_LEARNED",
+           "first_person", "default_interaction_id"]

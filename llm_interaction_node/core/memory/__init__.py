@@ -1,0 +1,1 @@
+"""Interaction memory: example transcripts in ChromaDB, retrieved by user utterances."""

@@ -1,0 +1,39 @@
+"""Run one humanoid session in this process with the scripted LLM; report what happened.
+
+Usage: python scripted_session.py SPEC.json OUT.json
+SPEC: {"responses": [...], "utterances": [...], "memory": {...}, "world": "drinks_and_cup",
+       "learning": "improve"}
+OUT:  {"prompts": [...], "transcript": "...", "spoken": [...], "stored": [...ids],
+       "world": snapshot}
+Tests start it as a separate process so that a later process can show what an earlier one
+learned (only the LLM is scripted; the world, the console and ChromaDB are real).
+"""
+import json
+import sys
+
+from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.session import attach_learning, build_agent, build_console, \
+    make_world, memory_examples, open_memory
+
+
+def main(spec_path: str, out_path: str) -> None:
+    spec = json.load(open(spec_path))
+    world = make_world("humanoid", spec.get("world", "drinks_and_cup"))
+    spoken: list[str] = []
+    console = build_console("humanoid", world, EventQueue(spec["utterances"], close=True),
+                            speak=spoken.append)
+    llm = ScriptedLLM(spec["responses"])
+    memory = open_memory("humanoid", spec["memory"])
+    learner = attach_learning(console, llm, memory, spec.get("learning", "improve"))
+    agent = build_agent("humanoid", llm, console,
+                        memory_examples(memory, int(spec["memory"].get("k", 16))))
+    agent.run()
+    json.dump({"prompts": llm.prompts, "transcript": console.transcript.render(),
+               "spoken": spoken, "stored": [e.id for e in learner.stored],
+               "remaining": llm.remaining, "world": world.snapshot()},
+              open(out_path, "w"), default=str)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,103 @@
+"""Issue 3 end to end: a robot is corrected, learns, and a NEW process does it right.
+
+Only the LLM is scripted (statements, then the three L_improve answers); the household
+world, the console, ChromaDB and the embeddings are real, and each phase is its own process.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DRIVER = Path(__file__).resolve().parent / "drivers" / "scripted_session.py"
+pytestmark = pytest.mark.slow
+
+TWO_TRIPS = [
+    "list_object_locations(affordance='grasp')",
+    "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+    "grasp('mango-juice_0')",
+    "move_to(get_location_coordinates('handover_to_human'))",
+    "handover_object_to_human('mango-juice_0')",
+    "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+    "grasp('coffee-cup_0')",
+    "move_to(get_location_coordinates('handover_to_human'))",
+    "handover_object_to_human('coffee-cup_0')",
+    "wait_for_trigger()",
+]
+REQUEST = "I'd like the mango juice and a cup, please"
+CORRECTION = "thanks, but next time use both hands, remember that"
+PROBLEM = "The robot made two trips although it could carry both items at once."
+IMPROVEMENT = "Grasp the juice and the cup with different hands and bring them together."
+IMPROVED = f""">>> wait_for_trigger()
+{{'type': 'dialog', 'text': "{REQUEST}"}}
+>>> list_object_locations(affordance='grasp')
+[('mango-juice_0', 'on_kitchen-counter_0'), ('coffee-cup_0', 'on_kitchen-counter_0')]
+>>> move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))
+'success'
+>>> grasp('mango-juice_0', 'left')  # one item in each hand: a single trip
+'success'
+>>> grasp('coffee-cup_0', 'right')
+'success'
+>>> move_to(get_location_coordinates('handover_to_human'))
+'success'
+>>> handover_object_to_human('mango-juice_0')
+'success'
+>>> handover_object_to_human('coffee-cup_0')
+'success'
+>>> wait_for_trigger()"""
+
+
+def run_session(tmp_path, name, spec):
+    spec_path, out_path = tmp_path / f"{name}.json", tmp_path / f"{name}.out.json"
+    spec_path.write_text(json.dumps(spec))
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    r = subprocess.run([sys.executable, str(DRIVER), str(spec_path), str(out_path)],
+                       capture_output=True, text=True, timeout=240, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(out_path.read_text())
+
+
+def last_example(prompt: str) -> str:
+    examples_part = prompt[: prompt.index("# Current interaction:")]
+    return examples_part.rsplit("# Example ", 1)[1].split("\n", 1)[1].strip()
+
+
+def learn_then_recall(tmp_path, memory):
+    first = run_session(tmp_path, "first", {
+        "memory": memory, "utterances": [REQUEST, CORRECTION],
+        "responses": TWO_TRIPS + ["learn_from_interaction()", PROBLEM, IMPROVEMENT,
+                                  f"```\n{IMPROVED}\n```", "wait_for_trigger()"],
+    })
+    # the world really changed and the improved example was stored
+    objects = first["world"]["objects"]
+    assert objects["mango-juice_0"]["held_by"] == "human"
+    assert objects["coffee-cup_0"]["held_by"] == "human"
+    assert len(first["stored"]) == 1 and first["remaining"] == 0
+    assert any("hands" in s for s in first["spoken"])          # the user is told what was learned
+    assert ">>> learn_from_interaction()" in first["transcript"]
+
+    second = run_session(tmp_path, "second", {
+        "memory": memory, "utterances": ["I would like the mango juice and a cup, please"],
+        "responses": ["wait_for_trigger()"],
+    })
+    prompt = second["prompts"][0]
+    assert last_example(prompt) == IMPROVED      # the learned example, most similar last
+    assert prompt.count("# Example ") == memory.get("k", 16)
+    return first, second
+
+
+def test_a_correction_is_learned_and_recalled_by_a_new_process(tmp_path):
+    learn_then_recall(tmp_path, {"path": str(tmp_path / "memory"), "k": 8})
+
+
+def test_learning_without_an_explicit_request_stores_nothing(tmp_path):
+    memory = {"path": str(tmp_path / "memory"), "k": 4}
+    out = run_session(tmp_path, "no_request", {
+        "memory": memory, "utterances": [REQUEST, "thanks, that is all"],
+        "responses": TWO_TRIPS + ["learn_from_interaction()", "wait_for_trigger()"],
+    })
+    assert out["stored"] == [] and out["remaining"] == 0
+    assert ("learn_from_interaction()\nIgnoring learn_from_interaction call since it did not "
+            "happen on explicit user request.") in out["transcript"]

@@ -1,0 +1,185 @@
+"""A shared Chroma server (``chroma run``) between processes, an unreachable server, and
+crash safety: writers killed with SIGKILL never leave a partly stored example."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from llm_interaction_node.core.memory.store import (ExampleMemory, MemoryConfig,
+                                                    MemoryServerUnreachable)
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMA = Path(sys.executable).parent / "chroma"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def dialog(*utterances: str) -> str:
+    lines = []
+    for text in utterances:
+        lines += [">>> wait_for_trigger()", repr({"type": "dialog", "text": text}),
+                  ">>> say('Ok.')"]
+    return "\n".join(lines + [">>> wait_for_trigger()"])
+
+
+@pytest.fixture
+def chroma_server(tmp_path):
+    if not CHROMA.exists():
+        pytest.skip(f"no chroma script next to {sys.executable}")
+    port = free_port()
+    log = open(tmp_path / "chroma.log", "w")
+    server = subprocess.Popen([str(CHROMA), "run", "--path", str(tmp_path / "server"),
+                               "--port", str(port), "--host", "127.0.0.1"],
+                              stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/api/v2/heartbeat"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=1) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("chroma run did not come up: "
+                                   + (tmp_path / "chroma.log").read_text()[-2000:])
+            time.sleep(0.1)
+        yield port
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+READER = textwrap.dedent("""
+    import json, sys
+    from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+    memory = ExampleMemory("humanoid", MemoryConfig(host="127.0.0.1", port=int(sys.argv[1])))
+    example, score = memory.retrieve([sys.argv[2]], k=1)[0]
+    print(json.dumps({"id": example.id, "transcript": example.transcript, "score": score,
+                      "count": memory.count()}))
+""")
+
+
+def test_two_processes_share_a_chroma_server(chroma_server):
+    memory = ExampleMemory("humanoid", MemoryConfig(host="127.0.0.1", port=chroma_server))
+    assert memory.count() == 0
+    memory.add(dialog("wipe the dining table"), "seed", origin="wipe.txt")
+    # a long transcript: metadata well beyond 4 kB goes through the server
+    long = dialog("bring me the mango juice and a cup", "yes, both on the tray") + \
+        "\n".join(f"\n>>> say('step {n}')" for n in range(300))
+    learned = memory.add(long, "learned", origin="robot-a", problem="Too slow.",
+                         improvement="Carry both at once.")
+    assert len(learned.transcript.encode()) > 4096
+    done = subprocess.run([sys.executable, "-c", READER, str(chroma_server),
+                           "could you bring me some mango juice"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["id"] == learned.id and seen["transcript"] == learned.transcript
+    assert seen["count"] == 2
+    assert memory.get(learned.id).improvement == "Carry both at once."
+    assert [e.id for e in memory.forget("mango juice")] == [learned.id]
+
+
+def test_unreachable_server_is_a_clear_error():
+    port = free_port()
+    with pytest.raises(MemoryServerUnreachable) as error:
+        ExampleMemory("humanoid", MemoryConfig(host="127.0.0.1", port=port))
+    message = str(error.value)
+    assert f"127.0.0.1:{port}" in message and f"chroma run --path DIR --port {port}" in message
+
+
+WRITER = textwrap.dedent("""
+    import hashlib, sys, numpy as np
+    from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+
+    def fake_embed(texts):      # no model: the test is about Chroma's writes
+        rows = []
+        for t in texts:
+            seed = int.from_bytes(hashlib.sha1(t.encode()).digest()[:4], "little")
+            v = np.random.default_rng(seed).normal(size=384).astype(np.float32)
+            rows.append(v / np.linalg.norm(v))
+        return np.stack(rows)
+
+    memory = ExampleMemory("humanoid", MemoryConfig(path=sys.argv[1]), embedder=fake_embed)
+    tag = sys.argv[2]
+    print("ready", flush=True)
+    n = 0
+    while True:
+        said = [f"{tag} request {n} part {j} " + "x" * (n % 50) for j in range(2 + n % 5)]
+        lines = []
+        for s in said:
+            lines += [">>> wait_for_trigger()", repr({"type": "dialog", "text": s}), ">>> say('ok')"]
+        memory.add("\\n".join(lines) + "\\n" + ">>> pass\\n" * (n % 40), "learned", origin=tag)
+        n += 1
+""")
+
+CHECKER = textwrap.dedent("""
+    import hashlib, json, sys
+    from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+    memory = ExampleMemory("humanoid", MemoryConfig(path=sys.argv[1]), embedder=lambda t: None)
+    got = memory.collection.get(include=["documents", "metadatas"])
+    groups = {}
+    for rid, doc, meta in zip(got["ids"], got["documents"], got["metadatas"]):
+        groups.setdefault(meta["example_id"], []).append((rid, doc, meta))
+    bad = []
+    for eid, recs in groups.items():
+        n = recs[0][2]["n_rec"]
+        primary = [m for _, _, m in recs if m["rec"] == 0]
+        ok = (len(recs) == n and sorted(m["rec"] for _, _, m in recs) == list(range(n))
+              and len(primary) == 1 and len({m["digest"] for _, _, m in recs}) == 1
+              and hashlib.sha1(primary[0]["transcript"].encode()).hexdigest()[:16]
+                  == primary[0]["digest"]
+              and sorted(d for _, d, _ in recs) == sorted(json.loads(primary[0]["keys"])))
+        if not ok:
+            bad.append(eid)
+    print(json.dumps({"examples": len(groups), "records": len(got["ids"]), "bad": bad,
+                      "count": memory.count()}))
+""")
+
+
+@pytest.mark.slow
+def test_sigkill_never_leaves_a_partial_example(tmp_path):
+    path = str(tmp_path / "memory")
+    rng = random.Random(os.getpid())
+    previous = 0
+    for round_ in range(5):
+        writer = subprocess.Popen([sys.executable, "-c", WRITER, path, f"round{round_}"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  cwd=ROOT)
+        try:
+            assert writer.stdout.readline().strip() == "ready", writer.stderr.read()
+            time.sleep(rng.uniform(0.2, 1.2))
+            assert writer.poll() is None, writer.stderr.read()
+        finally:
+            writer.send_signal(signal.SIGKILL)
+            writer.wait()
+        assert writer.returncode == -signal.SIGKILL
+        done = subprocess.run([sys.executable, "-c", CHECKER, path], capture_output=True,
+                              text=True, timeout=120, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        state = json.loads(done.stdout.strip().splitlines()[-1])
+        assert state["bad"] == [], state
+        assert state["count"] == state["examples"] > previous      # each round added some
+        previous = state["examples"]

@@ -1,0 +1,288 @@
+"""The example memory on ChromaDB: storing, indexing, retrieval order and scoring, forgetting,
+seeding, YAML export/import, reopening from another process."""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llm_interaction_node.core.memory import retrieval
+from llm_interaction_node.core.memory.embedding import embed
+from llm_interaction_node.core.memory.store import Example, ExampleMemory, MemoryConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "config" / "transcripts" / "humanoid"
+
+
+def dialog(*utterances: str, asks: int = 0) -> str:
+    """A console transcript in which the user says ``utterances`` (the last ``asks`` of them
+    as answers to ask())."""
+    lines = []
+    for n, text in enumerate(utterances):
+        if n >= len(utterances) - asks:
+            lines += [">>> ask('What do you mean?')", repr(text)]
+        else:
+            lines += [">>> wait_for_trigger()", repr({"type": "dialog", "text": text})]
+        lines += [f">>> say('Ok: {n}')"]
+    lines.append(">>> wait_for_trigger()")
+    return "\n".join(lines)
+
+
+@pytest.fixture
+def memory(tmp_path) -> ExampleMemory:
+    return ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "memory")))
+
+
+def records(memory: ExampleMemory) -> dict:
+    return memory.collection.get(include=["documents", "metadatas"])
+
+
+def test_add_get_list_count_delete_reset(memory):
+    seed = memory.add(dialog("bring me the milk"), "seed", origin="milk.txt")
+    learned = memory.add(dialog("put the cup on the table"), "learned", origin="run-7",
+                         problem="The robot put the cup on the floor.",
+                         improvement="Place objects on the named table.")
+    raw = memory.add(dialog("hand me the sponge"), "raw")
+    assert isinstance(learned, Example) and learned.id != seed.id
+
+    got = memory.get(learned.id)
+    assert got == learned
+    assert got.source == "learned" and got.origin == "run-7"
+    assert got.problem == "The robot put the cup on the floor."
+    assert got.improvement == "Place objects on the named table."
+    assert got.utterances == ("put the cup on the table",)
+    assert got.transcript == dialog("put the cup on the table")
+    assert memory.get(seed.id).problem is None and memory.get(seed.id).improvement is None
+    assert seed.created <= learned.created <= raw.created
+
+    assert [e.id for e in memory.list()] == [seed.id, learned.id, raw.id]
+    assert [e.id for e in memory.list("learned")] == [learned.id]
+    assert (memory.count(), memory.count("seed"), memory.count("raw"), memory.count("episode")) \
+        == (3, 1, 1, 0)
+
+    with pytest.raises(KeyError, match="no example with id 'nope'"):
+        memory.get("nope")
+    with pytest.raises(ValueError, match="source"):
+        memory.add(dialog("x"), "invented")
+    with pytest.raises(ValueError, match="no console input"):
+        memory.add("just prose", "learned")
+
+    assert memory.delete([learned.id, "nope"]) == 1
+    assert memory.count() == 2 and not memory.has(learned.id)
+    assert len(records(memory)["ids"]) == 2           # all its records went with it
+    memory.reset()
+    assert memory.count() == 0 and memory.retrieve(["bring me the milk"]) == []
+
+
+def test_every_user_utterance_is_indexed(memory):
+    text = dialog("bring me a drink", "the orange juice please", "yes, in a glass", asks=2)
+    example = memory.add(text, "learned")
+    assert example.utterances == ("bring me a drink", "the orange juice please", "yes, in a glass")
+    found = records(memory)
+    assert sorted(found["documents"]) == sorted(example.utterances)
+    metas = found["metadatas"]
+    assert {m["example_id"] for m in metas} == {example.id}
+    assert sorted(m["rec"] for m in metas) == [0, 1, 2] and {m["n_rec"] for m in metas} == {3}
+    assert sum("transcript" in m for m in metas) == 1            # the primary record
+    assert len({m["digest"] for m in metas}) == 1
+
+    other = memory.add(dialog("wipe the kitchen counter"), "learned")
+    for utterance in example.utterances:                          # each one finds it
+        assert memory.retrieve([utterance], k=1)[0][0].id == example.id
+    assert memory.retrieve(["clean the counter"], k=1)[0][0].id == other.id
+
+    silent = memory.add(">>> say('I am ready')\n>>> wait_for_trigger()", "episode")
+    assert silent.utterances == () and silent.keys == ("say('I am ready')",)
+    assert memory.retrieve(["say that you are ready"], k=1)[0][0].id == silent.id
+
+
+def test_retrieval_order_unique_examples_and_k(memory):
+    assert memory.retrieve(["anything"]) == []                    # empty memory
+    drinks = memory.add(dialog("bring me a glass of orange juice", "I want orange juice",
+                               "orange juice in a glass please"), "learned")
+    for text in ["put the screwdriver on the workshop bench", "wipe the dining table",
+                 "take the tape measure from me", "bring me the milk carton",
+                 "move slowly, the floor is wet"]:
+        memory.add(dialog(text), "seed")
+    results = memory.retrieve(["a glass of orange juice please"])
+    ids = [e.id for e, _ in results]
+    assert len(ids) == len(set(ids)) == 6                         # unique, k=16 > stored
+    assert ids[-1] == drinks.id                                   # most similar LAST
+    scores = [s for _, s in results]
+    assert scores == sorted(scores)                               # ascending
+    assert memory.retrieve(["a glass of orange juice please"], k=2)[-1][0].id == drinks.id
+    assert len(memory.retrieve(["a glass of orange juice please"], k=2)) == 2
+    assert memory.retrieve(["a glass of orange juice please"], k=0) == []
+    assert memory.retrieve([]) == [] and memory.retrieve(["  "]) == []
+    small = ExampleMemory("humanoid", MemoryConfig(path=memory.config.path, k=3))
+    assert len(small.retrieve(["juice"])) == 3                    # configured k
+
+
+def test_newest_utterance_dominates(memory):
+    juice = memory.add(dialog("bring me the mango juice"), "learned")
+    tool = memory.add(dialog("bring me the screwdriver"), "learned")
+    memory.add(dialog("thank you"), "learned")
+    assert memory.retrieve(["bring me the mango juice", "bring me the screwdriver"])[-1][0].id \
+        == tool.id
+    assert memory.retrieve(["bring me the screwdriver", "bring me the mango juice"])[-1][0].id \
+        == juice.id
+    # only the latest query_utterances (3) count: an old 4th one is ignored
+    a = memory.retrieve(["bring me the screwdriver", "hello", "hi", "bring me the mango juice"])
+    b = memory.retrieve(["hello", "hi", "bring me the mango juice"])
+    assert [(e.id, round(s, 5)) for e, s in a] == [(e.id, round(s, 5)) for e, s in b]
+    # the score is the recency-weighted sum of best similarities
+    q = embed(["bring me the mango juice", "bring me the screwdriver"])
+    expected = float(q[0] @ embed(["bring me the mango juice"])[0]) \
+        + 0.6 * float(q[1] @ embed(["bring me the mango juice"])[0])
+    got = dict((e.id, s) for e, s in memory.retrieve(["bring me the screwdriver",
+                                                      "bring me the mango juice"]))
+    assert got[juice.id] == pytest.approx(expected, abs=1e-4)
+
+
+def brute_force(memory: ExampleMemory, utterances, k):
+    found = memory.collection.get(include=["embeddings", "metadatas"])
+    keys: dict[str, list] = {}
+    for vec, meta in zip(found["embeddings"], found["metadatas"]):
+        keys.setdefault(meta["example_id"], []).append(vec)
+    query = retrieval.query_utterances(utterances, memory.config.query_utterances)
+    scores = retrieval.score_examples(embed(query), retrieval.recency_weights(len(query), 0.6),
+                                      {e: np.asarray(v) for e, v in keys.items()})
+    return retrieval.top_k_ascending(scores, k)
+
+
+def test_retrieval_equals_brute_force_beyond_the_nearest_records(memory):
+    rng = random.Random(3)
+    things = ["cup", "juice", "milk", "sponge", "screwdriver", "tape measure", "apple", "towel"]
+    places = ["table", "counter", "bench", "shelf", "sink"]
+    batch = []
+    for n in range(70):       # 70 examples, ~170 records: more than the 32 nearest per query
+        said = [f"put the {rng.choice(things)} on the {rng.choice(places)}"]
+        said += [rng.choice(["thanks", "no, the other one", f"the {rng.choice(things)} too",
+                             "faster please"]) + f" ({n})" for _ in range(rng.randrange(3))]
+        batch.append(memory.make_example(dialog(*said), "learned"))
+    memory.write(batch)
+    for window in (["put the cup on the bench", "thanks", "the milk too"],
+                   ["faster please", "put the towel on the sink"], ["no, the other one"]):
+        got = memory.retrieve(window, k=4)
+        want = brute_force(memory, window, 4)
+        assert [e.id for e, _ in got] == [e for e, _ in want]
+        assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-4)
+
+
+def test_hits_bounds():
+    # two utterances, 2 results each (full lists); example b is missing for utterance 1
+    hits = retrieval.Hits.collect([["a#0/2/x", "b#0/1/y"], ["a#1/2/x", "c#0/1/z"]],
+                                  [[0.1, 0.2], [0.3, 0.6]], per_query=2, extra_ids=[["d#0/1/w"]])
+    assert hits.ids == ["a", "b", "c", "d"]
+    assert hits.floor == pytest.approx([0.8, 0.4])
+    weights = retrieval.recency_weights(2, 0.5)
+    exact, upper = hits.split(weights)
+    assert exact == pytest.approx({"a": 0.9 + 0.5 * 0.7})
+    assert upper == pytest.approx({"b": 0.8 + 0.5 * 0.4, "c": 0.8 + 0.5 * 0.4, "d": 0.8 + 0.2})
+    assert hits.unseen_bound(weights) == pytest.approx(0.8 + 0.2)
+    assert retrieval.kth_best(exact, 1) == pytest.approx(1.25)
+    assert retrieval.kth_best(exact, 2) == -np.inf
+    assert retrieval.top_k_ascending({"a": 1.0, "b": 3.0, "c": 2.0}, 2) == [("c", 2.0), ("b", 3.0)]
+    assert retrieval.query_utterances(["old", "", "mid", "new"], 2) == ["new", "mid"]
+
+
+def test_forget_removes_learned_about_a_topic_but_not_seeds(memory):
+    seed = memory.add(dialog("bring me the orange juice"), "seed")
+    juice = memory.add(dialog("get me something to drink"), "learned",
+                       problem="The robot brought milk instead of orange juice.",
+                       improvement="Ask which drink the user wants.")
+    raw = memory.add(dialog("a glass of orange juice please"), "raw")
+    tool = memory.add(dialog("put the screwdriver on the workshop bench"), "learned")
+    removed = memory.forget("orange juice")
+    assert {e.id for e in removed} == {juice.id, raw.id}
+    assert {e.id for e in memory.list()} == {seed.id, tool.id}
+    assert memory.forget("orange juice") == []
+    assert [e.id for e in memory.forget("orange juice", include_seed=True)] == [seed.id]
+    assert [e.id for e in memory.list()] == [tool.id]
+    with pytest.raises(ValueError):
+        memory.forget("  ")
+
+
+def test_seed_from_is_idempotent(memory, tmp_path):
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    files = sorted(SEEDS.glob("*.txt"))[:3]
+    for f in files:
+        shutil.copy(f, folder / f.name)
+    (folder / "notes.md").write_text("not a transcript")
+    assert memory.seed_from(folder) == 3
+    assert memory.seed_from(folder) == 0
+    stored = {e.origin: e for e in memory.list("seed")}
+    assert set(stored) == {f.name for f in files}
+    first = stored[files[0].name]
+    assert first.transcript.startswith(">>> ") and "# world:" not in first.transcript
+    (folder / "extra.txt").write_text(dialog("water the plants"))
+    assert memory.seed_from(folder) == 1 and memory.count("seed") == 4
+    with pytest.raises(FileNotFoundError):
+        memory.seed_from(tmp_path / "missing")
+
+
+def test_export_import_round_trip(memory, tmp_path):
+    a = memory.add(dialog("bring me the milk", "thanks"), "seed", origin="milk.txt")
+    b = memory.add(dialog("wipe the table"), "learned", origin="run-3", problem="Missed a spot.",
+                   improvement="Wipe twice.")
+    path = tmp_path / "memory.yaml"
+    assert memory.export_yaml(path) == 2
+    text = path.read_text()
+    assert "transcript: |" in text and "  >>> wait_for_trigger()" in text   # block scalars
+    other = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "other")))
+    assert other.import_yaml(path) == 2
+    assert other.import_yaml(path) == 0                            # ids already present
+    assert [other.get(e.id) for e in (a, b)] == [a, b]
+    assert other.retrieve(["please wipe the table"], k=1)[0][0].id == b.id
+    path.write_text("examples: [{source: learned}]")
+    with pytest.raises(ValueError, match="transcript"):
+        other.import_yaml(path)
+
+
+def test_config_from_dict():
+    config = MemoryConfig.from_dict({"k": 4, "host": "robot-server", "port": 9000})
+    assert (config.k, config.host, config.port, config.recency_decay) == (4, "robot-server", 9000, 0.6)
+    assert MemoryConfig.from_dict(None) == MemoryConfig()
+    with pytest.raises(ValueError, match="bogus.*typo|typo.*bogus"):
+        MemoryConfig.from_dict({"k": 4, "bogus": 1, "typo": 2})
+    with pytest.raises(ValueError, match="k must be"):
+        MemoryConfig.from_dict({"k": -1})
+    with pytest.raises(ValueError, match="recency_decay"):
+        MemoryConfig.from_dict({"recency_decay": 2})
+
+
+REOPEN = textwrap.dedent("""
+    import json, sys
+    import chromadb
+    from chromadb.config import Settings
+    from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+    memory = ExampleMemory("humanoid", MemoryConfig(path=sys.argv[1]))
+    print("loaded before retrieve:", "sentence_transformers" in sys.modules, file=sys.stderr)
+    results = memory.retrieve(["could you bring me a glass of orange juice"], k=1)
+    # plain chromadb, no embedding function passed: the registered one is found by name
+    client = chromadb.PersistentClient(path=sys.argv[1], settings=Settings(anonymized_telemetry=False))
+    raw = client.get_collection("examples_humanoid").query(
+        query_texts=["could you bring me a glass of orange juice"], n_results=1,
+        include=["metadatas"])
+    print(json.dumps({"retrieved": [e.id for e, _ in results],
+                      "raw": raw["metadatas"][0][0]["example_id"]}))
+""")
+
+
+def test_a_new_process_reopens_the_store(memory, tmp_path):
+    juice = memory.add(dialog("bring me a glass of orange juice"), "learned")
+    memory.add(dialog("put the screwdriver away"), "learned")
+    done = subprocess.run([sys.executable, "-c", REOPEN, memory.config.path], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["retrieved"] == [juice.id] and out["raw"] == juice.id
+    assert "loaded before retrieve: False" in done.stderr       # the model loads on first use
