@@ -16,6 +16,7 @@ from .core.apis.humanoid import HumanoidApi
 from .core.apis.tabletop import TabletopApi
 from .core.builtins import InteractionBuiltins
 from .core.console import ConsoleSession
+from .core.learning.learner import MODES, Learner
 from .core.llm import LLMClient, LLMConfig, TokenLedger
 from .core.policy import TurnPolicy
 from .core.prompt import HEADERS, LOOP_EXAMPLES, PromptBuilder
@@ -81,7 +82,6 @@ def load_examples(api: ApiName, directory: str | Path | None = None) -> list[str
             for p in sorted(folder.glob("*.txt"))]
 
 
-LEARNING_MODES = ("improve", "raw", "off")
 
 
 @dataclass
@@ -99,8 +99,8 @@ class LearningSettings:
         if unknown:
             raise ValueError(f"unknown learning settings: {sorted(unknown)}")
         settings = cls(**values)
-        if settings.mode not in LEARNING_MODES:
-            raise ValueError(f"learning.mode must be one of {LEARNING_MODES}, not {settings.mode!r}")
+        if settings.mode not in MODES:
+            raise ValueError(f"learning.mode must be one of {MODES}, not {settings.mode!r}")
         return settings
 
 
@@ -158,7 +158,6 @@ def store_episode(memory, console: ConsoleSession, learning: LearningSettings):
 def attach_learning(console: ConsoleSession, llm: LLMClient, memory, mode: str = "improve",
                     ledger: TokenLedger | None = None):
     """Give the console's learn_from_interaction()/forget_learned() a memory to act on."""
-    from .core.learning.learner import Learner
     builtins = console.builtins
     learner = Learner(llm, memory, console.api.listing(), console.api.names, mode=mode,
                       say=builtins.say, ledger=ledger, interaction_id=lambda: console.task_id)

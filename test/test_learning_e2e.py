@@ -101,3 +101,7 @@ def test_learning_without_an_explicit_request_stores_nothing(tmp_path):
     assert out["stored"] == [] and out["remaining"] == 0
     assert ("learn_from_interaction()\nIgnoring learn_from_interaction call since it did not "
             "happen on explicit user request.") in out["transcript"]
+
+
+def test_what_one_robot_learned_reaches_another_through_a_chroma_server(tmp_path, chroma_server):
+    learn_then_recall(tmp_path, {"host": "127.0.0.1", "port": chroma_server, "k": 8})

@@ -6,27 +6,20 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from conftest import free_port
 
 from llm_interaction_node.core.memory.store import (ExampleMemory, MemoryConfig,
                                                     MemoryServerUnreachable)
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMA = Path(sys.executable).parent / "chroma"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def dialog(*utterances: str) -> str:
@@ -35,40 +28,6 @@ def dialog(*utterances: str) -> str:
         lines += [">>> wait_for_trigger()", repr({"type": "dialog", "text": text}),
                   ">>> say('Ok.')"]
     return "\n".join(lines + [">>> wait_for_trigger()"])
-
-
-@pytest.fixture
-def chroma_server(tmp_path):
-    if not CHROMA.exists():
-        pytest.skip(f"no chroma script next to {sys.executable}")
-    port = free_port()
-    log = open(tmp_path / "chroma.log", "w")
-    server = subprocess.Popen([str(CHROMA), "run", "--path", str(tmp_path / "server"),
-                               "--port", str(port), "--host", "127.0.0.1"],
-                              stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/api/v2/heartbeat"
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=1) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("chroma run did not come up: "
-                                   + (tmp_path / "chroma.log").read_text()[-2000:])
-            time.sleep(0.1)
-        yield port
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
 
 
 READER = textwrap.dedent("""

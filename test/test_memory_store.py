@@ -176,6 +176,29 @@ def test_retrieval_equals_brute_force_beyond_the_nearest_records(memory):
         assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-4)
 
 
+def test_large_store_path_scores_exactly_what_it_returns(memory, monkeypatch):
+    """Beyond EXACT_RECORDS the top k comes from the candidates, with a fetch budget; the
+    scores it reports must still be the exact ones."""
+    from llm_interaction_node.core.memory import store
+
+    rng = random.Random(5)
+    things = ["cup", "juice", "milk", "sponge", "screwdriver", "apple", "towel", "book"]
+    memory.write([memory.make_example(dialog(
+        f"bring the {rng.choice(things)} to the {rng.choice(['table', 'bench', 'sink'])}",
+        *[f"{rng.choice(things)} please, {n}" for _ in range(rng.randrange(3))]), "learned")
+        for n in range(60)])
+    monkeypatch.setattr(store, "EXACT_RECORDS", 0)
+    monkeypatch.setattr(store, "FETCH_PER_K", 1)
+    window = ["milk please", "bring the towel to the sink"]
+    got = memory.retrieve(window, k=5)
+    exact = dict(brute_force(memory, window, 1000))
+    assert len(got) == 5 and len({e.id for e, _ in got}) == 5
+    for example, score in got:
+        assert score == pytest.approx(exact[example.id], abs=1e-4)
+    assert [s for _, s in got] == sorted(s for _, s in got)
+    assert got[-1][0].id == max(exact, key=exact.get)
+
+
 def test_hits_bounds():
     # two utterances, 2 results each (full lists); example b is missing for utterance 1
     hits = retrieval.Hits.collect([["a#0/2/x", "b#0/1/y"], ["a#1/2/x", "c#0/1/z"]],

@@ -1,0 +1,53 @@
+"""Shared test fixtures: a real Chroma server (`chroma run`) on a free loopback port."""
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMA = Path(sys.executable).parent / "chroma"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def chroma_server(tmp_path):
+    if not CHROMA.exists():
+        pytest.skip(f"no chroma script next to {sys.executable}")
+    port = free_port()
+    log = open(tmp_path / "chroma.log", "w")
+    server = subprocess.Popen([str(CHROMA), "run", "--path", str(tmp_path / "server"),
+                               "--port", str(port), "--host", "127.0.0.1"],
+                              stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/api/v2/heartbeat"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=1) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("chroma run did not come up: "
+                                   + (tmp_path / "chroma.log").read_text()[-2000:])
+            time.sleep(0.1)
+        yield port
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
