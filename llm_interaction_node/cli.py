@@ -128,8 +128,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             settings.memory["path"] = args.memory_path
         print("loading the example memory ...", flush=True)
         memory = open_memory(args.api, settings.memory)
-        examples = memory_examples(memory, int(settings.memory.get("k", 16)),
-                                   settings.learning.retrieval)
+        examples = memory_examples(memory, retrieval=settings.learning.retrieval)
         if settings.learning.mode != "off":
             attach_learning(console, client, memory, settings.learning.mode, ledger)
         where = (f"chroma server {memory.config.host}:{memory.config.port}" if memory.config.host

@@ -135,9 +135,11 @@ def open_memory(api: ApiName, values: dict[str, Any] | None = None, seed: bool =
     return memory
 
 
-def memory_examples(memory, k: int, retrieval: bool = True) -> Callable[[Sequence[str]], list[str]]:
-    """The agent's example source: top-k retrieved for the latest utterances (most similar
-    last), or with retrieval off every example in memory, oldest first."""
+def memory_examples(memory, k: int | None = None,
+                    retrieval: bool = True) -> Callable[[Sequence[str]], list[str]]:
+    """The agent's example source: top-k (default: the memory's configured k) retrieved for
+    the latest utterances, most similar last; with retrieval off every example in memory,
+    oldest first."""
     def examples(utterances: Sequence[str]) -> list[str]:
         if not retrieval:
             return [e.transcript for e in memory.list()]

@@ -27,7 +27,7 @@ def main(spec_path: str, out_path: str) -> None:
     memory = open_memory("humanoid", spec["memory"])
     learner = attach_learning(console, llm, memory, spec.get("learning", "improve"))
     agent = build_agent("humanoid", llm, console,
-                        memory_examples(memory, int(spec["memory"].get("k", 16))))
+                        memory_examples(memory))
     agent.run()
     json.dump({"prompts": llm.prompts, "transcript": console.transcript.render(),
                "spoken": spoken, "stored": [e.id for e in learner.stored],
