@@ -110,7 +110,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             if line.strip() in ("/quit", "/exit"):
                 return None
             if line.strip() == "/tokens":
-                print(agent.ledger.total)
+                print(_usage_line(agent.ledger.total))
                 continue
             if line.strip():
                 return line
@@ -136,15 +136,22 @@ def cmd_chat(args: argparse.Namespace) -> int:
         memory_note = f"memory: {memory.count()} examples in {where}"
     agent = build_agent(args.api, client, console, examples, config=settings.agent,
                         ledger=ledger)
-    print(f"llm-interaction chat: {args.api} robot, LLM {settings.llm.describe()}, "
+    print(f"llm-interaction chat: {args.api} robot; {settings.llm.describe()}; "
           f"{memory_note}\nType a request; /tokens shows token use, /quit or Ctrl-D ends.",
           flush=True)
     try:
         agent.run()
     except KeyboardInterrupt:
         print()
-    print(f"tokens used: {agent.ledger.total}")
+    print(f"tokens used: {_usage_line(agent.ledger.total)}")
     return 0
+
+
+def _usage_line(usage) -> str:
+    estimated = " (estimated)" if usage.estimated else ""
+    return (f"{usage.prompt_tokens} prompt, {usage.completion_tokens} completion, "
+            f"{usage.cached_tokens} cached{estimated} in {usage.calls} LLM calls, "
+            f"{usage.wall_s:.1f} s waiting for the LLM")
 
 
 def build_parser() -> argparse.ArgumentParser:

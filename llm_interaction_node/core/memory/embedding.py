@@ -35,6 +35,8 @@ def load_model():
         if _model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
             import torch
             from sentence_transformers import SentenceTransformer
             torch.set_num_threads(int(os.environ.get("LLM_INTERACTION_EMBED_THREADS", "1")))
