@@ -131,9 +131,9 @@ def _set_threads(n: int) -> None:
 def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k: int = 16,
              fill_threads: int = 2, seed: int = 0, keep: str | None = None,
              check_recall: bool = True) -> dict:
-    from ..core.memory.embedding import embed, load_model
+    from ..core.memory.embedding import embed
 
-    load_model()
+    embed(["load the model before timing"])
     rng = random.Random(seed + size)
     nrng = np.random.default_rng(seed + size)
     n_utts = [rng.choice((1, 2, 2, 3)) for _ in range(size)]
