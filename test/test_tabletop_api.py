@@ -154,3 +154,16 @@ def test_spawn_differs_between_seeds_and_names_are_validated():
         TabletopWorld2D.from_names(["magenta block"])
     with pytest.raises(ValueError, match="duplicate"):
         TabletopWorld2D.from_names(["red block", "red block"])
+
+
+def test_one_hint_names_every_unknown_argument():
+    from llm_interaction_node.core.apis.tabletop import TabletopApi
+    from llm_interaction_node.core.errors import SemanticHintError
+    from llm_interaction_node.sims.tabletop2d import TabletopWorld2D
+    api = TabletopApi(TabletopWorld2D.from_names(["gray block", "purple bowl"], seed=0))
+    with pytest.raises(SemanticHintError) as hint:
+        api.put_first_on_second("grey block", "violet bowl")
+    assert "unknown objects 'grey block', 'violet bowl'" in str(hint.value)
+    assert "['gray block', 'purple bowl']" in str(hint.value)
+    with pytest.raises(SemanticHintError, match="unknown object 'violet bowl'"):
+        api.put_first_on_second("gray block", "violet bowl")

@@ -48,12 +48,18 @@ class TabletopApi:
     def bounds(self) -> np.ndarray:
         return np.asarray(self.robot.bounds, dtype=float)
 
-    def _check_name(self, name: object) -> str:
+    def _check_name(self, *candidates: object) -> str:
+        """The first candidate if every candidate is a known object name; else one hint that
+        names all unknown ones, so the LLM can fix both arguments in one retry."""
         names = list(self.robot.object_names())
-        if isinstance(name, str) and name in names:
-            return name
+        unknown = [c for c in candidates if not (isinstance(c, str) and c in names)]
+        if not unknown:
+            return candidates[0]
+        listed = ", ".join(repr(c) for c in unknown)
+        plural = "objects" if len(unknown) > 1 else "object"
         raise SemanticHintError(
-            f"unknown object {name!r}. Use one of the names returned by get_obj_names(): {names!r}")
+            f"unknown {plural} {listed}. Use one of the names returned by get_obj_names(): "
+            f"{names!r}")
 
     def denormalize_xy(self, pos_normalized) -> np.ndarray:
         """Map ``[0..1, 0..1]`` (0,0 = bottom left, 1,1 = top right) to table coordinates."""
@@ -80,10 +86,12 @@ class TabletopApi:
     @comment("move the gripper to object 1, pick it up, move to the target and release it")
     def put_first_on_second(self, obj_name_1: str, target_name_or_xy_pos: str | np.ndarray) -> str:
         """Pick object 1 and put it on the target object or at the target ``[x, y]`` point."""
-        name = self._check_name(obj_name_1)
+        names = (obj_name_1, target_name_or_xy_pos) if isinstance(target_name_or_xy_pos, str) \
+            else (obj_name_1,)
+        name = self._check_name(*names)
         pick = np.asarray(self.robot.object_position(name), dtype=float)
         if isinstance(target_name_or_xy_pos, str):
-            target = self._check_name(target_name_or_xy_pos)
+            target = target_name_or_xy_pos
             if target == name:
                 raise SemanticHintError(f"cannot put {name!r} on itself; choose another target")
             place = np.asarray(self.robot.object_position(target), dtype=float).copy()
