@@ -131,9 +131,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
         examples = memory_examples(memory, retrieval=settings.learning.retrieval)
         if settings.learning.mode != "off":
             attach_learning(console, client, memory, settings.learning.mode, ledger)
-        where = (f"chroma server {memory.config.host}:{memory.config.port}" if memory.config.host
-                 else memory.config.path)
-        memory_note = f"memory: {memory.count()} examples in {where}"
+        memory_note = f"memory: {memory.count()} examples in {memory.location}"
     agent = build_agent(args.api, client, console, examples, config=settings.agent,
                         ledger=ledger)
     print(f"llm-interaction chat: {args.api} robot; {settings.llm.describe()}; "

@@ -124,8 +124,11 @@ def _progress(label: str, done: int, total: int, start: float) -> None:
 
 
 def _set_threads(n: int) -> None:
-    import torch
-    torch.set_num_threads(n)
+    """Torch threads for the pool embedding; the ONNX session's threads are fixed at start."""
+    from ..core.memory.embedding import backend
+    if backend() == "torch":
+        import torch
+        torch.set_num_threads(n)
 
 
 def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k: int = 16,
@@ -315,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="at most this many distinct utterances are embedded for real")
     parser.add_argument("-k", type=int, default=16)
     parser.add_argument("--fill-threads", type=int, default=2,
-                        help="torch threads while embedding the pool (queries use 1)")
+                        help="torch backend only: threads while embedding the pool (queries use 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-recall", action="store_true",
                         help="skip the brute-force check of the retrieved top k")

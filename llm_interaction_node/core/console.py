@@ -68,13 +68,10 @@ class ConsoleSession:
         self.max_output_chars = max_output_chars
         self.builtins = builtins
         self.sandbox = sandbox or Sandbox()
-        self.transcript = Transcript()
-        self.task_id = uuid.uuid4().hex[:12]
         self.listeners: list[Callable[[Entry], None]] = []
         self._out = io.StringIO()
         builtins.write = self.write
-        self.namespace: dict = {}
-        self._reset_namespace()
+        self.new_task(marker=False)
 
     # -- output -----------------------------------------------------------------------
     def write(self, text: str) -> None:
