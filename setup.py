@@ -31,6 +31,10 @@ setup(
     entry_points={
         "console_scripts": [
             "llm-interaction = llm_interaction_node.cli:main",
+            "interaction_node = llm_interaction_node.ros.interaction_node:main",
+            "household_sim = llm_interaction_node.ros.household_sim:main",
+            "speech_console = llm_interaction_node.ros.speech_console:main",
+            "tts = llm_interaction_node.ros.tts_node:main",
         ],
     },
 )

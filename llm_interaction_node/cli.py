@@ -4,6 +4,7 @@ Subcommands:
   replay FILE   run the statements of a console transcript against the in-process world
                 (no LLM) and print the resulting transcript; --check compares outputs
   chat          talk to the agent in the terminal; the robot acts in the in-process world
+  run           start the ROS 2 nodes (simulated household or a real robot) and a speech console
 """
 from __future__ import annotations
 
@@ -178,6 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .memory_cli import add_memory_parser
     add_memory_parser(sub)
+    from .run_cli import add_run_parser
+    add_run_parser(sub)
     return parser
 
 

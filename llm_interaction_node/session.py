@@ -175,7 +175,8 @@ def attach_learning(console: ConsoleSession, llm: LLMClient, memory, mode: str =
 
 
 def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=(),
-                config: AgentConfig | None = None, ledger: TokenLedger | None = None) -> Agent:
+                config: AgentConfig | None = None, ledger: TokenLedger | None = None,
+                stop=None) -> Agent:
     prompt = PromptBuilder(HEADERS[api], console.api.listing())
     return Agent(llm, console, prompt, examples=examples, loop_example=LOOP_EXAMPLES[api],
-                 ledger=ledger, config=config)
+                 ledger=ledger, config=config, stop=stop)

@@ -51,3 +51,10 @@ def chroma_server(tmp_path):
             server.kill()
             server.wait()
         log.close()
+
+
+def pytest_configure(config):
+    """One ROS domain per test session, discovery on loopback only (see test/ros_support.py)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from ros_support import ros_environment
+    ros_environment()

@@ -9,11 +9,13 @@ sure a confused LLM ends its turn with a clear message instead of running foreve
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from .console import ConsoleSession
 from .errors import EndOfInteraction, InteractionAborted
+from .interrupt import StopSignal
 from .llm import LLMClient, LLMError, TokenLedger, Usage
 from .policy import TurnPolicy, TurnState, error_class
 from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
@@ -24,6 +26,7 @@ log = logging.getLogger(__name__)
 
 WAIT = "wait_for_trigger()"
 SORRY = "I'm sorry, I don't know how to proceed with this."
+STOPPED = "Okay, I stopped."
 
 ExampleSource = Callable[[Sequence[str]], Sequence[str]]
 
@@ -49,8 +52,10 @@ class TurnRecord:
 class Agent:
     def __init__(self, llm: LLMClient, console: ConsoleSession, prompt: PromptBuilder,
                  examples: ExampleSource | Sequence[str] = (), loop_example: str = "",
-                 ledger: TokenLedger | None = None, config: AgentConfig | None = None):
+                 ledger: TokenLedger | None = None, config: AgentConfig | None = None,
+                 stop: StopSignal | None = None):
         self.llm = llm
+        self.stop = stop or StopSignal()
         self.console = console
         self.prompt = prompt
         self._examples = examples if callable(examples) else (lambda _u, e=list(examples): e)
@@ -62,17 +67,26 @@ class Agent:
         self._turn_usage = Usage()
         self._examples_cache: tuple[int, list[str]] = (-1, [])
         self._loop_intervention = False
+        self._reset_requested = threading.Event()
 
     # -- public -----------------------------------------------------------------------
     def run(self) -> None:
         """Run until the user channel ends (EndOfInteraction)."""
         try:
             if not self.console.transcript.statements():
-                self.start_task(marker=False)
+                try:
+                    self.start_task(marker=False)
+                except InteractionAborted as exc:
+                    self._after_abort(exc)
             while True:
                 self.step()
         except EndOfInteraction:
             log.info("interaction ended")
+
+    def request_reset(self, reason: str = "reset requested") -> None:
+        """From any thread: end the current task (running or waiting) and start a fresh one."""
+        self._reset_requested.set()
+        self.stop.request(reason, idle=True)
 
     def start_task(self, marker: bool = True) -> None:
         """Fresh locals and transcript, then wait for the user's first request."""
@@ -83,12 +97,34 @@ class Agent:
     def step(self) -> None:
         """One LLM call and the execution of what it returned."""
         try:
+            self.stop.check()
             self._step()
         except InteractionAborted as exc:
-            self.console.annotate(f"stopped: {exc or 'stop requested'}")
-            self._end_turn("stopped", "stop requested")
+            self._after_abort(exc)
 
     # -- internals --------------------------------------------------------------------
+    def _after_abort(self, exc: InteractionAborted) -> None:
+        """End the turn after a stop (say so) or a reset (fresh task); a further stop
+        while doing that starts this over instead of escaping the loop."""
+        while True:
+            reason = str(exc) or "stop requested"
+            self.stop.clear()
+            try:
+                if self._reset_requested.is_set():
+                    self._reset_requested.clear()
+                    log.info("interaction reset: %s", reason)
+                    self.console.new_task(marker=True)
+                    self.ledger.new_interaction()
+                    self._record_turn("reset", reason)
+                    self._wait()
+                else:
+                    log.info("turn stopped: %s", reason)
+                    self.console.annotate(f"stopped: {reason}")
+                    self._end_turn("stopped", reason, say=STOPPED)
+                return
+            except InteractionAborted as again:
+                exc = again
+
     def _step(self) -> None:
         if self.turn.statements_left <= 0:
             return self._give_up(f"the limit of {self.config.policy.max_statements} "
@@ -108,6 +144,7 @@ class Agent:
             self.turn.record_statement(source)
             if Entry(source).calls("wait_for_trigger"):
                 self._record_turn("waiting")
+            self.stop.check()
             turn_before = self.console.builtins.turn
             result = self.console.execute(source)
             if self.console.builtins.turn != turn_before:
@@ -124,8 +161,9 @@ class Agent:
         temperature = self.config.temperature
         system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
         while True:
-            completion = self.llm.complete(prompt, stop=STOP, temperature=temperature,
-                                           max_tokens=self.config.max_tokens, system=system)
+            completion = self.stop.call(self.llm.complete, prompt, stop=STOP,
+                                        temperature=temperature,
+                                        max_tokens=self.config.max_tokens, system=system)
             self.ledger.record(completion.usage, "interact")
             self._turn_usage = self._turn_usage + completion.usage
             statements = extract_statements(completion.text)
@@ -177,6 +215,7 @@ class Agent:
             self._new_turn()
 
     def _new_turn(self) -> None:
+        self.stop.clear()          # a stop pressed while idle does not abort the new turn
         self.turn = TurnState(self.config.policy)
         self._turn_usage = Usage()
         self._loop_intervention = False

@@ -68,7 +68,8 @@ class ConsoleSession:
         self.max_output_chars = max_output_chars
         self.builtins = builtins
         self.sandbox = sandbox or Sandbox()
-        self.listeners: list[Callable[[Entry], None]] = []
+        self.listeners: list[Callable[[Entry], None]] = []        # after each entry
+        self.input_listeners: list[Callable[[str], None]] = []    # before a statement runs
         self._out = io.StringIO()
         builtins.write = self.write
         self.new_task(marker=False)
@@ -114,6 +115,8 @@ class ConsoleSession:
         every other failure is recorded as console output and returned.
         """
         source = source.rstrip()
+        for listener in self.input_listeners:
+            listener(source)
         self._out = io.StringIO()
         error: BaseException | None = None
         try:

@@ -10,7 +10,7 @@ import queue
 import threading
 from typing import Callable, Iterable, Literal, Protocol
 
-from .errors import EndOfInteraction
+from .errors import EndOfInteraction, InteractionAborted
 
 Purpose = Literal["trigger", "ask"]
 
@@ -25,10 +25,14 @@ class EventQueue:
 
     Utterances that arrive while the robot is busy wait here; none is dropped.
     ``close()`` makes a consumer that finds the queue empty raise EndOfInteraction.
+    With a ``stop`` signal (:class:`~.interrupt.StopSignal`), a stop request ends an
+    ``ask()`` that is waiting for its answer (waiting for the next request is not work
+    to stop, unless the request says so: a reset).
     """
 
     def __init__(self, utterances: Iterable[str] = (), close: bool = False,
-                 poll_s: float = 0.05):
+                 poll_s: float = 0.05, stop=None):
+        self._stop = stop
         self._queue: queue.Queue[str] = queue.Queue()
         self._closed = threading.Event()
         self._poll_s = poll_s
@@ -56,6 +60,9 @@ class EventQueue:
             try:
                 return self._queue.get(timeout=self._poll_s)
             except queue.Empty:
+                if self._stop is not None and self._stop.is_set() and (
+                        purpose == "ask" or self._stop.interrupts_idle):
+                    raise InteractionAborted(self._stop.reason or "stop requested") from None
                 if self._closed.is_set() and self._queue.empty():
                     raise EndOfInteraction("no more user input") from None
 

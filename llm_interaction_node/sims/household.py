@@ -22,7 +22,13 @@ successful handovers of that object fail (``'*'`` matches any object / target), 
 
 Every skill call is appended to :attr:`HouseholdWorld.log` as a :class:`SkillCall`; the
 simulated clock :attr:`HouseholdWorld.clock` advances by each call's duration. Nothing sleeps
-unless ``time_scale > 0`` (then each call sleeps ``duration * time_scale`` wall seconds).
+unless ``time_scale > 0`` (then each call sleeps ``duration * time_scale`` wall seconds before
+its effect, e.g. the object in the hand, becomes visible).
+
+:meth:`HouseholdWorld.interrupt` (thread-safe) stops the running skill at once: a move leaves
+the base where it got to, any other skill changes nothing; the call is logged as ``'failure'``
+with reason ``'canceled'``. Called while no skill runs, the request stays pending until the next
+skill call consumes it (see the method).
 """
 from __future__ import annotations
 
@@ -32,9 +38,10 @@ import random
 import re
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import yaml
@@ -55,6 +62,7 @@ DEFAULT_ROBOT = {
 }
 HAND_OFFSETS = {"left": (0.35, 0.2, 1.0), "right": (0.35, -0.2, 1.0)}   # base frame
 PROGRESS_STEPS = 10
+CANCELED = "canceled"             # SkillCall.reason of an interrupted skill
 
 
 @dataclass
@@ -123,6 +131,7 @@ class HouseholdWorld:
         self.progress = progress          # called with 0..1 during moves (action feedback)
         self._lock = threading.RLock()        # state: held briefly, never while sleeping
         self._skill_lock = threading.RLock()  # one skill at a time (held while it runs)
+        self._interrupt = threading.Event()   # set by interrupt(), cleared when a skill ends
         self._parse(self.config)
         self.reset()
 
@@ -232,6 +241,45 @@ class HouseholdWorld:
             self.log: list[SkillCall] = []
             self._failures_left = copy.deepcopy(self._failure_plan)
             self._rng = random.Random(self._random_seed)
+            self._interrupt.clear()
+
+    # ------------------------------------------------------------------ interruption
+    def interrupt(self) -> None:
+        """Stop the running skill as soon as possible (thread-safe, returns at once).
+
+        The skill returns ``'failure'`` and is logged with reason ``'canceled'``: an interrupted
+        move (or ``bring_ladder``) leaves the base where it got to, other skills change nothing.
+        Called while no skill runs, it stays pending: the next skill call consumes it (one that
+        takes time stops as it starts). It is withdrawn when a skill ends, by
+        :meth:`clear_interrupt` and by :meth:`reset`.
+        """
+        self._interrupt.set()
+
+    def clear_interrupt(self) -> None:
+        """Withdraw an :meth:`interrupt` that no skill has consumed yet."""
+        self._interrupt.clear()
+
+    @contextmanager
+    def _skill(self) -> Iterator[None]:
+        """Run one skill: hold the skill lock; an interrupt ends with the skill."""
+        with self._skill_lock:
+            try:
+                yield
+            finally:
+                self._interrupt.clear()
+
+    def _pass_time(self, duration: float) -> float:
+        """Let ``duration`` simulated seconds pass (sleeping ``duration * time_scale`` wall seconds
+        unless interrupted); returns the simulated seconds that passed."""
+        if self._interrupt.is_set():
+            return 0.0
+        wall = duration * self.time_scale
+        if wall <= 0:
+            return duration
+        start = time.monotonic()
+        if self._interrupt.wait(wall):
+            return duration * min(1.0, (time.monotonic() - start) / wall)
+        return duration
 
     # ------------------------------------------------------------------ state
     @property
@@ -305,29 +353,50 @@ class HouseholdWorld:
             self.clock += duration
             self.log.append(SkillCall(skill=skill, args=args, result=result, duration=duration,
                                       start=start, speed_factor=speed_factor, reason=reason))
-        if self.time_scale > 0 and duration > 0 and skill not in ("move_to", BRING_LADDER_SKILL):
-            time.sleep(duration * self.time_scale)
         return result
+
+    def _act(self, skill: str, args: dict[str, Any], duration: float, key: str,
+             effect: Callable[[], None]) -> str:
+        """The timed part of a one-step skill whose preconditions hold: wait, then the injected
+        failure or the effect. An interrupt while waiting changes nothing."""
+        passed = self._pass_time(duration)
+        if self._interrupt.is_set():
+            return self._record(skill, args, FAILURE, passed, CANCELED)
+        if self._injected(skill, key):
+            return self._record(skill, args, FAILURE, duration, "injected failure")
+        with self._lock:
+            effect()
+        return self._record(skill, args, SUCCESS, duration)
 
     def _travel_time(self, start: np.ndarray, goal: np.ndarray, speed_factor: float) -> float:
         dist = float(np.hypot(*(goal[:2] - start[:2])))
         turn = abs(_wrap(float(goal[2] - start[2])))
         return dist / (self.base_speed * speed_factor) + turn / (self.turn_speed * speed_factor)
 
-    def _drive(self, goal: np.ndarray, duration: float) -> None:
-        """Move the base to goal, reporting progress (and sleeping if time_scale > 0)."""
+    def _drive(self, goal: np.ndarray, duration: float) -> tuple[bool, float]:
+        """Move the base to goal, reporting progress (and sleeping if time_scale > 0).
+
+        Returns (arrived, fraction of the way done); an interrupt stops the base where it is."""
         start = self.base_pose.copy()
+        delta = np.array([goal[0] - start[0], goal[1] - start[1], _wrap(float(goal[2] - start[2]))])
+
+        def put(frac: float) -> None:
+            pose = start + frac * delta
+            self.base_pose = np.array([pose[0], pose[1], _wrap(float(pose[2]))])
+
         steps = PROGRESS_STEPS if duration > 0 else 1
         for i in range(1, steps + 1):
-            frac = i / steps
-            if self.time_scale > 0 and duration > 0:
-                time.sleep(duration * self.time_scale / steps)
-            pose = start + frac * np.array([goal[0] - start[0], goal[1] - start[1],
-                                            _wrap(float(goal[2] - start[2]))])
-            self.base_pose = np.array([pose[0], pose[1], _wrap(float(pose[2]))])
+            step = duration / steps
+            passed = self._pass_time(step)
+            if self._interrupt.is_set():
+                frac = (i - 1 + (passed / step if step > 0 else 0.0)) / steps
+                put(frac)
+                return False, frac
+            put(i / steps)
             if self.progress is not None:
-                self.progress(frac)
+                self.progress(i / steps)
         self.base_pose = np.array([goal[0], goal[1], _wrap(float(goal[2]))])
+        return True, 1.0
 
     def _in_room(self, xy: np.ndarray) -> bool:
         return all(lo <= xy[i] <= hi for i, axis in enumerate(("x", "y"))
@@ -341,7 +410,7 @@ class HouseholdWorld:
 
     # ------------------------------------------------------------------ protocol: skills
     def move_to(self, pose: np.ndarray, speed_factor: float) -> str:
-        with self._skill_lock:
+        with self._skill():
             goal = _vec(pose, 3, "move_to pose")
             args = {"pose": [float(v) for v in goal], "location": self._location_name_of(goal)}
             if not speed_factor > 0:
@@ -351,7 +420,9 @@ class HouseholdWorld:
             duration = self._travel_time(self.base_pose, goal, speed_factor)
             if self._injected("move_to", args["location"]):
                 return self._record("move_to", args, FAILURE, duration / 2, "injected failure", speed_factor)
-            self._drive(goal, duration)
+            arrived, frac = self._drive(goal, duration)
+            if not arrived:
+                return self._record("move_to", args, FAILURE, duration * frac, CANCELED, speed_factor)
             return self._record("move_to", args, SUCCESS, duration, "", speed_factor)
 
     def _furniture_of(self, obj: _Object) -> _Furniture | None:
@@ -359,7 +430,7 @@ class HouseholdWorld:
         return self.furniture.get(loc[len("on_"):]) if loc.startswith("on_") else None
 
     def grasp(self, object_name: str, hand: str) -> str:
-        with self._skill_lock:
+        with self._skill():
             args = {"object_name": object_name, "hand": hand}
             obj = self.objects.get(object_name)
             reason = ""
@@ -382,15 +453,13 @@ class HouseholdWorld:
                     reason = "surface too high"
             if reason:
                 return self._record("grasp", args, FAILURE, 0.0, reason)
-            duration = self.durations["grasp"]
-            if self._injected("grasp", object_name):
-                return self._record("grasp", args, FAILURE, duration, "injected failure")
-            with self._lock:
+
+            def take() -> None:
                 obj.held_by, obj.location = hand, None
-            return self._record("grasp", args, SUCCESS, duration)
+            return self._act("grasp", args, self.durations["grasp"], object_name, take)
 
     def place(self, object_name: str, destination: str) -> str:
-        with self._skill_lock:
+        with self._skill():
             args = {"object_name": object_name, "destination": destination}
             obj = self.objects.get(object_name)
             furn = self.furniture.get(destination)
@@ -405,22 +474,20 @@ class HouseholdWorld:
                 reason = "surface too high"
             if reason:
                 return self._record("place", args, FAILURE, 0.0, reason)
-            duration = self.durations["place"]
-            if self._injected("place", object_name):
-                return self._record("place", args, FAILURE, duration, "injected failure")
-            # put it on the surface in front of the robot, spread a little per object there
-            n_there = sum(1 for o in self.objects.values() if o.location == surface_name(destination))
-            rel = self.base_pose[:2] - furn.xy
-            c, s = math.cos(-furn.yaw), math.sin(-furn.yaw)
-            local = np.array([c * rel[0] - s * rel[1], c * rel[1] + s * rel[0]])
-            local = np.clip(local * 0.2, -0.2, 0.2) + np.array([0.08 * ((n_there % 3) - 1), 0.0])
-            with self._lock:
+
+            def put_down() -> None:
+                # on the surface in front of the robot, spread a little per object there
+                n_there = sum(1 for o in self.objects.values() if o.location == surface_name(destination))
+                rel = self.base_pose[:2] - furn.xy
+                c, s = math.cos(-furn.yaw), math.sin(-furn.yaw)
+                local = np.array([c * rel[0] - s * rel[1], c * rel[1] + s * rel[0]])
+                local = np.clip(local * 0.2, -0.2, 0.2) + np.array([0.08 * ((n_there % 3) - 1), 0.0])
                 obj.pose = self._pose_on(furn, local, obj.size)
                 obj.held_by, obj.location = None, surface_name(destination)
-            return self._record("place", args, SUCCESS, duration)
+            return self._act("place", args, self.durations["place"], object_name, put_down)
 
     def handover(self, object_name: str) -> str:
-        with self._skill_lock:
+        with self._skill():
             args = {"object_name": object_name}
             obj = self.objects.get(object_name)
             reason = ""
@@ -430,15 +497,13 @@ class HouseholdWorld:
                 reason = f"human out of reach: move to {HANDOVER_LOCATION} first"
             if reason:
                 return self._record("handover", args, FAILURE, 0.0, reason)
-            duration = self.durations["handover"]
-            if self._injected("handover", object_name):
-                return self._record("handover", args, FAILURE, duration, "injected failure")
-            with self._lock:
+
+            def give() -> None:
                 obj.held_by, obj.location = HUMAN, None
-            return self._record("handover", args, SUCCESS, duration)
+            return self._act("handover", args, self.durations["handover"], object_name, give)
 
     def receive(self, object_name: str, hand: str) -> str:
-        with self._skill_lock:
+        with self._skill():
             args = {"object_name": object_name, "hand": hand}
             obj = self.objects.get(object_name)
             reason = ""
@@ -450,15 +515,13 @@ class HouseholdWorld:
                 reason = f"human out of reach: move to {HANDOVER_LOCATION} first"
             if reason:
                 return self._record("receive", args, FAILURE, 0.0, reason)
-            duration = self.durations["receive"]
-            if self._injected("receive", object_name):
-                return self._record("receive", args, FAILURE, duration, "injected failure")
-            with self._lock:
+
+            def take() -> None:
                 obj.held_by, obj.location = hand, None
-            return self._record("receive", args, SUCCESS, duration)
+            return self._act("receive", args, self.durations["receive"], object_name, take)
 
     def run_skill(self, name: str, arguments: dict) -> str:
-        with self._skill_lock:
+        with self._skill():
             args = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in arguments.items()}
             if name != BRING_LADDER_SKILL:
                 return self._record(name, args, FAILURE, 0.0, f"unknown skill {name!r}")
@@ -493,7 +556,9 @@ class HouseholdWorld:
                     + self._travel_time(pickup, goal, self.ladder_speed_factor) + self.durations["ladder_setup"])
         if self._injected(BRING_LADDER_SKILL, obj.name):
             return self._record(BRING_LADDER_SKILL, args, FAILURE, duration, "injected failure")
-        self._drive(goal, duration)
+        arrived, frac = self._drive(goal, duration)
+        if not arrived:
+            return self._record(BRING_LADDER_SKILL, args, FAILURE, duration * frac, CANCELED)
         gx, gy, gyaw = goal
         with self._lock:
             obj.pose = np.array([gx + 0.7 * math.cos(gyaw), gy + 0.7 * math.sin(gyaw), 0.0, 0.0, 0.0, gyaw])
@@ -502,4 +567,4 @@ class HouseholdWorld:
         return self._record(BRING_LADDER_SKILL, args, SUCCESS, duration)
 
 
-__all__ = ["HouseholdWorld", "SkillCall"]
+__all__ = ["HouseholdWorld", "SkillCall", "CANCELED"]

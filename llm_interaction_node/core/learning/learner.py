@@ -100,11 +100,13 @@ class Learner:
         self._utterances_source = utterances_source
 
     # -- the hook ----------------------------------------------------------------------------
-    def __call__(self) -> str | None:
-        self.last_message = message = self._learn()
+    def __call__(self, force: bool = False) -> str | None:
+        """Learn from the bound interaction. ``force``: the request came from outside the
+        conversation (a learn service/button), so the utterance gate is skipped."""
+        self.last_message = message = self._learn(force)
         return message
 
-    def _learn(self) -> str | None:
+    def _learn(self, force: bool = False) -> str | None:
         if self._transcript_source is None or self._utterances_source is None:
             raise RuntimeError("Learner.bind() was not called")
         if self.mode == "off":
@@ -112,7 +114,7 @@ class Learner:
         utterances = list(self._utterances_source())
         latest = utterances[-1] if utterances else ""
         decision = explain(latest)
-        if not decision.is_request:
+        if not force and not decision.is_request:
             log.info("learn_from_interaction refused: %r is no request to learn (%s)",
                      latest, decision.rule)
             return LEARN_REFUSAL

@@ -1,0 +1,62 @@
+"""The simulated household: household_sim + interaction_node + tts.
+
+    ros2 launch llm_interaction_node sim.launch.py world:=ladder_and_shelf \
+        llm_base_url:=http://localhost:11434/v1 llm_model:=qwen2.5:7b
+    ros2 run llm_interaction_node speech_console --transcript     # in a second terminal
+
+The same graph as `llm-interaction run --graph sim` (SIM_GRAPH in
+llm_interaction_node/ros/graph.py). Parameters come from config/<node>.yaml; a launch
+argument that is not given (empty) leaves the params file's value alone.
+"""
+import os
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+
+def config(name):
+    return os.path.join(get_package_share_directory('llm_interaction_node'), 'config', name)
+
+
+def given(context, arguments):
+    """{parameter: value} for the launch arguments that are set.
+
+    arguments: {parameter: launch argument}; an empty argument keeps the params file's value.
+    """
+    values = {param: LaunchConfiguration(arg).perform(context) for param, arg in arguments.items()}
+    return {param: value for param, value in values.items() if value}
+
+
+def nodes(context):
+    return [
+        Node(package='llm_interaction_node', executable='household_sim', name='household_sim',
+             parameters=[config('household_sim.yaml'), given(context, {'world': 'world'})],
+             output='screen'),
+        Node(package='llm_interaction_node', executable='interaction_node',
+             name='interaction_node',
+             parameters=[config('interaction_node.yaml'),
+                         given(context, {'knowledge': 'world',
+                                         'llm.base_url': 'llm_base_url',
+                                         'llm.model': 'llm_model'})],
+             output='screen'),
+        Node(package='llm_interaction_node', executable='tts', name='tts',
+             parameters=[config('tts.yaml')], output='screen'),
+    ]
+
+
+def generate_launch_description():
+    return LaunchDescription([
+        DeclareLaunchArgument('world', default_value='',
+                              description='household scenario: a name in config/worlds or a '
+                              'YAML path; the simulated world and the interaction node\'s '
+                              'static knowledge (default: the params files\')'),
+        DeclareLaunchArgument('llm_base_url', default_value='',
+                              description='OpenAI-compatible endpoint, e.g. '
+                              'http://localhost:11434/v1 (default: interaction_node.yaml)'),
+        DeclareLaunchArgument('llm_model', default_value='',
+                              description='LLM model name (default: interaction_node.yaml)'),
+        OpaqueFunction(function=nodes),
+    ])

@@ -1,0 +1,31 @@
+"""Default topic, action and service names shared by the nodes (all relative: remappable,
+and they follow the node's namespace). The parameters of each node can rename them."""
+
+# skill action servers (served by the robot or the simulator, used by the interaction node)
+MOVE_TO = "skills/move_to"
+GRASP = "skills/grasp"
+PLACE = "skills/place"
+HANDOVER = "skills/handover"
+RECEIVE = "skills/receive"
+RUN_SKILL = "skills/run_skill"
+SKILL_ACTIONS = {"move_to": MOVE_TO, "grasp": GRASP, "place": PLACE, "handover": HANDOVER,
+                 "receive": RECEIVE, "run_skill": RUN_SKILL}
+
+# perception: the whole perceived scene (llm_interaction_interfaces/msg/Scene)
+SCENE = "perception/scene"
+
+# speech, as in common ROS speech stacks: recognised text in, text to speak out (std_msgs/String)
+ASR_TEXT = "speech/asr_text"
+TTS_TEXT = "speech/tts_text"
+
+# the interaction node's own interfaces
+TRANSCRIPT = "interaction/transcript"      # llm_interaction_interfaces/msg/ConsoleEntry
+STATE = "interaction/state"                # std_msgs/String: 'idle' | 'busy' | 'learning'
+STOP = "interaction/stop"                  # std_msgs/Empty topic and std_srvs/Trigger service
+RESET = "interaction/reset"                # std_srvs/Trigger
+LEARN = "interaction/learn"                # llm_interaction_interfaces/srv/Learn
+MEMORY = "interaction/memory"              # llm_interaction_interfaces/srv/ManageMemory
+
+# the household simulator's extras (tests, debugging)
+WORLD_STATE = "household_sim/world_state"  # std_msgs/String, JSON snapshot, transient local
+WORLD_RESET = "household_sim/reset"        # std_srvs/Trigger

@@ -1,0 +1,308 @@
+"""ROS 2 node ``speech_console``: a terminal for talking to the robot.
+
+Each line typed is published as recognised speech (std_msgs/String on ``speech/asr_text``),
+what the robot says (``speech/tts_text``) is printed as ``robot: <text>``, and with
+``--transcript`` (or the parameter ``show_transcript``) the interaction node's console
+transcript (``interaction/transcript``) is shown too, dimmed on a terminal.
+
+Commands: ``/stop`` (std_msgs/Empty on ``interaction/stop``), ``/reset`` (std_srvs/Trigger
+``interaction/reset``), ``/help``, ``/quit`` (or Ctrl-D, Ctrl-C).
+
+    python -m llm_interaction_node.ros.speech_console [--transcript] [--ros-args ...]
+
+All names are relative, so ``--ros-args -r __ns:=/robot1`` or ``-r speech/asr_text:=/asr``
+point the console elsewhere. ``llm-interaction run`` calls :func:`run_console` in-process.
+"""
+from __future__ import annotations
+
+import argparse
+import codecs
+import os
+import select
+import signal
+import sys
+import threading
+import time
+import unicodedata
+from typing import TextIO
+
+HINT = ("speech console: type what you say to the robot and press Enter; "
+        "/stop, /reset, /help, /quit (or Ctrl-D)")
+HELP = """\
+  <text>   say <text> to the robot (published on {asr})
+  /stop    stop what the robot is doing (std_msgs/Empty on {stop})
+  /reset   forget the current task (calls {reset})
+  /help    this list
+  /quit    leave the console (also Ctrl-D or Ctrl-C)"""
+DIM, PLAIN = "\x1b[2m", "\x1b[0m"
+
+
+def printable(text: str) -> str:
+    """Text safe to print on a terminal: control characters (escape sequences) removed,
+    newlines and tabs kept."""
+    return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cs"))
+
+
+def render_entry(kind: str, text: str) -> str:
+    """A ConsoleEntry as the console shows it: input as ``>>> `` / ``... `` lines."""
+    text = text.rstrip("\n")
+    if kind == "input":
+        lines = text.split("\n")
+        return "\n".join([f">>> {lines[0]}"] + [f"... {ln}" for ln in lines[1:]])
+    return text
+
+
+class _LineReader(threading.Thread):
+    """Reads lines from ``stdin`` and hands each to ``on_line`` (False from it: stop).
+
+    A real file descriptor is polled with select() so the thread can be stopped (a daemon
+    thread blocked in ``readline()`` on sys.stdin can hang the interpreter's exit); other
+    streams (io.StringIO) are read with ``readline()``."""
+
+    def __init__(self, stdin: TextIO, on_line, on_end):
+        super().__init__(name="speech-console-stdin", daemon=True)
+        self._stdin, self._on_line, self._on_end = stdin, on_line, on_end
+        self._halt = threading.Event()
+
+    def stop(self) -> None:
+        self._halt.set()
+
+    def run(self) -> None:
+        try:
+            try:
+                fd = self._stdin.fileno()
+            except (AttributeError, OSError, ValueError):
+                fd = None
+            lines = self._fd_lines(fd) if fd is not None else iter(self._stdin.readline, "")
+            for line in lines:
+                if self._halt.is_set() or not self._on_line(line.rstrip("\r\n")):
+                    break
+        except (OSError, ValueError):       # stdin closed under us
+            pass
+        finally:
+            self._on_end()
+
+    def _fd_lines(self, fd: int):
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        pending = ""
+        while not self._halt.is_set():
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:                    # EOF (Ctrl-D, closed pipe)
+                if pending:
+                    yield pending
+                return
+            pending += decoder.decode(chunk)
+            *complete, pending = pending.split("\n")
+            yield from complete
+
+
+def _make_node(stdout: TextIO, show_transcript: bool, context):
+    """The console node (defined here so that importing this module does not import rclpy)."""
+    from rcl_interfaces.msg import ParameterDescriptor
+    from rclpy.node import Node
+    from std_msgs.msg import Empty, String
+    from std_srvs.srv import Trigger
+
+    from llm_interaction_interfaces.msg import ConsoleEntry
+
+    from . import names
+
+    class SpeechConsoleNode(Node):
+        def __init__(self):
+            super().__init__("speech_console", context=context)
+            self.show_transcript = bool(self.declare_parameter("show_transcript", False).value
+                                        or show_transcript)
+            # seconds: a line waits this long for a listener on asr_text (discovery, startup);
+            # /reset waits for the service to appear, then for its answer
+            self.listener_timeout = self._seconds("listener_timeout", 5.0)
+            self.service_timeout = self._seconds("service_timeout", 3.0)
+            self.reset_timeout = self._seconds("reset_timeout", 10.0)
+            self._out = stdout
+            self._lock = threading.Lock()
+            try:
+                self._tty = stdout.isatty()
+            except (AttributeError, ValueError):
+                self._tty = False
+            self.closed = threading.Event()
+            self.asr = self.create_publisher(String, names.ASR_TEXT, 10)
+            self.stop_pub = self.create_publisher(Empty, names.STOP, 10)
+            self.reset_client = self.create_client(Trigger, names.RESET)
+            self.create_subscription(String, names.TTS_TEXT, self._on_tts, 50)
+            if self.show_transcript:
+                self.create_subscription(ConsoleEntry, names.TRANSCRIPT, self._on_entry, 100)
+            self._String, self._Empty, self._Trigger = String, Empty, Trigger
+
+        def _seconds(self, name: str, default: float) -> float:
+            """A float parameter that also accepts an integer (-p listener_timeout:=30)."""
+            descriptor = ParameterDescriptor(dynamic_typing=True)
+            value = self.declare_parameter(name, default, descriptor).value
+            try:
+                return max(0.0, float(value))
+            except (TypeError, ValueError):
+                raise ValueError(f"parameter {name} must be a number of seconds, not {value!r}")
+
+        # output ---------------------------------------------------------------------------
+        def write(self, text: str, dim: bool = False) -> None:
+            text = printable(text)
+            if dim and self._tty:
+                text = "\n".join(f"{DIM}{ln}{PLAIN}" for ln in text.split("\n"))
+            with self._lock:
+                try:
+                    self._out.write(text + "\n")
+                    self._out.flush()
+                except (OSError, ValueError):   # stdout gone (closed pipe)
+                    pass
+
+        def _on_tts(self, msg) -> None:
+            self.write(f"robot: {msg.data}")
+
+        def _on_entry(self, msg) -> None:
+            text = render_entry(msg.kind, msg.text)
+            if text:
+                self.write(text, dim=True)
+
+        # input ----------------------------------------------------------------------------
+        def handle_line(self, line: str) -> bool:
+            """One typed line; False ends the console."""
+            line = line.strip()
+            if not line:
+                return True
+            if self.closed.is_set():
+                return False
+            try:
+                if line.startswith("/"):
+                    command = line.split()[0].lower()
+                    if command in ("/quit", "/exit"):
+                        return False
+                    if command == "/stop":
+                        self._publish(self.stop_pub, self._Empty(), wait=1.0)
+                        self.write("(stop sent)")
+                    elif command == "/reset":
+                        self.reset()
+                    elif command in ("/help", "/?"):
+                        self.write(HELP.format(asr=self.asr.topic_name,
+                                               stop=self.stop_pub.topic_name,
+                                               reset=self.reset_client.service_name))
+                    else:
+                        self.write(f"unknown command {command}; /help lists the commands")
+                    return True
+                self._publish(self.asr, self._String(data=line), wait=self.listener_timeout)
+            except Exception as exc:  # noqa: BLE001 - the console keeps going
+                if self.closed.is_set():
+                    return False
+                self.write(f"error: {exc}")
+            return True
+
+        def _publish(self, publisher, msg, wait: float) -> None:
+            """Publish once somebody listens (up to ``wait`` s: discovery takes a moment after
+            start); say so if nobody does."""
+            if publisher.get_subscription_count() == 0:
+                start = time.monotonic()
+                told = False
+                while (publisher.get_subscription_count() == 0
+                       and time.monotonic() < start + wait and not self.closed.is_set()):
+                    if not told and time.monotonic() > start + 1.0:
+                        told = True
+                        self.write(f"(waiting up to {wait:g} s for a node listening on "
+                                   f"{publisher.topic_name} ...)")
+                    time.sleep(0.02)
+                if publisher.get_subscription_count() == 0:
+                    self.write(f"(nobody listens on {publisher.topic_name}; "
+                               "is interaction_node running?)")
+            publisher.publish(msg)
+
+        def reset(self) -> None:
+            name = self.reset_client.service_name
+            if not self.reset_client.wait_for_service(timeout_sec=self.service_timeout):
+                self.write(f"reset: no node serves {name} (is interaction_node running?)")
+                return
+            future = self.reset_client.call_async(self._Trigger.Request())
+            answered = threading.Event()
+            future.add_done_callback(lambda _f: answered.set())
+            if not answered.wait(self.reset_timeout):
+                self.reset_client.remove_pending_request(future)
+                self.write(f"reset: no answer from {name} within {self.reset_timeout:g} s")
+                return
+            result = future.result()
+            if result is None:
+                self.write(f"reset: the call to {name} failed")
+            elif result.success:
+                self.write(f"reset: {result.message or 'done'}")
+            else:
+                self.write(f"reset failed: {result.message or 'no reason given'}")
+
+    return SpeechConsoleNode()
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="speech_console", description="Talk to the robot: typed lines are published as "
+        "recognised speech, what the robot says is printed.",
+        epilog="ROS arguments follow --ros-args (e.g. -r __ns:=/robot1, -p show_transcript:=true).")
+    parser.add_argument("--transcript", action="store_true",
+                        help="also print the interaction node's console transcript")
+    return parser
+
+
+def run_console(args: list[str] | None = None, stdin: TextIO | None = None,
+                stdout: TextIO | None = None) -> int:
+    """Run the console until /quit, end of input or Ctrl-C; returns the exit code (0).
+
+    ``args``: command-line arguments (default ``sys.argv[1:]``), ROS arguments after
+    ``--ros-args``; ``stdin`` / ``stdout`` default to ``sys.stdin`` / ``sys.stdout``.
+    The node lives in its own rclpy context, so a caller may use rclpy as well."""
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.utilities import remove_ros_args
+
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    argv = list(sys.argv[1:] if args is None else args)
+    options = build_arg_parser().parse_args(remove_ros_args(["speech_console", *argv])[1:])
+
+    context = rclpy.Context()
+    rclpy.init(args=["speech_console", *argv], context=context)
+    node = executor = reader = None
+    try:
+        node = _make_node(stdout, options.transcript, context)
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        ended = threading.Event()
+        reader = _LineReader(stdin, node.handle_line, ended.set)
+        node.write(HINT)
+        reader.start()
+        while not ended.is_set() and context.ok():
+            executor.spin_once(timeout_sec=0.1)
+    except KeyboardInterrupt:
+        if node is not None:
+            node.write("")
+    finally:
+        if reader is not None:
+            reader.stop()
+        if node is not None:
+            node.closed.set()
+        if reader is not None:
+            reader.join(0.5)
+        if executor is not None:
+            executor.shutdown(timeout_sec=1.0)
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown(context=context)
+    return 0
+
+
+def main(args: list[str] | None = None) -> int:
+    # Ctrl-C / SIGINT ends the console like any ROS node, also when started with SIGINT ignored
+    # (a background job of a script)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return run_console(args)
+    except KeyboardInterrupt:            # Ctrl-C while starting up
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,268 @@
+"""ROS 2 node ``tts``: speaks what the robot says (``speech/tts_text``) with espeak-ng.
+
+Every std_msgs/String on ``names.TTS_TEXT`` is queued (nothing is dropped) and spoken in order
+by a worker thread, so the executor never waits for speech. After each utterance the node
+publishes the text as spoken on ``speech/tts_done`` (std_msgs/String, transient local: a
+late subscriber that asks for it gets the last 50).
+
+Parameters (``config/tts.yaml``):
+  backend           'espeak': play on the audio device; 'wav': write one WAV file per utterance
+                    (``tts_0001.wav``, ...) into ``wav_dir`` (headless machines, tests);
+                    'log': only log the text
+  wav_dir           default ~/.cache/llm_interaction_node/tts
+  voice             espeak-ng voice (default 'en')
+  words_per_minute  default 160
+  espeak_command    default 'espeak-ng'
+  max_chars         longer texts are cut (default 2000)
+
+If espeak-ng is missing, the audio device fails or the WAV file cannot be written, the node
+logs one warning and falls back to 'log'; it keeps running.
+
+    python -m llm_interaction_node.ros.tts_node --ros-args --params-file config/tts.yaml
+"""
+from __future__ import annotations
+
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import unicodedata
+from pathlib import Path
+
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+
+from . import names
+
+TTS_DONE = "speech/tts_done"
+# tts_done keeps the last utterances for late (transient-local) subscribers: a listener that
+# connects while the first utterance is being spoken still gets its tts_done. Volatile
+# subscribers (the default) only see new ones.
+TTS_DONE_QOS = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
+BACKENDS = ("espeak", "wav", "log")
+DEFAULT_WAV_DIR = "~/.cache/llm_interaction_node/tts"
+MAX_CHARS = 2000
+_LOG_CHARS = 200                   # how much of a long text goes into a log line
+_WAV_HEADER = 44
+
+
+def clean_text(text: str, max_chars: int = MAX_CHARS) -> str:
+    """Control characters (and lone surrogates) become spaces, runs of whitespace one space;
+    a text longer than ``max_chars`` is cut, at a word boundary when there is one nearby."""
+    text = "".join(" " if unicodedata.category(c) in ("Cc", "Cs") else c for c in text)
+    text = " ".join(text.split())
+    if max_chars > 0 and len(text) > max_chars:
+        cut = text[:max_chars]
+        space = cut.rfind(" ")
+        text = cut[:space] if space > max_chars * 0.8 else cut
+    return text
+
+
+def espeak_args(command: str, voice: str, words_per_minute: int,
+                wav_path: Path | None = None) -> list[str]:
+    """The espeak-ng command line; the text goes to its stdin (no shell, no option injection)."""
+    args = [command, "-v", voice, "-s", str(int(words_per_minute)), "-b", "1"]
+    if wav_path is not None:
+        args += ["-w", str(wav_path)]
+    return args + ["--stdin"]
+
+
+def espeak_failure(returncode: int, stderr: str, wav_path: Path | None = None) -> str | None:
+    """Why an espeak-ng run failed, or None. espeak-ng exits 0 when the audio device cannot be
+    opened or the WAV file cannot be written, so its stderr and the file are checked too."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    own = [ln for ln in lines if not ln.startswith("ALSA lib")]
+    if returncode != 0 or any(re.search(r"\berror\b|can't write|cannot", ln, re.I) for ln in own):
+        detail = "; ".join(own[-3:] or lines[-3:]) or "no message"
+        return f"exit code {returncode}: {detail}"
+    if wav_path is not None:
+        size = wav_path.stat().st_size if wav_path.exists() else 0
+        if size <= _WAV_HEADER:
+            return f"no audio written to {wav_path}" + (f" ({'; '.join(own[-3:])})" if own else "")
+    return None
+
+
+def next_wav_index(wav_dir: Path) -> int:
+    """1 + the highest ``tts_NNNN.wav`` number in ``wav_dir`` (earlier runs are kept)."""
+    numbers = [int(m.group(1)) for p in wav_dir.glob("tts_*.wav")
+               if (m := re.fullmatch(r"tts_(\d+)\.wav", p.name))]
+    return max(numbers, default=0) + 1
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _LOG_CHARS else text[:_LOG_CHARS] + f"... ({len(text)} chars)"
+
+
+class TtsNode(Node):
+    """Queues ``tts_text`` messages and speaks them, in order, from a worker thread."""
+
+    def __init__(self, **kwargs):
+        super().__init__("tts", **kwargs)
+        self._backend = self._param("backend", "wav").strip().lower()
+        self._wav_dir = Path(self._param("wav_dir", DEFAULT_WAV_DIR)).expanduser()
+        self._voice = self._param("voice", "en")
+        self._wpm = self._param("words_per_minute", 160)
+        self._command = self._param("espeak_command", "espeak-ng")
+        self._max_chars = self._param("max_chars", MAX_CHARS)
+        self._warned = False
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._proc: subprocess.Popen | None = None
+        self._closing = threading.Event()
+        self._next_wav = 1
+
+        if self._backend not in BACKENDS:
+            self._fall_back(f"unknown backend {self._backend!r} (use one of {', '.join(BACKENDS)})")
+        if self._backend != "log" and shutil.which(self._command) is None:
+            self._fall_back(f"{self._command!r} not found (install it: apt install espeak-ng, "
+                            "or set the espeak_command parameter)")
+        if self._backend == "wav":
+            try:
+                self._wav_dir.mkdir(parents=True, exist_ok=True)
+                self._next_wav = next_wav_index(self._wav_dir)
+            except OSError as exc:
+                self._fall_back(f"cannot create wav_dir {self._wav_dir}: {exc}")
+
+        self._done_pub = self.create_publisher(String, TTS_DONE, TTS_DONE_QOS)
+        self.create_subscription(String, names.TTS_TEXT, self._on_text, 50)
+        self._worker = threading.Thread(target=self._work, name="tts-worker", daemon=True)
+        self._worker.start()
+        where = f" into {self._wav_dir}" if self._backend == "wav" else ""
+        self.get_logger().info(f"backend {self._backend}{where}; voice {self._voice}, "
+                               f"{self._wpm} words/min; listening on "
+                               f"{self.resolve_topic_name(names.TTS_TEXT)}")
+
+    def _param(self, name: str, default):
+        """A parameter converted to the type of its default (so 160.0 or '160' work for an int)."""
+        descriptor = ParameterDescriptor(dynamic_typing=True)
+        value = self.declare_parameter(name, default, descriptor).value
+        try:
+            return type(default)(float(value)) if isinstance(default, int) else type(default)(value)
+        except (TypeError, ValueError):
+            kind = {int: "an integer", float: "a number"}.get(type(default), "a string")
+            raise ValueError(f"parameter {name}: {value!r} is not {kind}") from None
+
+    @property
+    def backend(self) -> str:
+        """The backend in use ('log' after a fallback)."""
+        return self._backend
+
+    def _on_text(self, msg: String) -> None:
+        self._queue.put(msg.data)
+
+    def _fall_back(self, reason: str) -> None:
+        if not self._warned:
+            self._warned = True
+            self.get_logger().warning(f"text-to-speech backend {self._backend!r} does not work: "
+                                      f"{reason}; from now on the text is only logged")
+        self._backend = "log"
+
+    def _work(self) -> None:
+        while True:
+            text = self._queue.get()
+            if text is None or self._closing.is_set():
+                return
+            try:
+                spoken = clean_text(text, self._max_chars)
+                if len(text) > len(spoken) and len(clean_text(text, 0)) > len(spoken):
+                    self.get_logger().warning(f"a text of {len(text)} characters was cut to "
+                                              f"{len(spoken)} (max_chars)")
+                self._speak(spoken)
+                if not self._closing.is_set():
+                    self._done_pub.publish(String(data=spoken))
+            except Exception as exc:  # noqa: BLE001 - one bad utterance must not stop the node
+                if self._closing.is_set():
+                    return
+                self.get_logger().error(f"speaking failed: {exc!r}")
+
+    def _speak(self, text: str) -> None:
+        if not text:
+            return
+        if self._backend == "log":
+            self.get_logger().info(f"say: {_short(text)}")
+            return
+        wav = self._wav_dir / f"tts_{self._next_wav:04d}.wav" if self._backend == "wav" else None
+        args = espeak_args(self._command, self._voice, self._wpm, wav)
+        timeout = 30.0 + 0.15 * len(text)          # ~13 characters per second when spoken
+        try:
+            self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                                          errors="replace")
+            try:
+                _, stderr = self._proc.communicate(text, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.communicate()
+                self.get_logger().warning(f"{self._command} took more than {timeout:.0f} s; "
+                                          f"stopped it: {_short(text)}")
+                return
+            returncode = self._proc.returncode
+        except OSError as exc:
+            self._fall_back(f"cannot run {args[0]!r}: {exc}")
+            self._speak(text)
+            return
+        finally:
+            self._proc = None
+        if self._closing.is_set() or returncode < 0:     # stopped by a signal: shutting down
+            self.get_logger().info(f"interrupted: {_short(text)}")
+            return
+        failure = espeak_failure(returncode, stderr, wav)
+        if failure:
+            what = "writing a WAV file" if wav else "playing on the audio device"
+            self._fall_back(f"{self._command} failed {what} ({failure})")
+            self._speak(text)
+        elif wav is not None:
+            self._next_wav += 1
+            self.get_logger().info(f"wrote {wav} ({wav.stat().st_size} bytes): {_short(text)}")
+        else:
+            self.get_logger().info(f"said: {_short(text)}")
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Stop the worker: the utterance being spoken is cut off, queued ones are dropped."""
+        self._closing.set()
+        self._queue.put(None)
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        self._worker.join(timeout)
+
+
+def main(args: list[str] | None = None) -> int:
+    # SIGINT stops the node also when it was started with SIGINT ignored (a background job of a
+    # script): then rclpy's own handler is the only one, and its wake-up was seen to get lost
+    # under load. The executor also wakes up twice a second to look at the context.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = TtsNode()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        while rclpy.ok():
+            executor.spin_once(timeout_sec=0.5)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except ValueError as exc:            # a bad parameter value
+        print(f"tts: {exc}", file=sys.stderr)
+        return 2
+    except Exception:                    # noqa: BLE001
+        if rclpy.ok():
+            raise
+        # SIGINT shut the context down while the executor was building its wait set (RCLError)
+    finally:
+        if node is not None:
+            node.close()
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

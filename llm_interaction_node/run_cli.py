@@ -1,0 +1,130 @@
+"""llm-interaction run: start the ROS 2 nodes of a graph and talk to the robot.
+
+    llm-interaction run                      # household_sim + interaction_node + tts, console
+    llm-interaction run --world ladder_and_shelf --llm-model qwen2.5:7b \\
+        --llm-base-url http://localhost:11434/v1
+    llm-interaction run --graph robot        # interaction_node only, for a real robot
+    llm-interaction run --no-console         # just the nodes, until Ctrl-C
+
+Each node is a separate process (python -m MODULE --ros-args --params-file config/NODE.yaml ...,
+see llm_interaction_node/ros/graph.py); their output goes to a log directory. The speech
+console runs in the foreground; leaving it (/quit, Ctrl-D, Ctrl-C) stops every node.
+rclpy is imported only when the command runs.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+
+import yaml
+
+from .ros.graph import GRAPHS, LAUNCH_ARGUMENTS, GraphRunner, NodeSpec, format_value
+
+
+def parse_param(text: str) -> tuple[str, str, object]:
+    """``NODE:NAME:=VALUE`` -> (node, name, value); the value is read as YAML, as ROS does."""
+    node, sep, rest = text.partition(":")
+    name, sep2, value = rest.partition(":=")
+    if not (sep and sep2 and node and name):
+        raise ValueError(f"--param {text!r}: expected NODE:NAME:=VALUE, e.g. tts:backend:=espeak")
+    try:
+        parsed = yaml.safe_load(value)
+    except yaml.YAMLError:
+        parsed = value
+    if parsed is None or isinstance(parsed, dict):
+        parsed = value
+    return node, name, parsed
+
+
+def build_overrides(args: argparse.Namespace, graph: tuple[NodeSpec, ...]) -> dict[str, dict]:
+    """Parameter overrides by node name from the options; ValueError for a node not in the graph."""
+    names = {spec.name for spec in graph}
+    overrides: dict[str, dict] = {}
+
+    def put(node: str, name: str, value, option: str) -> None:
+        if node not in names:
+            raise ValueError(f"{option}: the {args.graph} graph has no node {node!r} "
+                             f"(its nodes: {', '.join(s.name for s in graph)})")
+        overrides.setdefault(node, {})[name] = value
+
+    for argument, option in (("world", "--world"), ("llm_base_url", "--llm-base-url"),
+                             ("llm_model", "--llm-model"), ("memory_path", "--memory-path")):
+        value = getattr(args, argument)
+        if value is not None:
+            for node, name in LAUNCH_ARGUMENTS[argument]:
+                put(node, name, str(value), option)
+    for text in args.param or ():
+        node, name, value = parse_param(text)
+        put(node, name, value, "--param")
+    return overrides
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    graph = GRAPHS[args.graph]
+    try:
+        overrides = build_overrides(args, graph)
+        runner = GraphRunner(graph, overrides, log_dir=args.log_dir,
+                             echo="all" if args.no_console else "warnings")
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    # the in-process console must discover the nodes the same way they discover each other
+    os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    # SIGINT (Ctrl-C) and SIGTERM stop the graph, as they stop a ROS node, also when this was
+    # started with SIGINT ignored (a background job of a script)
+    previous = (signal.signal(signal.SIGINT, signal.default_int_handler),
+                signal.signal(signal.SIGTERM, _terminate))
+    try:
+        runner.start()
+        if args.no_console:
+            print("running; Ctrl-C stops the nodes", flush=True)
+            runner.wait()
+            return 1                       # a node exited (reported by the runner)
+        from .ros.speech_console import run_console
+        console_args = [] if args.quiet else ["--transcript"]
+        # the interaction node may need a while to load; typed lines wait for it
+        console_args += ["--ros-args", "-p", f"listener_timeout:={format_value(float(args.wait))}"]
+        return run_console(console_args)
+    except KeyboardInterrupt:
+        print(flush=True)
+        return 0
+    finally:
+        print("stopping the nodes ...", flush=True)
+        runner.stop()
+        signal.signal(signal.SIGINT, previous[0])
+        signal.signal(signal.SIGTERM, previous[1])
+
+
+def _terminate(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def add_run_parser(subparsers) -> argparse.ArgumentParser:
+    run = subparsers.add_parser(
+        "run", help="start the ROS 2 nodes and talk to the robot in a speech console",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("--graph", choices=sorted(GRAPHS), default="sim",
+                     help="sim: household_sim + interaction_node + tts (default); "
+                     "robot: interaction_node only, with config/robot.yaml")
+    run.add_argument("--world", help="household scenario (a name in config/worlds or a YAML "
+                     "path): household_sim world and interaction_node knowledge")
+    run.add_argument("--llm-base-url", metavar="URL",
+                     help="OpenAI-compatible endpoint (interaction_node llm.base_url)")
+    run.add_argument("--llm-model", metavar="NAME", help="model name (interaction_node llm.model)")
+    run.add_argument("--memory-path", metavar="PATH",
+                     help="embedded example memory directory (interaction_node memory.path)")
+    run.add_argument("--param", action="append", metavar="NODE:NAME:=VALUE",
+                     help="any node parameter, e.g. tts:backend:=espeak (repeatable)")
+    run.add_argument("--no-console", action="store_true",
+                     help="no speech console: run the nodes until Ctrl-C")
+    run.add_argument("-q", "--quiet", action="store_true",
+                     help="console: do not show the interaction node's transcript")
+    run.add_argument("--log-dir", metavar="DIR", help="where the node logs go "
+                     "(default ~/.cache/llm_interaction_node/run/<timestamp>)")
+    run.add_argument("--wait", type=float, default=60.0, metavar="S",
+                     help="how long a typed line waits for the interaction node to listen "
+                     "(default 60 s)")
+    run.set_defaults(func=cmd_run)
+    return run

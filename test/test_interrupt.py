@@ -1,0 +1,142 @@
+"""Stopping a running interaction from another thread: LLM call, skill, ask(), idle."""
+import threading
+import time
+
+import pytest
+
+from llm_interaction_node.core.agent import STOPPED
+from llm_interaction_node.core.errors import InteractionAborted
+from llm_interaction_node.core.interrupt import StopSignal
+from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.session import build_agent, build_console, make_world
+
+
+class BlockingLLM(ScriptedLLM):
+    """Scripted, but the call number ``block_at`` hangs until ``release`` is set."""
+
+    def __init__(self, responses, block_at):
+        super().__init__(responses)
+        self.block_at = block_at
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.n = 0
+
+    def complete(self, prompt, **kwargs):
+        self.n += 1
+        if self.n == self.block_at:
+            self.entered.set()
+            self.release.wait(30)
+        return super().complete(prompt, **kwargs)
+
+
+def agent_with(llm, queue, stop, world=None):
+    world = world or make_world("humanoid", "drinks_and_cup")
+    spoken = []
+    console = build_console("humanoid", world, queue, speak=spoken.append)
+    return build_agent("humanoid", llm, console, stop=stop), world, spoken
+
+
+def test_stop_signal_call_returns_the_result_or_aborts_at_once():
+    stop = StopSignal()
+    assert stop.call(lambda x: x + 1, 1) == 2
+    with pytest.raises(ValueError):
+        stop.call(lambda: (_ for _ in ()).throw(ValueError("boom")))
+    threading.Timer(0.1, stop.request, args=("user pressed stop",)).start()
+    t0 = time.monotonic()
+    with pytest.raises(InteractionAborted, match="user pressed stop"):
+        stop.call(time.sleep, 5)
+    assert time.monotonic() - t0 < 1.0
+    stop.clear()
+    assert not stop.is_set() and stop.reason == ""
+
+
+def test_stop_during_generation_ends_the_turn_and_the_next_request_works():
+    stop = StopSignal()
+    queue = EventQueue(["bring me the juice"])
+    llm = BlockingLLM(["list_objects()", "wait_for_trigger()"], block_at=1)
+    agent, world, spoken = agent_with(llm, queue, stop)
+    runner = threading.Thread(target=agent.run, daemon=True)
+    runner.start()
+    assert llm.entered.wait(10)
+    t0 = time.monotonic()
+    stop.request("stop topic")
+    deadline = time.monotonic() + 5
+    while not (agent.turns and agent.turns[-1].status == "stopped"):
+        assert time.monotonic() < deadline, agent.console.transcript.render()
+        time.sleep(0.005)
+    elapsed = time.monotonic() - t0
+    assert elapsed < 2.0          # behaviour, not a benchmark: far less than the 30 s hang
+    assert spoken == [STOPPED]
+    assert "# stopped: stop topic" in agent.console.transcript.render()
+    # the abandoned call's answer is dropped; the next request starts clean
+    llm.release.set()
+    queue.put("what do you see?")
+    queue.close()
+    runner.join(10)
+    assert not runner.is_alive()
+    assert world.snapshot()["skill_calls"] == 0
+
+
+def test_stop_while_idle_does_not_abort_the_next_request():
+    stop = StopSignal()
+    queue = EventQueue()
+    llm = ScriptedLLM(["list_objects()", "wait_for_trigger()"])
+    agent, _, spoken = agent_with(llm, queue, stop)
+    runner = threading.Thread(target=agent.run, daemon=True)
+    runner.start()
+    time.sleep(0.2)                # the agent waits for the first request
+    stop.request("stray stop")
+    queue.put("what is there?")
+    queue.close()
+    runner.join(10)
+    assert [t.status for t in agent.turns] == ["waiting"]
+    assert STOPPED not in spoken
+
+
+def test_stop_while_asking_ends_the_question():
+    stop = StopSignal()
+    queue = EventQueue(["bring something"], stop=stop)
+    llm = ScriptedLLM(["ask('which one?')", "wait_for_trigger()"])
+    agent, _, spoken = agent_with(llm, queue, stop)
+    runner = threading.Thread(target=agent.run, daemon=True)
+    runner.start()
+    deadline = time.monotonic() + 5
+    while "which one?" not in spoken:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    stop.request()
+    while not agent.turns:
+        assert time.monotonic() < deadline + 5
+        time.sleep(0.01)
+    assert agent.turns[-1].status == "stopped"
+    queue.close()
+    runner.join(10)
+    assert not runner.is_alive()
+
+
+def test_reset_while_waiting_starts_a_fresh_task():
+    stop = StopSignal()
+    queue = EventQueue(["what do you see?"], stop=stop)
+    llm = ScriptedLLM(["list_objects()", "wait_for_trigger()", "wait_for_trigger()"])
+    agent, _, _ = agent_with(llm, queue, stop)
+    runner = threading.Thread(target=agent.run, daemon=True)
+    runner.start()
+    deadline = time.monotonic() + 5
+    while not agent.turns:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    task_before = agent.console.task_id
+    time.sleep(0.2)                               # idle in wait_for_trigger()
+    agent.request_reset("reset service")
+    while len(agent.turns) < 2:
+        assert time.monotonic() < deadline + 5
+        time.sleep(0.01)
+    assert agent.turns[-1].status == "reset"
+    assert agent.console.task_id != task_before
+    assert "list_objects()" not in agent.console.transcript.render()
+    queue.put("hello again")                      # the fresh task takes the next request
+    queue.close()
+    runner.join(10)
+    assert not runner.is_alive()
+    assert "hello again" in llm.prompts[-1]

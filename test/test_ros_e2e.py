@@ -1,0 +1,158 @@
+"""Issue 4 end to end on real DDS: speech in, skills in the simulator, speech out, learning.
+
+Separate processes: the household simulator node, the interaction node, and this test as
+the user (ASR topic) and observer (TTS, transcript, world state). Only the LLM is a stand-in
+(an OpenAI-compatible HTTP server answering scripted statements); ChromaDB is real.
+"""
+import json
+
+import pytest
+
+from std_srvs.srv import Trigger
+
+from fake_llm_server import FakeLLMServer
+from llm_interaction_interfaces.srv import Learn, ManageMemory
+from llm_interaction_node.core.console import NEW_TASK_MARKER
+from llm_interaction_node.ros import names
+from ros_support import NodeProcess, probe_node
+from test_learning_e2e import CORRECTION, IMPROVED, IMPROVEMENT, PROBLEM, REQUEST, TWO_TRIPS
+
+pytestmark = pytest.mark.slow
+
+SIM = "llm_interaction_node.ros.household_sim"
+NODE = "llm_interaction_node.ros.interaction_node"
+
+
+def call(probe, srv_type, name, request, timeout=60):
+    client = probe.node.create_client(srv_type, name)
+    assert client.wait_for_service(timeout_sec=timeout), name
+    future = client.call_async(request)
+    probe.wait_until(future.done, timeout, f"an answer from {name}")
+    return future.result()
+
+
+def node_args(llm_url, memory_path, **extra):
+    args = ["--params-file", "config/interaction_node.yaml",
+            "-p", f"llm.base_url:={llm_url}", "-p", "llm.model:=scripted",
+            "-p", f"memory.path:={memory_path}", "-p", "memory.k:=8",
+            "-p", "timeouts.first_scene_s:=30.0"]
+    for key, value in extra.items():
+        args += ["-p", f"{key}:={value}"]
+    return args
+
+
+class Observer:
+    """The test's view of the robot: speech, transcript, state, the simulator's world."""
+
+    def __init__(self, probe):
+        from std_msgs.msg import String
+        from llm_interaction_interfaces.msg import ConsoleEntry
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                             reliability=ReliabilityPolicy.RELIABLE)
+        self.probe = probe
+        self.said = probe.collect(String, names.TTS_TEXT)
+        self.entries = probe.collect(ConsoleEntry, names.TRANSCRIPT, 200)
+        self.states = probe.collect(String, names.STATE, latched)
+        self.worlds = probe.collect(String, names.WORLD_STATE, latched)
+        self.asr = probe.node.create_publisher(String, names.ASR_TEXT, 10)
+        self.String = String
+
+    def say(self, text):
+        self.asr.publish(self.String(data=text))
+
+    def world(self):
+        return json.loads(self.worlds[-1].data) if self.worlds else {}
+
+    def transcript(self):
+        return "\n".join((">>> " if e.kind == "input" else "") + e.text for e in self.entries)
+
+    def wait_connected(self):
+        self.probe.wait_until(lambda: self.asr.get_subscription_count() > 0, 60, "the node's ASR subscription")
+        self.probe.wait_until(lambda: self.states and self.states[-1].data == "idle", 60, "state idle")
+
+    def wait_idle_after(self, n_inputs, timeout=60):
+        """Until the robot handed back: a wait_for_trigger() input beyond the first n."""
+        def handed_back():
+            waits = [e for e in self.entries if e.kind == "input" and e.text == "wait_for_trigger()"]
+            return len(waits) > n_inputs and self.states[-1].data == "idle"
+        self.probe.wait_until(handed_back, timeout, "the robot to hand back\n" + self.transcript())
+
+
+def test_fetch_learn_and_recall_through_ros(tmp_path):
+    llm = FakeLLMServer()
+    memory = tmp_path / "memory"
+    sim = NodeProcess(SIM, tmp_path / "sim.log", ros_args=["-p", "time_scale:=0.0"])
+    node = NodeProcess(NODE, tmp_path / "node.log", ros_args=node_args(llm.url, memory))
+    try:
+        with probe_node() as probe:
+            user = Observer(probe)
+            node.wait_for_log("interaction_node ready", 120)
+            user.wait_connected()
+
+            # 1. the request: carried out by the simulator's skill servers
+            llm.texts = TWO_TRIPS[:-1] + ["say('Here are the mango juice and the cup.')",
+                                          "wait_for_trigger()"]
+            user.say(REQUEST)
+            user.wait_idle_after(1)
+            world = user.world()
+            assert world["objects"]["mango-juice_0"]["held_by"] == "human"
+            assert world["objects"]["coffee-cup_0"]["held_by"] == "human"
+            assert "Here are the mango juice and the cup." in [m.data for m in user.said]
+            log = user.transcript()
+            assert ">>> grasp('coffee-cup_0')\n'success'" in log
+            assert llm.requests[0]["json"]["messages"][-1]["content"].endswith(">>>")
+
+            # 2. the correction: L_improve (three answers) stores an improved example
+            llm.texts = ["learn_from_interaction()", PROBLEM, IMPROVEMENT,
+                         f"```\n{IMPROVED}\n```", "wait_for_trigger()"]
+            user.say(CORRECTION)
+            user.wait_idle_after(2)
+            assert any("hands" in m.data for m in user.said), [m.data for m in user.said]
+            assert llm.texts == []
+    finally:
+        node.stop()
+        sim.stop()
+
+    # 3. a restarted node (new process, same memory) retrieves it for a similar request
+    sim = NodeProcess(SIM, tmp_path / "sim2.log", ros_args=["-p", "time_scale:=0.0"])
+    node = NodeProcess(NODE, tmp_path / "node2.log", ros_args=node_args(llm.url, memory))
+    try:
+        with probe_node() as probe:
+            user = Observer(probe)
+            node.wait_for_log("interaction_node ready", 120)
+            user.wait_connected()
+            n_before = len(llm.requests)
+            llm.texts = ["wait_for_trigger()"]
+            user.say("I would like the mango juice and a cup, please")
+            user.wait_idle_after(1)
+            prompt = llm.requests[n_before]["json"]["messages"][-1]["content"]
+            examples = prompt[: prompt.index("# Current interaction:")]
+            assert examples.rstrip().endswith(IMPROVED)      # most similar last
+
+            # 4. the services: memory, learn (forced, no utterance gate), reset
+            memory = call(probe, ManageMemory, names.MEMORY,
+                          ManageMemory.Request(command="list", argument="learned"))
+            learned = json.loads(memory.result_json)
+            assert memory.success and len(learned) == 1 and REQUEST in learned[0]["utterances"]
+            search = call(probe, ManageMemory, names.MEMORY,
+                          ManageMemory.Request(command="search", argument=REQUEST))
+            assert learned[0]["id"] in [e["id"] for e in json.loads(search.result_json)]
+            bad = call(probe, ManageMemory, names.MEMORY, ManageMemory.Request(command="drop"))
+            assert not bad.success and "unknown command" in bad.message
+            llm.texts = [PROBLEM, IMPROVEMENT, f"```\n{IMPROVED}\n```"]
+            learn = call(probe, Learn, names.LEARN, Learn.Request())
+            assert learn.success and "Learned" in learn.message, learn.message
+            count = call(probe, ManageMemory, names.MEMORY, ManageMemory.Request(command="list",
+                                                                                argument="learned"))
+            assert len(json.loads(count.result_json)) == 2
+            reset = call(probe, Trigger, names.RESET, Trigger.Request())
+            assert reset.success
+            probe.wait_until(lambda: any(e.text == NEW_TASK_MARKER for e in user.entries
+                                         if e.kind == "note"), 30,
+                             "a new-task marker on the transcript\n" + user.transcript())
+            assert node.alive() and sim.alive()
+    finally:
+        node.stop()
+        sim.stop()
+        llm.close() if hasattr(llm, "close") else None
