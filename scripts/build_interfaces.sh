@@ -8,6 +8,7 @@ V=$(cd "${1:-.venv}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PKG=$ROOT/interfaces/llm_interaction_interfaces
 BUILD=$ROOT/build/interfaces
+mkdir -p "$ROOT/build"
 PYINC=$("$V/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
 NPINC=$("$V/bin/python" -c "import numpy; print(numpy.get_include())")
 grep -rl /opt/python/cp311-cp311/ "$V"/share/*/cmake 2>/dev/null | xargs -r sed -i \
