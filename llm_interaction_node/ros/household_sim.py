@@ -86,8 +86,9 @@ def _descriptor(description: str, minimum: float | None = None) -> ParameterDesc
 
 
 # Finished goals are kept (and listed in every status message) this long; rclpy's default of
-# 900 s made each status message, and so each skill call, slower with every goal.
-RESULT_TIMEOUT_S = 2
+# 900 s made each status message, and so each skill call, slower with every goal. Our client
+# asks for the result when the goal is accepted, so it never needs a late result.
+RESULT_TIMEOUT_S = 1.0
 
 
 class HouseholdSimNode(Node):
@@ -112,6 +113,9 @@ class HouseholdSimNode(Node):
             "Reset service (std_srvs/Trigger)"))
         self.declare_parameter("failures_json", "", _descriptor(
             "JSON object merged into the world's 'failures', e.g. {\"grasp\": {\"*\": 1}}"))
+        self.declare_parameter("result_timeout_s", RESULT_TIMEOUT_S, _descriptor(
+            "How long a finished goal's result is kept for clients that ask late; every kept "
+            "goal is listed in each status message, so long values slow busy clients", 0.1))
 
         self._goal_lock = threading.Lock()          # guards the fields below
         self._turn = threading.Condition(self._goal_lock)   # notified when _busy ends or a cancel comes
@@ -170,7 +174,7 @@ class HouseholdSimNode(Node):
                             goal_callback=lambda _goal: GoalResponse.ACCEPT,
                             handle_accepted_callback=self._on_accepted,
                             cancel_callback=self._on_cancel, callback_group=group,
-                            result_timeout=RESULT_TIMEOUT_S)
+                            result_timeout=max(1, round(self._param("result_timeout_s"))))
 
     # ------------------------------------------------------------------ goal plumbing (all skills)
     def _on_accepted(self, goal_handle: ServerGoalHandle) -> None:

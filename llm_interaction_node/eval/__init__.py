@@ -1,0 +1,1 @@
+"""Evaluation of the tabletop tasks: instruction templates, scenes, success checks, scripted solutions."""

@@ -1,0 +1,1 @@
+"""The systems the benchmark compares: ours (+ ablations), CaP, Dynamic CaP, HELPER."""
