@@ -16,6 +16,7 @@ setup(
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
         (f"share/{PACKAGE}/config/worlds", glob("config/worlds/*.yaml")),
         (f"share/{PACKAGE}/config/learning", glob("config/learning/*.yaml")),
+        (f"share/{PACKAGE}/config/eval", glob("config/eval/*.yaml")),
         (f"share/{PACKAGE}/config/transcripts/humanoid", glob("config/transcripts/humanoid/*.txt")),
         (f"share/{PACKAGE}/config/transcripts/tabletop", glob("config/transcripts/tabletop/*.txt")),
     ],
@@ -35,6 +36,7 @@ setup(
             "household_sim = llm_interaction_node.ros.household_sim:main",
             "speech_console = llm_interaction_node.ros.speech_console:main",
             "tts = llm_interaction_node.ros.tts_node:main",
+            "tabletop_sim = llm_interaction_node.ros.tabletop_sim:main",
         ],
     },
 )

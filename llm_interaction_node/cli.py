@@ -5,6 +5,8 @@ Subcommands:
                 (no LLM) and print the resulting transcript; --check compares outputs
   chat          talk to the agent in the terminal; the robot acts in the in-process world
   run           start the ROS 2 nodes (simulated household or a real robot) and a speech console
+  eval          the paper's benchmark for one system (PyBullet tabletop, simulated user)
+  eval-report   several evaluations side by side
 """
 from __future__ import annotations
 
@@ -181,6 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_memory_parser(sub)
     from .run_cli import add_run_parser
     add_run_parser(sub)
+    from .eval_cli import add_eval_parsers
+    add_eval_parsers(sub)
     return parser
 
 

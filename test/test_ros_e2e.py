@@ -52,11 +52,14 @@ class Observer:
                              reliability=ReliabilityPolicy.RELIABLE)
         self.probe = probe
         self.said = probe.collect(String, names.TTS_TEXT)
-        self.entries = probe.collect(ConsoleEntry, names.TRANSCRIPT, 200)
+        history = QoSProfile(depth=200, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                             reliability=ReliabilityPolicy.RELIABLE)
+        self.entries = probe.collect(ConsoleEntry, names.TRANSCRIPT, history)
         self.states = probe.collect(String, names.STATE, latched)
         self.worlds = probe.collect(String, names.WORLD_STATE, latched)
         self.asr = probe.node.create_publisher(String, names.ASR_TEXT, 10)
         self.String = String
+        self.names = names
 
     def say(self, text):
         self.asr.publish(self.String(data=text))
@@ -70,6 +73,9 @@ class Observer:
     def wait_connected(self):
         self.probe.wait_until(lambda: self.asr.get_subscription_count() > 0, 60, "the node's ASR subscription")
         self.probe.wait_until(lambda: self.states and self.states[-1].data == "idle", 60, "state idle")
+        node = self.probe.node            # the node's speech and transcript publishers are known
+        self.probe.wait_until(lambda: node.count_publishers(self.names.TTS_TEXT) > 0
+                              and node.count_publishers(self.names.TRANSCRIPT) > 0, 60, "publishers")
 
     def wait_idle_after(self, n_inputs, timeout=60):
         """Until the robot handed back: a wait_for_trigger() input beyond the first n."""

@@ -391,7 +391,12 @@ def _spin(executor: MultiThreadedExecutor, stop: threading.Event, errors: list[B
 
 
 def main(args: list[str] | None = None) -> int:
-    """Run the node until Ctrl-C / SIGTERM; exit code 2 for a bad world or parameter.
+    """Run the household simulator (see :func:`run_sim_node`)."""
+    return run_sim_node(HouseholdSimNode, "household_sim", args)
+
+
+def run_sim_node(node_class, name: str, args: list[str] | None = None) -> int:
+    """Run a simulator node until Ctrl-C / SIGTERM; exit code 2 for a bad world or parameter.
 
     Ctrl-C and SIGTERM are blocked in all threads (DDS and executor threads inherit the mask) and
     taken here with sigtimedwait, instead of rclpy's signal handlers, which shut the context down
@@ -399,29 +404,29 @@ def main(args: list[str] | None = None) -> int:
     """
     previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SHUTDOWN_SIGNALS)
     try:
-        return _run(args)
+        return _run(node_class, name, args)
     finally:
         while signal.sigtimedwait(SHUTDOWN_SIGNALS, 0) is not None:   # a second Ctrl-C
             pass
         signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
 
 
-def _run(args: list[str] | None) -> int:
+def _run(node_class, name: str, args: list[str] | None) -> int:
     try:
         context = rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     except RCLError as exc:           # e.g. an unparsable --ros-args value
-        print(f"household_sim: {exc}", file=sys.stderr)
+        print(f"{name}: {exc}", file=sys.stderr)
         return 2
     with context:
         try:
-            node = HouseholdSimNode()
+            node = node_class()
         except (OSError, ValueError, ParameterException) as exc:
-            print(f"household_sim: {exc}", file=sys.stderr)
+            print(f"{name}: {exc}", file=sys.stderr)
             return 2
         executor = MultiThreadedExecutor(num_threads=EXECUTOR_THREADS)
         executor.add_node(node)
         stop, errors = threading.Event(), []
-        spinner = threading.Thread(target=_spin, args=(executor, stop, errors), name="household_sim_executor")
+        spinner = threading.Thread(target=_spin, args=(executor, stop, errors), name=f"{name}_executor")
         spinner.start()
         try:
             while spinner.is_alive() and signal.sigtimedwait(SHUTDOWN_SIGNALS, 0.5) is None:

@@ -51,6 +51,9 @@ from .skill_client import SkillClient
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
+# the transcript keeps its last entries for late joiners (a console started after the node)
+HISTORY = QoSProfile(depth=200, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                     reliability=ReliabilityPolicy.RELIABLE)
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")   # ANSI CSI, controls
 _ERROR_OUTPUT = re.compile(r"^(Traceback \(most recent call last\)|\w*(Error|Violation|Timeout)\b)")
 
@@ -113,7 +116,7 @@ class InteractionNode(Node):
 
         # speech, transcript, state
         self.tts = self.create_publisher(String, values["topics.tts_text"], 10)
-        self.transcript = self.create_publisher(ConsoleEntry, values["topics.transcript"], 100)
+        self.transcript = self.create_publisher(ConsoleEntry, values["topics.transcript"], HISTORY)
         self.state = self.create_publisher(String, values["topics.state"], LATCHED)
         self.create_subscription(String, values["topics.asr_text"], self._on_utterance, 100,
                                  callback_group=group)

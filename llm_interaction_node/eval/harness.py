@@ -1,0 +1,188 @@
+"""The evaluation protocol of the paper (section A of the seed) for one system.
+
+For each split, each round r = 1..runs, each instruction template of the split: a scene is
+generated (deterministic for the seed), the simulated user gives the instruction, the system
+acts; whenever it hands back, the world is judged with the template's success check and the
+simulated user answers (feedback, a request to learn, or nothing). The world is rebuilt for
+every run; the system's memory is kept across all runs. Rounds are the outer loop, so what was
+learned in round r of one instruction is available to round r+1 of it (and to the others).
+
+Every run is written to ``OUT/runs/<split>/<template>/run_<r>.json`` (the interaction, the
+observations, the user's utterances, tokens) as soon as it ends; a run whose file exists is
+skipped, so an interrupted evaluation resumes where it stopped (the memory is on disk too).
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from ..core.llm import Usage
+from .simulated_user import Observation, SimulatedUser
+from .systems.base import Round
+from .tasks import SPLITS, check, make_task, make_world, tasks_for_split, world_positions
+
+WorldFactory = Callable[[list, int], object]
+DROP_MARGIN = 0.02        # m outside the workspace (or below the table) counts as dropped
+
+
+@dataclass
+class RunRecord:
+    system: str
+    split: str
+    template: str
+    round: int                      # 1-based: the x-th run of this instruction
+    seed: int
+    instruction: str
+    success: bool = False           # the run ended in success
+    first_success: int | None = None   # interaction index of the first success (0 = no feedback)
+    interactions: int = 0           # rounds the system handed back
+    utterances: list = field(default_factory=list)      # (kind, text) of the user
+    observations: list = field(default_factory=list)    # Observation dicts
+    errors: list = field(default_factory=list)
+    transcripts: list = field(default_factory=list)     # what the system did, per round
+    usage: dict = field(default_factory=dict)
+    wall_s: float = 0.0
+    learned: bool = False           # the user asked to learn in this run
+
+    def path(self, out: Path) -> Path:
+        return out / "runs" / self.split / self.template / f"run_{self.round:02d}.json"
+
+
+def dropped_blocks(world, bounds) -> list[str]:
+    """Blocks that left the workspace or fell below the table (an execution error)."""
+    out = []
+    for name in world.object_names():
+        if "block" not in name:
+            continue
+        x, y, z = np.asarray(world.object_position(name), dtype=float)[:3]
+        (x0, x1), (y0, y1) = bounds[0], bounds[1]
+        if not (x0 - DROP_MARGIN <= x <= x1 + DROP_MARGIN and y0 - DROP_MARGIN <= y <= y1 + DROP_MARGIN) \
+                or z < -DROP_MARGIN:
+            out.append(name)
+    return out
+
+
+def run_once(system, split: str, template: str, round_: int, seed: int,
+             factory: WorldFactory | None = None, max_rounds: int = 6,
+             strip: Path | None = None) -> RunRecord:
+    """One run of one instruction (see the module docstring). With ``strip`` (and a world
+    that can ``render``), a PNG with the scene at the start and after every round."""
+    task = make_task(template, split, seed)
+    world = make_world(task, factory)
+    render = getattr(world, "render", None) if strip else None
+    frames = [render()] if render else []
+    try:
+        initial = world_positions(world)
+        bounds = np.asarray(world.bounds, dtype=float)
+        user = SimulatedUser(task, initial, seed=seed, max_rounds=max_rounds)
+        first = user.first()
+        record = RunRecord(system.name, split, template, round_, seed, first.text)
+        record.utterances.append((first.kind, first.text))
+        before = system.ledger.total
+        started = time.monotonic()
+
+        def next_utterance(round_result: Round):
+            index = record.interactions
+            record.interactions += 1
+            final = world_positions(world)
+            if render:
+                frames.append(render())
+            success = check(task, initial, final)
+            if success and record.first_success is None:
+                record.first_success = index
+            dropped = dropped_blocks(world, bounds)
+            obs = Observation(success=success, error=round_result.error, dropped=dropped,
+                              initial_destroyed=False, round_index=index,
+                              unreachable=dropped)     # off the workspace: out of reach
+            record.observations.append(asdict(obs))
+            record.transcripts.append(round_result.transcript)
+            if round_result.error:
+                record.errors.append(round_result.error)
+            record.success = success
+            answer = user.respond(obs)
+            if answer is None:
+                return None
+            record.utterances.append((answer.kind, answer.text))
+            record.learned = record.learned or answer.kind == "learn"
+            return answer.text
+
+        try:
+            system.run(world, first.text, next_utterance)
+        except Exception as exc:  # noqa: BLE001 - a crashing system fails the run, not the protocol
+            record.errors.append(f"system crashed: {type(exc).__name__}: {exc}")
+        if record.success:
+            system.episode_succeeded()
+        usage: Usage = system.ledger.total
+        record.usage = {
+            "prompt_tokens": usage.prompt_tokens - before.prompt_tokens,
+            "completion_tokens": usage.completion_tokens - before.completion_tokens,
+            "cached_tokens": usage.cached_tokens - before.cached_tokens,
+            "calls": usage.calls - before.calls,
+            "llm_wall_s": round(usage.wall_s - before.wall_s, 3),
+            "estimated": usage.estimated,
+        }
+        record.wall_s = round(time.monotonic() - started, 3)
+        if frames:
+            from ..sims.tabletop_bullet import save_strip
+            strip.parent.mkdir(parents=True, exist_ok=True)
+            save_strip(frames, strip)
+        return record
+    finally:
+        close = getattr(world, "close", None)
+        if close:
+            close()
+
+
+def run_seed(base_seed: int, split: str, template: str, round_: int) -> int:
+    """A distinct, reproducible scene seed for every (split, template, round)."""
+    key = f"{split}/{template}/{round_}"
+    return (base_seed * 1_000_003 + sum((i + 1) * ord(c) for i, c in enumerate(key))) % (2**31)
+
+
+def plan(splits: Iterable[str], runs: int, templates: Iterable[str] | None = None):
+    """The runs in protocol order: (split, round, template)."""
+    wanted = set(templates) if templates else None
+    for split in splits:
+        if split not in SPLITS:
+            raise ValueError(f"unknown split {split!r}; use {', '.join(SPLITS)}")
+        ids = [t.id for t in tasks_for_split(split) if wanted is None or t.id in wanted]
+        for round_ in range(1, runs + 1):
+            for template in ids:
+                yield split, round_, template
+
+
+def run_protocol(system, out: str | Path, splits=SPLITS, runs: int = 10, seed: int = 0,
+                 templates=None, factory: WorldFactory | None = None,
+                 progress: Callable[[int, int, RunRecord | None], None] | None = None,
+                 max_rounds: int = 6, frames: bool = False) -> list[RunRecord]:
+    """Run (or resume) the protocol; returns every run's record, old and new. ``frames``:
+    an image strip per run next to its JSON (PyBullet world)."""
+    out = Path(out)
+    todo = list(plan(splits, runs, templates))
+    records: list[RunRecord] = []
+    for i, (split, round_, template) in enumerate(todo):
+        seed_ = run_seed(seed, split, template, round_)
+        path = RunRecord(system.name, split, template, round_, seed_, "").path(out)
+        if path.exists():
+            records.append(RunRecord(**json.loads(path.read_text())))
+        else:
+            record = run_once(system, split, template, round_, seed_, factory, max_rounds,
+                              strip=path.with_suffix(".png") if frames else None)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(asdict(record), indent=1, default=str))
+            tmp.replace(path)                     # atomic: a killed run leaves no half file
+            records.append(record)
+        if progress:
+            progress(i + 1, len(todo), records[-1])
+    return records
+
+
+def load_records(out: str | Path) -> list[RunRecord]:
+    return [RunRecord(**json.loads(p.read_text()))
+            for p in sorted(Path(out).glob("runs/*/*/run_*.json"))]

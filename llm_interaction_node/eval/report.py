@@ -1,0 +1,210 @@
+"""Metrics, tables and plots of an evaluation (the seed's Tables IV/V and Figures 6/7).
+
+Per instruction: ``s`` share of runs that ended in success, ``i`` share of runs successful
+before any feedback, ``n`` mean index of the first successful interaction over the runs
+that succeeded at some point (0 = no feedback needed). Totals average over instructions
+(``n`` over those with a success). Cost prices the tokens (USD per million tokens).
+Everything is computed from the run records, so the tables can be recomputed from the logs.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .harness import RunRecord, load_records
+from .tasks import SPLITS
+
+DEFAULT_PRICE_IN = 0.5      # USD per 1M prompt tokens (gpt-3.5-turbo-0125 list price)
+DEFAULT_PRICE_OUT = 1.5     # USD per 1M completion tokens
+
+
+@dataclass
+class Row:
+    template: str
+    runs: int
+    s: float
+    i: float
+    n: float | None            # None: no run succeeded
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return float(np.mean(values)) if len(values) else None
+
+
+def instruction_row(template: str, runs: list[RunRecord]) -> Row:
+    firsts = [r.first_success for r in runs if r.first_success is not None]
+    return Row(template, len(runs),
+               s=sum(r.success for r in runs) / len(runs),
+               i=sum(r.first_success == 0 for r in runs) / len(runs),
+               n=_mean(firsts),
+               prompt_tokens=sum(r.usage.get("prompt_tokens", 0) for r in runs),
+               completion_tokens=sum(r.usage.get("completion_tokens", 0) for r in runs))
+
+
+def split_rows(records: Iterable[RunRecord], split: str) -> tuple[list[Row], Row]:
+    """Rows per instruction of one split, and the total row (averages over instructions)."""
+    by_template: dict[str, list[RunRecord]] = defaultdict(list)
+    for r in records:
+        if r.split == split:
+            by_template[r.template].append(r)
+    rows = [instruction_row(t, rs) for t, rs in by_template.items()]
+    ns = [r.n for r in rows if r.n is not None]
+    total = Row("total", sum(r.runs for r in rows),
+                s=_mean([r.s for r in rows]) or 0.0, i=_mean([r.i for r in rows]) or 0.0,
+                n=_mean(ns), prompt_tokens=sum(r.prompt_tokens for r in rows),
+                completion_tokens=sum(r.completion_tokens for r in rows))
+    return rows, total
+
+
+def cost(prompt_tokens: int, completion_tokens: int, price_in: float, price_out: float) -> float:
+    return (prompt_tokens * price_in + completion_tokens * price_out) / 1e6
+
+
+def _fmt(value: float | None, percent: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{100 * value:.1f}" if percent else f"{value:.2f}"
+
+
+def tables_markdown(system: str, records: list[RunRecord], price_in: float = DEFAULT_PRICE_IN,
+                    price_out: float = DEFAULT_PRICE_OUT) -> str:
+    out = [f"# Evaluation of `{system}`", "",
+           "s = % of runs that ended in success, i = % successful before any feedback, "
+           "n = mean index of the first successful interaction (0 = first try).", ""]
+    for split in SPLITS:
+        rows, total = split_rows(records, split)
+        if not rows:
+            continue
+        out += [f"## {split.upper()}", "", "| instruction | runs | s | i | n | tokens | cost $ |",
+                "|---|---|---|---|---|---|---|"]
+        for r in rows + [total]:
+            name = f"**{r.template}**" if r.template == "total" else r.template
+            out.append(f"| {name} | {r.runs} | {_fmt(r.s, True)} | {_fmt(r.i, True)} | {_fmt(r.n)} "
+                       f"| {r.prompt_tokens + r.completion_tokens} "
+                       f"| {cost(r.prompt_tokens, r.completion_tokens, price_in, price_out):.4f} |")
+        out.append("")
+    out.append(f"Prices: {price_in} $ / 1M prompt tokens, {price_out} $ / 1M completion tokens.")
+    return "\n".join(out) + "\n"
+
+
+def tables_csv(system: str, records: list[RunRecord], price_in: float = DEFAULT_PRICE_IN,
+               price_out: float = DEFAULT_PRICE_OUT) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(["system", "split", "instruction", "runs", "s", "i", "n", "prompt_tokens",
+                     "completion_tokens", "cost_usd"])
+    for split in SPLITS:
+        rows, total = split_rows(records, split)
+        for r in (rows + [total]) if rows else []:
+            writer.writerow([system, split, r.template, r.runs, round(r.s, 4), round(r.i, 4),
+                             "" if r.n is None else round(r.n, 4), r.prompt_tokens,
+                             r.completion_tokens,
+                             round(cost(r.prompt_tokens, r.completion_tokens, price_in, price_out), 6)])
+    return buf.getvalue()
+
+
+def per_round(records: list[RunRecord]) -> dict[str, dict[int, tuple[float, float | None]]]:
+    """split -> round -> (i, n) over the instructions of that split."""
+    out: dict[str, dict[int, tuple[float, float | None]]] = defaultdict(dict)
+    for split in SPLITS:
+        rounds = sorted({r.round for r in records if r.split == split})
+        for x in rounds:
+            rs = [r for r in records if r.split == split and r.round == x]
+            firsts = [r.first_success for r in rs if r.first_success is not None]
+            out[split][x] = (sum(r.first_success == 0 for r in rs) / len(rs), _mean(firsts))
+    return out
+
+
+def plot_rounds(systems: dict[str, list[RunRecord]], path: str | Path) -> Path:
+    """i and n per round (x-th run of each instruction), mean +- std over splits (Figs. 6/7)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    for name, records in systems.items():
+        data = per_round(records)
+        rounds = sorted({x for split in data.values() for x in split})
+        for ax, k in zip(axes, (0, 1)):
+            mean, std = [], []
+            for x in rounds:
+                values = [data[s][x][k] for s in data if x in data[s] and data[s][x][k] is not None]
+                mean.append(np.mean(values) if values else math.nan)
+                std.append(np.std(values) if values else math.nan)
+            mean, std = np.array(mean, dtype=float), np.array(std, dtype=float)
+            ax.plot(rounds, mean, marker="o", label=name)
+            ax.fill_between(rounds, mean - std, mean + std, alpha=0.2)
+    axes[0].set(title="i: success before any feedback", xlabel="round", ylabel="share of runs",
+                ylim=(-0.05, 1.05))
+    axes[1].set(title="n: first successful interaction", xlabel="round", ylabel="index")
+    from matplotlib.ticker import MaxNLocator
+    for ax in axes:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[0].legend(fontsize="small")
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def write_report(out: str | Path, system: str, price_in: float = DEFAULT_PRICE_IN,
+                 price_out: float = DEFAULT_PRICE_OUT) -> dict[str, Path]:
+    """tables.md, tables.csv, rounds.png and summary.json from the run records in ``out``."""
+    out = Path(out)
+    records = load_records(out)
+    files = {"tables.md": out / "tables.md", "tables.csv": out / "tables.csv",
+             "rounds.png": out / "rounds.png", "summary.json": out / "summary.json"}
+    files["tables.md"].write_text(tables_markdown(system, records, price_in, price_out))
+    files["tables.csv"].write_text(tables_csv(system, records, price_in, price_out))
+    plot_rounds({system: records}, files["rounds.png"])
+    files["summary.json"].write_text(json.dumps(summary(system, records, price_in, price_out), indent=1))
+    return files
+
+
+def summary(system: str, records: list[RunRecord], price_in: float = DEFAULT_PRICE_IN,
+            price_out: float = DEFAULT_PRICE_OUT) -> dict:
+    result = {"system": system, "runs": len(records), "splits": {}}
+    for split in SPLITS:
+        rows, total = split_rows(records, split)
+        if rows:
+            result["splits"][split] = {
+                "s": total.s, "i": total.i, "n": total.n,
+                "prompt_tokens": total.prompt_tokens, "completion_tokens": total.completion_tokens,
+                "cost_usd": cost(total.prompt_tokens, total.completion_tokens, price_in, price_out)}
+    return result
+
+
+def compare(dirs: Sequence[str | Path], price_in: float = DEFAULT_PRICE_IN,
+            price_out: float = DEFAULT_PRICE_OUT, plot: str | Path | None = None) -> str:
+    """Several evaluation directories side by side (``llm-interaction eval-report``)."""
+    systems: dict[str, list[RunRecord]] = {}
+    for d in dirs:
+        records = load_records(d)
+        name = records[0].system if records else Path(d).name
+        systems[name if name not in systems else f"{name} ({d})"] = records
+    header = ["system"] + [f"{sp.upper()} {m}" for sp in SPLITS for m in ("s", "i", "n")] + \
+        ["tokens", "cost $"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for name, records in systems.items():
+        cells = [name]
+        for split in SPLITS:
+            rows, total = split_rows(records, split)
+            cells += ([_fmt(total.s, True), _fmt(total.i, True), _fmt(total.n)] if rows
+                      else ["-", "-", "-"])
+        p = sum(r.usage.get("prompt_tokens", 0) for r in records)
+        c = sum(r.usage.get("completion_tokens", 0) for r in records)
+        cells += [str(p + c), f"{cost(p, c, price_in, price_out):.4f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    if plot:
+        plot_rounds(systems, plot)
+    return "\n".join(lines) + "\n"

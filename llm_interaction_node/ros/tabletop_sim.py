@@ -1,0 +1,170 @@
+"""The CaP tabletop (PyBullet, or the kinematic 2-D world) as a ROS 2 node.
+
+The same interfaces as the household simulator: the generic skill action
+(``skills/run_skill``, RunSkill) serves ``pick_and_place`` with arguments
+``{"pick": [x, y, z], "place": [x, y, z]}``; the perceived scene (Scene: blocks with the
+``grasp`` affordance, blocks and bowls with ``place_something_on_top``) goes to
+``perception/scene``; the world's snapshot (JSON) to ``tabletop_sim/world_state``; and
+``tabletop_sim/reset`` (std_srvs/Trigger) rebuilds the scene.
+
+    python -m llm_interaction_node.ros.tabletop_sim --ros-args -p objects:="red block,blue bowl"
+"""
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.action import ActionServer
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+
+from llm_interaction_interfaces.action import RunSkill
+
+from ..core.apis.humanoid import GRASP, PLACE_ON_TOP, SceneObject
+from . import names
+from .conversions import scene_to_msg
+from .household_sim import run_sim_node
+
+PICK_AND_PLACE = "pick_and_place"
+LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                     reliability=ReliabilityPolicy.RELIABLE)
+
+
+def make_tabletop(kind: str, objects: list[str], n_blocks: int, n_bowls: int, seed: int,
+                  gripper: str):
+    if kind == "2d":
+        from ..sims.tabletop2d import TabletopWorld2D as World
+        extra = {}
+    elif kind == "bullet":
+        from ..sims.tabletop_bullet import TabletopWorldBullet as World
+        extra = {"gripper": gripper}
+    else:
+        raise ValueError(f"world must be 'bullet' or '2d', not {kind!r}")
+    if objects:
+        return World.from_names(objects, seed=seed, **extra)
+    return World.random(n_blocks, n_bowls, seed=seed, **extra)
+
+
+class TabletopSimNode(Node):
+    def __init__(self) -> None:
+        super().__init__("tabletop_sim")
+        for name, default, text in (
+                ("world", "bullet", "'bullet' (PyBullet, headless) or '2d' (kinematic)"),
+                ("gripper", "floating", "PyBullet gripper: 'floating' suction or 'arm' (Panda)"),
+                ("objects", "", "comma-separated object names, e.g. 'red block,blue bowl' "
+                                "('' = random blocks and bowls)"),
+                ("n_blocks", 3, "random scene: number of blocks"),
+                ("n_bowls", 3, "random scene: number of bowls"),
+                ("seed", 0, "scene seed"),
+                ("scene_rate_hz", 2.0, "scene topic rate (also published after every skill)"),
+                ("frame_id", "map", "frame of the published poses"),
+                ("actions.run_skill", names.RUN_SKILL, "generic skill action (pick_and_place)"),
+                ("topics.scene", names.SCENE, "perceived scene (Scene)"),
+                ("topics.world_state", "tabletop_sim/world_state", "JSON snapshot, latched"),
+                ("services.reset", "tabletop_sim/reset", "rebuild the scene (std_srvs/Trigger)")):
+            self.declare_parameter(name, default, ParameterDescriptor(description=text))
+        p = lambda name: self.get_parameter(name).value  # noqa: E731
+        objects = [n.strip() for n in p("objects").split(",") if n.strip()]
+        self.world = make_tabletop(p("world"), objects, p("n_blocks"), p("n_bowls"), p("seed"),
+                                   p("gripper"))
+        self.frame_id = p("frame_id")
+        self._lock = threading.Lock()        # PyBullet is not thread-safe: one caller at a time
+        self._busy = False
+        group = ReentrantCallbackGroup()
+        self._scene = self.create_publisher(type(scene_to_msg([])), p("topics.scene"), 10)
+        self._state = self.create_publisher(String, p("topics.world_state"), LATCHED)
+        ActionServer(self, RunSkill, p("actions.run_skill"), self._execute, callback_group=group,
+                     result_timeout=1)
+        self.create_service(Trigger, p("services.reset"), self._on_reset, callback_group=group)
+        rate = p("scene_rate_hz")
+        if rate > 0:
+            self.create_timer(1.0 / rate, self._periodic, callback_group=group)
+        self.publish()
+        self.get_logger().info(f"tabletop_sim ready: {p('world')} world, "
+                               f"{len(self.world.object_names())} objects")
+
+    def destroy_node(self) -> None:
+        close = getattr(self.world, "close", None)
+        if close:
+            close()
+        super().destroy_node()
+
+    def stop(self, timeout: float = 2.0) -> bool:
+        """Called by run_sim_node before shutdown; pick-and-place is short, nothing to cancel."""
+        return False
+
+    # -- perception ---------------------------------------------------------------------
+    def scene_objects(self) -> list[SceneObject]:
+        out = []
+        for name in self.world.object_names():
+            x, y, z = (float(v) for v in self.world.object_position(name))
+            kind = "block" if name.endswith("block") else "bowl"
+            affordances = (GRASP, PLACE_ON_TOP) if kind == "block" else (PLACE_ON_TOP,)
+            out.append(SceneObject(name=name, object_class=name.replace(" ", "-"),
+                                   pose=np.array([x, y, z, 0.0, 0.0, 0.0]), location=None,
+                                   affordances=affordances))
+        return out
+
+    def publish(self) -> None:
+        with self._lock:
+            objects = self.scene_objects()
+            snapshot = self.world.snapshot()
+        self._scene.publish(scene_to_msg(objects, stamp=self.get_clock().now().to_msg(),
+                                         frame_id=self.frame_id))
+        self._state.publish(String(data=json.dumps(snapshot, default=str)))
+
+    def _periodic(self) -> None:
+        if not self._busy:
+            self.publish()
+
+    # -- the skill ----------------------------------------------------------------------
+    def _execute(self, goal_handle):
+        request = goal_handle.request
+        result = RunSkill.Result(status="failure")
+        try:
+            if request.name != PICK_AND_PLACE:
+                raise ValueError(f"unknown skill {request.name!r}; this simulator serves "
+                                 f"{PICK_AND_PLACE!r}")
+            args = json.loads(request.arguments_json or "{}")
+            if not isinstance(args, dict):
+                raise ValueError("arguments_json must be a JSON object")
+            pick = np.asarray(args["pick"], dtype=float).reshape(3)
+            place = np.asarray(args["place"], dtype=float).reshape(3)
+            if not (np.all(np.isfinite(pick)) and np.all(np.isfinite(place))):
+                raise ValueError("pick and place must be finite [x, y, z]")
+            self._busy = True
+            with self._lock:
+                result.status = self.world.pick_and_place(pick, place)
+                log = getattr(self.world, "log", None)
+                if result.status != "success" and log:
+                    entry = log[-1]
+                    result.message = str(entry.get("reason", "") if isinstance(entry, dict)
+                                         else getattr(entry, "reason", ""))
+        except (ValueError, KeyError, TypeError) as exc:
+            result.message = f"bad goal: {exc}"
+        finally:
+            self._busy = False
+        self.publish()                       # the scene after the skill, before the result
+        (goal_handle.succeed if result.status == "success" else goal_handle.abort)()
+        return result
+
+    def _on_reset(self, _request, response):
+        with self._lock:
+            self.world.reset()
+        self.publish()
+        response.success, response.message = True, "scene rebuilt"
+        return response
+
+
+def main(args=None) -> int:
+    return run_sim_node(TabletopSimNode, "tabletop_sim", args)
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""Issue 5 end to end: a reduced protocol (2 templates x 2 runs per split) with the scripted
+stand-in LLM on the PyBullet tabletop; tables, plots, resume, and numbers that follow from
+the logged runs."""
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llm_interaction_node.eval.oracle import OracleLLM
+from llm_interaction_node.eval.harness import load_records, plan, run_protocol, run_seed
+from llm_interaction_node.eval.report import compare, write_report
+from llm_interaction_node.eval.tasks import SPLITS, make_task
+from llm_interaction_node.eval_cli import make_system, world_factory
+
+pytestmark = pytest.mark.slow
+TEMPLATES = ["block_in_bowl", "blocks_on_place", "different_corners", "stack_on_place"]
+RUNS = 2
+
+
+def protocol_tasks(seed=0):
+    return [make_task(t, s, run_seed(seed, s, t, r)) for s, r, t in plan(SPLITS, RUNS, TEMPLATES)]
+
+
+def evaluate(system_name, out, fail_first=(), frames=False):
+    tasks = protocol_tasks()
+    llm = OracleLLM(tasks, fail_first=fail_first)
+    system = make_system(system_name, llm, Path(out) / "memory")
+    records = run_protocol(system, out, runs=RUNS, templates=TEMPLATES,
+                           factory=world_factory("bullet", "floating"), frames=frames)
+    return system, llm, records, tasks
+
+
+def recompute(records, split):
+    """s, i, n of a split from the raw run files, independently of report.py."""
+    per = {}
+    for r in records:
+        if r["split"] == split:
+            per.setdefault(r["template"], []).append(r)
+    s = [sum(r["success"] for r in rs) / len(rs) for rs in per.values()]
+    i = [sum(r["first_success"] == 0 for r in rs) / len(rs) for rs in per.values()]
+    n = []
+    for rs in per.values():
+        firsts = [r["first_success"] for r in rs if r["first_success"] is not None]
+        if firsts:
+            n.append(sum(firsts) / len(firsts))
+    return sum(s) / len(s), sum(i) / len(i), (sum(n) / len(n) if n else None)
+
+
+def test_reduced_protocol_writes_tables_and_plots_that_follow_from_the_runs(tmp_path):
+    out = tmp_path / "ours"
+    tasks = protocol_tasks()
+    fail = tasks[0].instruction              # the first run needs feedback, then learns
+    system, llm, records, _ = evaluate("ours", out, fail_first=[fail], frames=True)
+    assert len(records) == 3 * 2 * RUNS                       # 3 splits x 2 templates x 2 runs
+    strips = sorted(out.glob("runs/*/*/run_*.png"))
+    assert len(strips) == len(records) and strips[0].read_bytes()[:4] == b"\x89PNG"
+    first = records[0]
+    assert first.instruction == fail and first.success and first.first_success == 1
+    assert [k for k, _ in first.utterances] == ["instruction", "high_level", "learn"]
+    assert system.memory.list("learned"), "the learn request stored an improved example"
+    files = write_report(out, system.name)
+    for f in files.values():
+        assert f.exists() and f.stat().st_size > 0
+    assert files["rounds.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    raw = [json.loads(p.read_text()) for p in sorted(out.glob("runs/*/*/run_*.json"))]
+    assert len(raw) == len(records)
+    rows = {(r["split"], r["instruction"]): r for r in csv.DictReader(open(files["tables.csv"]))}
+    for split in SPLITS:
+        s, i, n = recompute(raw, split)
+        total = rows[(split, "total")]
+        assert float(total["s"]) == pytest.approx(s, abs=1e-4)
+        assert float(total["i"]) == pytest.approx(i, abs=1e-4)
+        assert (total["n"] == "" and n is None) or float(total["n"]) == pytest.approx(n, abs=1e-4)
+        tokens = sum(r["usage"]["prompt_tokens"] for r in raw if r["split"] == split)
+        assert int(total["prompt_tokens"]) == tokens > 0
+    summary = json.loads(files["summary.json"].read_text())
+    assert summary["splits"]["sa_si"]["i"] == pytest.approx(recompute(raw, "sa_si")[1])
+    md = files["tables.md"].read_text()
+    assert "## SA_SI" in md and "| **total** |" in md
+
+
+def test_an_interrupted_evaluation_resumes_where_it_stopped(tmp_path):
+    out = tmp_path / "ours"
+    _, llm, records, _ = evaluate("ours", out)
+    assert all(r.success for r in records)
+    victim = sorted(out.glob("runs/ua_ui/*/run_02.json"))[0]
+    victim.unlink()
+    _, llm2, records2, _ = evaluate("ours", out)
+    assert len(records2) == len(records) and victim.exists()
+    # only the missing run called the LLM again
+    assert 0 < len(llm2.calls) < len(llm.calls) / 3
+
+
+def test_eval_command_and_side_by_side_report(tmp_path):
+    out = tmp_path / "ours"
+    evaluate("ours", out)
+    write_report(out, "ours")
+    table = compare([out])
+    assert table.splitlines()[2].startswith("| ours | 100.0 | 100.0 | 0.00 |")
+    cli = Path(sys.executable).parent / "llm-interaction"
+    r = subprocess.run([str(cli), "eval-report", str(out), "--plot", str(tmp_path / "all.png")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "| ours |" in r.stdout and (tmp_path / "all.png").exists()
+    r = subprocess.run([str(cli), "eval", "--help"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "--split" in r.stdout and "--runs" in r.stdout
+    r = subprocess.run([str(cli), "eval-report", str(tmp_path / "nothing")], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "no evaluation runs" in r.stderr
+
+
+@pytest.mark.parametrize("name", ["cap", "dynamic_cap", "helper", "ours_no_learning"])
+def test_every_system_runs_the_reduced_protocol(tmp_path, name):
+    system, llm, records, _ = evaluate(name, tmp_path / name)
+    assert len(records) == 3 * 2 * RUNS and all(r.system == name for r in records)
+    assert sum(r.success for r in records) == len(records), \
+        [(r.template, r.errors, r.utterances) for r in records if not r.success]
+    assert all(r.usage["calls"] > 0 for r in records)
+    assert system.ledger.total.calls == len(llm.calls)
+    files = write_report(tmp_path / name, name)
+    assert "| **total** |" in files["tables.md"].read_text()
