@@ -6,6 +6,11 @@ PY ?= python3.11
 VENV := .venv
 STAMP := $(VENV)/.stamp
 ARGS ?=
+WHEELS ?= $(HOME)/.cache/llm_interaction_node/wheels
+LLAMA := llama-cpp-python==0.3.36
+# portable x86-64 build: a -march=native build used AMX here and crashed (SIGSEGV) on eval
+LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF
 
 .PHONY: venv run chat test bench bench-ros clean
 
@@ -15,11 +20,16 @@ INTERFACES := $(wildcard interfaces/llm_interaction_interfaces/*.txt interfaces/
 	interfaces/llm_interaction_interfaces/*/*.msg interfaces/llm_interaction_interfaces/*/*.srv \
 	interfaces/llm_interaction_interfaces/*/*.action)
 
-$(STAMP): requirements.txt requirements-ros.txt setup.py scripts/build_interfaces.sh $(INTERFACES)
+$(STAMP): requirements.txt requirements-ros.txt requirements-llm.txt setup.py scripts/build_interfaces.sh $(INTERFACES)
 	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q -r requirements.txt -r requirements-ros.txt
 	scripts/build_interfaces.sh $(VENV)
+	@ls $(WHEELS)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 || { \
+		echo "building llama-cpp-python once for the embedded model (6-9 min, cached in $(WHEELS)) ..."; \
+		mkdir -p $(WHEELS) && CMAKE_ARGS="$(LLAMA_CMAKE)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+		$(VENV)/bin/pip wheel -q --no-cache-dir --no-deps -w $(WHEELS) $(LLAMA); }
+	$(VENV)/bin/pip install -q --find-links $(WHEELS) -r requirements-llm.txt
 	$(VENV)/bin/pip install -q --no-deps -e .
 	@command -v espeak-ng >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 		&& apt-get install -y -q espeak-ng >/dev/null 2>&1; } \

@@ -137,7 +137,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
         memory_note = f"memory: {memory.count()} examples in {memory.location}"
     agent = build_agent(args.api, client, console, examples, config=settings.agent,
                         ledger=ledger)
-    print(f"llm-interaction chat: {args.api} robot; {settings.llm.describe()}; "
+    llm_note = client.describe() if hasattr(client, "describe") else settings.llm.describe()
+    print(f"llm-interaction chat: {args.api} robot; {llm_note}; "
           f"{memory_note}\nType a request; /tokens shows token use, /quit or Ctrl-D ends.",
           flush=True)
     try:
@@ -150,8 +151,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 def _usage_line(usage) -> str:
     estimated = " (estimated)" if usage.estimated else ""
+    evaluated = (f", {usage.evaluated_tokens} evaluated by the model"
+                 if usage.evaluated_tokens is not None else "")
     return (f"{usage.prompt_tokens} prompt, {usage.completion_tokens} completion, "
-            f"{usage.cached_tokens} cached{estimated} in {usage.calls} LLM calls, "
+            f"{usage.cached_tokens} cached{evaluated}{estimated} in {usage.calls} LLM calls, "
             f"{usage.wall_s:.1f} s waiting for the LLM")
 
 

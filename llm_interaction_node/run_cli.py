@@ -70,6 +70,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if not (args.llm_base_url or os.environ.get("LLM_INTERACTION_BASE_URL")
+            or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")
+            or os.environ.get("LLM_INTERACTION_API_KEY")):
+        print("no LLM endpoint is set: the robot uses the embedded gemma-3-270m (llama.cpp, no key). "
+              "It is TINY: expect valid but often wrong statements. For a capable model: "
+              "--llm-base-url URL --llm-model NAME (or LLM_INTERACTION_BASE_URL / OPENAI_API_KEY).",
+              flush=True)
     # the in-process console must discover the nodes the same way they discover each other
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
     # SIGINT (Ctrl-C) and SIGTERM stop the graph, as they stop a ROS node, also when this was

@@ -69,8 +69,8 @@ def test_replay_reports_a_missing_world_clearly():
     assert "drinks_and_cup" in r.stderr
 
 
-def test_chat_without_an_endpoint_explains_what_to_set():
-    r = run_cli("chat", "--api", "humanoid", stdin="hello\n")
+def test_chat_without_an_endpoint_or_local_model_explains_what_to_set():
+    r = run_cli("chat", "--api", "humanoid", stdin="hello\n", env_extra={"LLM_INTERACTION_LOCAL": "0"})
     assert r.returncode == 2
     assert "LLM_INTERACTION_BASE_URL" in r.stderr and "OPENAI_API_KEY" in r.stderr
 

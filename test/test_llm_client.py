@@ -159,7 +159,7 @@ def test_describe_and_repr_hide_the_key():
 
 def test_make_client_unconfigured_raises_with_instructions():
     with pytest.raises(LLMNotConfigured) as info:
-        make_client(LLMConfig.from_sources({}, env={}))
+        make_client(LLMConfig.from_sources({}, env={}), local=False)
     msg = str(info.value)
     for needle in ("LLM_INTERACTION_BASE_URL", "OPENAI_API_KEY", "http://localhost:11434/v1", "vLLM", "llama.cpp"):
         assert needle in msg

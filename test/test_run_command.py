@@ -66,3 +66,42 @@ def test_run_starts_the_graph_and_the_console_talks_to_the_robot(tmp_path):
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert str(log_dir) not in ps and str(tmp_path / "memory") not in ps
     assert list((tmp_path / "wav").glob("*.wav")), "the tts node wrote no speech"
+
+
+def test_run_with_no_key_uses_the_embedded_model(tmp_path):
+    """A fresh machine with no key: the README command starts and the robot answers a request
+    with the local model (right or wrong)."""
+    from llm_interaction_node.core.llm.local import local_available
+    if not local_available():
+        pytest.skip("embedded model not installed")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_INTERACTION_", "OPENAI_"))}
+    log_dir = tmp_path / "logs"
+    proc = subprocess.Popen(
+        [str(CLI), "run", "--memory-path", str(tmp_path / "memory"), "--log-dir", str(log_dir),
+         "--param", f"tts:wav_dir:={tmp_path / 'wav'}", "--param", "household_sim:time_scale:=0.0",
+         "--param", "interaction_node:agent.max_statements_per_turn:=2"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**env, "PYTHONUNBUFFERED": "1"})
+    lines: list[str] = []
+    try:
+        assert read_until(proc, lines, "speech console", 120), "".join(lines)
+        assert "TINY" in "".join(lines)                     # it says plainly what it runs
+        proc.stdin.write("please bring me the mango juice\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 300
+        answered = False
+        while time.monotonic() < deadline and not answered:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            answered = line.startswith(">>> ") and "wait_for_trigger()" not in line
+        assert answered, "".join(lines) + "".join(p.read_text() for p in log_dir.glob("*.log"))
+        node_log = (log_dir / "interaction_node.log").read_text()
+        assert "embedded gemma3-270m" in node_log
+        proc.stdin.write("/quit\n")
+        proc.stdin.flush()
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -122,11 +122,13 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
             "prompt_tokens": usage.prompt_tokens - before.prompt_tokens,
             "completion_tokens": usage.completion_tokens - before.completion_tokens,
             "cached_tokens": usage.cached_tokens - before.cached_tokens,
+            "evaluated_tokens": usage.evaluated_prompt_tokens - before.evaluated_prompt_tokens,
             "calls": usage.calls - before.calls,
             "llm_wall_s": round(usage.wall_s - before.wall_s, 3),
             "estimated": usage.estimated,
         }
         record.wall_s = round(time.monotonic() - started, 3)
+        record.usage["outside_llm_s"] = round(record.wall_s - record.usage["llm_wall_s"], 3)
         if frames:
             from ..sims.tabletop_bullet import save_strip
             strip.parent.mkdir(parents=True, exist_ok=True)

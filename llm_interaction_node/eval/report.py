@@ -35,6 +35,17 @@ class Row:
     n: float | None            # None: no run succeeded
     prompt_tokens: int
     completion_tokens: int
+    evaluated_tokens: int = 0      # prompt tokens the model evaluated (incremental decoding)
+    cached_tokens: int = 0
+    llm_s: float = 0.0             # wall time in the LLM ...
+    outside_s: float = 0.0         # ... and outside it (worlds, console, memory)
+
+
+def _usage_sums(runs) -> dict:
+    return {"evaluated_tokens": sum(r.usage.get("evaluated_tokens", 0) for r in runs),
+            "cached_tokens": sum(r.usage.get("cached_tokens", 0) for r in runs),
+            "llm_s": round(sum(r.usage.get("llm_wall_s", 0.0) for r in runs), 3),
+            "outside_s": round(sum(r.usage.get("outside_llm_s", 0.0) for r in runs), 3)}
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -48,7 +59,8 @@ def instruction_row(template: str, runs: list[RunRecord]) -> Row:
                i=sum(r.first_success == 0 for r in runs) / len(runs),
                n=_mean(firsts),
                prompt_tokens=sum(r.usage.get("prompt_tokens", 0) for r in runs),
-               completion_tokens=sum(r.usage.get("completion_tokens", 0) for r in runs))
+               completion_tokens=sum(r.usage.get("completion_tokens", 0) for r in runs),
+               **_usage_sums(runs))
 
 
 def split_rows(records: Iterable[RunRecord], split: str) -> tuple[list[Row], Row]:
@@ -62,7 +74,11 @@ def split_rows(records: Iterable[RunRecord], split: str) -> tuple[list[Row], Row
     total = Row("total", sum(r.runs for r in rows),
                 s=_mean([r.s for r in rows]) or 0.0, i=_mean([r.i for r in rows]) or 0.0,
                 n=_mean(ns), prompt_tokens=sum(r.prompt_tokens for r in rows),
-                completion_tokens=sum(r.completion_tokens for r in rows))
+                completion_tokens=sum(r.completion_tokens for r in rows),
+                evaluated_tokens=sum(r.evaluated_tokens for r in rows),
+                cached_tokens=sum(r.cached_tokens for r in rows),
+                llm_s=round(sum(r.llm_s for r in rows), 3),
+                outside_s=round(sum(r.outside_s for r in rows), 3))
     return rows, total
 
 
@@ -102,14 +118,16 @@ def tables_csv(system: str, records: list[RunRecord], price_in: float = DEFAULT_
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["system", "split", "instruction", "runs", "s", "i", "n", "prompt_tokens",
-                     "completion_tokens", "cost_usd"])
+                     "completion_tokens", "cost_usd", "evaluated_tokens", "cached_tokens",
+                     "llm_s", "outside_llm_s"])
     for split in SPLITS:
         rows, total = split_rows(records, split)
         for r in (rows + [total]) if rows else []:
             writer.writerow([system, split, r.template, r.runs, round(r.s, 4), round(r.i, 4),
                              "" if r.n is None else round(r.n, 4), r.prompt_tokens,
                              r.completion_tokens,
-                             round(cost(r.prompt_tokens, r.completion_tokens, price_in, price_out), 6)])
+                             round(cost(r.prompt_tokens, r.completion_tokens, price_in, price_out), 6),
+                             r.evaluated_tokens, r.cached_tokens, r.llm_s, r.outside_s])
     return buf.getvalue()
 
 
@@ -180,6 +198,8 @@ def summary(system: str, records: list[RunRecord], price_in: float = DEFAULT_PRI
             result["splits"][split] = {
                 "s": total.s, "i": total.i, "n": total.n,
                 "prompt_tokens": total.prompt_tokens, "completion_tokens": total.completion_tokens,
+                "evaluated_tokens": total.evaluated_tokens, "cached_tokens": total.cached_tokens,
+                "llm_s": total.llm_s, "outside_llm_s": total.outside_s,
                 "cost_usd": cost(total.prompt_tokens, total.completion_tokens, price_in, price_out)}
     return result
 

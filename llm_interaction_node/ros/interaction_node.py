@@ -161,7 +161,7 @@ class InteractionNode(Node):
         self.agent = build_agent("humanoid", llm, self.console, examples, config=settings.agent,
                                  ledger=self.ledger, stop=self.stop_signal)
         self._worker = threading.Thread(target=self._work, name="agent", daemon=True)
-        self._llm_note = settings.llm.describe()
+        self._llm_note = llm.describe() if hasattr(llm, "describe") else settings.llm.describe()
         self._memory_note = memory_note
 
     # -- life cycle ---------------------------------------------------------------------

@@ -24,6 +24,7 @@ Token usage read from a response, in this order:
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -130,11 +131,19 @@ class OpenAIClient:
         return response, time.perf_counter() - start
 
 
-def make_client(config: LLMConfig) -> LLMClient:
-    """OpenAIClient for a configured endpoint; raises LLMNotConfigured otherwise."""
-    if not config.is_configured:
-        raise LLMNotConfigured("neither base_url nor an API key is set")
-    return OpenAIClient(config)
+def make_client(config: LLMConfig, local: bool | None = None) -> LLMClient:
+    """OpenAIClient for a configured endpoint; with none, the embedded local model
+    (:mod:`.local`) unless ``local`` is False or ``LLM_INTERACTION_LOCAL=0``; otherwise
+    LLMNotConfigured with what to set."""
+    if config.is_configured:
+        return OpenAIClient(config)
+    if local is None:
+        local = os.environ.get("LLM_INTERACTION_LOCAL", "1") not in ("0", "false", "no")
+    if local:
+        from .local import LocalLlamaClient, local_available
+        if local_available():
+            return LocalLlamaClient(config)
+    raise LLMNotConfigured("neither base_url nor an API key is set")
 
 
 # -- response parsing -------------------------------------------------------------------

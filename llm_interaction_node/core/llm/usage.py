@@ -27,6 +27,9 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0  # prompt tokens the server served from its prompt cache
+    # prompt tokens the model actually evaluated (the embedded model knows it: prompt - state
+    # reused); None when unknown (endpoints), then prompt - cached is the best estimate
+    evaluated_tokens: int | None = None
     calls: int = 0
     estimated: bool = False  # True when counts were estimated locally (scripted stand-in, server without usage)
     wall_s: float = 0.0  # time spent waiting for the LLM
@@ -38,6 +41,8 @@ class Usage:
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             cached_tokens=self.cached_tokens + other.cached_tokens,
+            evaluated_tokens=(None if self.evaluated_tokens is None and other.evaluated_tokens is None
+                              else self.evaluated_prompt_tokens + other.evaluated_prompt_tokens),
             calls=self.calls + other.calls,
             estimated=self.estimated or other.estimated,
             wall_s=self.wall_s + other.wall_s,
@@ -52,8 +57,16 @@ class Usage:
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    @property
+    def evaluated_prompt_tokens(self) -> int:
+        """Prompt tokens the model evaluated (known, or prompt - cached)."""
+        if self.evaluated_tokens is not None:
+            return self.evaluated_tokens
+        return self.prompt_tokens - self.cached_tokens
+
     def as_dict(self) -> dict:
-        return {**asdict(self), "total_tokens": self.total_tokens}
+        return {**asdict(self), "total_tokens": self.total_tokens,
+                "evaluated_prompt_tokens": self.evaluated_prompt_tokens}
 
 
 class TokenLedger:
