@@ -137,8 +137,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
         memory_note = f"memory: {memory.count()} examples in {memory.location}"
     agent = build_agent(args.api, client, console, examples, config=settings.agent,
                         ledger=ledger)
-    llm_note = client.describe() if hasattr(client, "describe") else settings.llm.describe()
-    print(f"llm-interaction chat: {args.api} robot; {llm_note}; "
+    print(f"llm-interaction chat: {args.api} robot; {client.describe()}; "
           f"{memory_note}\nType a request; /tokens shows token use, /quit or Ctrl-D ends.",
           flush=True)
     try:

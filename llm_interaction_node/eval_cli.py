@@ -55,7 +55,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except (LLMNotConfigured, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"evaluating {system.name} with {config.describe()} -> {out}", flush=True)
+    print(f"evaluating {system.name} with {llm.describe()} -> {out}", flush=True)
     bar = tqdm(total=None, unit="run", dynamic_ncols=True, disable=args.quiet)
 
     def progress(done, total, record):

@@ -20,6 +20,7 @@ import sys
 
 import yaml
 
+from .core.llm.config import LLMConfig
 from .ros.graph import GRAPHS, LAUNCH_ARGUMENTS, GraphRunner, NodeSpec, format_value
 
 
@@ -67,12 +68,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         overrides = build_overrides(args, graph)
         runner = GraphRunner(graph, overrides, log_dir=args.log_dir,
                              echo="all" if args.no_console else "warnings")
+        llm = LLMConfig.from_sources({"base_url": args.llm_base_url})
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if not (args.llm_base_url or os.environ.get("LLM_INTERACTION_BASE_URL")
-            or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")
-            or os.environ.get("LLM_INTERACTION_API_KEY")):
+    if not llm.is_configured:
         print("no LLM endpoint is set: the robot uses the embedded gemma-3-270m (llama.cpp, no key). "
               "It is TINY: expect valid but often wrong statements. For a capable model: "
               "--llm-base-url URL --llm-model NAME (or LLM_INTERACTION_BASE_URL / OPENAI_API_KEY).",

@@ -5,6 +5,7 @@ the user (ASR topic) and observer (TTS, transcript, world state). Only the LLM i
 (an OpenAI-compatible HTTP server answering scripted statements); ChromaDB is real.
 """
 import json
+from contextlib import contextmanager
 
 import pytest
 
@@ -39,6 +40,26 @@ def node_args(llm_url, memory_path, **extra):
     for key, value in extra.items():
         args += ["-p", f"{key}:={value}"]
     return args
+
+
+@contextmanager
+def running_robot(log_dir, llm_url, memory, time_scale=0.0, tag="", **node_params):
+    """The simulator and the interaction node as processes, the test as user/observer;
+    yields (observer, {'sim': ..., 'node': ...}); every process in the dict is stopped after
+    (a test may replace one, e.g. a restarted simulator)."""
+    procs = {"sim": NodeProcess(SIM, log_dir / f"sim{tag}.log",
+                                ros_args=["-p", f"time_scale:={time_scale}"])}
+    procs["node"] = NodeProcess(NODE, log_dir / f"node{tag}.log",
+                                ros_args=node_args(llm_url, memory, **node_params))
+    try:
+        with probe_node() as probe:
+            user = Observer(probe)
+            procs["node"].wait_for_log("interaction_node ready", 120)
+            user.wait_connected()
+            yield user, procs
+    finally:
+        for proc in procs.values():
+            proc.stop()
 
 
 class Observer:
@@ -88,14 +109,8 @@ class Observer:
 def test_fetch_learn_and_recall_through_ros(tmp_path):
     llm = FakeLLMServer()
     memory = tmp_path / "memory"
-    sim = NodeProcess(SIM, tmp_path / "sim.log", ros_args=["-p", "time_scale:=0.0"])
-    node = NodeProcess(NODE, tmp_path / "node.log", ros_args=node_args(llm.url, memory))
     try:
-        with probe_node() as probe:
-            user = Observer(probe)
-            node.wait_for_log("interaction_node ready", 120)
-            user.wait_connected()
-
+        with running_robot(tmp_path, llm.url, memory) as (user, _procs):
             # 1. the request: carried out by the simulator's skill servers
             llm.texts = TWO_TRIPS[:-1] + ["say('Here are the mango juice and the cup.')",
                                           "wait_for_trigger()"]
@@ -116,18 +131,10 @@ def test_fetch_learn_and_recall_through_ros(tmp_path):
             user.wait_idle_after(2)
             assert any("hands" in m.data for m in user.said), [m.data for m in user.said]
             assert llm.texts == []
-    finally:
-        node.stop()
-        sim.stop()
 
-    # 3. a restarted node (new process, same memory) retrieves it for a similar request
-    sim = NodeProcess(SIM, tmp_path / "sim2.log", ros_args=["-p", "time_scale:=0.0"])
-    node = NodeProcess(NODE, tmp_path / "node2.log", ros_args=node_args(llm.url, memory))
-    try:
-        with probe_node() as probe:
-            user = Observer(probe)
-            node.wait_for_log("interaction_node ready", 120)
-            user.wait_connected()
+        # 3. a restarted node (new process, same memory) retrieves it for a similar request
+        with running_robot(tmp_path, llm.url, memory, tag="2") as (user, procs):
+            probe = user.probe
             n_before = len(llm.requests)
             llm.texts = ["wait_for_trigger()"]
             user.say("I would like the mango juice and a cup, please")
@@ -157,8 +164,6 @@ def test_fetch_learn_and_recall_through_ros(tmp_path):
             probe.wait_until(lambda: any(e.text == NEW_TASK_MARKER for e in user.entries
                                          if e.kind == "note"), 30,
                              "a new-task marker on the transcript\n" + user.transcript())
-            assert node.alive() and sim.alive()
+            assert procs["node"].alive() and procs["sim"].alive()
     finally:
-        node.stop()
-        sim.stop()
-        llm.close() if hasattr(llm, "close") else None
+        llm.close()

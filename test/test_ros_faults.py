@@ -7,8 +7,8 @@ import time
 import pytest
 
 from fake_llm_server import FakeLLMServer
-from ros_support import NodeProcess, probe_node
-from test_ros_e2e import NODE, SIM, Observer, node_args
+from ros_support import NodeProcess
+from test_ros_e2e import SIM, running_robot
 
 pytestmark = pytest.mark.slow
 
@@ -20,19 +20,12 @@ def robot(tmp_path):
     """A started node + simulator (time_scale 0.5: a grasp takes 2 s, the counter 3.6 s away)."""
     llm = FakeLLMServer()
     llm.text = "wait_for_trigger()"
-    procs = {"sim": NodeProcess(SIM, tmp_path / "sim.log", ros_args=["-p", "time_scale:=0.5"])}
-    procs["node"] = NodeProcess(NODE, tmp_path / "node.log", ros_args=node_args(
-        llm.url, tmp_path / "memory", **{"timeouts.grasp_s": 8.0, "timeouts.server_wait_s": 2.0,
-                                         "memory.enabled": "false"}))
     try:
-        with probe_node() as probe:
-            user = Observer(probe)
-            procs["node"].wait_for_log("interaction_node ready", 120)
-            user.wait_connected()
+        with running_robot(tmp_path, llm.url, tmp_path / "memory", time_scale=0.5,
+                           **{"timeouts.grasp_s": 8.0, "timeouts.server_wait_s": 2.0,
+                              "memory.enabled": "false"}) as (user, procs):
             yield user, llm, procs, tmp_path
     finally:
-        for p in procs.values():
-            p.stop()
         llm.close()
 
 

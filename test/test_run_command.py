@@ -17,16 +17,35 @@ pytestmark = pytest.mark.slow
 CLI = Path(sys.executable).parent / "llm-interaction"
 
 
-def read_until(proc, lines, text, timeout):
+def read_until(proc, lines, match, timeout):
+    """Read console lines into ``lines`` until one contains ``match`` (a string) or
+    satisfies it (a predicate); False on timeout or end of output."""
+    found = match if callable(match) else (lambda line: match in line)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
         if not line:
             break
         lines.append(line)
-        if text in line:
+        if found(line):
             return True
     return False
+
+
+def start_run(tmp_path, *options, env=os.environ):
+    """`llm-interaction run` with the test's memory, logs and WAV dir, an instant simulator,
+    and its console on pipes."""
+    return subprocess.Popen(
+        [str(CLI), "run", "--memory-path", str(tmp_path / "memory"),
+         "--log-dir", str(tmp_path / "logs"), "--param", f"tts:wav_dir:={tmp_path / 'wav'}",
+         "--param", "household_sim:time_scale:=0.0", *options],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**env, "PYTHONUNBUFFERED": "1"})
+
+
+def type_line(proc, text):
+    proc.stdin.write(text + "\n")
+    proc.stdin.flush()
 
 
 def test_run_starts_the_graph_and_the_console_talks_to_the_robot(tmp_path):
@@ -35,24 +54,17 @@ def test_run_starts_the_graph_and_the_console_talks_to_the_robot(tmp_path):
                  "say('I am at the kitchen counter.')", "wait_for_trigger()"]
     llm.text = "wait_for_trigger()"
     log_dir = tmp_path / "logs"
-    proc = subprocess.Popen(
-        [str(CLI), "run", "--llm-base-url", llm.url, "--llm-model", "scripted",
-         "--memory-path", str(tmp_path / "memory"), "--log-dir", str(log_dir),
-         "--param", f"tts:wav_dir:={tmp_path / 'wav'}", "--param", "household_sim:time_scale:=0.0"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc = start_run(tmp_path, "--llm-base-url", llm.url, "--llm-model", "scripted")
     lines: list[str] = []
     try:
         assert read_until(proc, lines, "speech console", 60), "".join(lines)
-        proc.stdin.write("please go to the kitchen counter\n")
-        proc.stdin.flush()
+        type_line(proc, "please go to the kitchen counter")
         assert read_until(proc, lines, "robot: I am at the kitchen counter.", 180), \
             "".join(lines) + "".join(p.read_text() for p in log_dir.glob("*.log"))
         deadline = time.monotonic() + 60                 # the tts node speaks it into a WAV file
         while not list((tmp_path / "wav").glob("*.wav")) and time.monotonic() < deadline:
             time.sleep(0.1)
-        proc.stdin.write("/quit\n")
-        proc.stdin.flush()
+        type_line(proc, "/quit")
         assert proc.wait(60) == 0
     finally:
         if proc.poll() is None:
@@ -76,31 +88,19 @@ def test_run_with_no_key_uses_the_embedded_model(tmp_path):
         pytest.skip("embedded model not installed")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_INTERACTION_", "OPENAI_"))}
     log_dir = tmp_path / "logs"
-    proc = subprocess.Popen(
-        [str(CLI), "run", "--memory-path", str(tmp_path / "memory"), "--log-dir", str(log_dir),
-         "--param", f"tts:wav_dir:={tmp_path / 'wav'}", "--param", "household_sim:time_scale:=0.0",
-         "--param", "interaction_node:agent.max_statements_per_turn:=2"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**env, "PYTHONUNBUFFERED": "1"})
+    proc = start_run(tmp_path, "--param", "interaction_node:agent.max_statements_per_turn:=2",
+                     env=env)
     lines: list[str] = []
     try:
         assert read_until(proc, lines, "speech console", 120), "".join(lines)
         assert "TINY" in "".join(lines)                     # it says plainly what it runs
-        proc.stdin.write("please bring me the mango juice\n")
-        proc.stdin.flush()
-        deadline = time.monotonic() + 300
-        answered = False
-        while time.monotonic() < deadline and not answered:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            answered = line.startswith(">>> ") and "wait_for_trigger()" not in line
+        type_line(proc, "please bring me the mango juice")
+        answered = read_until(proc, lines, lambda line: line.startswith(">>> ")
+                              and "wait_for_trigger()" not in line, 300)
         assert answered, "".join(lines) + "".join(p.read_text() for p in log_dir.glob("*.log"))
         node_log = (log_dir / "interaction_node.log").read_text()
         assert "embedded gemma3-270m" in node_log
-        proc.stdin.write("/quit\n")
-        proc.stdin.flush()
+        type_line(proc, "/quit")
         assert proc.wait(60) == 0
     finally:
         if proc.poll() is None:

@@ -3,7 +3,7 @@
 The agent's worker thread blocks in three places: the LLM call, a skill, and the user
 channel. A :class:`StopSignal` is shared by all of them: ``request()`` wakes an LLM call
 at once (:meth:`StopSignal.call` runs it in a helper thread and stops waiting), a robot
-implementation that waits for a skill polls :meth:`StopSignal.wait` and cancels its goal,
+implementation that waits for a skill checks it between short waits and cancels its goal,
 and the agent checks it between statements. Each raises
 :class:`~llm_interaction_node.core.errors.InteractionAborted`, which ends the turn.
 A request that arrives while the agent is idle (waiting for the user) is cleared by the
@@ -26,7 +26,6 @@ class StopSignal:
         self._reason = ""
         self._idle = False
         self._lock = threading.Lock()
-        self._callbacks: list[Callable[[str], None]] = []
 
     def request(self, reason: str = "stop requested", idle: bool = False) -> None:
         """Ask the running interaction to stop (thread-safe, returns at once).
@@ -37,9 +36,6 @@ class StopSignal:
             self._reason = reason
             self._idle = self._idle or idle
             self._event.set()
-            callbacks = list(self._callbacks)
-        for callback in callbacks:
-            callback(reason)
 
     def clear(self) -> None:
         with self._lock:
@@ -66,11 +62,6 @@ class StopSignal:
         """Raise InteractionAborted if a stop was requested."""
         if self._event.is_set():
             raise InteractionAborted(self._reason or "stop requested")
-
-    def on_request(self, callback: Callable[[str], None]) -> None:
-        """Call ``callback(reason)`` (in the requesting thread) on every request."""
-        with self._lock:
-            self._callbacks.append(callback)
 
     def call(self, fn: Callable[..., T], *args, **kwargs) -> T:
         """Run ``fn`` in a helper thread; return its result, or raise InteractionAborted as

@@ -50,7 +50,12 @@ class RunRecord:
     learned: bool = False           # the user asked to learn in this run
 
     def path(self, out: Path) -> Path:
-        return out / "runs" / self.split / self.template / f"run_{self.round:02d}.json"
+        return run_path(out, self.split, self.template, self.round)
+
+
+def run_path(out: Path, split: str, template: str, round_: int) -> Path:
+    """Where the record of one run is written (and found again on resume)."""
+    return Path(out) / "runs" / split / template / f"run_{round_:02d}.json"
 
 
 def dropped_blocks(world, bounds) -> list[str]:
@@ -169,7 +174,7 @@ def run_protocol(system, out: str | Path, splits=SPLITS, runs: int = 10, seed: i
     records: list[RunRecord] = []
     for i, (split, round_, template) in enumerate(todo):
         seed_ = run_seed(seed, split, template, round_)
-        path = RunRecord(system.name, split, template, round_, seed_, "").path(out)
+        path = run_path(out, split, template, round_)
         if path.exists():
             records.append(RunRecord(**json.loads(path.read_text())))
         else:

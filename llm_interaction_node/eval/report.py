@@ -52,15 +52,18 @@ def _mean(values: Sequence[float]) -> float | None:
     return float(np.mean(values)) if len(values) else None
 
 
-def instruction_row(template: str, runs: list[RunRecord]) -> Row:
-    firsts = [r.first_success for r in runs if r.first_success is not None]
-    return Row(template, len(runs),
-               s=sum(r.success for r in runs) / len(runs),
-               i=sum(r.first_success == 0 for r in runs) / len(runs),
-               n=_mean(firsts),
+def _row(template: str, runs: list[RunRecord], s: float, i: float, n: float | None) -> Row:
+    """A row with the token and time sums of ``runs``."""
+    return Row(template, len(runs), s=s, i=i, n=n,
                prompt_tokens=sum(r.usage.get("prompt_tokens", 0) for r in runs),
                completion_tokens=sum(r.usage.get("completion_tokens", 0) for r in runs),
                **_usage_sums(runs))
+
+
+def instruction_row(template: str, runs: list[RunRecord]) -> Row:
+    firsts = [r.first_success for r in runs if r.first_success is not None]
+    return _row(template, runs, s=sum(r.success for r in runs) / len(runs),
+                i=sum(r.first_success == 0 for r in runs) / len(runs), n=_mean(firsts))
 
 
 def split_rows(records: Iterable[RunRecord], split: str) -> tuple[list[Row], Row]:
@@ -71,14 +74,9 @@ def split_rows(records: Iterable[RunRecord], split: str) -> tuple[list[Row], Row
             by_template[r.template].append(r)
     rows = [instruction_row(t, rs) for t, rs in by_template.items()]
     ns = [r.n for r in rows if r.n is not None]
-    total = Row("total", sum(r.runs for r in rows),
-                s=_mean([r.s for r in rows]) or 0.0, i=_mean([r.i for r in rows]) or 0.0,
-                n=_mean(ns), prompt_tokens=sum(r.prompt_tokens for r in rows),
-                completion_tokens=sum(r.completion_tokens for r in rows),
-                evaluated_tokens=sum(r.evaluated_tokens for r in rows),
-                cached_tokens=sum(r.cached_tokens for r in rows),
-                llm_s=round(sum(r.llm_s for r in rows), 3),
-                outside_s=round(sum(r.outside_s for r in rows), 3))
+    total = _row("total", [r for rs in by_template.values() for r in rs],
+                 s=_mean([r.s for r in rows]) or 0.0, i=_mean([r.i for r in rows]) or 0.0,
+                 n=_mean(ns))
     return rows, total
 
 

@@ -66,6 +66,9 @@ class NoLLM:
         self.config = config
         self.reason = reason
 
+    def describe(self) -> str:
+        return f"no LLM ({self.reason})"
+
     def _fail(self, *args, **kwargs):
         raise LLMError(f"no LLM endpoint is configured ({self.reason}); set the parameter "
                        "llm.base_url (or LLM_INTERACTION_BASE_URL / OPENAI_API_KEY)")
@@ -161,7 +164,7 @@ class InteractionNode(Node):
         self.agent = build_agent("humanoid", llm, self.console, examples, config=settings.agent,
                                  ledger=self.ledger, stop=self.stop_signal)
         self._worker = threading.Thread(target=self._work, name="agent", daemon=True)
-        self._llm_note = llm.describe() if hasattr(llm, "describe") else settings.llm.describe()
+        self._llm_note = llm.describe()
         self._memory_note = memory_note
 
     # -- life cycle ---------------------------------------------------------------------

@@ -75,10 +75,6 @@ class SceneMemory:
     def locations(self) -> dict[str, np.ndarray]:
         return {n: p.copy() for n, p in self.knowledge.locations.items()}
 
-    @property
-    def stamp_ns(self) -> int:
-        return self._stamp_ns
-
     def wait_for_stamp(self, min_stamp_ns: int, timeout: float) -> bool:
         """Block until a scene stamped at or after ``min_stamp_ns`` arrived (or timeout)."""
         deadline = time.monotonic() + timeout

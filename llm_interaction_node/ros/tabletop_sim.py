@@ -24,11 +24,12 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from llm_interaction_interfaces.action import RunSkill
+from llm_interaction_interfaces.msg import Scene
 
 from ..core.apis.humanoid import GRASP, PLACE_ON_TOP, SceneObject
 from . import names
 from .conversions import scene_to_msg
-from .household_sim import run_sim_node
+from .household_sim import RESULT_TIMEOUT_S, run_sim_node
 
 PICK_AND_PLACE = "pick_and_place"
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -76,10 +77,10 @@ class TabletopSimNode(Node):
         self._lock = threading.Lock()        # PyBullet is not thread-safe: one caller at a time
         self._busy = False
         group = ReentrantCallbackGroup()
-        self._scene = self.create_publisher(type(scene_to_msg([])), p("topics.scene"), 10)
+        self._scene = self.create_publisher(Scene, p("topics.scene"), 10)
         self._state = self.create_publisher(String, p("topics.world_state"), LATCHED)
         ActionServer(self, RunSkill, p("actions.run_skill"), self._execute, callback_group=group,
-                     result_timeout=1)
+                     result_timeout=round(RESULT_TIMEOUT_S))
         self.create_service(Trigger, p("services.reset"), self._on_reset, callback_group=group)
         rate = p("scene_rate_hz")
         if rate > 0:

@@ -29,6 +29,7 @@ import yaml
 
 from ...paths import config_path
 from ..llm import LLMError, TokenLedger, Usage
+from ..statements import bound_names
 from ..transcript import PS1, PS2, Entry, Transcript
 
 log = logging.getLogger(__name__)
@@ -293,21 +294,6 @@ def _sandbox_check(tree: ast.Module) -> None:
     sandbox.prepare(tree)
 
 
-def _defined_names(trees: Sequence[ast.Module]) -> set[str]:
-    names: set[str] = set()
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                names.add(node.id)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(node.name)
-            elif isinstance(node, ast.arg):
-                names.add(node.arg)
-            elif isinstance(node, ast.ExceptHandler) and node.name:
-                names.add(node.name)
-    return names
-
-
 def _root_name(node: ast.AST) -> str | None:
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
         node = node.func if isinstance(node, ast.Call) else node.value
@@ -349,7 +335,7 @@ def validate_transcript(text: str, api_names: Iterable[str], *, max_entries: int
     if not (len(first) == 1 and isinstance(first[0], ast.Expr)
             and ast.unparse(first[0]) == "wait_for_trigger()"):
         raise InvalidTranscript("the transcript does not start with wait_for_trigger()")
-    known = set(api_names) | _defined_names(trees) | SAFE_BUILTINS | SAFE_MODULES
+    known = set(api_names) | bound_names(*trees) | SAFE_BUILTINS | SAFE_MODULES
     for entry, tree in zip(statements, trees):
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):

@@ -26,6 +26,10 @@ class Completion:
 class LLMClient(Protocol):
     config: LLMConfig
 
+    def describe(self) -> str:
+        """One line for logs and banners: what answers (endpoint/model, or the local model)."""
+        ...
+
     def complete(
         self,
         prompt: str,

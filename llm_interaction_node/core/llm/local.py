@@ -118,7 +118,8 @@ class LocalLlamaClient:
         temperature = self.config.temperature if temperature is None else float(temperature)
         max_tokens = self.config.max_tokens if max_tokens is None else int(max_tokens)
         with self._lock:
-            tokens = self.llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
+            # tokenized once, as create_completion would (BOS, special tokens), and passed on
+            tokens = self.llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
             if len(tokens) + max_tokens > self.llama.n_ctx():
                 raise LLMError(f"the prompt ({len(tokens)} tokens) does not fit the embedded "
                                f"model's context of {self.llama.n_ctx()} tokens",
@@ -128,7 +129,7 @@ class LocalLlamaClient:
             cached = common_prefix(list(self.llama._input_ids), tokens) if self.incremental else 0
             start = time.perf_counter()
             try:
-                out = self.llama.create_completion(prompt, max_tokens=max_tokens,
+                out = self.llama.create_completion(tokens, max_tokens=max_tokens,
                                                    temperature=temperature, top_k=1 if temperature == 0 else 40,
                                                    stop=normalize_stop(stop) or None, seed=0)
             except Exception as exc:  # noqa: BLE001 - llama.cpp errors become LLMError

@@ -60,6 +60,10 @@ class OpenAIClient:
     def __repr__(self) -> str:
         return f"OpenAIClient({self.config.describe()})"
 
+    def describe(self) -> str:
+        """One line for logs: endpoint, model, settings (never the key)."""
+        return self.config.describe()
+
     # -- LLMClient -------------------------------------------------------------------
 
     def complete(

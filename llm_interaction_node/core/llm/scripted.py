@@ -49,6 +49,9 @@ class ScriptedLLM:
         self.calls: list[dict] = []
         self._lock = threading.Lock()
 
+    def describe(self) -> str:
+        return f"scripted stand-in ({self.remaining} of {self._given} responses left)"
+
     def __repr__(self) -> str:
         return f"ScriptedLLM({self.remaining} of {self._given} responses left)"
 

@@ -41,6 +41,7 @@ from ...core.apis.tabletop import TabletopApi, TabletopRobot
 from ...core.errors import SemanticHintError, StatementTimeout
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from ...core.sandbox import Sandbox, SandboxViolation
+from ...core.statements import bound_names
 from ...core.transcript import Entry, Transcript
 from ...paths import config_path
 from .base import Round, UserTurn
@@ -130,25 +131,10 @@ def format_error(exc: BaseException) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + " ..."
 
 
-def _bound_names(tree: ast.AST) -> set[str]:
-    """Names a piece of code binds itself (assignments, defs, arguments, loop targets)."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-    return names
-
-
 def undefined_calls(tree: ast.AST, namespace: dict) -> list[tuple[str, str]]:
     """(name, call text) of the functions the code calls by a plain name that neither the code
     nor the namespace (or its builtins) defines; first call site per name, in source order."""
-    known = _bound_names(tree) | set(namespace)
+    known = bound_names(tree) | set(namespace)
     b = namespace.get("__builtins__", {})
     known |= set(b if isinstance(b, dict) else dir(_builtins))
     found: dict[str, str] = {}
