@@ -20,10 +20,10 @@ INTERFACES := $(wildcard interfaces/llm_interaction_interfaces/*.txt interfaces/
 	interfaces/llm_interaction_interfaces/*/*.msg interfaces/llm_interaction_interfaces/*/*.srv \
 	interfaces/llm_interaction_interfaces/*/*.action)
 
-$(STAMP): requirements.txt requirements-ros.txt requirements-llm.txt setup.py scripts/build_interfaces.sh $(INTERFACES)
+$(STAMP): requirements.txt requirements-ros.txt requirements-llm.txt requirements-speech.txt setup.py scripts/build_interfaces.sh $(INTERFACES)
 	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -r requirements.txt -r requirements-ros.txt
+	$(VENV)/bin/pip install -q -r requirements.txt -r requirements-ros.txt -r requirements-speech.txt
 	scripts/build_interfaces.sh $(VENV)
 	@ls $(WHEELS)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 || { \
 		echo "building llama-cpp-python once for the embedded model (6-9 min, cached in $(WHEELS)) ..."; \
@@ -34,6 +34,9 @@ $(STAMP): requirements.txt requirements-ros.txt requirements-llm.txt setup.py sc
 	@command -v espeak-ng >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 		&& apt-get install -y -q espeak-ng >/dev/null 2>&1; } \
 		|| echo "note: espeak-ng is not installed; the tts node will only log what the robot says"
+	@ldconfig -p 2>/dev/null | grep -q libportaudio.so.2 || { [ "$$(id -u)" = 0 ] \
+		&& command -v apt-get >/dev/null && apt-get install -y -q libportaudio2 >/dev/null 2>&1; } \
+		|| echo "note: libportaudio2 is not installed; the microphone node cannot record (apt install libportaudio2)"
 	touch $(STAMP)
 
 run: venv

@@ -4,7 +4,8 @@
         llm_model:=qwen2.5-7b-instruct
 
 The same graph as `llm-interaction run --graph robot` (ROBOT_GRAPH in
-llm_interaction_node/ros/graph.py). Parameters come from config/interaction_node.yaml, then
+llm_interaction_node/ros/graph.py); speech:=true adds the microphone and asr nodes
+(SPEECH_NODES, `--speech`). Parameters come from config/interaction_node.yaml, then
 config/robot.yaml (the robot's action servers and topics: edit it for your robot); a launch
 argument that is not given (empty) leaves the params files' value alone.
 """
@@ -30,6 +31,18 @@ def given(context, arguments):
     return {param: value for param, value in values.items() if value}
 
 
+def speech_nodes(context):
+    """speech:=true: a microphone and the speech recogniser (speech in)."""
+    if LaunchConfiguration('speech').perform(context).strip().lower() not in ('true', '1', 'yes'):
+        return []
+    return [
+        Node(package='llm_interaction_node', executable='microphone', name='microphone',
+             parameters=[config('microphone.yaml')], output='screen'),
+        Node(package='llm_interaction_node', executable='asr', name='asr',
+             parameters=[config('asr.yaml')], output='screen'),
+    ]
+
+
 def nodes(context):
     return [
         Node(package='llm_interaction_node', executable='interaction_node',
@@ -38,7 +51,7 @@ def nodes(context):
                          given(context, {'llm.base_url': 'llm_base_url',
                                          'llm.model': 'llm_model'})],
              output='screen'),
-    ]
+    ] + speech_nodes(context)
 
 
 def generate_launch_description():
@@ -48,5 +61,8 @@ def generate_launch_description():
                               'http://localhost:8000/v1 (default: interaction_node.yaml)'),
         DeclareLaunchArgument('llm_model', default_value='',
                               description='LLM model name (default: interaction_node.yaml)'),
+        DeclareLaunchArgument('speech', default_value='',
+                              description='true: also start the microphone and the speech '
+                              'recogniser (asr) for talking by voice (default: off)'),
         OpaqueFunction(function=nodes),
     ])

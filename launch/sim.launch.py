@@ -3,9 +3,11 @@
     ros2 launch llm_interaction_node sim.launch.py world:=ladder_and_shelf \
         llm_base_url:=http://localhost:11434/v1 llm_model:=qwen2.5:7b
     ros2 run llm_interaction_node speech_console --transcript     # in a second terminal
+    ros2 launch llm_interaction_node sim.launch.py speech:=true   # talk by voice (mic + asr)
 
 The same graph as `llm-interaction run --graph sim` (SIM_GRAPH in
-llm_interaction_node/ros/graph.py). Parameters come from config/<node>.yaml; a launch
+llm_interaction_node/ros/graph.py); speech:=true adds the microphone and asr nodes
+(SPEECH_NODES, `--speech`). Parameters come from config/<node>.yaml; a launch
 argument that is not given (empty) leaves the params file's value alone.
 """
 import os
@@ -30,6 +32,18 @@ def given(context, arguments):
     return {param: value for param, value in values.items() if value}
 
 
+def speech_nodes(context):
+    """speech:=true: a microphone and the speech recogniser (speech in)."""
+    if LaunchConfiguration('speech').perform(context).strip().lower() not in ('true', '1', 'yes'):
+        return []
+    return [
+        Node(package='llm_interaction_node', executable='microphone', name='microphone',
+             parameters=[config('microphone.yaml')], output='screen'),
+        Node(package='llm_interaction_node', executable='asr', name='asr',
+             parameters=[config('asr.yaml')], output='screen'),
+    ]
+
+
 def nodes(context):
     return [
         Node(package='llm_interaction_node', executable='household_sim', name='household_sim',
@@ -44,7 +58,7 @@ def nodes(context):
              output='screen'),
         Node(package='llm_interaction_node', executable='tts', name='tts',
              parameters=[config('tts.yaml')], output='screen'),
-    ]
+    ] + speech_nodes(context)
 
 
 def generate_launch_description():
@@ -58,5 +72,8 @@ def generate_launch_description():
                               'http://localhost:11434/v1 (default: interaction_node.yaml)'),
         DeclareLaunchArgument('llm_model', default_value='',
                               description='LLM model name (default: interaction_node.yaml)'),
+        DeclareLaunchArgument('speech', default_value='',
+                              description='true: also start the microphone and the speech '
+                              'recogniser (asr) for talking by voice (default: off)'),
         OpaqueFunction(function=nodes),
     ])

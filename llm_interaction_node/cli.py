@@ -19,9 +19,8 @@ from pathlib import Path
 from .core.errors import EndOfInteraction
 from .core.transcript import Entry, Transcript
 from .core.user import CallbackUser, EventQueue
-from .core.llm import TokenLedger
-from .session import API_NAMES, AgentSettings, attach_learning, build_agent, build_console, \
-    load_examples, load_settings, make_world, memory_examples, open_memory
+from .session import API_NAMES, build_console, build_session, make_world
+from .settings import AgentSettings, load_settings
 
 
 def _add_world_args(p: argparse.ArgumentParser) -> None:
@@ -30,8 +29,9 @@ def _add_world_args(p: argparse.ArgumentParser) -> None:
                    "tabletop: comma-separated object names (default: a random scene; replay: "
                    "the transcript's '# world:' line)")
     p.add_argument("--seed", type=int, default=0, help="seed of a random tabletop scene")
-    p.add_argument("--timeout", type=float, default=10.0,
-                   help="seconds a statement's own code may run (default 10)")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="seconds a statement's own code may run (default: the setting "
+                   f"agent.statement_timeout_s, {AgentSettings.statement_timeout_s:g})")
 
 
 def _stderr(text: str) -> None:
@@ -50,8 +50,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         _stderr(f"error: {args.file} holds no console input (lines starting with '>>> ')")
         return 2
     channel = EventQueue(recorded.user_utterances(), close=True)
+    timeout = AgentSettings.statement_timeout_s if args.timeout is None else args.timeout
+    # replay never learns: learn_from_interaction() runs silently, as in the seed examples
     console = build_console(args.api, world, channel, speak=lambda t: _stderr(f"[say] {t}"),
-                            statement_timeout_s=args.timeout)
+                            learner=lambda: None, statement_timeout_s=timeout)
     for entry in recorded:
         try:
             console.execute(entry.source)
@@ -91,9 +93,12 @@ def _compare(recorded: list[Entry], replayed: list[Entry]):
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from .core.llm import LLMNotConfigured, make_client
+    from .core.memory.store import MemoryStoreError
 
     try:
-        settings = AgentSettings.from_dict(load_settings(args.config))
+        settings = load_settings(args.config, overrides={
+            "agent.statement_timeout_s": args.timeout, "memory.path": args.memory_path,
+            "memory.enabled": False if args.no_memory else None})
         client = make_client(settings.llm)
         world = make_world(args.api, args.world, args.seed)
     except LLMNotConfigured as exc:
@@ -113,38 +118,30 @@ def cmd_chat(args: argparse.Namespace) -> int:
             if line.strip() in ("/quit", "/exit"):
                 return None
             if line.strip() == "/tokens":
-                print(_usage_line(agent.ledger.total))
+                print(_usage_line(session.ledger.total))
                 continue
             if line.strip():
                 return line
 
-    console = build_console(args.api, world, CallbackUser(listen),
-                            speak=lambda t: print(f"robot says: {t}", flush=True),
-                            statement_timeout_s=settings.statement_timeout_s)
-    if not args.quiet:
-        console.listeners.append(lambda e: print(e.render(), flush=True))
-    ledger = TokenLedger()
-    if args.no_memory:
-        examples, memory_note = load_examples(args.api, args.examples), "no memory"
-    else:
-        if args.memory_path:
-            settings.memory["path"] = args.memory_path
+    if settings.memory.enabled:
         print("loading the example memory ...", flush=True)
-        memory = open_memory(args.api, settings.memory)
-        examples = memory_examples(memory, retrieval=settings.learning.retrieval)
-        if settings.learning.mode != "off":
-            attach_learning(console, client, memory, settings.learning.mode, ledger)
-        memory_note = f"memory: {memory.count()} examples in {memory.location}"
-    agent = build_agent(args.api, client, console, examples, config=settings.agent,
-                        ledger=ledger)
-    print(f"llm-interaction chat: {args.api} robot; {client.describe()}; "
-          f"{memory_note}\nType a request; /tokens shows token use, /quit or Ctrl-D ends.",
-          flush=True)
     try:
-        agent.run()
+        session = build_session(args.api, world, CallbackUser(listen), settings, llm=client,
+                                speak=lambda t: print(f"robot says: {t}", flush=True),
+                                examples_dir=args.examples)
+    except (MemoryStoreError, OSError, ValueError) as exc:
+        _stderr(f"error: {exc}")
+        return 2
+    if not args.quiet:
+        session.console.listeners.append(lambda e: print(e.render(), flush=True))
+    print(f"llm-interaction chat: {args.api} robot; {client.describe()}; "
+          f"memory: {session.memory_note}\nType a request; /tokens shows token use, "
+          "/quit or Ctrl-D ends.", flush=True)
+    try:
+        session.agent.run()
     except KeyboardInterrupt:
         print()
-    print(f"tokens used: {_usage_line(agent.ledger.total)}")
+    print(f"tokens used: {_usage_line(session.ledger.total)}")
     return 0
 
 

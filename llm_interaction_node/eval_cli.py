@@ -4,6 +4,14 @@
         --llm http://localhost:8000/v1 --model qwen2.5-7b --out results/ours
     llm-interaction eval-report results/ours results/cap results/helper
 
+Table III (learned examples reused on unseen tasks, without learning more; also across
+models: the source evaluation may have used another LLM):
+
+    llm-interaction eval --system ours --split ua_si --runs 10 --out results/ours_ua_si
+    llm-interaction eval --system ours_frozen --memory-from results/ours_ua_si \
+        --split ua_ui --runs 3 --out results/table3_ours
+    llm-interaction eval --system ours_no_learning --split ua_ui --runs 3 --out results/table3_base
+
 Runs are written as they finish (OUT/runs/...); running the same command again resumes.
 The system's memory lives in OUT/memory. Tables (Markdown, CSV), per-round plots (PNG) and a
 summary are written to OUT at the end.
@@ -14,45 +22,29 @@ import argparse
 import sys
 from pathlib import Path
 
-SYSTEMS = ("ours", "ours_k4", "ours_no_retrieval", "ours_no_improve", "ours_no_learning",
-           "cap", "dynamic_cap", "helper")
-
-
-def make_system(name: str, llm, memory_dir: Path):
-    """A system under test by name, with its memory in ``memory_dir``."""
-    from .eval.systems.ours import VARIANTS, OursSystem
-    if name in VARIANTS:
-        return OursSystem(llm, memory_dir, name)
-    if name in ("cap", "dynamic_cap"):
-        from .eval.systems import cap
-        return cap.make(name, llm, memory_dir)
-    if name == "helper":
-        from .eval.systems import helper
-        return helper.make(llm, memory_dir)
-    raise ValueError(f"unknown system {name!r}; use one of {', '.join(SYSTEMS)}")
-
-
-def world_factory(kind: str, gripper: str):
-    if kind == "2d":
-        return None                                   # tasks.make_world's default
-    from .sims.tabletop_bullet import TabletopWorldBullet
-    return lambda names, seed: TabletopWorldBullet.from_names(names, seed=seed, gripper=gripper)
+from .eval.systems import SYSTEMS
+from .eval.worlds import GRIPPERS, WORLDS, world_factory
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from .core.llm import LLMConfig, LLMNotConfigured, make_client
+    from .core.llm import LLMNotConfigured, make_client
     from .eval.harness import run_protocol
     from .eval.report import write_report
+    from .eval.systems import make_system
+    from .settings import load_settings
     try:
-        config = LLMConfig.from_sources({"base_url": args.llm, "model": args.model,
-                                         "mode": args.llm_mode})
-        llm = make_client(config)
+        settings = load_settings(args.config, overrides={
+            "llm.base_url": args.llm, "llm.model": args.model, "llm.mode": args.llm_mode})
+        llm = make_client(settings.llm)
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        system = make_system(args.system, llm, out / "memory")
-    except (LLMNotConfigured, ValueError, OSError) as exc:
+        system = make_system(args.system, llm, out / "memory", settings)
+        if args.memory_from:
+            added = import_learned(system, args.memory_from, out)
+            print(f"memory: {added} learned example(s) from {args.memory_from}", flush=True)
+    except (LLMNotConfigured, ValueError, OSError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"evaluating {system.name} with {llm.describe()} -> {out}", flush=True)
@@ -73,10 +65,38 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"\ninterrupted; run the same command again to resume ({out})", file=sys.stderr)
         return 130
     bar.close()
+    memory = getattr(system, "memory", None)
+    if memory is not None and hasattr(memory, "export_yaml"):    # what this run learned
+        learned = memory.export_yaml(out / "learned.yaml", sources=LEARNED_SOURCES)
+        print(f"{learned} learned example(s) in the memory: {out / 'learned.yaml'}")
     files = write_report(out, system.name, args.price_in, args.price_out)
     print((out / "tables.md").read_text())
     print("written: " + ", ".join(str(p) for p in files.values()))
     return 0
+
+
+LEARNED_SOURCES = ("learned", "raw", "episode")
+
+
+def import_learned(system, source: str | Path, out: Path) -> int:
+    """Table III and transfer between models: add the learned examples of another evaluation
+    (its OUT directory, or a ``learned.yaml`` / memory export) to this system's memory, once
+    (a resumed evaluation does not add them again). Returns how many were added."""
+    memory = getattr(system, "memory", None)
+    if memory is None or not hasattr(memory, "import_yaml"):
+        raise ValueError(f"--memory-from: {system.name} has no example memory to fill")
+    marker = out / "memory_from.txt"
+    if marker.exists():
+        return 0
+    source = Path(source)
+    if source.is_dir():
+        source = source / "learned.yaml"
+    if not source.is_file():
+        raise OSError(f"--memory-from: no {source} (run the source evaluation to its end, or "
+                      "pass an export: llm-interaction memory export)")
+    added = memory.import_yaml(source)
+    marker.write_text(f"{source.resolve()}\n{added} example(s) imported\n")
+    return added
 
 
 def cmd_eval_report(args: argparse.Namespace) -> int:
@@ -107,10 +127,17 @@ def add_eval_parsers(subparsers) -> None:
                     "(default: LLM_INTERACTION_BASE_URL / OPENAI_* as for chat)")
     ev.add_argument("--model", help="model name at the endpoint")
     ev.add_argument("--llm-mode", choices=("chat", "completion"))
+    ev.add_argument("--config", help="agent settings YAML (default config/agent.yaml): the LLM, "
+                    "memory.k and the agent's budgets; the system's variant and OUT/memory win")
     ev.add_argument("--out", required=True, metavar="DIR")
-    ev.add_argument("--world", choices=("bullet", "2d"), default="bullet",
+    ev.add_argument("--memory-from", metavar="DIR|YAML",
+                    help="start from the examples another evaluation learned (its OUT dir, or a "
+                    "memory export), e.g. Table III: --system ours_frozen --memory-from "
+                    "results/ours_ua_si --split ua_ui --runs 3; also to use what one model "
+                    "learned with another")
+    ev.add_argument("--world", choices=WORLDS, default="bullet",
                     help="PyBullet tabletop (default) or the kinematic 2-D one")
-    ev.add_argument("--gripper", choices=("floating", "arm"), default="floating")
+    ev.add_argument("--gripper", choices=GRIPPERS, default="floating")
     ev.add_argument("--max-rounds", type=int, default=6, help="user turns per run at most")
     ev.add_argument("--frames", action="store_true", help="save an image strip per run "
                     "(the scene at the start and after every round; PyBullet world)")

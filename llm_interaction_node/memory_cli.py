@@ -12,7 +12,10 @@
                                (default config/transcripts/<api>)
 
 The store is the one of the agent settings' ``memory:`` section (``--config``, default
-config/agent.yaml); --path, or --host/--port for a shared Chroma server, override it.
+config/agent.yaml); --path, or --host/--port for a shared Chroma server, override it. As
+everywhere (chat, the interaction node), opening the store adds the seed examples of
+config/transcripts/<api> it lacks, so a fresh store is seeded (reset empties it until the
+next command or chat).
 Also runs standalone: ``python -m llm_interaction_node.memory_cli list``.
 """
 from __future__ import annotations
@@ -24,8 +27,8 @@ import time
 from pathlib import Path
 
 from .paths import config_path
+from .session import API_NAMES
 
-API_NAMES = ("humanoid", "tabletop")
 SOURCES = ("seed", "learned", "raw", "episode")
 
 
@@ -106,42 +109,27 @@ def _api(args: argparse.Namespace) -> str:
     return getattr(args, "api", "humanoid")
 
 
-def memory_config(args: argparse.Namespace):
-    """The MemoryConfig of the settings file, overridden by --path/--host/--port."""
-    import yaml
+def memory_settings(args: argparse.Namespace):
+    """The ``memory`` settings (``--config``, default config/agent.yaml), overridden by
+    --path/--host/--port; --path alone means a local store."""
+    from .settings import load_settings
 
-    from .core.memory.store import MemoryConfig
-
-    values: dict = {}
-    explicit = getattr(args, "config", None)
-    path = Path(explicit) if explicit else config_path("agent.yaml")
-    where = "command line"
-    if explicit or path.exists():
-        try:
-            settings = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise UserError(f"cannot read settings {path}: {exc}") from exc
-        section = settings.get("memory") if isinstance(settings, dict) else None
-        if section is not None and not isinstance(section, dict):
-            raise UserError(f"{path}: 'memory' must be a mapping")
-        if section:
-            values.update(section)
-            where = f"{path} (memory section) and command line"
-    for name in ("path", "host", "port"):
-        if hasattr(args, name):
-            values[name] = getattr(args, name)
-    if hasattr(args, "path") and not hasattr(args, "host"):
-        values["host"] = None                 # --path means a local store
     try:
-        return MemoryConfig.from_dict(values)
+        settings = load_settings(getattr(args, "config", None), overrides={
+            f"memory.{name}": getattr(args, name, None) for name in ("path", "host", "port")})
+        if hasattr(args, "path") and not hasattr(args, "host"):
+            settings.memory.host = None
+        settings.memory.validate()
     except (TypeError, ValueError) as exc:
-        raise UserError(f"bad memory settings in {where}: {exc}") from exc
+        raise UserError(f"bad settings: {exc}") from exc
+    return settings.memory
 
 
-def open_memory(args: argparse.Namespace):
-    from .core.memory.store import ExampleMemory
+def open_memory(args: argparse.Namespace, seed: bool = True):
+    """The store, seeded like every store the agent opens (unless ``seed`` is False)."""
+    from .session import open_memory as open_store
 
-    return ExampleMemory(_api(args), memory_config(args))
+    return open_store(_api(args), memory_settings(args), seed=seed)
 
 
 def _when(created: float) -> str:
@@ -237,7 +225,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_reset(args: argparse.Namespace) -> int:
     if not args.yes:
         raise UserError("reset deletes ALL examples of this API set; add --yes to confirm")
-    memory = open_memory(args)
+    memory = open_memory(args, seed=False)
     n = memory.count()
     memory.reset()
     print(f"removed {n} example(s) from {memory.name}")
@@ -248,7 +236,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
     directory = Path(args.dir) if args.dir else config_path("transcripts", _api(args))
     if not directory.is_dir():
         raise UserError(f"no transcript folder {directory}")
-    memory = open_memory(args)
+    memory = open_memory(args, seed=False)
     n = memory.seed_from(directory)
     print(f"added {n} seed example(s) from {directory} ({memory.count('seed')} seed example(s) stored)")
     return 0

@@ -5,6 +5,7 @@
         --llm-base-url http://localhost:11434/v1
     llm-interaction run --graph robot        # interaction_node only, for a real robot
     llm-interaction run --no-console         # just the nodes, until Ctrl-C
+    llm-interaction run --speech             # + microphone and speech recognition (asr)
 
 Each node is a separate process (python -m MODULE --ros-args --params-file config/NODE.yaml ...,
 see llm_interaction_node/ros/graph.py); their output goes to a log directory. The speech
@@ -20,8 +21,8 @@ import sys
 
 import yaml
 
-from .core.llm.config import LLMConfig
-from .ros.graph import GRAPHS, LAUNCH_ARGUMENTS, GraphRunner, NodeSpec, format_value
+from .paths import config_path
+from .ros.graph import GRAPHS, LAUNCH_ARGUMENTS, GraphRunner, NodeSpec, format_value, graph_nodes
 
 
 def parse_param(text: str) -> tuple[str, str, object]:
@@ -62,21 +63,31 @@ def build_overrides(args: argparse.Namespace, graph: tuple[NodeSpec, ...]) -> di
     return overrides
 
 
+def interaction_settings(graph: tuple[NodeSpec, ...], overrides: dict[str, dict]):
+    """The Settings the graph's interaction node will read (its params files, the overrides,
+    the environment): checked before any node starts."""
+    from .ros.parameters import read_params_files
+    spec = next(s for s in graph if s.module.endswith(".interaction_node"))
+    return read_params_files([config_path(f) for f in spec.params_files], spec.name,
+                             overrides.get(spec.name)).settings
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    graph = GRAPHS[args.graph]
+    graph = graph_nodes(args.graph, args.speech)
     try:
         overrides = build_overrides(args, graph)
         runner = GraphRunner(graph, overrides, log_dir=args.log_dir,
                              echo="all" if args.no_console else "warnings")
-        llm = LLMConfig.from_sources({"base_url": args.llm_base_url})
-    except ValueError as exc:
+        settings = interaction_settings(graph, overrides)
+    except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if not llm.is_configured:
-        print("no LLM endpoint is set: the robot uses the embedded gemma-3-270m (llama.cpp, no key). "
-              "It is TINY: expect valid but often wrong statements. For a capable model: "
-              "--llm-base-url URL --llm-model NAME (or LLM_INTERACTION_BASE_URL / OPENAI_API_KEY).",
-              flush=True)
+    if not settings.llm.is_configured:
+        from .core.llm.models import get
+        print(f"no LLM endpoint is set: the robot uses the embedded {get(settings.llm.local_model).summary} "
+              "(llama.cpp in-process, no key; see README 'What the embedded model can do'). "
+              "For a larger model: --llm-base-url URL --llm-model NAME (or "
+              "LLM_INTERACTION_BASE_URL / OPENAI_API_KEY).", flush=True)
     # the in-process console must discover the nodes the same way they discover each other
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
     # SIGINT (Ctrl-C) and SIGTERM stop the graph, as they stop a ROS node, also when this was
@@ -91,6 +102,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             return 1                       # a node exited (reported by the runner)
         from .ros.speech_console import run_console
         console_args = [] if args.quiet else ["--transcript"]
+        if args.speech:
+            console_args.append("--speech")
         # the interaction node may need a while to load; typed lines wait for it
         console_args += ["--ros-args", "-p", f"listener_timeout:={format_value(float(args.wait))}"]
         return run_console(console_args)
@@ -124,6 +137,10 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
                      help="embedded example memory directory (interaction_node memory.path)")
     run.add_argument("--param", action="append", metavar="NODE:NAME:=VALUE",
                      help="any node parameter, e.g. tts:backend:=espeak (repeatable)")
+    run.add_argument("--speech", action="store_true",
+                     help="talk with your voice: also start the microphone and asr nodes "
+                     "(config/microphone.yaml, config/asr.yaml); the console then shows what "
+                     "was heard and takes only commands")
     run.add_argument("--no-console", action="store_true",
                      help="no speech console: run the nodes until Ctrl-C")
     run.add_argument("-q", "--quiet", action="store_true",

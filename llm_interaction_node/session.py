@@ -1,30 +1,32 @@
-"""Assemble a console session: an API set, a world (or robot), speech and user input.
+"""Assemble an agent session: API set + robot + user channel + speech + console + sandbox +
+memory (or fixed examples) + learner + agent + token ledger + stop signal.
 
-This is the one place that knows which functions make up each API set; the CLI, the
-benchmark and (later) the ROS node build their sessions here.
+:func:`build_session` is the one assembly; the terminal chat, the ROS interaction node and
+the benchmark's systems call it with what is genuinely theirs (the robot, where user input
+comes from, where speech goes) and a :class:`~.settings.Settings`. This module is also the
+one place that knows which functions make up each API set.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal, Sequence
-
-import yaml
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 from .core.agent import Agent, AgentConfig
 from .core.apis.humanoid import HumanoidApi
 from .core.apis.tabletop import TabletopApi
 from .core.builtins import InteractionBuiltins
 from .core.console import ConsoleSession
-from .core.learning.learner import MODES, Learner
-from .core.llm import LLMClient, LLMConfig, TokenLedger
-from .core.policy import TurnPolicy
+from .core.interrupt import StopSignal
+from .core.learning.learner import Learner
+from .core.llm import LLMClient, TokenLedger, make_client
 from .core.prompt import HEADERS, LOOP_EXAMPLES, PromptBuilder
 from .core.registry import ApiRegistry, public_functions
 from .core.sandbox import Sandbox
 from .core.transcript import Transcript
 from .core.user import UserChannel
 from .paths import config_path
+from .settings import AgentSettings, LearningSettings, Settings
 
 ApiName = Literal["humanoid", "tabletop"]
 API_NAMES = ("humanoid", "tabletop")
@@ -33,13 +35,6 @@ BUILTINS = {
     "humanoid": ("say", "ask", "wait_for_trigger", "learn_from_interaction", "forget_learned"),
     "tabletop": ("wait_for_trigger", "learn_from_interaction"),
 }
-
-
-def load_settings(path: str | Path | None) -> dict[str, Any]:
-    """The agent settings file (config/agent.yaml by default) as a dict."""
-    path = Path(path) if path else config_path("agent.yaml")
-    with open(path, encoding="utf-8") as f:
-        return yaml.safe_load(f) or {}
 
 
 def make_world(api: ApiName, world: str | None = None, seed: int = 0):
@@ -56,21 +51,24 @@ def make_world(api: ApiName, world: str | None = None, seed: int = 0):
     raise ValueError(f"unknown API set {api!r}; use one of {API_NAMES}")
 
 
-def robot_api(api: ApiName, robot) -> list[Callable]:
-    """The robot functions of an API set, bound to a robot (world or ROS robot)."""
+def robot_api(api: ApiName, robot, options: Mapping[str, Any] | None = None) -> list[Callable]:
+    """The robot functions of an API set, bound to a robot (world or ROS robot); ``options``
+    go to the API class (the humanoid's ``min_speed``/``max_speed``)."""
     if api == "humanoid":
-        return public_functions(HumanoidApi(robot))
+        return public_functions(HumanoidApi(robot, **(options or {})))
     if api == "tabletop":
-        return public_functions(TabletopApi(robot))
+        return public_functions(TabletopApi(robot, **(options or {})))
     raise ValueError(f"unknown API set {api!r}; use one of {API_NAMES}")
 
 
 def build_console(api: ApiName, robot, channel: UserChannel,
                   speak: Callable[[str], None] = lambda text: None,
                   learner: Callable[[], str | None] | None = None,
-                  statement_timeout_s: float = 10.0) -> ConsoleSession:
+                  statement_timeout_s: float = AgentSettings.statement_timeout_s,
+                  api_options: Mapping[str, Any] | None = None) -> ConsoleSession:
+    """The console alone (replay and tests; agents get theirs from :func:`build_session`)."""
     builtins = InteractionBuiltins(channel, speak=speak, learner=learner)
-    registry = ApiRegistry(robot_api(api, robot))
+    registry = ApiRegistry(robot_api(api, robot, api_options))
     registry.extend(getattr(builtins, name) for name in BUILTINS[api])
     return ConsoleSession(registry, builtins, Sandbox(timeout_s=statement_timeout_s))
 
@@ -84,52 +82,14 @@ def load_examples(api: ApiName, directory: str | Path | None = None) -> list[str
 
 
 
-@dataclass
-class LearningSettings:
-    """How the memory grows and is used; the ablations of the paper are settings of this."""
-
-    mode: str = "improve"          # improve (L_improve) | raw (w/o improve) | off (w/o learning)
-    retrieval: bool = True         # False: every example in memory, oldest first (w/o retrieval)
-    store_episodes: bool = False   # HELPER / Dynamic CaP: store successful episodes
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any] | None) -> "LearningSettings":
-        values = dict(values or {})
-        unknown = set(values) - {"mode", "retrieval", "store_episodes"}
-        if unknown:
-            raise ValueError(f"unknown learning settings: {sorted(unknown)}")
-        settings = cls(**values)
-        if settings.mode not in MODES:
-            raise ValueError(f"learning.mode must be one of {MODES}, not {settings.mode!r}")
-        return settings
-
-
-@dataclass
-class AgentSettings:
-    llm: LLMConfig
-    agent: AgentConfig
-    statement_timeout_s: float
-    memory: dict[str, Any]
-    learning: LearningSettings
-
-    @classmethod
-    def from_dict(cls, settings: dict[str, Any]) -> "AgentSettings":
-        a = settings.get("agent") or {}
-        llm = LLMConfig.from_sources(settings.get("llm") or {})
-        policy = TurnPolicy(max_statements=int(a.get("max_statements_per_turn", 15)),
-                            loop_repeats=int(a.get("loop_repeats", 3)))
-        agent = AgentConfig(temperature=llm.temperature, max_tokens=llm.max_tokens,
-                            empty_temperature_step=float(a.get("empty_temperature_step", 0.3)),
-                            policy=policy)
-        return cls(llm, agent, float(a.get("statement_timeout_s", 10.0)),
-                   dict(settings.get("memory") or {}),
-                   LearningSettings.from_dict(settings.get("learning")))
-
-
-def open_memory(api: ApiName, values: dict[str, Any] | None = None, seed: bool = True):
-    """The example memory of an API set, with the seed examples added if missing."""
+def open_memory(api: ApiName, config=None, seed: bool = True):
+    """The example memory of an API set (``config``: a MemoryConfig such as
+    ``settings.memory``, or its fields as a dict), with the seed examples of
+    ``config/transcripts/<api>`` added if missing."""
     from .core.memory.store import ExampleMemory, MemoryConfig
-    memory = ExampleMemory(api, MemoryConfig.from_dict(values or {}))
+    if not isinstance(config, MemoryConfig):
+        config = MemoryConfig.from_dict(config)
+    memory = ExampleMemory(api, config)
     if seed:
         memory.seed_from(config_path("transcripts", api))
     return memory
@@ -138,12 +98,13 @@ def open_memory(api: ApiName, values: dict[str, Any] | None = None, seed: bool =
 def memory_examples(memory, k: int | None = None,
                     retrieval: bool = True) -> Callable[[Sequence[str]], list[str]]:
     """The agent's example source: top-k (default: the memory's configured k) retrieved for
-    the latest utterances, most similar last; with retrieval off every example in memory,
-    oldest first."""
+    the latest utterances, in the memory's prompt order (``memory.order``: stable, or most
+    similar last); with retrieval off every example in memory, oldest first. With no
+    utterance yet: the examples known before the user speaks (for prefilling a local model)."""
     def examples(utterances: Sequence[str]) -> list[str]:
         if not retrieval:
             return [e.transcript for e in memory.list()]
-        return [e.transcript for e, _score in memory.retrieve(utterances, k)]
+        return [e.transcript for e in memory.prompt_examples(utterances, k)]
     return examples
 
 
@@ -180,3 +141,57 @@ def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=
     prompt = PromptBuilder(HEADERS[api], console.api.listing())
     return Agent(llm, console, prompt, examples=examples, loop_example=LOOP_EXAMPLES[api],
                  ledger=ledger, config=config, stop=stop)
+
+
+@dataclass
+class Session:
+    """One assembled agent (see :func:`build_session`)."""
+
+    api: ApiName
+    settings: Settings
+    robot: Any
+    console: ConsoleSession
+    llm: LLMClient
+    agent: Agent
+    ledger: TokenLedger
+    stop: StopSignal
+    memory: Any = None                 # ExampleMemory, None with fixed examples
+    learner: Learner | None = None
+
+    @property
+    def memory_note(self) -> str:
+        if self.memory is None:
+            return "no memory (fixed examples, no learning)"
+        return f"{self.memory.count()} examples in {self.memory.location}"
+
+
+def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings | None = None, *,
+                  llm: LLMClient | None = None, speak: Callable[[str], None] = lambda text: None,
+                  memory=None, examples_dir: str | Path | None = None,
+                  stop: StopSignal | None = None, ledger: TokenLedger | None = None,
+                  api_options: Mapping[str, Any] | None = None) -> Session:
+    """The agent for ``robot`` (a world or a ROS robot) of API set ``api``.
+
+    ``channel``: where user utterances come from; ``speak``: where ``say()`` goes; ``llm``:
+    default ``make_client(settings.llm)``; ``memory``: an open ExampleMemory to use (default:
+    ``open_memory`` of ``settings.memory`` when ``memory.enabled``, else the fixed examples
+    of ``examples_dir``); ``stop``: a StopSignal shared with the robot's skills.
+    """
+    settings = settings or Settings()
+    console = build_console(api, robot, channel, speak=speak,
+                            statement_timeout_s=settings.agent.statement_timeout_s,
+                            api_options=api_options)
+    llm = llm if llm is not None else make_client(settings.llm)
+    ledger = ledger or TokenLedger()
+    stop = stop or StopSignal()
+    learner = None
+    if settings.memory.enabled:
+        memory = memory if memory is not None else open_memory(api, settings.memory)
+        examples = memory_examples(memory, settings.memory.k, settings.learning.retrieval)
+        if settings.learning.mode != "off":
+            learner = attach_learning(console, llm, memory, settings.learning.mode, ledger)
+    else:
+        memory, examples = None, load_examples(api, examples_dir)
+    agent = build_agent(api, llm, console, examples, config=settings.agent_config(),
+                        ledger=ledger, stop=stop)
+    return Session(api, settings, robot, console, llm, agent, ledger, stop, memory, learner)

@@ -11,7 +11,7 @@ BUILD=$ROOT/build/interfaces
 mkdir -p "$ROOT/build"
 PYINC=$("$V/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
 NPINC=$("$V/bin/python" -c "import numpy; print(numpy.get_include())")
-grep -rl /opt/python/cp311-cp311/ "$V"/share/*/cmake 2>/dev/null | xargs -r sed -i \
+{ grep -rl /opt/python/cp311-cp311/ "$V"/share/*/cmake 2>/dev/null || true; } | xargs -r sed -i \
   -e "s#/opt/python/cp311-cp311/include/python3.11#$PYINC#g" \
   -e "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#$NPINC#g"
 export AMENT_PREFIX_PATH=$V CMAKE_PREFIX_PATH=$V

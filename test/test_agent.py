@@ -149,3 +149,99 @@ def test_hostile_code_from_the_llm_is_refused_and_the_session_goes_on(hostile):
     assert entries[1].source == hostile and ("SandboxViolation" in entries[1].output
                                              or "NameError" in entries[1].output)
     assert entries[2].output.startswith("['inFrontOf_kitchen-counter_0'")
+
+
+CYCLE = ["list_locations()", "list_objects()", "get_object_in_hand()", "list_object_locations()"]
+
+
+def test_a_repeated_cycle_of_statements_is_a_loop():
+    """Issue 10: a cycle of 4 statements repeated went unnoticed until the statement cap."""
+    responses = CYCLE * 3 + ["wait_for_trigger()"]
+    agent, llm, _, spoken = make_agent(responses, ["where is the tea?"], max_statements=30)
+    agent.run()
+    closing = 3 * len(CYCLE) - 1             # index of the call whose statement closes it
+    assert LOOP_EXAMPLES["humanoid"] not in llm.prompts[closing]
+    assert LOOP_EXAMPLES["humanoid"] in llm.prompts[closing + 1]
+    # the statement that completed the third repetition was not run
+    assert sources(agent)[1:] == (CYCLE * 3)[:closing] + ["wait_for_trigger()"]
+    assert spoken == [] and [t.status for t in agent.turns] == ["waiting"]
+
+
+def test_a_second_cycle_loop_resets_and_apologises():
+    responses = CYCLE * 3 + CYCLE * 3
+    agent, _, _, spoken = make_agent(responses, ["where is the tea?"], max_statements=40)
+    agent.run()
+    assert spoken == [SORRY] and agent.turns[0].status == "reset"
+
+
+def test_a_success_starts_the_error_budgets_again():
+    """Reference policy: only errors in a row use a budget up."""
+    responses = ["undefined_a()", "undefined_b()", "undefined_c()", "list_locations()",
+                 "undefined_d()", "undefined_e()", "undefined_f()", "wait_for_trigger()"]
+    agent, _, _, spoken = make_agent(responses, ["do something"])
+    agent.run()
+    assert spoken == [] and [t.status for t in agent.turns] == ["waiting"]
+
+
+@pytest.mark.parametrize("error, kind", [
+    (ImportError("no"), "import"), (SyntaxError("x"), "syntax"), (KeyError("k"), "lookup"),
+    (IndexError("i"), "lookup"), (TypeError("t"), "argument"), (NameError("n"), "name")])
+def test_error_classes_and_reference_budgets(error, kind):
+    from llm_interaction_node.core.policy import DEFAULT_BUDGETS, error_class
+    assert error_class(error) == kind
+    assert DEFAULT_BUDGETS["name"] == DEFAULT_BUDGETS["argument"] == 3
+    assert DEFAULT_BUDGETS["semantic"] == 4
+    assert DEFAULT_BUDGETS["import"] == DEFAULT_BUDGETS["lookup"] == 3
+
+
+def test_an_import_refused_by_the_sandbox_counts_as_import():
+    responses = ["import os", "import sys", "import json", "import re", "wait_for_trigger()"]
+    agent, _, _, spoken = make_agent(responses, ["hi"])
+    agent.run()
+    assert "too many errors of kind 'import'" in sources(agent)[5] and spoken == [SORRY]
+
+
+def test_giving_up_on_the_tabletop_does_not_call_a_say_it_does_not_have():
+    """Issue 10: the tabletop API has no say(); giving up ended in a NameError."""
+    from llm_interaction_node.sims.tabletop2d import TabletopWorld2D
+    world = TabletopWorld2D.random(2, 1, seed=0)
+    console = build_console("tabletop", world, EventQueue(["hi"], close=True))
+    llm = ScriptedLLM([f"undefined_{i}()" for i in range(4)])
+    agent = build_agent("tabletop", llm, console, ())
+    agent.run()
+    text = console.transcript.render()
+    assert "# giving up: too many errors of kind 'name'" in text
+    assert "say(" not in text and "NameError: name 'say'" not in text
+    assert console.transcript.entries[-1].source == "wait_for_trigger()"
+
+
+class _PrefillingLLM(ScriptedLLM):
+    """The scripted stand-in with the embedded model's prefill hook (records its calls)."""
+
+    def __init__(self, responses):
+        super().__init__(responses)
+        self.prefilled = []
+
+    def prefill(self, prefix, system=None, persist=False):
+        from llm_interaction_node.core.llm import Usage
+        self.prefilled.append((prefix, persist))
+        return Usage(prompt_tokens=100, cached_tokens=40, evaluated_tokens=60)
+
+
+def test_the_stable_prefix_is_prefilled_at_start_and_for_new_examples():
+    examples = load_examples("humanoid")[:3]
+    world = make_world("humanoid", "drinks_and_cup")
+    console = build_console("humanoid", world, EventQueue(["hi", "and now?"], close=True))
+    llm = _PrefillingLLM(["wait_for_trigger()", "wait_for_trigger()"])
+    chosen = iter([examples, examples[:2], examples[:2]])
+    agent = build_agent("humanoid", llm, console, lambda utterances: list(examples)
+                        if not utterances else next(chosen))
+    agent.run()
+    (start, persisted), *later = llm.prefilled
+    assert persisted and all(e.strip() in start for e in examples)   # before the user spoke
+    assert all(not p for _, p in later)
+    # every prompt starts with a prefilled prefix; a changed example set was prefilled again
+    assert all(any(p.startswith(prefix) for prefix, _ in llm.prefilled) for p in llm.prompts)
+    assert any(examples[2].strip() not in prefix for prefix, _ in later)
+    assert agent.ledger.by_purpose()["prefill"].evaluated_tokens == 60 * len(llm.prefilled)
+    assert agent.ledger.total.calls == 2                     # prefills are no LLM calls

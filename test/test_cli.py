@@ -100,3 +100,18 @@ def test_chat_answers_a_typed_request_through_a_configured_endpoint(tmp_path):
     # examples came from the memory, seeded with the example transcripts
     n = len(list((ROOT / "config" / "transcripts" / "humanoid").glob("*.txt")))
     assert f"memory: {n} examples in" in r.stdout and f"# Example {n}:" in prompt
+
+
+def test_chat_timeout_option_sets_the_statement_time_limit(tmp_path):
+    server = FakeLLMServer()
+    server.texts = ["while True:\n    pass", "wait_for_trigger()"]
+    try:
+        r = run_cli("chat", "--api", "humanoid", "--no-memory", "--timeout", "0.5",
+                    stdin="spin, please\n", timeout=60,
+                    env_extra={"LLM_INTERACTION_BASE_URL": server.url,
+                               "LLM_INTERACTION_MODEL": "test-model"})
+    finally:
+        server.close()
+    assert r.returncode == 0, r.stderr
+    assert "statement interrupted after 0.5 s" in r.stdout, r.stdout
+    assert "memory: no memory" in r.stdout

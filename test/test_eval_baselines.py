@@ -236,7 +236,7 @@ def test_helper_gives_up_after_its_correction_budget(tmp_path):
 
 def test_factories_used_by_the_cli(tmp_path):
     from llm_interaction_node.eval.systems import cap, helper
-    from llm_interaction_node.eval_cli import make_system
+    from llm_interaction_node.eval.systems import make_system
     assert type(cap.make("cap", ScriptedLLM([]))) is CaP
     assert make_system("dynamic_cap", ScriptedLLM([]), tmp_path / "d").name == "dynamic_cap"
     assert make_system("helper", ScriptedLLM([]), tmp_path / "h").name == "helper"

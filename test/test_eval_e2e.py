@@ -13,7 +13,8 @@ from llm_interaction_node.eval.oracle import OracleLLM
 from llm_interaction_node.eval.harness import load_records, plan, run_protocol, run_seed
 from llm_interaction_node.eval.report import compare, write_report
 from llm_interaction_node.eval.tasks import SPLITS, make_task
-from llm_interaction_node.eval_cli import make_system, world_factory
+from llm_interaction_node.eval.systems import make_system
+from llm_interaction_node.eval.worlds import world_factory
 
 pytestmark = pytest.mark.slow
 TEMPLATES = ["block_in_bowl", "blocks_on_place", "different_corners", "stack_on_place"]
@@ -43,7 +44,7 @@ def recompute(records, split):
     i = [sum(r["first_success"] == 0 for r in rs) / len(rs) for rs in per.values()]
     n = []
     for rs in per.values():
-        firsts = [r["first_success"] for r in rs if r["first_success"] is not None]
+        firsts = [r["first_success"] for r in rs if r["success"] and r["first_success"] is not None]
         if firsts:
             n.append(sum(firsts) / len(firsts))
     return sum(s) / len(s), sum(i) / len(i), (sum(n) / len(n) if n else None)
@@ -122,3 +123,23 @@ def test_every_system_runs_the_reduced_protocol(tmp_path, name):
     assert system.ledger.total.calls == len(llm.calls)
     files = write_report(tmp_path / name, name)
     assert "| **total** |" in files["tables.md"].read_text()
+
+
+def test_what_one_evaluation_learned_starts_another_without_learning(tmp_path):
+    """Table III (and transfer between models): --memory-from imports the learned examples of
+    an earlier evaluation into ours_frozen, which uses them but learns nothing more."""
+    from llm_interaction_node.eval_cli import LEARNED_SOURCES, import_learned
+    source = tmp_path / "ours"
+    system, _, _, tasks = evaluate("ours", source, fail_first=[protocol_tasks()[0].instruction])
+    assert system.memory.export_yaml(source / "learned.yaml", sources=LEARNED_SOURCES) == 1
+    out = tmp_path / "frozen"
+    out.mkdir()
+    frozen = make_system("ours_frozen", OracleLLM(tasks), out / "memory")
+    assert frozen.settings.learning.mode == "off"
+    assert import_learned(frozen, source, out) == 1
+    assert import_learned(frozen, source, out) == 0            # a resumed evaluation: once
+    learned = frozen.memory.list("learned")
+    assert [e.transcript for e in learned] == [e.transcript for e in system.memory.list("learned")]
+    with pytest.raises(OSError, match="--memory-from: no .*nowhere"):
+        import_learned(make_system("ours_frozen", OracleLLM(tasks), tmp_path / "m2"),
+                       tmp_path / "nowhere", tmp_path)

@@ -402,8 +402,17 @@ def test_human_held_object_hints():
         api.bring_object_to("empty-mug_0", "on_kitchen-counter_0")
 
 
-def test_api_layer_imports_no_sims_or_ros():
-    code = ("import sys, llm_interaction_node.core.apis as a; "
-            "bad = [m for m in sys.modules if m.startswith(('llm_interaction_node.sims', 'rclpy'))]; "
-            "assert not bad, bad")
+def test_core_imports_nothing_from_the_layers_above_it():
+    """Every module of core (the API layer included) imports no ros, sims, eval, session,
+    settings, cli or bench module, nor rclpy."""
+    above = ", ".join(repr(f"llm_interaction_node.{m}") for m in (
+        "ros", "sims", "eval", "session", "settings", "cli", "memory_cli", "run_cli", "eval_cli",
+        "bench"))
+    code = ("import importlib, pkgutil, sys, llm_interaction_node.core as core\n"
+            "for m in pkgutil.walk_packages(core.__path__, 'llm_interaction_node.core.'):\n"
+            "    importlib.import_module(m.name)\n"
+            f"above = ({above},)\n"
+            "bad = [m for m in sys.modules if m.startswith(('rclpy',) + above)]\n"
+            "assert not bad, bad\n"
+            "assert 'llm_interaction_node.core.llm.factory' in sys.modules\n")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -17,10 +17,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from llm_interaction_node.core.config import flatten
 from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.graph import (GRAPHS, LAUNCH_ARGUMENTS, ROBOT_GRAPH, SIM_GRAPH,
-                                           GraphRunner, NodeSpec, command_line, format_value)
+                                           SPEECH_NODES, WAV_SOURCE, GraphRunner, NodeSpec,
+                                           command_line, format_value, graph_nodes)
 from llm_interaction_node.run_cli import build_overrides, parse_param
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +31,10 @@ LAUNCH_FILES = {"sim": ROOT / "launch" / "sim.launch.py",
                 "robot": ROOT / "launch" / "robot.launch.py"}
 LAUNCH_ARGS = {"sim": {"world", "llm_base_url", "llm_model"},
                "robot": {"llm_base_url", "llm_model"}}
-ALL_SPECS = {(s.name, f) for graph in GRAPHS.values() for s in graph for f in s.params_files}
+SWITCHES = {"speech"}          # launch arguments that add nodes instead of setting parameters
+EXTRA_SPECS = SPEECH_NODES + (WAV_SOURCE,)
+ALL_SPECS = {(s.name, f) for graph in [*GRAPHS.values(), EXTRA_SPECS] for s in graph
+             for f in s.params_files}
 
 
 # --- stand-ins for launch / launch_ros ------------------------------------------------------------
@@ -122,7 +127,7 @@ def console_scripts() -> dict[str, str]:
 @pytest.mark.parametrize("graph", ["sim", "robot"])
 def test_launch_file_starts_the_nodes_of_the_graph(graph, monkeypatch):
     declared, nodes = launch(graph, monkeypatch)
-    assert set(declared) == LAUNCH_ARGS[graph]
+    assert set(declared) == LAUNCH_ARGS[graph] | SWITCHES
     assert all(default == "" for default in declared.values())    # empty: keep the params file
     specs = GRAPHS[graph]
     assert [n.kwargs["name"] for n in nodes] == [s.name for s in specs]
@@ -160,17 +165,36 @@ def test_launch_arguments_set_the_same_parameters_as_the_run_options(graph, monk
     assert build_overrides(args, GRAPHS[graph]) == want
 
 
+@pytest.mark.parametrize("graph", ["sim", "robot"])
+def test_speech_argument_adds_the_speech_nodes_as_run_speech_does(graph, monkeypatch):
+    for value, speech in (("true", True), ("", False), ("false", False)):
+        _, nodes = launch(graph, monkeypatch, speech=value)
+        specs = graph_nodes(graph, speech)
+        assert [n.kwargs["name"] for n in nodes] == [s.name for s in specs]
+        for node, spec in zip(nodes, specs):
+            assert node.kwargs["executable"] == spec.executable
+            files = [os.path.basename(p) for p in node.kwargs["parameters"] if isinstance(p, str)]
+            assert files == spec.params_files
+    assert [s.name for s in SPEECH_NODES] == ["microphone", "asr"]
+    from llm_interaction_node.cli import build_parser
+    args = build_parser().parse_args(["run", "--graph", graph, "--speech",
+                                      "--param", "asr:min_confidence:=0.5"])
+    assert args.speech
+    assert build_overrides(args, graph_nodes(graph, True)) == {"asr": {"min_confidence": 0.5}}
+
+
 def test_every_executable_is_a_console_script_of_its_module():
     scripts = console_scripts()
     assert scripts["llm-interaction"] == "llm_interaction_node.cli:main"
-    for graph in GRAPHS.values():
+    for graph in [*GRAPHS.values(), EXTRA_SPECS]:
         for spec in graph:
             assert scripts.get(spec.executable) == f"{spec.module}:main", spec.executable
     assert scripts["speech_console"] == "llm_interaction_node.ros.speech_console:main"
     assert scripts["tts"] == "llm_interaction_node.ros.tts_node:main"
 
 
-@pytest.mark.parametrize("module", sorted({s.module for g in GRAPHS.values() for s in g}
+@pytest.mark.parametrize("module", sorted({s.module for g in [*GRAPHS.values(), EXTRA_SPECS]
+                                           for s in g}
                                           | {"llm_interaction_node.ros.speech_console"}))
 def test_every_node_module_exists_and_runs_as_a_script(module):
     path = ROOT / (module.replace(".", "/") + ".py")
@@ -206,7 +230,7 @@ def test_tts_yaml_defaults_to_wav_files():
     params = yaml.safe_load(config_path("tts.yaml").read_text())["tts"]["ros__parameters"]
     assert params["backend"] == "wav"
     assert set(params) == {"backend", "wav_dir", "voice", "words_per_minute", "espeak_command",
-                           "max_chars"}
+                           "max_chars", "publish_audio"}
 
 
 # --- command lines --------------------------------------------------------------------------------
@@ -381,18 +405,8 @@ def test_runner_rejects_overrides_for_unknown_nodes():
         GraphRunner(ROBOT_GRAPH, {"tts": {"backend": "log"}})
 
 
-def _flatten(params: dict, prefix: str = "") -> dict:
-    out = {}
-    for key, value in params.items():
-        if isinstance(value, dict):
-            out.update(_flatten(value, f"{prefix}{key}."))
-        else:
-            out[f"{prefix}{key}"] = value
-    return out
-
-
 def _params(spec: NodeSpec, filename: str) -> dict:
-    return _flatten(yaml.safe_load(config_path(filename).read_text())[spec.name]["ros__parameters"])
+    return flatten(yaml.safe_load(config_path(filename).read_text())[spec.name]["ros__parameters"])
 
 
 def test_the_parameters_set_by_options_and_robot_yaml_exist_in_the_nodes_params_files():

@@ -84,7 +84,8 @@ def learn_then_recall(tmp_path, memory):
     })
     prompt = second["prompts"][0]
     assert last_example(prompt) == IMPROVED      # the learned example, most similar last
-    assert prompt.count("# Example ") == memory.get("k", 16)
+    # k retrieved in their fixed order, then the most similar once more (memory.order)
+    assert prompt.count("# Example ") == memory.get("k", 16) + 1
     return first, second
 
 
@@ -93,10 +94,12 @@ def test_a_correction_is_learned_and_recalled_by_a_new_process(tmp_path):
 
 
 def test_learning_without_an_explicit_request_stores_nothing(tmp_path):
+    """As in the paper's refused examples (E1 "serve", E2 kitchen counter): the robot calls
+    learn_from_interaction() on its own after acting, not right after a request to learn."""
     memory = {"path": str(tmp_path / "memory"), "k": 4}
     out = run_session(tmp_path, "no_request", {
-        "memory": memory, "utterances": [REQUEST, "thanks, that is all"],
-        "responses": TWO_TRIPS + ["learn_from_interaction()", "wait_for_trigger()"],
+        "memory": memory, "utterances": [REQUEST],
+        "responses": TWO_TRIPS[:-1] + ["learn_from_interaction()", "wait_for_trigger()"],
     })
     assert out["stored"] == [] and out["remaining"] == 0
     assert ("learn_from_interaction()\nIgnoring learn_from_interaction call since it did not "

@@ -10,7 +10,7 @@ from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.improve import (
     QUESTIONS, SYSTEM, InvalidTranscript, extract_transcript, improve, improve_interaction,
     load_examples, says_no_problem, validate_transcript)
-from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, Learner, first_person
+from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, Learner, LearnStatus, first_person
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
 from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
 from llm_interaction_node.core.transcript import Transcript
@@ -316,13 +316,39 @@ def test_learning_stores_the_improved_transcript(memory):
     assert memory.count() == 1 and llm.remaining == 0
 
 
-def test_without_a_request_the_call_is_refused(memory):
-    console, learner, llm, _, spoken = session(["could I get some mango juice?", "thanks a lot"],
-                                               memory, statements=TWO_TRIPS[:7] + TWO_TRIPS[-1:])
+def test_a_call_that_does_not_follow_the_users_reply_is_refused(memory):
+    """The position rule: not the first action after wait_for_trigger() returned the reply
+    (here the robot acted in between, as in the paper's refused examples)."""
+    console, learner, llm, _, spoken = session(ASKS + [REQUEST], memory)
+    console.execute("move_to(get_location_coordinates('room_center'))")
     said = list(spoken)
     entry = console.execute("learn_from_interaction()").entry
     assert entry.output == LEARN_REFUSAL
     assert memory.count() == 0 and learner.stored == [] and llm.calls == [] and spoken == said
+    assert learner.last_outcome.status == LearnStatus.REFUSED
+    assert learner.last_outcome.gate.rule == "position"
+
+
+@pytest.mark.parametrize("reply", ["thanks, but please do not remember this",
+                                   "do you remember where the milk is?",
+                                   "forget it, that was fine"])
+def test_right_after_the_reply_a_retraction_or_question_is_still_refused(memory, reply):
+    console, learner, llm, _, _ = session(["could I get some mango juice?", reply], memory,
+                                          statements=TWO_TRIPS[:7] + TWO_TRIPS[-1:])
+    entry = console.execute("learn_from_interaction()").entry
+    assert entry.output == LEARN_REFUSAL and memory.count() == 0 and llm.calls == []
+
+
+def test_the_paper_accepts_a_correction_without_a_word_of_learning(memory):
+    """E3, second test: "you forgot that I told you ..." names no learning at all; the
+    reference method honoured it (the LLM decided to learn right after the reply)."""
+    reply = ("yes, but you forgot that I told you to go faster from the table to the "
+             "workbench. When moving on that route, you should go faster!")
+    console, learner, _, _, _ = session(["could I get some mango juice?", reply], memory,
+                                        statements=TWO_TRIPS[:7] + TWO_TRIPS[-1:])
+    learner.llm = ScriptedLLM(["The robot drove slowly.", "Go faster on that route.", "no transcript"])
+    console.execute("learn_from_interaction()")
+    assert learner.last_outcome.gate.is_request and learner.last_outcome.gate.rule == "position"
 
 
 def test_raw_mode_stores_the_interaction_itself(memory):

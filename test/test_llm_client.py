@@ -171,6 +171,27 @@ def test_make_client_configured_returns_openai_client():
     assert isinstance(client, OpenAIClient) and isinstance(client, LLMClient)
 
 
+def test_without_an_llm_a_long_running_caller_gets_nollm_that_says_what_to_set():
+    from llm_interaction_node.core.llm import NoLLM
+    from llm_interaction_node.core.llm.factory import make_client as factory_make_client
+    assert factory_make_client is make_client              # one factory, re-exported
+    client = make_client(LLMConfig.from_sources({}, env={}), local=False, required=False)
+    assert isinstance(client, NoLLM) and isinstance(client, LLMClient)
+    assert "no LLM" in client.describe()
+    for call in (lambda: client.complete(">>>"), lambda: client.chat([])):
+        with pytest.raises(LLMError, match="llm.base_url"):
+            call()
+
+
+def test_options_override_the_environment_which_overrides_the_file():
+    env = {"LLM_INTERACTION_MODEL": "env-model", "LLM_INTERACTION_MAX_TOKENS": "64"}
+    config = LLMConfig.from_sources({"model": "file-model", "max_tokens": 8}, env,
+                                    overrides={"model": "option-model"})
+    assert config.model == "option-model" and config.max_tokens == 64
+    with pytest.raises(ValueError, match="LLM_INTERACTION_MAX_TOKENS"):
+        LLMConfig.from_sources({}, {"LLM_INTERACTION_MAX_TOKENS": "many"})
+
+
 # ---------------------------------------------------------------------------------------
 # OpenAIClient against the in-test server
 # ---------------------------------------------------------------------------------------

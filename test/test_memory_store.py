@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -125,7 +126,15 @@ def test_retrieval_order_unique_examples_and_k(memory):
     assert len(small.retrieve(["juice"])) == 3                    # configured k
 
 
-def test_newest_utterance_dominates(memory):
+@pytest.fixture
+def per_utterance(tmp_path) -> ExampleMemory:
+    return ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "memory"),
+                                                  scoring="per_utterance"))
+
+
+@pytest.mark.parametrize("scoring", ["reference", "per_utterance"])
+def test_newest_utterance_dominates(tmp_path, scoring):
+    memory = ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "m"), scoring=scoring))
     juice = memory.add(dialog("bring me the mango juice"), "learned")
     tool = memory.add(dialog("bring me the screwdriver"), "learned")
     memory.add(dialog("thank you"), "learned")
@@ -137,10 +146,13 @@ def test_newest_utterance_dominates(memory):
     a = memory.retrieve(["bring me the screwdriver", "hello", "hi", "bring me the mango juice"])
     b = memory.retrieve(["hello", "hi", "bring me the mango juice"])
     assert [(e.id, round(s, 5)) for e, s in a] == [(e.id, round(s, 5)) for e, s in b]
-    # the score is the recency-weighted sum of best similarities
     q = embed(["bring me the mango juice", "bring me the screwdriver"])
-    expected = float(q[0] @ embed(["bring me the mango juice"])[0]) \
-        + 0.6 * float(q[1] @ embed(["bring me the mango juice"])[0])
+    key = embed(["bring me the mango juice"])[0]
+    if scoring == "per_utterance":     # the recency-weighted sum of best similarities
+        expected = float(q[0] @ key) + 0.6 * float(q[1] @ key)
+    else:                              # cos of the recency-weighted query sum with the best key
+        mixed = q[0] + 0.6 * q[1]
+        expected = float(mixed @ key) / float(np.linalg.norm(mixed))
     got = dict((e.id, s) for e, s in memory.retrieve(["bring me the screwdriver",
                                                       "bring me the mango juice"]))
     assert got[juice.id] == pytest.approx(expected, abs=1e-4)
@@ -152,12 +164,16 @@ def brute_force(memory: ExampleMemory, utterances, k):
     for vec, meta in zip(found["embeddings"], found["metadatas"]):
         keys.setdefault(meta["example_id"], []).append(vec)
     query = retrieval.query_utterances(utterances, memory.config.query_utterances)
-    scores = retrieval.score_examples(embed(query), retrieval.recency_weights(len(query), 0.6),
-                                      {e: np.asarray(v) for e, v in keys.items()})
+    score = retrieval.score_examples if memory.config.scoring == "per_utterance" \
+        else retrieval.score_examples_reference
+    scores = score(embed(query), retrieval.recency_weights(len(query), 0.6),
+                   {e: np.asarray(v) for e, v in keys.items()})
     return retrieval.top_k_ascending(scores, k)
 
 
-def test_retrieval_equals_brute_force_beyond_the_nearest_records(memory):
+@pytest.mark.parametrize("scoring", ["reference", "per_utterance"])
+def test_retrieval_equals_brute_force_beyond_the_nearest_records(tmp_path, scoring):
+    memory = ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "m"), scoring=scoring))
     rng = random.Random(3)
     things = ["cup", "juice", "milk", "sponge", "screwdriver", "tape measure", "apple", "towel"]
     places = ["table", "counter", "bench", "shelf", "sink"]
@@ -172,15 +188,18 @@ def test_retrieval_equals_brute_force_beyond_the_nearest_records(memory):
                    ["faster please", "put the towel on the sink"], ["no, the other one"]):
         got = memory.retrieve(window, k=4)
         want = brute_force(memory, window, 4)
-        assert [e.id for e, _ in got] == [e for e, _ in want]
+        exact = dict(brute_force(memory, window, 1000))
         assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-4)
+        for example, score in got:        # the same examples, up to ties of equal keys
+            assert exact[example.id] == pytest.approx(score, abs=1e-4)
 
 
-def test_large_store_path_scores_exactly_what_it_returns(memory, monkeypatch):
+def test_large_store_path_scores_exactly_what_it_returns(per_utterance, monkeypatch):
     """Beyond EXACT_RECORDS the top k comes from the candidates, with a fetch budget; the
     scores it reports must still be the exact ones."""
     from llm_interaction_node.core.memory import store
 
+    memory = per_utterance
     rng = random.Random(5)
     things = ["cup", "juice", "milk", "sponge", "screwdriver", "apple", "towel", "book"]
     memory.write([memory.make_example(dialog(
@@ -250,6 +269,54 @@ def test_seed_from_is_idempotent(memory, tmp_path):
     assert memory.seed_from(folder) == 1 and memory.count("seed") == 4
     with pytest.raises(FileNotFoundError):
         memory.seed_from(tmp_path / "missing")
+
+
+def test_threads_that_seed_write_forget_and_retrieve_at_once_lose_nothing(memory):
+    """The interaction node retrieves in the agent's thread while the learn and memory
+    services write from another: every public operation holds the memory's lock."""
+    def together(*jobs):
+        barrier = threading.Barrier(len(jobs))
+        errors = []
+
+        def run(job):
+            barrier.wait()
+            try:
+                job()
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+        threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not any(t.is_alive() for t in threads), "a thread hangs (deadlock?)"
+        assert not errors, errors
+
+    # four "first opens" at once: every seed transcript is stored exactly once
+    together(*[lambda: memory.seed_from(SEEDS)] * 4)
+    n_seeds = len(list(SEEDS.glob("*.txt")))
+    assert memory.count("seed") == n_seeds
+    assert len({e.origin for e in memory.list("seed")}) == n_seeds
+
+    added, removed, retrieved = [], [], []
+
+    def learn(tag):
+        for i in range(6):
+            added.append(memory.add(dialog(f"bring me the {tag} number {i}"), "learned"))
+
+    def forget():
+        for _ in range(3):
+            removed.extend(memory.forget("bring me the sponge number", threshold=0.8))
+
+    def retrieve():
+        for _ in range(6):
+            retrieved.append(memory.retrieve(["bring me the mug number 2"], 4))
+
+    together(lambda: learn("mug"), lambda: learn("sponge"), forget, retrieve,
+             lambda: [memory.list() for _ in range(5)])
+    assert memory.count("learned") == len(added) - len(removed) == len(memory.list("learned"))
+    assert all(len(found) == 4 for found in retrieved)
+    assert memory.count("seed") == n_seeds
 
 
 def test_export_import_round_trip(memory, tmp_path):

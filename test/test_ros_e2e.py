@@ -122,7 +122,7 @@ def test_fetch_learn_and_recall_through_ros(tmp_path):
             assert "Here are the mango juice and the cup." in [m.data for m in user.said]
             log = user.transcript()
             assert ">>> grasp('coffee-cup_0')\n'success'" in log
-            assert llm.requests[0]["json"]["messages"][-1]["content"].endswith(">>>")
+            assert llm.requests[0]["json"]["prompt"].endswith(">>>")
 
             # 2. the correction: L_improve (three answers) stores an improved example
             llm.texts = ["learn_from_interaction()", PROBLEM, IMPROVEMENT,
@@ -139,7 +139,7 @@ def test_fetch_learn_and_recall_through_ros(tmp_path):
             llm.texts = ["wait_for_trigger()"]
             user.say("I would like the mango juice and a cup, please")
             user.wait_idle_after(1)
-            prompt = llm.requests[n_before]["json"]["messages"][-1]["content"]
+            prompt = llm.requests[n_before]["json"]["prompt"]
             examples = prompt[: prompt.index("# Current interaction:")]
             assert examples.rstrip().endswith(IMPROVED)      # most similar last
 

@@ -1,5 +1,6 @@
 """ROS-layer pieces that need no running graph: parameters, conversions, scene memory, cleaning."""
 import math
+from dataclasses import fields
 
 import numpy as np
 import pytest
@@ -14,26 +15,57 @@ from llm_interaction_node.ros.conversions import (base_pose_to_msg, msg_to_base_
                                                   pose6_to_msg, scene_to_msg)
 from llm_interaction_node.ros.interaction_node import clean_utterance
 from llm_interaction_node.ros.scene_memory import SceneMemory
-from llm_interaction_node.session import AgentSettings
-from llm_interaction_node.sims.worlds import load_household_world, world_path
+from llm_interaction_node.core.config import flatten
+from llm_interaction_node.core.llm import LLMConfig
+from llm_interaction_node.core.memory.store import MemoryConfig
+from llm_interaction_node.paths import world_path
+from llm_interaction_node.ros.ros_robot import SKILL_TYPES, SkillTimeouts
+from llm_interaction_node.settings import settings_info
+from llm_interaction_node.sims.worlds import load_household_world
 
 
-def test_the_params_file_sets_every_declared_parameter_with_its_type():
+def test_the_params_file_repeats_the_declared_defaults_with_their_types():
     data = yaml.safe_load(open("config/interaction_node.yaml"))["interaction_node"]["ros__parameters"]
+    values = flatten(data)
+    assert set(values) <= set(parameters.PARAMETERS)
+    for name, value in values.items():
+        default = parameters.PARAMETERS[name][0]
+        assert type(value) is type(default), name
+        assert value == default, f"{name}: the file says {value!r}, the default is {default!r}"
+    config = parameters.read(values, env={})
+    assert config.settings.llm.base_url is None and config.settings.memory.k == MemoryConfig.k
+    assert config.names["actions.grasp"] == names.GRASP and config.names["topics.asr_text"] == names.ASR_TEXT
 
-    def flat(d, prefix=""):
-        for k, v in d.items():
-            if isinstance(v, dict):
-                yield from flat(v, f"{prefix}{k}.")
-            else:
-                yield f"{prefix}{k}", v
-    values = dict(flat(data))
-    assert set(values) == set(parameters.PARAMETERS)
-    for name, (default, _description) in parameters.PARAMETERS.items():
-        assert type(values[name]) is type(default), name
-    settings = AgentSettings.from_dict(parameters.agent_settings_dict(values))
-    assert settings.llm.base_url is None and settings.memory["k"] == 16
-    assert values["actions.grasp"] == names.GRASP and values["topics.asr_text"] == names.ASR_TEXT
+
+def test_the_parameter_list_is_derived_from_the_settings_fields():
+    derived = {i.name: i for i in settings_info()}
+    assert parameters.PARAMETERS["memory.k"] == (MemoryConfig.k, derived["memory.k"].description)
+    assert parameters.PARAMETERS["llm.mode"][0] == "completion" == LLMConfig().mode
+    assert parameters.PARAMETERS["llm.base_url"][0] == ""          # None: '' = not set
+    assert "llm.api_key" not in parameters.PARAMETERS                # secrets: environment only
+    assert set(derived) - {"llm.api_key"} <= set(parameters.PARAMETERS)
+    timeouts = {f"timeouts.{f.name}" for f in fields(SkillTimeouts)}
+    assert timeouts <= set(parameters.PARAMETERS)
+    # every skill has its result timeout, by an explicit mapping
+    mine = SkillTimeouts(grasp_s=7.0)
+    assert {skill: mine.result_s(skill) for skill in SKILL_TYPES}["grasp"] == 7.0
+    assert all(mine.result_s(skill) > 0 for skill in SKILL_TYPES)
+
+
+def test_parameters_are_read_typed_and_bad_ones_refused():
+    config = parameters.read({"llm.base_url": "", "memory.host": "", "timeouts.grasp_s": 3,
+                              "robot.max_speed_factor": 1.5, "learning.mode": "raw"}, env={})
+    assert config.settings.llm.base_url is None and config.settings.memory.host is None
+    assert config.node.timeouts.grasp_s == 3.0 and config.settings.learning.mode == "raw"
+    assert config.node.robot.api_options() == {"min_speed": 0.1, "max_speed": 1.5}
+    with pytest.raises(ValueError, match="timeouts.grasp_s"):
+        parameters.read({"timeouts.grasp_s": "soon"}, env={})
+    with pytest.raises(ValueError, match="learning.mode"):
+        parameters.read({"learning.mode": "sometimes"}, env={})
+    with pytest.raises(ValueError, match="unknown parameter"):
+        parameters.read({"timeouts.graps_s": 3.0}, env={})
+    with pytest.raises(ValueError, match="humanoid"):
+        parameters.read({"api": "tabletop"}, env={})
 
 
 def test_pose_conversions_round_trip():
@@ -91,3 +123,42 @@ def test_clean_utterance_cuts_long_text_with_a_note():
     out = clean_utterance("word " * 1000, 50)
     assert out.startswith("word word") and out.endswith("[... cut: 4999 characters in all]")
     assert len(out) < 100
+
+
+def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_goes_to_the_node():
+    """The LLM reads exactly 'failure' (the API's contract); the reason travels as a typed
+    SkillOutcome to the node (which says it) and the log."""
+    from ros_support import probe_node
+
+    from llm_interaction_node.core.apis.humanoid import FAILURE, HumanoidApi
+    from llm_interaction_node.core.interrupt import StopSignal
+    from llm_interaction_node.ros.ros_robot import RosHumanoidRobot
+    from llm_interaction_node.ros.skill_client import SkillClient
+
+    knowledge = StaticKnowledge.from_yaml(world_path("drinks_and_cup"))
+    scene = SceneMemory(knowledge)
+    world = load_household_world("drinks_and_cup")
+    scene.update(scene_to_msg(world.scene()))
+    told = []
+    with probe_node("skill_failure_probe") as probe:
+        stop = StopSignal()
+        skills = {skill: SkillClient(probe.node, action, f"no_such_server/{skill}", stop,
+                                     server_wait_s=0.2)
+                  for skill, action in SKILL_TYPES.items()}
+        robot = RosHumanoidRobot(skills, scene, now_ns=lambda: 0,
+                                 on_failure=lambda skill, outcome: told.append((skill, outcome)))
+        result = HumanoidApi(robot).grasp("mango-juice_0")
+    assert result == FAILURE
+    (skill, outcome), = told
+    assert skill == "grasp" and outcome.infrastructure and outcome.status == FAILURE
+    assert "no action server 'no_such_server/grasp'" in outcome.message
+    assert robot.outcomes[-1] == ("grasp", outcome)
+
+
+def test_the_real_robot_node_does_not_import_the_simulator():
+    import subprocess
+    import sys
+    code = ("import sys, llm_interaction_node.ros.interaction_node; "
+            "bad = [m for m in sys.modules if m.startswith('llm_interaction_node.sims')]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)

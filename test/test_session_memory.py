@@ -4,8 +4,9 @@ import pytest
 from llm_interaction_node.core.builtins import FORGET_REFUSAL
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.user import EventQueue
-from llm_interaction_node.session import LearningSettings, attach_learning, build_console, \
+from llm_interaction_node.session import attach_learning, build_console, build_session, \
     make_world, memory_examples, open_memory, store_episode
+from llm_interaction_node.settings import LearningSettings, Settings
 
 LEARNED = """>>> wait_for_trigger()
 {'type': 'dialog', 'text': 'bring me the mango juice'}
@@ -30,7 +31,7 @@ def test_learning_settings_validate():
     assert LearningSettings.from_dict({"mode": "raw", "retrieval": False}).mode == "raw"
     with pytest.raises(ValueError, match="learning.mode"):
         LearningSettings.from_dict({"mode": "sometimes"})
-    with pytest.raises(ValueError, match="unknown learning settings"):
+    with pytest.raises(ValueError, match="unknown learning setting"):
         LearningSettings.from_dict({"k": 3})
 
 
@@ -38,7 +39,9 @@ def test_seeded_memory_feeds_the_prompt_with_and_without_retrieval(memory):
     seeds = memory.count("seed")
     assert seeds >= 10
     retrieved = memory_examples(memory, k=4)(["can you hand me the milk?"])
-    assert len(retrieved) == 4 and "milk-carton_0" in retrieved[-1]       # most similar last
+    # memory.order stable_nearest: the 4 retrieved in their fixed order, the most similar again
+    assert len(retrieved) == 5 and len(set(retrieved)) == 4 and retrieved[-1] in retrieved[:-1]
+    assert "milk-carton_0" in retrieved[-1]                                # most similar last
     everything = memory_examples(memory, k=4, retrieval=False)(["can you hand me the milk?"])
     assert len(everything) == memory.count()
     assert memory_examples(memory, k=4)([]) == []
@@ -66,3 +69,34 @@ def test_forget_removes_learned_examples_only_on_request(memory):
     out = console.execute("forget_learned('mango juice')").entry.output
     assert out == "'removed 1 learned example(s)'"
     assert not memory.has(learned.id) and memory.count("seed") == seeds
+
+
+def test_build_session_assembles_the_agent_from_the_settings(memory):
+    settings = Settings().with_overrides({"memory.k": 3, "agent.statement_timeout_s": 0.5,
+                                          "agent.max_statements_per_turn": 7,
+                                          "learning.mode": "raw"})
+    llm = ScriptedLLM(["learn_from_interaction()", "wait_for_trigger()"])
+    world = make_world("humanoid", "drinks_and_cup")
+    session = build_session("humanoid", world, EventQueue(["remember this, please"], close=True),
+                            settings, llm=llm, memory=memory)
+    assert session.memory is memory and session.learner.mode == "raw"
+    assert session.console.sandbox.timeout_s == 0.5
+    assert session.agent.config.policy.max_statements == 7
+    assert session.agent.stop is session.stop and session.agent.ledger is session.ledger
+    raw_before = memory.count("raw")
+    session.agent.run()                                     # the queue closes: the run ends
+    assert memory.count("raw") == raw_before + 1            # the learner stored the interaction
+    assert session.learner.last_outcome.stored
+    assert "examples in" in session.memory_note
+    prompt = llm.prompts[0]
+    assert prompt.count("# Example ") == 3 + 1       # memory.k retrieved, the nearest again
+
+
+def test_build_session_without_memory_uses_the_fixed_examples():
+    settings = Settings().with_overrides({"memory.enabled": False})
+    session = build_session("tabletop", make_world("tabletop"), EventQueue([], close=True),
+                            settings, llm=ScriptedLLM([]))
+    assert session.memory is None and session.learner is None
+    assert session.memory_note.startswith("no memory")
+    out = session.console.execute("learn_from_interaction()").entry.output
+    assert "no memory" in out

@@ -67,20 +67,28 @@ def test_high_level_feedback_then_success_asks_to_learn_once():
     assert [u.kind if u else None for _, u in user.history] == ["high_level", "learn", None]
 
 
-def test_second_failure_gets_the_solution_and_no_learning_afterwards():
+def test_high_level_twice_then_the_solution_and_no_learning_afterwards():
+    """Section B: high-level feedback first; "only if that fails multiple times" the solution."""
     user, task, pos = make()
-    fb1, fb2, end = play(user, [FAIL, FAIL, OK])
-    assert fb1.kind == "high_level"
-    assert fb2.kind == "solution" and T.solution_text(task, pos) in fb2.text
+    fb1, fb2, fb3, end = play(user, [FAIL, FAIL, FAIL, OK])
+    assert fb1.kind == "high_level" and fb2.kind == "high_level" and fb1.text != fb2.text
+    assert fb3.kind == "solution" and T.solution_text(task, pos) in fb3.text
     assert end is None
+
+
+def test_success_after_two_high_level_hints_asks_to_learn():
+    user, _, _ = make()
+    out = play(user, [FAIL, FAIL, OK])
+    assert [u.kind if u else None for u in out] == ["high_level", "high_level", "learn"]
 
 
 def test_solution_is_repeated_on_further_failures():
     user, task, pos = make()
-    out = play(user, [FAIL, FAIL, FAIL, OK])
-    assert [u.kind if u else None for u in out] == ["high_level", "solution", "solution", None]
-    assert out[1].text != out[2].text                   # a different framing
-    assert T.solution_text(task, pos) in out[2].text
+    out = play(user, [FAIL, FAIL, FAIL, FAIL, OK])
+    assert [u.kind if u else None for u in out] == ["high_level", "high_level", "solution",
+                                                    "solution", None]
+    assert out[2].text != out[3].text                   # a different framing
+    assert T.solution_text(task, pos) in out[3].text
 
 
 def test_drop_gets_retry_feedback_naming_the_block():
@@ -143,14 +151,16 @@ def test_error_ends_the_run_by_default():
 
 def test_error_as_ordinary_failure_when_asked():
     user, _, _ = make(end_on_error=False)
-    u1, u2, end = play(user, [Observation(False, error="exception"), FAIL, OK])
-    assert u1.kind == "high_level" and u2.kind == "solution" and end is None
+    u1, u2, u3, end = play(user, [Observation(False, error="exception"), FAIL, FAIL, OK])
+    assert u1.kind == "high_level" and u2.kind == "high_level" and u3.kind == "solution"
+    assert end is None
 
 
 def test_max_rounds():
-    user, _, _ = make(max_rounds=3)
-    out = play(user, [FAIL, FAIL, FAIL, FAIL])
-    assert [u.kind if u else None for u in out] == ["high_level", "solution", None, None]
+    user, _, _ = make(max_rounds=4)
+    out = play(user, [FAIL, FAIL, FAIL, FAIL, FAIL])
+    assert [u.kind if u else None for u in out] == ["high_level", "high_level", "solution",
+                                                    None, None]
     assert user.end_reason == "max rounds"
     user, task, _ = make(max_rounds=2)
     out = play(user, [drop(task.blocks[0]), drop(task.blocks[0])])
@@ -189,7 +199,7 @@ def test_varies_across_seeds():
     seen = {k: set() for k in ("high_level", "retry_execution", "solution", "learn")}
     for seed in range(30):
         user, task, _ = make(user_seed=seed)
-        for u in play(user, [FAIL, drop(task.blocks[0]), FAIL]):
+        for u in play(user, [FAIL, drop(task.blocks[0]), FAIL, FAIL]):
             seen[u.kind].add(u.text)
         user, _, _ = make(user_seed=seed)
         seen["learn"].add(play(user, [FAIL, OK])[1].text)

@@ -20,7 +20,7 @@ from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.graph import TTS, GraphRunner
 from llm_interaction_node.ros.tts_node import TTS_DONE, TTS_DONE_QOS, clean_text, espeak_failure
-from llm_interaction_node.ros.speech_console import render_entry, run_console
+from llm_interaction_node.ros.speech_console import render_entry, render_heard, run_console
 from ros_support import node_process, probe_node
 
 TTS_MODULE = "llm_interaction_node.ros.tts_node"
@@ -258,3 +258,39 @@ def test_graph_runner_runs_the_tts_node_of_the_sim_graph(tmp_path):
     log = (tmp_path / "logs" / "tts.log").read_text()
     assert "wrote" in log and "Traceback" not in log
     assert "!! tts" not in out.getvalue()
+
+
+def test_render_heard():
+    assert render_heard("sent", "Bring me the juice.", 0.714) == "you: Bring me the juice.  (0.71)"
+    assert render_heard("stop", "Stop!", 0.4) == "you: Stop!  (0.40) -> stop"
+    assert render_heard("low_confidence", "So you can", 0.21) == \
+        "(not understood: 'So you can', confidence 0.21)"
+    assert render_heard("empty", "", 0.0) == "(heard something, recognised nothing)"
+    assert render_heard("own_voice", "", 0.0) == ""
+
+
+def test_speech_mode_console_shows_what_was_heard_and_sends_no_typed_text(tmp_path):
+    """`llm-interaction run --speech` runs the console with --speech: AsrResults are shown,
+    commands work, typed text is not published."""
+    from llm_interaction_interfaces.msg import AsrResult
+    ns = unique_ns()
+    with probe_node("speech_mode_probe") as probe, \
+            node_process(CONSOLE_MODULE, tmp_path / "console.log", args=["--speech"],
+                         ros_args=["-r", f"__ns:={ns}"], stdin=True) as console:
+        heard = probe.collect(String, f"{ns}/{names.ASR_TEXT}")
+        stops = probe.collect(Empty, f"{ns}/{names.STOP}")
+        results = probe.node.create_publisher(AsrResult, f"{ns}/{names.ASR_RESULT}", 50)
+        console.wait_for_log("speech console (speech mode)", 30)
+        probe.wait_until(lambda: results.get_subscription_count() >= 1, 30, "the console")
+        results.publish(AsrResult(text="Bring me the juice.", confidence=0.71, outcome="sent"))
+        results.publish(AsrResult(text="So you can", confidence=0.21, outcome="low_confidence"))
+        console.wait_for_log("(not understood: 'So you can', confidence 0.21)", 20)
+        assert "you: Bring me the juice.  (0.71)" in console.log()
+        console.proc.stdin.write("bring me the juice\n/stop\n")
+        console.proc.stdin.flush()
+        console.wait_for_log("(stop sent)", 20)
+        assert "(speech mode: speak into the microphone" in console.log()
+        probe.wait_until(lambda: len(stops) == 1, 20, "the stop")
+        assert heard == []
+        console.proc.stdin.close()
+        assert console.proc.wait(timeout=20) == 0

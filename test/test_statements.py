@@ -27,3 +27,12 @@ from llm_interaction_node.core.statements import extract_statements
 ])
 def test_extract_statements(text, expected):
     assert extract_statements(text) == expected
+
+
+@pytest.mark.parametrize("text, whole", [
+    (" put(1)", False), (" put(1)\n", False), (" for x in y:\n...     put(x)", False),
+    (" for x in y:\n...     put(x)\n..", False), (" for x in y:\n...     put(x)\n'suc", True),
+    (" put(1)\n'success'", True), (" put(1)\n>>> ", True), ("\n put(1)\n[1, 2]", True)])
+def test_input_complete_tells_when_one_console_input_is_whole(text, whole):
+    from llm_interaction_node.core.statements import input_complete
+    assert input_complete(text) is whole

@@ -20,9 +20,9 @@ def make(names=NAMES, seed=0):
 
 def test_denormalize_xy_corners():
     _, api = make()
-    assert api.denormalize_xy([0, 0]) == pytest.approx([-0.3, -0.8])     # bottom left
-    assert api.denormalize_xy([0, 1]) == pytest.approx([-0.3, -0.2])     # top left
-    assert api.denormalize_xy([1, 1]) == pytest.approx([0.3, -0.2])      # top right
+    assert api.denormalize_xy([0, 0]) == pytest.approx([-0.25, -0.75])   # bottom left corner
+    assert api.denormalize_xy([0, 1]) == pytest.approx([-0.25, -0.25])   # top left corner
+    assert api.denormalize_xy([1, 1]) == pytest.approx([0.25, -0.25])    # top right corner
     assert api.denormalize_xy(np.array([0.5, 0.5])) == pytest.approx([0.0, -0.5])
     assert isinstance(api.denormalize_xy([1, 0]), np.ndarray)
     with pytest.raises(SemanticHintError, match="denormalize_xy expects"):
@@ -83,7 +83,7 @@ def test_block_in_bowl_target_block_vs_bowl():
 
 def test_put_block_at_point_and_move_bowl_with_contents():
     world, api = make()
-    target = api.denormalize_xy([0.5, 0.0]) + np.array([0.0, 0.05])     # bottom side
+    target = api.denormalize_xy([0.5, 0.0])                             # bottom side
     assert api.put_first_on_second("red block", target) == "success"
     assert world.object_position("red block") == pytest.approx([0.0, -0.75, 0.02])
     assert api.put_first_on_second("yellow bowl", [0.25, -0.25]) == "success"   # a plain list

@@ -20,7 +20,8 @@ from pathlib import Path
 from ..eval.harness import plan, run_protocol, run_seed
 from ..eval.oracle import OracleLLM
 from ..eval.tasks import SPLITS, make_task
-from ..eval_cli import SYSTEMS, make_system, world_factory
+from ..eval.systems import SYSTEMS, make_system
+from ..eval.worlds import world_factory
 
 
 def main(argv=None) -> int:

@@ -13,6 +13,9 @@ loaded:
 * store:     ``retrieve()`` with all 3 utterance embeddings cached: ChromaDB and scoring only;
 * embed3:    embedding 3 utterances alone.
 
+Each kind is timed for both score formulas (``--scoring``, core/memory/retrieval.py): the
+reference formula (one query vector, one Chroma query) and per_utterance.
+
 Filling: the distinct utterances (at most ``--pool`` of them) are embedded for real in
 batches; when a size needs more index keys than that, keys reuse pool embeddings with a small
 random perturbation (renormalised), so no two stored vectors are equal.
@@ -133,7 +136,8 @@ def _set_threads(n: int) -> None:
 
 def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k: int = 16,
              fill_threads: int = 2, seed: int = 0, keep: str | None = None,
-             check_recall: bool = True) -> dict:
+             check_recall: bool = True,
+             scorings: tuple[str, ...] = ("reference", "per_utterance")) -> list[dict]:
     from ..core.memory.embedding import embed
 
     embed(["load the model before timing"])
@@ -200,47 +204,57 @@ def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k
         qrng = random.Random(seed + 7 * size + 1)
         windows = [[_fill(qrng.choice(REQUESTS), qrng), _fill(qrng.choice(FOLLOW_UPS), qrng),
                     _fill(qrng.choice(REQUESTS), qrng) + f" (query {n})"] for n in range(queries)]
-        memory.retrieve(["warm up the query path"], k)
-        cold, turn, store, embed3, returned, results = [], [], [], [], 0, []
-        start = time.perf_counter()
-        for n, window in enumerate(windows):
-            memory._query_cache.clear()
-            t0 = time.perf_counter()
-            embed(window)
-            embed3.append(time.perf_counter() - t0)
-            memory._query_cache.clear()
-            t0 = time.perf_counter()
-            result = memory.retrieve(window, k)              # 3 new utterances embedded
-            cold.append(time.perf_counter() - t0)
-            returned += len(result)
-            results.append([(ex.id, score) for ex, score in result])
-            t0 = time.perf_counter()
-            memory.retrieve(window, k)                       # all cached: store + scoring
-            store.append(time.perf_counter() - t0)
-            nxt = window[1:] + [_fill(qrng.choice(FOLLOW_UPS), qrng) + f" (turn {n})"]
-            t0 = time.perf_counter()
-            memory.retrieve(nxt, k)                          # next turn: 1 new utterance
-            turn.append(time.perf_counter() - t0)
-            if (n + 1) % 20 == 0 or n + 1 == len(windows):
-                _progress(f"[{size}] queries", n + 1, len(windows), start)
-        print(file=sys.stderr)
-        recall = recall_at_k(memory, windows, results, k) if check_recall else (None, None)
+        nexts = [w[1:] + [_fill(qrng.choice(FOLLOW_UPS), qrng) + f" (turn {n})"]
+                 for n, w in enumerate(windows)]
+        per_scoring = {s: time_queries(memory, windows, nexts, k, s, size, check_recall)
+                       for s in scorings}
         disk = sum(os.path.getsize(os.path.join(root, f))
                    for root, _, files in os.walk(directory) for f in files)
-        return {
+        return [{
             "size": size, "records": records, "distinct_utterances": len(texts),
             "embed_pool_s": round(embed_pool_s, 1), "fill_s": round(fill_s, 1),
             "insert_examples_per_s": round(size / fill_s, 1),
             "insert_records_per_s": round(records / fill_s, 1),
-            "add_ms": _pct(add_times), "embed3_ms": _pct(embed3), "retrieve_ms": _pct(cold),
-            "retrieve_turn_ms": _pct(turn), "store_ms": _pct(store),
-            "k": k, "mean_returned": round(returned / max(queries, 1), 2),
-            "recall_vs_brute_force": recall[0], "score_ratio_vs_brute_force": recall[1],
-            "disk_mb": round(disk / 1e6, 1),
-        }
+            "add_ms": _pct(add_times), "k": k, "disk_mb": round(disk / 1e6, 1),
+            "scoring": scoring, **timing} for scoring, timing in per_scoring.items()]
     finally:
         if not keep:
             shutil.rmtree(directory, ignore_errors=True)
+
+
+def time_queries(memory: ExampleMemory, windows, nexts, k: int, scoring: str, size: int,
+                 check_recall: bool) -> dict:
+    """Time retrieval with one scoring formula (see the module docstring for the kinds)."""
+    from ..core.memory.embedding import embed
+
+    memory.config.scoring = scoring
+    memory.retrieve(["warm up the query path"], k)
+    cold, turn, store, embed3, returned, results = [], [], [], [], 0, []
+    start = time.perf_counter()
+    for n, (window, nxt) in enumerate(zip(windows, nexts)):
+        memory._query_cache.clear()
+        t0 = time.perf_counter()
+        embed(window)
+        embed3.append(time.perf_counter() - t0)
+        memory._query_cache.clear()
+        t0 = time.perf_counter()
+        result = memory.retrieve(window, k)              # 3 new utterances embedded
+        cold.append(time.perf_counter() - t0)
+        returned += len(result)
+        results.append([(ex.id, score) for ex, score in result])
+        t0 = time.perf_counter()
+        memory.retrieve(window, k)                       # all cached: store + scoring
+        store.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        memory.retrieve(nxt, k)                          # next turn: 1 new utterance
+        turn.append(time.perf_counter() - t0)
+        if (n + 1) % 20 == 0 or n + 1 == len(windows):
+            _progress(f"[{size} {scoring}] queries", n + 1, len(windows), start)
+    print(file=sys.stderr)
+    recall = recall_at_k(memory, windows, results, k) if check_recall else (None, None)
+    return {"embed3_ms": _pct(embed3), "retrieve_ms": _pct(cold), "retrieve_turn_ms": _pct(turn),
+            "store_ms": _pct(store), "mean_returned": round(returned / max(len(windows), 1), 2),
+            "recall_vs_brute_force": recall[0], "score_ratio_vs_brute_force": recall[1]}
 
 
 def recall_at_k(memory: ExampleMemory, windows: list[list[str]],
@@ -271,8 +285,12 @@ def recall_at_k(memory: ExampleMemory, windows: list[list[str]],
         query = retrieval.query_utterances(window, memory.config.query_utterances)
         vectors = embed(query)
         weights = retrieval.recency_weights(len(query), memory.config.recency_decay)
-        best = np.maximum.reduceat(matrix @ vectors.T, starts, axis=0)     # examples x utterances
-        scores = best @ weights
+        if memory.config.scoring == "reference":
+            scores = np.maximum.reduceat(matrix @ retrieval.mixed_query(vectors, weights),
+                                         starts)
+        else:
+            best = np.maximum.reduceat(matrix @ vectors.T, starts, axis=0)  # examples x utterances
+            scores = best @ weights
         want = min(k, len(ids))
         bar = np.partition(scores, -want)[-want] - 1e-5       # ties with the k-th count as hits
         good = {ids[i] for i in np.flatnonzero(scores >= bar)}
@@ -288,13 +306,13 @@ def _opt(value) -> str:
 
 
 def _table(results: list[dict]) -> str:
-    head = (f"{'size':>7} {'records':>8} {'fill s':>7} {'ex/s':>7} {'add p50/p95':>13} "
+    head = (f"{'size':>7} {'scoring':>13} {'records':>8} {'fill s':>7} {'ex/s':>7} {'add p50/p95':>13} "
             f"{'embed3 p50/p95':>15} {'retrieve p50/p95':>17} {'turn p50/p95':>14} "
             f"{'store p50/p95':>14} {'recall':>7} {'score':>6} {'disk MB':>8}")
     rows = [head, "-" * len(head)]
     for r in results:
         pair = lambda d: f"{d['p50']:.1f}/{d['p95']:.1f}"   # noqa: E731
-        rows.append(f"{r['size']:>7} {r['records']:>8} {r['fill_s']:>7.1f} "
+        rows.append(f"{r['size']:>7} {r['scoring']:>13} {r['records']:>8} {r['fill_s']:>7.1f} "
                     f"{r['insert_examples_per_s']:>7.0f} {pair(r['add_ms']):>13} "
                     f"{pair(r['embed3_ms']):>15} {pair(r['retrieve_ms']):>17} "
                     f"{pair(r['retrieve_turn_ms']):>14} {pair(r['store_ms']):>14} "
@@ -322,6 +340,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-recall", action="store_true",
                         help="skip the brute-force check of the retrieved top k")
+    parser.add_argument("--scoring", nargs="+", default=["reference", "per_utterance"],
+                        choices=["reference", "per_utterance"],
+                        help="retrieval score formula(s) to time (see core/memory/retrieval.py)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if min(args.sizes) < 1 or args.queries < 1 or args.adds < 0 or args.pool < 10:
@@ -330,11 +351,13 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     results = []
     for size in args.sizes:
-        results.append(run_size(size, args.queries, args.adds, args.pool, args.k,
-                                args.fill_threads, args.seed, check_recall=not args.no_recall))
+        rows = run_size(size, args.queries, args.adds, args.pool, args.k, args.fill_threads,
+                        args.seed, check_recall=not args.no_recall, scorings=tuple(args.scoring))
+        results += rows
         if not args.json:
-            print(f"done {size}: retrieve p95 {results[-1]['retrieve_ms']['p95']} ms",
-                  file=sys.stderr)
+            for r in rows:
+                print(f"done {size} {r['scoring']}: turn p95 {r['retrieve_turn_ms']['p95']} ms",
+                      file=sys.stderr)
     report = {"benchmark": "memory_latency", "machine": {
         "python": platform.python_version(), "cpus": os.cpu_count(),
         "embed_threads": int(os.environ.get("LLM_INTERACTION_EMBED_THREADS", "1"))},

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..core.apis.knowledge import StaticKnowledge
     from ..core.errors import InteractionAborted
     from ..core.interrupt import StopSignal
-    from ..sims.worlds import world_path
+    from ..paths import world_path
     from ..ros import names
     from ..ros.conversions import base_pose_to_msg
     from ..ros.ros_robot import SKILL_TYPES, RosHumanoidRobot

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Callable, Sequence
 
 from .console import ConsoleSession
@@ -39,11 +40,20 @@ class AgentConfig:
     policy: TurnPolicy = field(default_factory=TurnPolicy)
 
 
+class TurnStatus(StrEnum):
+    """How a user turn ended (a str, so records serialise as plain text)."""
+
+    WAITING = "waiting"      # the LLM handed back with wait_for_trigger()
+    ERROR = "error"          # a budget, the statement cap or the LLM failed
+    RESET = "reset"          # a second loop or a reset request started a fresh task
+    STOPPED = "stopped"      # a stop request ended the turn
+
+
 @dataclass
 class TurnRecord:
-    """How a user turn ended: 'waiting' (the LLM handed back), 'error', 'reset', 'stopped'."""
+    """How a user turn ended, with what it cost."""
 
-    status: str
+    status: TurnStatus
     reason: str = ""
     statements: int = 0
     usage: Usage = field(default_factory=Usage)
@@ -73,6 +83,10 @@ class Agent:
     def run(self) -> None:
         """Run until the user channel ends (EndOfInteraction)."""
         try:
+            try:
+                self.prefill(persist=True)
+            except InteractionAborted:
+                self.stop.clear()
             if not self.console.transcript.statements():
                 try:
                     self.start_task(marker=False)
@@ -115,12 +129,12 @@ class Agent:
                     log.info("interaction reset: %s", reason)
                     self.console.new_task(marker=True)
                     self.ledger.new_interaction()
-                    self._record_turn("reset", reason)
+                    self._record_turn(TurnStatus.RESET, reason)
                     self._wait()
                 else:
                     log.info("turn stopped: %s", reason)
                     self.console.annotate(f"stopped: {reason}")
-                    self._end_turn("stopped", reason, say=STOPPED)
+                    self._end_turn(TurnStatus.STOPPED, reason, say=STOPPED)
                 return
             except InteractionAborted as again:
                 exc = again
@@ -134,7 +148,7 @@ class Agent:
         except LLMError as exc:
             log.error("LLM failed: %s", exc)
             self.console.annotate(f"the language model failed: {exc}")
-            return self._end_turn("error", f"LLM error: {exc}", say="Sorry, I cannot reach "
+            return self._end_turn(TurnStatus.ERROR, f"LLM error: {exc}", say="Sorry, I cannot reach "
                                   "my language model right now.")
         if statements is None:
             return self._give_up("the language model returned no code")
@@ -143,7 +157,7 @@ class Agent:
                 return self._on_loop(source)
             self.turn.record_statement(source)
             if Entry(source).calls("wait_for_trigger"):
-                self._record_turn("waiting")
+                self._record_turn(TurnStatus.WAITING)
             self.stop.check()
             turn_before = self.console.builtins.turn
             result = self.console.execute(source)
@@ -154,6 +168,7 @@ class Agent:
                 if reason:
                     return self._give_up(reason)
                 return                     # the rest of the batch assumed success
+            self.turn.record_success()
 
     def _generate(self) -> list[str] | None:
         """Ask the LLM; retry empty answers at a raised temperature. None if it stays empty."""
@@ -163,7 +178,8 @@ class Agent:
         while True:
             completion = self.stop.call(self.llm.complete, prompt, stop=STOP,
                                         temperature=temperature,
-                                        max_tokens=self.config.max_tokens, system=system)
+                                        max_tokens=self.config.max_tokens, system=system,
+                                        one_input=True)
             self.ledger.record(completion.usage, "interact")
             self._turn_usage = self._turn_usage + completion.usage
             statements = extract_statements(completion.text)
@@ -173,10 +189,34 @@ class Agent:
                 return None
             temperature = min(temperature + self.config.empty_temperature_step, 2.0)
 
+    def prefill(self, examples: Sequence[str] | None = None, persist: bool = False) -> None:
+        """Let a stateful LLM (the embedded model) evaluate the stable part of the prompt now:
+        at start-up the examples known before the user speaks (``persist``: kept on disk for
+        the next start), later each new set of retrieved examples (kept in RAM, so the next
+        task that retrieves them again does not evaluate them again)."""
+        prefill = getattr(self.llm, "prefill", None)
+        if prefill is None:
+            return
+        if examples is None:
+            examples = list(self._examples([]))
+        system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
+        try:
+            usage = self.stop.call(prefill, self.prompt.stable_prefix(examples), system=system,
+                                   persist=persist)
+        except LLMError as exc:
+            log.warning("prefilling the LLM failed: %s", exc)
+            return
+        if usage is not None and (usage.evaluated_tokens or usage.prompt_tokens):
+            self.ledger.record(usage, "prefill")     # evaluated tokens count, calls do not
+            self._turn_usage = self._turn_usage + usage
+
     def _current_examples(self) -> list[str]:
         utterances = self.console.builtins.utterances
         if self._examples_cache[0] != len(utterances):
-            self._examples_cache = (len(utterances), list(self._examples(list(utterances))))
+            examples = list(self._examples(list(utterances)))
+            if examples != self._examples_cache[1]:
+                self.prefill(examples)
+            self._examples_cache = (len(utterances), examples)
         examples = self._examples_cache[1]
         if self._loop_intervention and self.loop_example:
             return examples + [self.loop_example]
@@ -192,20 +232,20 @@ class Agent:
         log.info("second loop in one turn: resetting the interaction")
         self.console.new_task(marker=True)
         self.ledger.new_interaction()
-        self._end_turn("reset", "the same statement was repeated again", say=SORRY)
+        self._end_turn(TurnStatus.RESET, "the same statement was repeated again", say=SORRY)
 
     def _give_up(self, reason: str) -> None:
         log.info("turn ends with an error: %s", reason)
         self.console.annotate(f"giving up: {reason}")
-        self._end_turn("error", reason, say=SORRY)
+        self._end_turn(TurnStatus.ERROR, reason, say=SORRY)
 
-    def _end_turn(self, status: str, reason: str, say: str | None = None) -> None:
-        if say:
+    def _end_turn(self, status: TurnStatus, reason: str, say: str | None = None) -> None:
+        if say and "say" in self.console.api.names:     # an API without speech stays silent
             self.console.execute(f"say({say!r})")
         self._record_turn(status, reason)
         self._wait()
 
-    def _record_turn(self, status: str, reason: str = "") -> None:
+    def _record_turn(self, status: TurnStatus, reason: str = "") -> None:
         self.turns.append(TurnRecord(status, reason, len(self.turn.statements), self._turn_usage))
 
     def _wait(self) -> None:

@@ -58,9 +58,9 @@ class InteractionBuiltins:
         self.utterances.append(text)
         return {"type": "dialog", "text": text}
 
-    @comment("Call this only when the user explicitly asks you to learn or remember something.\n"
-             "First act on the feedback, then call learn_from_interaction(), then "
-             "wait_for_trigger().")
+    @comment("Call this when the user explicitly asks you to learn or remember something,\n"
+             "right after wait_for_trigger() returned that request and before anything else.\n"
+             "Then do what the user asked, then call wait_for_trigger().")
     def learn_from_interaction(self) -> None:
         """Hand the current interaction to the learner (memory layer)."""
         message = self.learner() if self.learner else LEARN_UNAVAILABLE

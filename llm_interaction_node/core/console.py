@@ -144,7 +144,8 @@ class ConsoleSession:
             hint = next((h for t, h in LOOKUP_HINTS.items() if isinstance(exc, t)), None)
             if hint:
                 self._out.write(hint + "\n")
-        entry = self._record(Entry(source, self._output()))
+        entry = self._record(Entry(source, self._output(),
+                                   error=type(error).__name__ if error is not None else None))
         return ExecResult(entry, error)
 
     def _output(self) -> str:

@@ -1,7 +1,10 @@
 """Per-turn limits on what the LLM may get wrong before the robot gives up.
 
-As in the reference method: each error class has its own retry budget, a turn may run a
-bounded number of statements, and a statement repeated over and over is a loop.
+As in the reference method: each error class has its own retry budget (undefined names and
+bad arguments 3, semantic hints of the robot API 4, imports 3, index/key errors 3), and the
+counters start again after every statement that succeeds, so only errors in a row use a
+budget up; a turn may run a bounded number of statements; a statement, or a cycle of a few
+statements, repeated ``loop_repeats`` times in a row is a loop.
 """
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ DEFAULT_BUDGETS = {
     "name": 3,        # undefined names
     "argument": 3,    # wrong arguments / attributes / values
     "semantic": 4,    # SemanticHintError from the robot API
-    "lookup": 4,      # IndexError / KeyError
+    "import": 3,      # import statements (refused by the sandbox)
+    "lookup": 3,      # IndexError / KeyError
     "syntax": 3,      # the LLM did not write valid Python
     "sandbox": 3,     # refused code
     "timeout": 2,     # statements that ran too long
@@ -27,6 +31,9 @@ DEFAULT_BUDGETS = {
 def error_class(error: BaseException) -> str:
     if isinstance(error, SyntaxError):
         return "syntax"
+    if isinstance(error, ImportError) or (isinstance(error, SandboxViolation)
+                                          and str(error).startswith("imports ")):
+        return "import"
     if isinstance(error, SandboxViolation):
         return "sandbox"
     if isinstance(error, SemanticHintError):
@@ -45,7 +52,8 @@ def error_class(error: BaseException) -> str:
 @dataclass
 class TurnPolicy:
     max_statements: int = 15
-    loop_repeats: int = 3
+    loop_repeats: int = 3           # a statement or cycle repeated this often in a row is a loop
+    max_cycle: int = 6              # longest cycle of statements looked for
     budgets: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_BUDGETS))
 
 
@@ -61,6 +69,10 @@ class TurnState:
     def record_statement(self, source: str) -> None:
         self.statements.append(_normalise(source))
 
+    def record_success(self) -> None:
+        """A statement ran without error: the error budgets start again (reference method)."""
+        self.errors.clear()
+
     def record_error(self, kind: str) -> str | None:
         """Count an error; return a reason string when its budget is spent."""
         self.errors[kind] += 1
@@ -70,14 +82,29 @@ class TurnState:
         return None
 
     def would_loop(self, source: str) -> bool:
-        """True if running ``source`` would repeat the same statement loop_repeats times."""
-        n = self.policy.loop_repeats - 1
-        recent = self.statements[-n:] if n > 0 else []
-        return len(recent) == n and all(s == _normalise(source) for s in recent)
+        """True if running ``source`` would complete ``loop_repeats`` repetitions in a row of
+        one statement or of a cycle of up to ``max_cycle`` statements (e.g. A B C A B C A B C)."""
+        return repeated_cycle(self.statements + [_normalise(source)], self.policy.loop_repeats,
+                              self.policy.max_cycle) is not None
 
     @property
     def statements_left(self) -> int:
         return self.policy.max_statements - len(self.statements)
+
+
+def repeated_cycle(statements: list[str], repeats: int, max_cycle: int) -> int | None:
+    """The length of the shortest cycle that the END of ``statements`` repeats ``repeats``
+    times in a row, or None."""
+    if repeats < 2:
+        return None
+    for length in range(1, max_cycle + 1):
+        span = length * repeats
+        if span > len(statements):
+            break
+        tail = statements[-span:]
+        if all(tail[i] == tail[i % length] for i in range(span)):
+            return length
+    return None
 
 
 def _normalise(source: str) -> str:

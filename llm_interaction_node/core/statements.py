@@ -21,6 +21,20 @@ from .transcript import PS1, PS2
 _FENCE = re.compile(r"```[ \t]*(?:python|py|pycon)?[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
 
 
+def input_complete(text: str) -> bool:
+    """Whether generated console text already holds one whole input: a line after the first
+    that is no ``...`` continuation (that is console output the model made up, or a next
+    prompt). Lets a model that generates token by token stop there (core/llm/local.py)."""
+    lines = text.lstrip("\n").split("\n")
+    if len(lines) < 2:
+        return False
+    for line in lines[1:-1]:
+        if not line.startswith(PS2.rstrip()):
+            return True
+    last = lines[-1]
+    return len(last) >= 3 and not last.startswith(PS2.rstrip())
+
+
 def extract_statements(text: str) -> list[str]:
     """The statements to execute for one LLM response ([] if it contained none)."""
     fenced = _FENCE.search(text)

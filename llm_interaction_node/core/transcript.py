@@ -16,10 +16,14 @@ PS2 = "... "
 
 @dataclass
 class Entry:
-    """One console input (possibly several lines) and its printed output ('' if none)."""
+    """One console input (possibly several lines) and its printed output ('' if none).
+
+    ``error``: the name of the exception class when the input failed (None otherwise); set
+    by the console, not part of the rendered text, so listeners need not parse the output."""
 
     source: str
     output: str = ""
+    error: str | None = field(default=None, compare=False)
 
     @property
     def is_comment(self) -> bool:

@@ -3,7 +3,11 @@
 For each split, each round r = 1..runs, each instruction template of the split: a scene is
 generated (deterministic for the seed), the simulated user gives the instruction, the system
 acts; whenever it hands back, the world is judged with the template's success check and the
-simulated user answers (feedback, a request to learn, or nothing). The world is rebuilt for
+simulated user answers (feedback, a request to learn, or nothing). A round that ends in an
+error (the system gave up, crashed, timed out) is a failed round whatever the world shows.
+What the user observes besides success: blocks dropped (off the table, released away from the
+place point, knocked away: :func:`execution_drops`) and whether the instruction's initial
+condition is destroyed (:func:`tasks.initial_destroyed`). The world is rebuilt for
 every run; the system's memory is kept across all runs. Rounds are the outer loop, so what was
 learned in round r of one instruction is available to round r+1 of it (and to the others).
 
@@ -24,10 +28,12 @@ import numpy as np
 from ..core.llm import Usage
 from .simulated_user import Observation, SimulatedUser
 from .systems.base import Round
-from .tasks import SPLITS, check, make_task, make_world, tasks_for_split, world_positions
+from .tasks import (SPLITS, check, initial_destroyed, make_task, make_world, tasks_for_split,
+                    world_positions)
 
 WorldFactory = Callable[[list, int], object]
 DROP_MARGIN = 0.02        # m outside the workspace (or below the table) counts as dropped
+DROP_TOLERANCE = 0.06     # m between the place point and where a released block came to rest
 
 
 @dataclass
@@ -48,6 +54,8 @@ class RunRecord:
     usage: dict = field(default_factory=dict)
     wall_s: float = 0.0
     learned: bool = False           # the user asked to learn in this run
+    learning: list = field(default_factory=list)   # what each learn call did (status, lesson, example)
+    first_statement_s: float | None = None     # instruction -> first statement (systems that say)
 
     def path(self, out: Path) -> Path:
         return run_path(out, self.split, self.template, self.round)
@@ -72,6 +80,22 @@ def dropped_blocks(world, bounds) -> list[str]:
     return out
 
 
+def execution_drops(entries: list[dict], bounds) -> list[str]:
+    """Blocks the robot dropped in these pick-and-place log entries: released somewhere else
+    than the place point (slid off, fell on the way), or knocked away while it handled
+    another object. Seen by the user as "you dropped the ..."."""
+    out: list[str] = []
+    for e in entries:
+        name = e.get("object")
+        landed, place = e.get("landed"), e.get("place")
+        if name and "block" in name and landed is not None and place is not None:
+            off = float(np.linalg.norm(np.asarray(landed[:2]) - np.asarray(place[:2])))
+            if off > DROP_TOLERANCE:
+                out.append(name)
+        out += [n for n in e.get("displaced", ()) if "block" in n]
+    return list(dict.fromkeys(out))
+
+
 def run_once(system, split: str, template: str, round_: int, seed: int,
              factory: WorldFactory | None = None, max_rounds: int = 6,
              strip: Path | None = None) -> RunRecord:
@@ -91,19 +115,25 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
         before = system.ledger.total
         started = time.monotonic()
 
+        log = getattr(world, "log", [])
+        seen = {"log": len(log)}
+
         def next_utterance(round_result: Round):
             index = record.interactions
             record.interactions += 1
             final = world_positions(world)
             if render:
                 frames.append(render())
-            success = check(task, initial, final)
+            # a round that ends in an error is a failure, whatever the world looks like
+            success = check(task, initial, final) and not round_result.error
             if success and record.first_success is None:
                 record.first_success = index
-            dropped = dropped_blocks(world, bounds)
+            lost = dropped_blocks(world, bounds)           # off the workspace: out of reach
+            dropped = list(dict.fromkeys(lost + execution_drops(log[seen["log"]:], bounds)))
+            seen["log"] = len(log)
             obs = Observation(success=success, error=round_result.error, dropped=dropped,
-                              initial_destroyed=False, round_index=index,
-                              unreachable=dropped)     # off the workspace: out of reach
+                              initial_destroyed=not success and initial_destroyed(task, initial, final),
+                              round_index=index, unreachable=lost)
             record.observations.append(asdict(obs))
             record.transcripts.append(round_result.transcript)
             if round_result.error:
@@ -122,6 +152,10 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
             record.errors.append(f"system crashed: {type(exc).__name__}: {exc}")
         if record.success:
             system.episode_succeeded()
+        learning_log = getattr(system, "learning_log", None)     # systems that learn say what
+        if learning_log is not None:
+            record.learning = learning_log()
+        record.first_statement_s = getattr(system, "first_statement_s", None)
         usage: Usage = system.ledger.total
         record.usage = {
             "prompt_tokens": usage.prompt_tokens - before.prompt_tokens,

@@ -2,7 +2,7 @@
 
 Per instruction: ``s`` share of runs that ended in success, ``i`` share of runs successful
 before any feedback, ``n`` mean index of the first successful interaction over the runs
-that succeeded at some point (0 = no feedback needed). Totals average over instructions
+whose final result is success (0 = no feedback needed). Totals average over instructions
 (``n`` over those with a success). Cost prices the tokens (USD per million tokens).
 Everything is computed from the run records, so the tables can be recomputed from the logs.
 """
@@ -60,8 +60,14 @@ def _row(template: str, runs: list[RunRecord], s: float, i: float, n: float | No
                **_usage_sums(runs))
 
 
+def _firsts(runs: list[RunRecord]) -> list[int]:
+    """First-success indices of the runs whose FINAL result is success (as the paper's
+    calc_metrics: a run that succeeded once and then broke it again does not count)."""
+    return [r.first_success for r in runs if r.success and r.first_success is not None]
+
+
 def instruction_row(template: str, runs: list[RunRecord]) -> Row:
-    firsts = [r.first_success for r in runs if r.first_success is not None]
+    firsts = _firsts(runs)
     return _row(template, runs, s=sum(r.success for r in runs) / len(runs),
                 i=sum(r.first_success == 0 for r in runs) / len(runs), n=_mean(firsts))
 
@@ -136,7 +142,7 @@ def per_round(records: list[RunRecord]) -> dict[str, dict[int, tuple[float, floa
         rounds = sorted({r.round for r in records if r.split == split})
         for x in rounds:
             rs = [r for r in records if r.split == split and r.round == x]
-            firsts = [r.first_success for r in rs if r.first_success is not None]
+            firsts = _firsts(rs)
             out[split][x] = (sum(r.first_success == 0 for r in rs) / len(rs), _mean(firsts))
     return out
 

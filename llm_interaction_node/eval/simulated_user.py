@@ -13,11 +13,12 @@ Rules (one run; ``respond`` is called after every round):
   an execution error (drops); otherwise ``None``. After the learn round: ``None``.
 * failure with dropped blocks and no other problem: name the blocks and ask to repeat
   (``retry_execution``); this does not count as a failure of understanding.
-* any other failure: the first one gets high-level feedback (``high_level``: which object is
+* any other failure: the first two get high-level feedback (``high_level``: which object is
   meant, where it goes, what "a little" means, ... per template; never the step-by-step
-  solution); the second and later ones, and any failure after which the initial condition is
-  destroyed, get the explicit solution (``solution``: :func:`tasks.solution_text` with the
-  initial positions, framed in varied words).
+  solution); the third and later ones (high-level feedback failed repeatedly), and any
+  failure after which the initial condition is destroyed, get the explicit solution
+  (``solution``: :func:`tasks.solution_text` with the initial positions, framed in varied
+  words).
 * ``None`` (run over) after ``max_rounds`` rounds of the system, when the system stopped with
   an error (the protocol's runs end with success, error or timeout; ``end_on_error=False``
   treats an error as an ordinary failure instead), or when the run cannot progress (a block
@@ -38,6 +39,9 @@ import numpy as np
 from . import tasks as T
 
 KINDS = ("instruction", "high_level", "solution", "retry_execution", "learn")
+# High-level feedback is given this many times before the explicit solution ("only if that
+# fails multiple times ... give the solution", section B).
+HIGH_LEVEL_TRIES = 2
 
 
 @dataclass
@@ -400,7 +404,7 @@ class SimulatedUser:
             u = self._retry(obs.dropped)
         else:
             self.understanding_failures += 1
-            if obs.initial_destroyed or self.understanding_failures >= 2:
+            if obs.initial_destroyed or self.understanding_failures > HIGH_LEVEL_TRIES:
                 u = self._solution(obs.initial_destroyed)
             else:
                 u = self._high_level(obs.error)

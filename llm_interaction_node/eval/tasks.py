@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..core.apis.tabletop import DEFAULT_BOUNDS
+from ..core.apis.tabletop import DEFAULT_BOUNDS, PLACE_INSET
 
 SPLITS = ("sa_si", "ua_si", "ua_ui")
 
@@ -298,11 +298,17 @@ def _one(split, rng, key) -> str:
 
 # ---------------------------------------------------------------------------- program text
 def _norm_literal(xy) -> str:
-    """A named place as ``denormalize_xy([..])`` with exact twelfths."""
+    """A named place as ``denormalize_xy([..])`` (the places span denormalize's square)."""
     x, y = xy
-    nx = Fraction(round((x - BOUNDS[0, 0]) / RANGE_XY[0] * 12), 12)
-    ny = Fraction(round((y - BOUNDS[1, 0]) / RANGE_XY[1] * 12), 12)
-    return f"denormalize_xy([{nx}, {ny}])"
+    lo = BOUNDS[:2, 0] + PLACE_INSET
+    span = RANGE_XY - 2 * PLACE_INSET
+    nx = Fraction(round((x - lo[0]) / span[0] * 12), 12)
+    ny = Fraction(round((y - lo[1]) / span[1] * 12), 12)
+    return f"denormalize_xy([{_decimal(nx)}, {_decimal(ny)}])"
+
+
+def _decimal(value: Fraction) -> str:
+    return str(int(value)) if value.denominator == 1 else repr(round(float(value), 4))
 
 
 def _place_expr(place: str) -> str:
@@ -923,6 +929,39 @@ def check(task: Task, initial: Positions, final: Positions) -> bool:
     return bool(task.template.check(initial, final, task))
 
 
+REFERENCE_MOVED = 0.03      # m: a reference bowl moved this far changes what "next to it" means
+
+
+def interpretation(task: Task, pos: Positions):
+    """What the instruction refers to in the scene ``pos``, for the instructions whose meaning
+    depends on where things are (the block to the left of / nearest to / n-th from ..., the
+    corner nearest to a bowl, a distance from a bowl); None for the others. When it differs
+    between the initial and the current scene, the initial condition is destroyed: following
+    the instruction now would act on something else (section B)."""
+    a = task.attributes
+    tid = task.template_id
+    try:
+        if tid == "block_direction_of_bowl":
+            return block_in_direction(a["bowl"], a["direction"], pos)
+        if tid == "block_distance_to_bowl":
+            return block_by_distance(a["bowl"], a["distance"], pos)
+        if tid == "nth_block_from_direction":
+            return nth_block_from(a["nth"], a["direction"], pos)
+        if tid == "block_corner_distance_to_bowl":
+            return corner_by_distance(a["bowl"], a["distance"], pos[a["bowl"]])
+        if tid == "block_magnitude_direction_of_bowl":
+            return tuple(np.round(_xy(pos[a["bowl"]]) / REFERENCE_MOVED).astype(int))
+    except (KeyError, ValueError, IndexError):
+        return None
+    return None
+
+
+def initial_destroyed(task: Task, initial: Positions, current: Positions) -> bool:
+    """The instruction now refers to something else than in the initial scene."""
+    before = interpretation(task, initial)
+    return before is not None and interpretation(task, current) != before
+
+
 def solution_program(task: Task) -> str:
     """A scripted correct program for the task (tabletop API functions, Python, ``np``)."""
     return task.template.program(task)
@@ -940,5 +979,5 @@ __all__ = [
     "Task", "Template", "TEMPLATES", "TEMPLATE_IDS", "tasks_for_split", "make_task", "make_world",
     "feasible", "check", "world_positions", "solution_program", "solution_text",
     "attributes_for", "block_in_direction", "nth_block_from", "block_by_distance",
-    "corner_by_distance", "fit_line", "line_class",
+    "corner_by_distance", "fit_line", "line_class", "interpretation", "initial_destroyed",
 ]

@@ -46,6 +46,12 @@ HOUSEHOLD_SIM = NodeSpec("household_sim", "llm_interaction_node.ros.household_si
 INTERACTION_NODE = NodeSpec("interaction_node", "llm_interaction_node.ros.interaction_node",
                             "interaction_node", ["interaction_node.yaml"])
 TTS = NodeSpec("tts", "llm_interaction_node.ros.tts_node", "tts", ["tts.yaml"])
+MICROPHONE = NodeSpec("microphone", "llm_interaction_node.ros.microphone_node", "microphone",
+                      ["microphone.yaml"])
+ASR = NodeSpec("asr", "llm_interaction_node.ros.asr_node", "asr", ["asr.yaml"])
+# not in a graph: plays WAV files onto the audio topic instead of a microphone (tests, demos)
+WAV_SOURCE = NodeSpec("wav_source", "llm_interaction_node.ros.wav_source_node", "wav_source",
+                      ["wav_source.yaml"])
 
 # the simulated household: skills and scene from the simulator, speech to espeak-ng
 SIM_GRAPH: tuple[NodeSpec, ...] = (HOUSEHOLD_SIM, INTERACTION_NODE, TTS)
@@ -55,6 +61,14 @@ ROBOT_GRAPH: tuple[NodeSpec, ...] = (
              ["interaction_node.yaml", "robot.yaml"]),
 )
 GRAPHS = {"sim": SIM_GRAPH, "robot": ROBOT_GRAPH}
+# speech in (`llm-interaction run --speech`, launch argument speech:=true): a microphone and
+# the recogniser, added to either graph
+SPEECH_NODES: tuple[NodeSpec, ...] = (MICROPHONE, ASR)
+
+
+def graph_nodes(graph: str, speech: bool = False) -> tuple[NodeSpec, ...]:
+    """The nodes of a graph, with the speech-in nodes when ``speech``."""
+    return GRAPHS[graph] + (SPEECH_NODES if speech else ())
 
 # launch arguments (and the matching `llm-interaction run` options) -> the (node, parameter)
 # pairs they set. The world also gives the interaction node its static knowledge (named places,

@@ -1,12 +1,15 @@
 """The interaction node: the LLM agent driving a robot through ROS 2 skills and speech.
 
-Wiring only; the agent, console, memory and learner are the core's. Threads (see
-docs/architecture.md): the agent runs in its own worker thread and blocks there (on the
-LLM, on skill results, on the user); a single-threaded executor runs the short callbacks
-(speech, perception, stop, reset, action client futures) and never waits for the worker;
-the slow learn/memory services run on a second node (``interaction_services``) with its
-own executor thread. (rclpy's multi-threaded executor tripled the skill round trip here.) Utterances are queued (nothing is lost while the robot is busy); a stop cancels
-the running skill goal and abandons the running LLM call at once.
+Wiring only: the session (console, LLM, memory, learner, agent) comes from
+:func:`~llm_interaction_node.session.build_session`; this node gives it the ROS robot, the
+utterance queue and the publishers. Threads (see docs/architecture.md): the agent runs in
+its own worker thread and blocks there (on the LLM, on skill results, on the user); a
+single-threaded executor runs the short callbacks (speech, perception, stop, reset, action
+client futures) and never waits for the worker; the slow learn/memory services run on a
+second node (``<name>_services``) with its own executor thread. (rclpy's multi-threaded
+executor tripled the skill round trip here.) Utterances are queued (nothing is lost while
+the robot is busy); a stop cancels the running skill goal and abandons the running LLM call
+at once.
 
     python -m llm_interaction_node.ros.interaction_node --ros-args \\
         --params-file config/interaction_node.yaml -p llm.base_url:=http://localhost:8000/v1
@@ -30,22 +33,17 @@ from std_srvs.srv import Trigger
 from llm_interaction_interfaces.msg import ConsoleEntry, Scene
 from llm_interaction_interfaces.srv import Learn, ManageMemory
 
-from ..core.apis.humanoid import HumanoidApi
 from ..core.apis.knowledge import StaticKnowledge
-from ..core.builtins import InteractionBuiltins
-from ..core.console import ConsoleSession
 from ..core.errors import EndOfInteraction
 from ..core.interrupt import StopSignal
-from ..core.llm import LLMError, LLMNotConfigured, TokenLedger, make_client
-from ..core.registry import ApiRegistry, public_functions
-from ..core.sandbox import Sandbox
+from ..core.llm import NoLLM, make_client
+from ..core.memory.store import MemoryStoreError
 from ..core.transcript import Entry
 from ..core.user import EventQueue
-from ..session import (BUILTINS, AgentSettings, attach_learning, build_agent, load_examples,
-                       memory_examples, open_memory)
-from ..sims.worlds import world_path
+from ..paths import world_path
+from ..session import build_session
 from . import parameters
-from .ros_robot import SKILL_TYPES, RosHumanoidRobot, SkillTimeouts
+from .ros_robot import SKILL_TYPES, RosHumanoidRobot
 from .scene_memory import SceneMemory
 from .skill_client import SkillClient
 
@@ -55,25 +53,7 @@ LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
 HISTORY = QoSProfile(depth=200, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")   # ANSI CSI, controls
-_ERROR_OUTPUT = re.compile(r"^(Traceback \(most recent call last\)|\w*(Error|Violation|Timeout)\b)")
-
-
-class NoLLM:
-    """Stands where no endpoint is configured: every call fails with the fix in the message,
-    so the node runs and tells the user instead of crashing."""
-
-    def __init__(self, config, reason: str):
-        self.config = config
-        self.reason = reason
-
-    def describe(self) -> str:
-        return f"no LLM ({self.reason})"
-
-    def _fail(self, *args, **kwargs):
-        raise LLMError(f"no LLM endpoint is configured ({self.reason}); set the parameter "
-                       "llm.base_url (or LLM_INTERACTION_BASE_URL / OPENAI_API_KEY)")
-
-    complete = chat = _fail
+IDLE, BUSY, LEARNING = "idle", "busy", "learning"
 
 
 def clean_utterance(text: str, max_chars: int) -> str:
@@ -86,95 +66,82 @@ def clean_utterance(text: str, max_chars: int) -> str:
 
 
 class InteractionNode(Node):
+    """The agent over ROS. The state (``idle``/``busy``/``learning``, latched on the state
+    topic) is changed under one condition lock by the agent's worker, the executor and the
+    services thread, and published inside it, so it goes out in the order it changed."""
+
     def __init__(self) -> None:
         super().__init__("interaction_node")
-        self.values = values = parameters.declare(self)
-        if values["api"] != "humanoid":
-            raise ValueError(f"api {values['api']!r}: the ROS robot implements 'humanoid' only")
-        settings = AgentSettings.from_dict(parameters.agent_settings_dict(values))
+        self.config = config = parameters.read(parameters.declare(self))
+        own, ifaces = config.node, config.names
         self.stop_signal = StopSignal()
         self.queue = EventQueue(stop=self.stop_signal)
-        self._not_learning = threading.Event()
-        self._not_learning.set()
-        self._state = ""
+        self._state = ""                         # guarded by _state_changed
+        self._state_seq = 0
+        self._state_changed = threading.Condition()
         self._running: str | None = None      # the statement published as running
         group = ReentrantCallbackGroup()
         log = self.get_logger()
 
         # perception + static knowledge -> the ROS robot
-        knowledge = StaticKnowledge.from_yaml(world_path(values["knowledge"]))
+        knowledge = StaticKnowledge.from_yaml(world_path(own.knowledge))
         self.scene_memory = SceneMemory(knowledge, warn=log.warning)
-        self.create_subscription(Scene, values["topics.scene"], self.scene_memory.update, 10,
+        self.create_subscription(Scene, ifaces["topics.scene"], self.scene_memory.update, 10,
                                  callback_group=group)
         skills = {
-            skill: SkillClient(self, action_type, values[f"actions.{skill}"], self.stop_signal,
-                               callback_group=group, server_wait_s=values["timeouts.server_wait_s"],
-                               accept_s=values["timeouts.accept_s"])
+            skill: SkillClient(self, action_type, ifaces[f"actions.{skill}"], self.stop_signal,
+                               callback_group=group, server_wait_s=own.timeouts.server_wait_s,
+                               accept_s=own.timeouts.accept_s)
             for skill, action_type in SKILL_TYPES.items()}
-        timeouts = SkillTimeouts.from_dict({k[len("timeouts."):-2]: v for k, v in values.items()
-                                            if k.startswith("timeouts.") and k.endswith("_s")})
         self.robot = RosHumanoidRobot(skills, self.scene_memory,
                                       now_ns=lambda: self.get_clock().now().nanoseconds,
-                                      timeouts=timeouts, on_failure=self._skill_unavailable)
+                                      timeouts=own.timeouts, on_failure=self._skill_unavailable)
 
         # speech, transcript, state
-        self.tts = self.create_publisher(String, values["topics.tts_text"], 10)
-        self.transcript = self.create_publisher(ConsoleEntry, values["topics.transcript"], HISTORY)
-        self.state = self.create_publisher(String, values["topics.state"], LATCHED)
-        self.create_subscription(String, values["topics.asr_text"], self._on_utterance, 100,
+        self.tts = self.create_publisher(String, ifaces["topics.tts_text"], 10)
+        self.transcript = self.create_publisher(ConsoleEntry, ifaces["topics.transcript"], HISTORY)
+        self.state = self.create_publisher(String, ifaces["topics.state"], LATCHED)
+        self.create_subscription(String, ifaces["topics.asr_text"], self._on_utterance, 100,
                                  callback_group=group)
-        self.create_subscription(Empty, values["topics.stop"], lambda _m: self.request_stop("stop topic"),
-                                 10, callback_group=group)
-        self.create_service(Trigger, values["services.stop"], self._on_stop_service,
+        self.create_subscription(Empty, ifaces["topics.stop"],
+                                 lambda _m: self.request_stop("stop topic"), 10, callback_group=group)
+        self.create_service(Trigger, ifaces["services.stop"], self._on_stop_service,
                             callback_group=group)
-        self.create_service(Trigger, values["services.reset"], self._on_reset, callback_group=group)
+        self.create_service(Trigger, ifaces["services.reset"], self._on_reset, callback_group=group)
         # learning and memory requests take seconds (LLM, embeddings): they are served by a
-        # second node with its own executor thread, so they never delay a skill's result
-        self.services_node = Node("interaction_services", namespace=self.get_namespace(),
-                                  context=self.context)
-        self.services_node.create_service(Learn, values["services.learn"], self._on_learn)
-        self.services_node.create_service(ManageMemory, values["services.memory"], self._on_memory)
+        # second node with its own executor thread, so they never delay a skill's result. Its
+        # own name: a global `-r __node:=NAME` (graph, launch) would rename it too.
+        services_name = f"{self.get_name()}_services"
+        self.services_node = Node(services_name, namespace=self.get_namespace(),
+                                  context=self.context,
+                                  cli_args=["--ros-args", "-r", f"__node:={services_name}"])
+        self.services_node.create_service(Learn, ifaces["services.learn"], self._on_learn)
+        self.services_node.create_service(ManageMemory, ifaces["services.memory"], self._on_memory)
 
         # the core: console, LLM, memory, learner, agent
-        api = HumanoidApi(self.robot, values["robot.min_speed_factor"], values["robot.max_speed_factor"])
-        builtins = InteractionBuiltins(_StateChannel(self), speak=self.say)
-        registry = ApiRegistry(public_functions(api))
-        registry.extend(getattr(builtins, name) for name in BUILTINS["humanoid"])
-        self.console = ConsoleSession(registry, builtins, Sandbox(timeout_s=settings.statement_timeout_s))
+        llm = make_client(config.settings.llm, required=False)
+        if isinstance(llm, NoLLM):
+            log.error(f"{llm.describe()}: requests are answered with an error until "
+                      "llm.base_url is set")
+        if config.settings.memory.enabled:
+            log.info("opening the example memory (first start: exports the embedding model) ...")
+        self.session = build_session("humanoid", self.robot, _StateChannel(self), config.settings,
+                                     llm=llm, speak=self.say, stop=self.stop_signal,
+                                     api_options=own.robot.api_options())
+        self.console, self.agent = self.session.console, self.session.agent
         self.console.input_listeners.append(self._publish_input)
         self.console.listeners.append(self._publish_entry)
-        try:
-            llm = make_client(settings.llm)
-        except LLMNotConfigured as exc:
-            log.error(f"{exc}: requests will be answered with an error until llm.base_url is set")
-            llm = NoLLM(settings.llm, "neither llm.base_url nor an API key is set")
-        self.ledger = TokenLedger()
-        self.memory = None
-        self.learner = None
-        if values["memory.enabled"]:
-            log.info("opening the example memory (first start: exports the embedding model) ...")
-            self.memory = open_memory("humanoid", settings.memory)
-            examples = memory_examples(self.memory, retrieval=settings.learning.retrieval)
-            if settings.learning.mode != "off":
-                self.learner = attach_learning(self.console, llm, self.memory,
-                                               settings.learning.mode, self.ledger)
-            memory_note = f"{self.memory.count()} examples in {self.memory.location}"
-        else:
-            examples, memory_note = load_examples("humanoid"), "memory disabled"
-        self.agent = build_agent("humanoid", llm, self.console, examples, config=settings.agent,
-                                 ledger=self.ledger, stop=self.stop_signal)
         self._worker = threading.Thread(target=self._work, name="agent", daemon=True)
-        self._llm_note = llm.describe()
-        self._memory_note = memory_note
 
     # -- life cycle ---------------------------------------------------------------------
     def start(self) -> None:
-        if not self.scene_memory.wait_for_first(self.values["timeouts.first_scene_s"]):
+        if not self.scene_memory.wait_for_first(self.config.node.timeouts.first_scene_s):
             self.get_logger().warning(
-                f"no scene on {self.values['topics.scene']!r} yet: the robot knows only the "
-                "configured furniture until perception publishes")
+                f"no scene on {self.config.names['topics.scene']!r} yet: the robot knows only "
+                "the configured furniture until perception publishes")
         self._worker.start()
-        self.get_logger().info(f"interaction_node ready: {self._llm_note}; memory: {self._memory_note}")
+        self.get_logger().info(f"interaction_node ready: {self.session.llm.describe()}; "
+                               f"memory: {self.session.memory_note}")
 
     def _work(self) -> None:
         """The agent's thread: run; on an unexpected error, log it and start a new task."""
@@ -194,9 +161,43 @@ class InteractionNode(Node):
         self.stop_signal.request("shutdown", idle=True)
         self._worker.join(timeout=5)
 
-    # -- speech / state / transcript ----------------------------------------------------
+    # -- state ----------------------------------------------------------------------------
+    @property
+    def current_state(self) -> str:
+        with self._state_changed:
+            return self._state
+
+    def set_state(self, state: str) -> None:
+        with self._state_changed:
+            self._change_state(state)
+
+    def _change_state(self, state: str) -> None:
+        """With the lock held: record and publish a change (numbered in the debug log)."""
+        if state != self._state:
+            self._state_seq += 1
+            self.get_logger().debug(f"state #{self._state_seq}: {self._state or '-'} -> {state}")
+            self._state = state
+            self._send(self.state, String(data=state))
+            self._state_changed.notify_all()
+
+    def _begin_learning(self) -> bool:
+        """idle -> learning in one step; False if the robot is not idle."""
+        with self._state_changed:
+            if self._state != IDLE:
+                return False
+            self._change_state(LEARNING)
+            return True
+
+    def _become_busy(self) -> None:
+        """The worker got an utterance (or an abort): busy, once a running learn ended."""
+        with self._state_changed:
+            while self._state == LEARNING:
+                self._state_changed.wait()
+            self._change_state(BUSY)
+
+    # -- speech / transcript --------------------------------------------------------------
     def _send(self, publisher, msg) -> None:
-        """Publish from the worker thread; after shutdown began, drop instead of failing."""
+        """Publish from any thread; after shutdown began, drop instead of failing."""
         try:
             publisher.publish(msg)
         except Exception as exc:  # noqa: BLE001 - rclpy raises RCLError once the context is gone
@@ -205,11 +206,6 @@ class InteractionNode(Node):
 
     def say(self, text: str) -> None:
         self._send(self.tts, String(data=str(text)))
-
-    def set_state(self, state: str) -> None:
-        if state != self._state:
-            self._state = state
-            self._send(self.state, String(data=state))
 
     def _publish(self, kind: str, text: str) -> None:
         self._send(self.transcript, ConsoleEntry(stamp=self.get_clock().now().to_msg(),
@@ -228,30 +224,31 @@ class InteractionNode(Node):
         if not announced:
             self._publish(ConsoleEntry.KIND_NOTE, entry.source)
         if entry.output:
-            kind = ConsoleEntry.KIND_ERROR if _ERROR_OUTPUT.match(entry.output) else ConsoleEntry.KIND_OUTPUT
+            kind = ConsoleEntry.KIND_ERROR if entry.error else ConsoleEntry.KIND_OUTPUT
             self._publish(kind, entry.output)
 
     def _on_utterance(self, msg: String) -> None:
-        text = clean_utterance(msg.data, int(self.values["asr.max_chars"]))
+        text = clean_utterance(msg.data, self.config.node.asr.max_chars)
         if not text:
             return
-        busy = self._state != "idle"
+        busy = self.current_state != IDLE
         self.queue.put(text)
-        self.get_logger().info(f"heard: {text[:200]!r}" + (f" (queued, robot busy)" if busy else ""))
+        self.get_logger().info(f"heard: {text[:200]!r}" + (" (queued, robot busy)" if busy else ""))
 
     def _skill_unavailable(self, skill: str, outcome) -> None:
         self.say(f"My {skill.replace('_', ' ')} skill is not working: {outcome.message}.")
 
     # -- stop / reset / learn / memory --------------------------------------------------
-    def request_stop(self, reason: str) -> None:
-        if self._state == "idle":
-            return                         # nothing runs; do not abort the next request
+    def request_stop(self, reason: str) -> bool:
+        """Stop what runs; False (and nothing happens) while the robot is idle."""
+        if self.current_state == IDLE:
+            return False                   # nothing runs; do not abort the next request
         self.get_logger().info(f"stop requested ({reason})")
         self.stop_signal.request(reason)
+        return True
 
     def _on_stop_service(self, _request, response):
-        running = self._state != "idle"
-        self.request_stop("stop service")
+        running = self.request_stop("stop service")
         response.success = True
         response.message = "stopping" if running else "nothing was running"
         return response
@@ -263,33 +260,31 @@ class InteractionNode(Node):
 
     def _on_learn(self, request, response):
         if request.utterance.strip():
-            self.queue.put(clean_utterance(request.utterance, int(self.values["asr.max_chars"])))
+            self.queue.put(clean_utterance(request.utterance, self.config.node.asr.max_chars))
             response.success = True
             response.message = "queued as a user utterance; the robot acts on it and learns"
             return response
-        if self.learner is None:
+        learner = self.session.learner
+        if learner is None:
             response.success, response.message = False, "learning is off (memory or learning.mode)"
             return response
-        if self._state != "idle":
+        if not self._begin_learning():
             response.success = False
             response.message = "the robot is busy; call again when the state topic says idle"
             return response
-        self._not_learning.clear()
-        self.set_state("learning")
         try:
-            message = self.learner(force=True) or ""
+            outcome = learner.learn(force=True)
+            response.success, response.message = outcome.stored, outcome.message
         except Exception as exc:  # noqa: BLE001 - report, keep running
-            message = f"learning failed: {exc}"
+            self.get_logger().error(f"learning failed: {exc}")
+            response.success, response.message = False, f"learning failed: {exc}"
         finally:
-            self.set_state("idle")
-            self._not_learning.set()
-        response.success = message.startswith("Learned") or message.startswith("Stored")
-        response.message = message
+            self.set_state(IDLE)
         return response
 
     def _on_memory(self, request, response):
         try:
-            result = memory_command(self.memory, request.command, request.argument)
+            result = memory_command(self.session.memory, request.command, request.argument)
             response.success, response.message = True, "ok"
             response.result_json = json.dumps(result, default=str)
         except Exception as exc:  # noqa: BLE001 - a bad request gets an answer, not a crash
@@ -298,20 +293,18 @@ class InteractionNode(Node):
 
 
 class _StateChannel:
-    """The console's user channel: the node's queue, publishing idle/busy around waits."""
+    """The console's user channel: the node's queue, idle while waiting for a request."""
 
     def __init__(self, node: InteractionNode):
         self.node = node
 
     def next_utterance(self, purpose, prompt=None) -> str:
         if purpose == "trigger":
-            self.node.set_state("idle")
+            self.node.set_state(IDLE)
         try:
-            text = self.node.queue.next_utterance(purpose, prompt)
-            self.node._not_learning.wait()
-            return text
+            return self.node.queue.next_utterance(purpose, prompt)
         finally:
-            self.node.set_state("busy")
+            self.node._become_busy()
 
 
 def memory_command(memory, command: str, argument: str):
@@ -349,7 +342,7 @@ def main(args=None) -> int:
     rclpy.init(args=args)
     try:
         node = InteractionNode()
-    except (ValueError, OSError, KeyError) as exc:
+    except (ValueError, OSError, KeyError, MemoryStoreError) as exc:
         print(f"interaction_node: {exc}", file=sys.stderr)
         rclpy.try_shutdown()
         return 2

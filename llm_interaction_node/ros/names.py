@@ -17,6 +17,15 @@ SCENE = "perception/scene"
 # speech, as in common ROS speech stacks: recognised text in, text to speak out (std_msgs/String)
 ASR_TEXT = "speech/asr_text"
 TTS_TEXT = "speech/tts_text"
+# speech audio (llm_interaction_interfaces/msg/AudioData, 16 kHz mono S16LE): what the
+# microphone (or a WAV file source) hears -> the asr node; what the robot says <- the tts node
+AUDIO = "speech/audio"
+TTS_AUDIO = "speech/tts_audio"
+# std_msgs/Bool, latched: true while the robot speaks (the asr node ignores its own voice)
+SPEAKING = "speech/speaking"
+# llm_interaction_interfaces/msg/AsrResult: every utterance the asr node cut, with its
+# confidence and outcome (only 'sent' ones also go to ASR_TEXT)
+ASR_RESULT = "speech/asr_result"
 
 # the interaction node's own interfaces
 TRANSCRIPT = "interaction/transcript"      # llm_interaction_interfaces/msg/ConsoleEntry

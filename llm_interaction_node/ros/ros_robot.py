@@ -3,12 +3,13 @@
 Implements :class:`~llm_interaction_node.core.apis.humanoid.HumanoidRobot`, so the API
 functions the LLM calls (with their checks and hints) are the same as in simulation.
 After a skill the robot waits briefly for a scene that is at least as new as the skill's
-end, so the next call's checks see the skill's effect (``scene_refresh_s``).
+end, so the next call's checks see the skill's effect (``scene_refresh_s``). A skill returns
+exactly what the API promises ('success' or 'failure'); why a skill could not run at all
+reaches the node as a SkillOutcome (``on_failure``, ``outcomes``) and the log.
 """
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -17,9 +18,10 @@ import numpy as np
 from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
 
 from ..core.apis.humanoid import FAILURE, SceneObject
+from ..core.config import setting
 from .conversions import base_pose_to_msg
 from .scene_memory import SceneMemory
-from .skill_client import SkillClient, SkillOutcome
+from .skill_client import ACCEPT_S, SERVER_WAIT_S, SkillClient, SkillOutcome
 
 SKILL_TYPES = {"move_to": MoveTo, "grasp": Grasp, "place": Place, "handover": Handover,
                "receive": Receive, "run_skill": RunSkill}
@@ -27,17 +29,26 @@ SKILL_TYPES = {"move_to": MoveTo, "grasp": Grasp, "place": Place, "handover": Ha
 
 @dataclass
 class SkillTimeouts:
-    move_to: float = 120.0
-    grasp: float = 60.0
-    place: float = 60.0
-    handover: float = 60.0
-    receive: float = 60.0
-    run_skill: float = 180.0
-    scene_refresh: float = 1.0
+    """The node's ``timeouts.*`` parameters, in seconds (derived into the parameter list)."""
 
-    @classmethod
-    def from_dict(cls, values: dict[str, float]) -> "SkillTimeouts":
-        return cls(**{k: float(v) for k, v in values.items() if k in cls.__dataclass_fields__})
+    server_wait_s: float = setting(SERVER_WAIT_S, "wait for a skill's action server before "
+                                   "failing the call")
+    accept_s: float = setting(ACCEPT_S, "wait for a goal to be accepted")
+    move_to_s: float = setting(120.0, "result timeout of move_to (the goal is canceled after it)")
+    grasp_s: float = setting(60.0, "result timeout of grasp")
+    place_s: float = setting(60.0, "result timeout of place")
+    handover_s: float = setting(60.0, "result timeout of handover")
+    receive_s: float = setting(60.0, "result timeout of receive")
+    run_skill_s: float = setting(180.0, "result timeout of generic skills (bring_ladder, ...)")
+    scene_refresh_s: float = setting(1.0, "after a skill, wait this long for a scene at least "
+                                     "as new")
+    first_scene_s: float = setting(10.0, "at start, wait this long for perception before serving")
+
+    def result_s(self, skill: str) -> float:
+        """The result timeout of one of SKILL_TYPES."""
+        return {"move_to": self.move_to_s, "grasp": self.grasp_s, "place": self.place_s,
+                "handover": self.handover_s, "receive": self.receive_s,
+                "run_skill": self.run_skill_s}[skill]
 
 
 @dataclass
@@ -60,14 +71,16 @@ class RosHumanoidRobot:
 
     # -- skills -------------------------------------------------------------------------
     def _run(self, skill: str, goal) -> str:
+        """'success' or 'failure', as the API promises; why a skill could not run at all
+        goes to ``on_failure`` (the node tells the user) and ``outcomes``, not to the LLM."""
         started_ns = self.now_ns()
-        outcome = self.skills[skill].run(goal, getattr(self.timeouts, skill))
+        outcome = self.skills[skill].run(goal, self.timeouts.result_s(skill))
         self.outcomes.append((skill, outcome))
         del self.outcomes[:-100]
         if outcome.infrastructure:
             self.on_failure(skill, outcome)
-            return f"{FAILURE}: {outcome.message}"
-        self.scene_memory.wait_for_stamp(started_ns, self.timeouts.scene_refresh)
+            return FAILURE
+        self.scene_memory.wait_for_stamp(started_ns, self.timeouts.scene_refresh_s)
         return outcome.status
 
     def move_to(self, pose: np.ndarray, speed_factor: float) -> str:

@@ -22,18 +22,22 @@ from typing import Any, Callable
 from rclpy.action import ActionClient
 from rclpy.node import Node
 
+from ..core.apis.humanoid import FAILURE, SUCCESS
 from ..core.errors import InteractionAborted
 from ..core.interrupt import StopSignal
 
 SLICE_S = 0.02          # how often a waiting call looks at the stop signal
 SETTLE_S = 0.5          # a server seen for less than this may not yet see our response reader
-SUCCESS = "success"
-FAILURE = "failure"
+SERVER_WAIT_S = 5.0     # default wait for an action server (parameter timeouts.server_wait_s)
+ACCEPT_S = 5.0          # default wait for a goal to be accepted (timeouts.accept_s)
 
 
 @dataclass
 class SkillOutcome:
-    status: str                  # 'success' | 'failure'
+    """How a skill call ended. ``status`` is exactly what the robot API promises the LLM
+    ('success' or 'failure'); the reason is in ``message`` (for the node and the log)."""
+
+    status: str                  # SUCCESS | FAILURE
     message: str = ""            # the skill's reason, or what went wrong with the server
     result: Any = None           # the action's Result message, if one arrived
     infrastructure: bool = False  # the server was missing, died, timed out or rejected
@@ -56,7 +60,8 @@ class SkillClient:
     """A robot skill behind an action server (``name`` is the action name)."""
 
     def __init__(self, node: Node, action_type, name: str, stop: StopSignal, *,
-                 callback_group=None, server_wait_s: float = 5.0, accept_s: float = 5.0,
+                 callback_group=None, server_wait_s: float = SERVER_WAIT_S,
+                 accept_s: float = ACCEPT_S,
                  logger: logging.Logger | None = None):
         self.node = node
         self.name = name
@@ -154,8 +159,12 @@ class SkillClient:
                                  started)
         response = result_future.result()
         result = getattr(response, "result", None)
-        status = getattr(result, "status", "") or FAILURE
+        reported = getattr(result, "status", "")
         message = getattr(result, "message", "")
+        if reported not in (SUCCESS, FAILURE):     # a server outside the contract
+            message = f"the skill server reported status {reported!r}" + (
+                f": {message}" if message else "")
+        status = SUCCESS if reported == SUCCESS else FAILURE
         if status != SUCCESS:
             self.log.info(f"skill {self.name} failed: {message or 'no reason given'}")
         return SkillOutcome(status, message, result, wall_s=time.monotonic() - started)

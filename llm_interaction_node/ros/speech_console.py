@@ -8,7 +8,11 @@ transcript (``interaction/transcript``) is shown too, dimmed on a terminal.
 Commands: ``/stop`` (std_msgs/Empty on ``interaction/stop``), ``/reset`` (std_srvs/Trigger
 ``interaction/reset``), ``/help``, ``/quit`` (or Ctrl-D, Ctrl-C).
 
-    python -m llm_interaction_node.ros.speech_console [--transcript] [--ros-args ...]
+With ``--speech`` (speech mode, ``llm-interaction run --speech``) the microphone and the asr
+node do the talking: typed text is not sent, and what the asr node heard
+(``speech/asr_result``) is printed as ``you: <text>  (<confidence>)``, or why it was dropped.
+
+    python -m llm_interaction_node.ros.speech_console [--transcript] [--speech] [--ros-args ...]
 
 All names are relative, so ``--ros-args -r __ns:=/robot1`` or ``-r speech/asr_text:=/asr``
 point the console elsewhere. ``llm-interaction run`` calls :func:`run_console` in-process.
@@ -26,6 +30,18 @@ import time
 import unicodedata
 from typing import TextIO
 
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.utilities import remove_ros_args
+from std_msgs.msg import Empty, String
+from std_srvs.srv import Trigger
+
+from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry
+
+from . import names
+
 HINT = ("speech console: type what you say to the robot and press Enter; "
         "/stop, /reset, /help, /quit (or Ctrl-D)")
 HELP = """\
@@ -34,6 +50,8 @@ HELP = """\
   /reset   forget the current task (calls {reset})
   /help    this list
   /quit    leave the console (also Ctrl-D or Ctrl-C)"""
+SPEECH_HINT = ("speech console (speech mode): speak to the robot; what it heard and says is "
+               "shown here; /stop, /reset, /help, /quit (or Ctrl-D)")
 DIM, PLAIN = "\x1b[2m", "\x1b[0m"
 
 
@@ -50,6 +68,19 @@ def render_entry(kind: str, text: str) -> str:
         lines = text.split("\n")
         return "\n".join([f">>> {lines[0]}"] + [f"... {ln}" for ln in lines[1:]])
     return text
+
+
+def render_heard(outcome: str, text: str, confidence: float) -> str:
+    """An AsrResult as the console shows it in speech mode ('' for the robot's own voice)."""
+    if outcome == AsrResult.OUTCOME_SENT:
+        return f"you: {text}  ({confidence:.2f})"
+    if outcome == AsrResult.OUTCOME_STOP:
+        return f"you: {text}  ({confidence:.2f}) -> stop"
+    if outcome == AsrResult.OUTCOME_LOW_CONFIDENCE:
+        return f"(not understood: {text!r}, confidence {confidence:.2f})"
+    if outcome == AsrResult.OUTCOME_EMPTY:
+        return "(heard something, recognised nothing)"
+    return ""
 
 
 class _LineReader(threading.Thread):
@@ -99,142 +130,144 @@ class _LineReader(threading.Thread):
             yield from complete
 
 
-def _make_node(stdout: TextIO, show_transcript: bool, context):
-    """The console node (defined here so that importing this module does not import rclpy)."""
-    from rcl_interfaces.msg import ParameterDescriptor
-    from rclpy.node import Node
-    from std_msgs.msg import Empty, String
-    from std_srvs.srv import Trigger
+class SpeechConsoleNode(Node):
+    """The console's ROS side: publishes typed lines, prints what the robot says, its
+    transcript and (speech mode) what the asr node heard; ``handle_line`` takes one line."""
 
-    from llm_interaction_interfaces.msg import ConsoleEntry
+    def __init__(self, stdout: TextIO, show_transcript: bool = False, speech: bool = False,
+                 context=None):
+        super().__init__("speech_console", context=context)
+        self.show_transcript = bool(self.declare_parameter("show_transcript", False).value
+                                    or show_transcript)
+        # speech mode: the microphone and the asr node talk; typed text is not sent
+        self.speech = bool(self.declare_parameter("speech", False).value or speech)
+        # seconds: a line waits this long for a listener on asr_text (discovery, startup);
+        # /reset waits for the service to appear, then for its answer
+        self.listener_timeout = self._seconds("listener_timeout", 5.0)
+        self.service_timeout = self._seconds("service_timeout", 3.0)
+        self.reset_timeout = self._seconds("reset_timeout", 10.0)
+        self._out = stdout
+        self._lock = threading.Lock()
+        try:
+            self._tty = stdout.isatty()
+        except (AttributeError, ValueError):
+            self._tty = False
+        self.closed = threading.Event()
+        self.asr = self.create_publisher(String, names.ASR_TEXT, 10)
+        self.stop_pub = self.create_publisher(Empty, names.STOP, 10)
+        self.reset_client = self.create_client(Trigger, names.RESET)
+        self.create_subscription(String, names.TTS_TEXT, self._on_tts, 50)
+        if self.show_transcript:
+            self.create_subscription(ConsoleEntry, names.TRANSCRIPT, self._on_entry, 100)
+        if self.speech:
+            self.create_subscription(AsrResult, names.ASR_RESULT, self._on_heard, 50)
 
-    from . import names
+    def _seconds(self, name: str, default: float) -> float:
+        """A float parameter that also accepts an integer (-p listener_timeout:=30)."""
+        descriptor = ParameterDescriptor(dynamic_typing=True)
+        value = self.declare_parameter(name, default, descriptor).value
+        try:
+            return max(0.0, float(value))
+        except (TypeError, ValueError):
+            raise ValueError(f"parameter {name} must be a number of seconds, not {value!r}")
 
-    class SpeechConsoleNode(Node):
-        def __init__(self):
-            super().__init__("speech_console", context=context)
-            self.show_transcript = bool(self.declare_parameter("show_transcript", False).value
-                                        or show_transcript)
-            # seconds: a line waits this long for a listener on asr_text (discovery, startup);
-            # /reset waits for the service to appear, then for its answer
-            self.listener_timeout = self._seconds("listener_timeout", 5.0)
-            self.service_timeout = self._seconds("service_timeout", 3.0)
-            self.reset_timeout = self._seconds("reset_timeout", 10.0)
-            self._out = stdout
-            self._lock = threading.Lock()
+    # output ---------------------------------------------------------------------------
+    def write(self, text: str, dim: bool = False) -> None:
+        text = printable(text)
+        if dim and self._tty:
+            text = "\n".join(f"{DIM}{ln}{PLAIN}" for ln in text.split("\n"))
+        with self._lock:
             try:
-                self._tty = stdout.isatty()
-            except (AttributeError, ValueError):
-                self._tty = False
-            self.closed = threading.Event()
-            self.asr = self.create_publisher(String, names.ASR_TEXT, 10)
-            self.stop_pub = self.create_publisher(Empty, names.STOP, 10)
-            self.reset_client = self.create_client(Trigger, names.RESET)
-            self.create_subscription(String, names.TTS_TEXT, self._on_tts, 50)
-            if self.show_transcript:
-                self.create_subscription(ConsoleEntry, names.TRANSCRIPT, self._on_entry, 100)
-            self._String, self._Empty, self._Trigger = String, Empty, Trigger
+                self._out.write(text + "\n")
+                self._out.flush()
+            except (OSError, ValueError):   # stdout gone (closed pipe)
+                pass
 
-        def _seconds(self, name: str, default: float) -> float:
-            """A float parameter that also accepts an integer (-p listener_timeout:=30)."""
-            descriptor = ParameterDescriptor(dynamic_typing=True)
-            value = self.declare_parameter(name, default, descriptor).value
-            try:
-                return max(0.0, float(value))
-            except (TypeError, ValueError):
-                raise ValueError(f"parameter {name} must be a number of seconds, not {value!r}")
+    def _on_tts(self, msg) -> None:
+        self.write(f"robot: {msg.data}")
 
-        # output ---------------------------------------------------------------------------
-        def write(self, text: str, dim: bool = False) -> None:
-            text = printable(text)
-            if dim and self._tty:
-                text = "\n".join(f"{DIM}{ln}{PLAIN}" for ln in text.split("\n"))
-            with self._lock:
-                try:
-                    self._out.write(text + "\n")
-                    self._out.flush()
-                except (OSError, ValueError):   # stdout gone (closed pipe)
-                    pass
+    def _on_entry(self, msg) -> None:
+        text = render_entry(msg.kind, msg.text)
+        if text:
+            self.write(text, dim=True)
 
-        def _on_tts(self, msg) -> None:
-            self.write(f"robot: {msg.data}")
+    def _on_heard(self, msg) -> None:
+        text = render_heard(msg.outcome, msg.text, msg.confidence)
+        if text:
+            self.write(text)
 
-        def _on_entry(self, msg) -> None:
-            text = render_entry(msg.kind, msg.text)
-            if text:
-                self.write(text, dim=True)
-
-        # input ----------------------------------------------------------------------------
-        def handle_line(self, line: str) -> bool:
-            """One typed line; False ends the console."""
-            line = line.strip()
-            if not line:
+    # input ----------------------------------------------------------------------------
+    def handle_line(self, line: str) -> bool:
+        """One typed line; False ends the console."""
+        line = line.strip()
+        if not line:
+            return True
+        if self.closed.is_set():
+            return False
+        try:
+            if line.startswith("/"):
+                command = line.split()[0].lower()
+                if command in ("/quit", "/exit"):
+                    return False
+                if command == "/stop":
+                    self._publish(self.stop_pub, Empty(), wait=1.0)
+                    self.write("(stop sent)")
+                elif command == "/reset":
+                    self.reset()
+                elif command in ("/help", "/?"):
+                    self.write(HELP.format(asr=self.asr.topic_name,
+                                           stop=self.stop_pub.topic_name,
+                                           reset=self.reset_client.service_name))
+                else:
+                    self.write(f"unknown command {command}; /help lists the commands")
                 return True
+            if self.speech:
+                self.write("(speech mode: speak into the microphone; /help lists the commands)")
+                return True
+            self._publish(self.asr, String(data=line), wait=self.listener_timeout)
+        except Exception as exc:  # noqa: BLE001 - the console keeps going
             if self.closed.is_set():
                 return False
-            try:
-                if line.startswith("/"):
-                    command = line.split()[0].lower()
-                    if command in ("/quit", "/exit"):
-                        return False
-                    if command == "/stop":
-                        self._publish(self.stop_pub, self._Empty(), wait=1.0)
-                        self.write("(stop sent)")
-                    elif command == "/reset":
-                        self.reset()
-                    elif command in ("/help", "/?"):
-                        self.write(HELP.format(asr=self.asr.topic_name,
-                                               stop=self.stop_pub.topic_name,
-                                               reset=self.reset_client.service_name))
-                    else:
-                        self.write(f"unknown command {command}; /help lists the commands")
-                    return True
-                self._publish(self.asr, self._String(data=line), wait=self.listener_timeout)
-            except Exception as exc:  # noqa: BLE001 - the console keeps going
-                if self.closed.is_set():
-                    return False
-                self.write(f"error: {exc}")
-            return True
+            self.write(f"error: {exc}")
+        return True
 
-        def _publish(self, publisher, msg, wait: float) -> None:
-            """Publish once somebody listens (up to ``wait`` s: discovery takes a moment after
-            start); say so if nobody does."""
+    def _publish(self, publisher, msg, wait: float) -> None:
+        """Publish once somebody listens (up to ``wait`` s: discovery takes a moment after
+        start); say so if nobody does."""
+        if publisher.get_subscription_count() == 0:
+            start = time.monotonic()
+            told = False
+            while (publisher.get_subscription_count() == 0
+                   and time.monotonic() < start + wait and not self.closed.is_set()):
+                if not told and time.monotonic() > start + 1.0:
+                    told = True
+                    self.write(f"(waiting up to {wait:g} s for a node listening on "
+                               f"{publisher.topic_name} ...)")
+                time.sleep(0.02)
             if publisher.get_subscription_count() == 0:
-                start = time.monotonic()
-                told = False
-                while (publisher.get_subscription_count() == 0
-                       and time.monotonic() < start + wait and not self.closed.is_set()):
-                    if not told and time.monotonic() > start + 1.0:
-                        told = True
-                        self.write(f"(waiting up to {wait:g} s for a node listening on "
-                                   f"{publisher.topic_name} ...)")
-                    time.sleep(0.02)
-                if publisher.get_subscription_count() == 0:
-                    self.write(f"(nobody listens on {publisher.topic_name}; "
-                               "is interaction_node running?)")
-            publisher.publish(msg)
+                self.write(f"(nobody listens on {publisher.topic_name}; "
+                           "is interaction_node running?)")
+        publisher.publish(msg)
 
-        def reset(self) -> None:
-            name = self.reset_client.service_name
-            if not self.reset_client.wait_for_service(timeout_sec=self.service_timeout):
-                self.write(f"reset: no node serves {name} (is interaction_node running?)")
-                return
-            future = self.reset_client.call_async(self._Trigger.Request())
-            answered = threading.Event()
-            future.add_done_callback(lambda _f: answered.set())
-            if not answered.wait(self.reset_timeout):
-                self.reset_client.remove_pending_request(future)
-                self.write(f"reset: no answer from {name} within {self.reset_timeout:g} s")
-                return
-            result = future.result()
-            if result is None:
-                self.write(f"reset: the call to {name} failed")
-            elif result.success:
-                self.write(f"reset: {result.message or 'done'}")
-            else:
-                self.write(f"reset failed: {result.message or 'no reason given'}")
-
-    return SpeechConsoleNode()
+    def reset(self) -> None:
+        name = self.reset_client.service_name
+        if not self.reset_client.wait_for_service(timeout_sec=self.service_timeout):
+            self.write(f"reset: no node serves {name} (is interaction_node running?)")
+            return
+        future = self.reset_client.call_async(Trigger.Request())
+        answered = threading.Event()
+        future.add_done_callback(lambda _f: answered.set())
+        if not answered.wait(self.reset_timeout):
+            self.reset_client.remove_pending_request(future)
+            self.write(f"reset: no answer from {name} within {self.reset_timeout:g} s")
+            return
+        result = future.result()
+        if result is None:
+            self.write(f"reset: the call to {name} failed")
+        elif result.success:
+            self.write(f"reset: {result.message or 'done'}")
+        else:
+            self.write(f"reset failed: {result.message or 'no reason given'}")
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
@@ -244,6 +277,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
         epilog="ROS arguments follow --ros-args (e.g. -r __ns:=/robot1, -p show_transcript:=true).")
     parser.add_argument("--transcript", action="store_true",
                         help="also print the interaction node's console transcript")
+    parser.add_argument("--speech", action="store_true",
+                        help="speech mode: the microphone and the asr node talk to the robot; "
+                        "show what was heard, take commands only")
     return parser
 
 
@@ -254,10 +290,6 @@ def run_console(args: list[str] | None = None, stdin: TextIO | None = None,
     ``args``: command-line arguments (default ``sys.argv[1:]``), ROS arguments after
     ``--ros-args``; ``stdin`` / ``stdout`` default to ``sys.stdin`` / ``sys.stdout``.
     The node lives in its own rclpy context, so a caller may use rclpy as well."""
-    import rclpy
-    from rclpy.executors import SingleThreadedExecutor
-    from rclpy.utilities import remove_ros_args
-
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     argv = list(sys.argv[1:] if args is None else args)
@@ -267,12 +299,12 @@ def run_console(args: list[str] | None = None, stdin: TextIO | None = None,
     rclpy.init(args=["speech_console", *argv], context=context)
     node = executor = reader = None
     try:
-        node = _make_node(stdout, options.transcript, context)
+        node = SpeechConsoleNode(stdout, options.transcript, options.speech, context=context)
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(node)
         ended = threading.Event()
         reader = _LineReader(stdin, node.handle_line, ended.set)
-        node.write(HINT)
+        node.write(SPEECH_HINT if node.speech else HINT)
         reader.start()
         while not ended.is_set() and context.ok():
             executor.spin_once(timeout_sec=0.1)

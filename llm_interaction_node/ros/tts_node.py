@@ -5,6 +5,13 @@ by a worker thread, so the executor never waits for speech. After each utterance
 publishes the text as spoken on ``speech/tts_done`` (std_msgs/String, transient local: a
 late subscriber that asks for it gets the last 50).
 
+What it says also goes out as audio on ``speech/tts_audio`` (llm_interaction_interfaces/AudioData,
+16 kHz mono S16LE, 0.5 s chunks stamped with their playing time; a second robot or a recorder
+can listen), and ``speech/speaking`` (std_msgs/Bool, latched) is true from the start of an
+utterance until its audio has played (the 'espeak' backend: until the speaker is done; 'wav':
+the audio's length after it was published). The asr node ignores what it hears then: the
+robot does not hear itself. The 'log' backend says nothing, so it publishes no audio.
+
 Parameters (``config/tts.yaml``):
   backend           'espeak': play on the audio device; 'wav': write one WAV file per utterance
                     (``tts_0001.wav``, ...) into ``wav_dir`` (headless machines, tests);
@@ -14,6 +21,7 @@ Parameters (``config/tts.yaml``):
   words_per_minute  default 160
   espeak_command    default 'espeak-ng'
   max_chars         longer texts are cut (default 2000)
+  publish_audio     publish the audio on speech/tts_audio (default true)
 
 If espeak-ng is missing, the audio device fails or the WAV file cannot be written, the node
 logs one warning and falls back to 'log'; it keeps running.
@@ -37,9 +45,12 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from std_msgs.msg import String
+from std_msgs.msg import Bool, String
+
+from llm_interaction_interfaces.msg import AudioData
 
 from . import names
+from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, chunks, decode_wav, to_msg
 
 TTS_DONE = "speech/tts_done"
 # tts_done keeps the last utterances for late (transient-local) subscribers: a listener that
@@ -47,6 +58,9 @@ TTS_DONE = "speech/tts_done"
 # subscribers (the default) only see new ones.
 TTS_DONE_QOS = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
+SPEAKING_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
+AUDIO_CHUNK = SAMPLE_RATE // 2          # samples per tts_audio message (0.5 s)
 BACKENDS = ("espeak", "wav", "log")
 DEFAULT_WAV_DIR = "~/.cache/llm_interaction_node/tts"
 MAX_CHARS = 2000
@@ -67,11 +81,14 @@ def clean_text(text: str, max_chars: int = MAX_CHARS) -> str:
 
 
 def espeak_args(command: str, voice: str, words_per_minute: int,
-                wav_path: Path | None = None) -> list[str]:
-    """The espeak-ng command line; the text goes to its stdin (no shell, no option injection)."""
+                wav_path: Path | None = None, stdout: bool = False) -> list[str]:
+    """The espeak-ng command line; the text goes to its stdin (no shell, no option injection).
+    ``wav_path``: write a WAV file; ``stdout``: write the WAV to stdout; neither: play it."""
     args = [command, "-v", voice, "-s", str(int(words_per_minute)), "-b", "1"]
     if wav_path is not None:
         args += ["-w", str(wav_path)]
+    elif stdout:
+        args += ["--stdout"]
     return args + ["--stdin"]
 
 
@@ -112,6 +129,7 @@ class TtsNode(Node):
         self._wpm = self._param("words_per_minute", 160)
         self._command = self._param("espeak_command", "espeak-ng")
         self._max_chars = self._param("max_chars", MAX_CHARS)
+        self._publish_audio = bool(self._param("publish_audio", True))
         self._warned = False
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._proc: subprocess.Popen | None = None
@@ -131,6 +149,14 @@ class TtsNode(Node):
                 self._fall_back(f"cannot create wav_dir {self._wav_dir}: {exc}")
 
         self._done_pub = self.create_publisher(String, TTS_DONE, TTS_DONE_QOS)
+        self._audio_pub = self.create_publisher(AudioData, names.TTS_AUDIO, AUDIO_QOS)
+        self._speaking_pub = self.create_publisher(Bool, names.SPEAKING, SPEAKING_QOS)
+        self._speaking_lock = threading.Lock()
+        self._speaking = False
+        self._in_utterance = False
+        self._speaking_until = 0.0
+        self._speaking_pub.publish(Bool(data=False))
+        self.create_timer(0.05, self._end_speaking)
         self.create_subscription(String, names.TTS_TEXT, self._on_text, 50)
         self._worker = threading.Thread(target=self._work, name="tts-worker", daemon=True)
         self._worker.start()
@@ -157,6 +183,79 @@ class TtsNode(Node):
     def _on_text(self, msg: String) -> None:
         self._queue.put(msg.data)
 
+    # -- the speaking state: true from the start of an utterance until its audio has played --
+    def _now(self) -> float:
+        return self.get_clock().now().nanoseconds / 1e9
+
+    def _start_speaking(self) -> None:
+        with self._speaking_lock:
+            self._in_utterance = True
+            if not self._speaking:
+                self._speaking = True
+                self._speaking_pub.publish(Bool(data=True))
+
+    def _played_until(self, end: float) -> None:
+        """The current utterance's audio plays until ``end`` (seconds, ROS clock)."""
+        with self._speaking_lock:
+            self._speaking_until = max(self._speaking_until, end)
+
+    def _utterance_done(self) -> None:
+        with self._speaking_lock:
+            self._in_utterance = False
+
+    def _end_speaking(self) -> None:
+        with self._speaking_lock:
+            if self._speaking and not self._in_utterance and self._now() >= self._speaking_until:
+                self._speaking = False
+                self._speaking_pub.publish(Bool(data=False))
+
+    def _send_audio(self, wav: Path | bytes) -> None:
+        """Publish an utterance's audio on tts_audio, stamped from now on; the speaking state
+        lasts until it has played."""
+        if not self._publish_audio:
+            return
+        try:
+            samples = decode_wav(wav)
+        except AudioFormatError as exc:
+            self._publish_audio = False
+            self.get_logger().warning(f"cannot publish the audio on {self._audio_pub.topic_name} "
+                                      f"({exc}); from now on only the text is spoken")
+            return
+        start = self._now()
+        for i, piece in enumerate(chunks(samples, AUDIO_CHUNK)):
+            self._audio_pub.publish(to_msg(piece, start + i * AUDIO_CHUNK / SAMPLE_RATE, "tts"))
+        self._played_until(start + len(samples) / SAMPLE_RATE)
+
+    def _synthesize(self, text: str) -> bytes | None:
+        """espeak-ng's WAV of ``text`` (for tts_audio while the speaker plays it); None after a
+        failure (then espeak-ng does not work: the node falls back to the log)."""
+        args = espeak_args(self._command, self._voice, self._wpm, stdout=True)
+        try:
+            self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE)
+            try:
+                data, stderr = self._proc.communicate(text.encode("utf-8", "replace"),
+                                                      timeout=30.0 + 0.05 * len(text))
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.communicate()
+                return None
+            returncode = self._proc.returncode
+        except OSError as exc:
+            self._fall_back(f"cannot run {args[0]!r}: {exc}")
+            return None
+        finally:
+            self._proc = None
+        if self._closing.is_set() or returncode < 0:
+            return None
+        failure = espeak_failure(returncode, stderr.decode("utf-8", "replace"))
+        if failure is None and len(data) <= _WAV_HEADER:
+            failure = "no audio written to stdout"
+        if failure:
+            self._fall_back(f"{self._command} failed synthesizing ({failure})")
+            return None
+        return data
+
     def _fall_back(self, reason: str) -> None:
         if not self._warned:
             self._warned = True
@@ -174,6 +273,8 @@ class TtsNode(Node):
                 if len(text) > len(spoken) and len(clean_text(text, 0)) > len(spoken):
                     self.get_logger().warning(f"a text of {len(text)} characters was cut to "
                                               f"{len(spoken)} (max_chars)")
+                if spoken and self._backend != "log":
+                    self._start_speaking()
                 self._speak(spoken)
                 if not self._closing.is_set():
                     self._done_pub.publish(String(data=spoken))
@@ -181,6 +282,8 @@ class TtsNode(Node):
                 if self._closing.is_set():
                     return
                 self.get_logger().error(f"speaking failed: {exc!r}")
+            finally:
+                self._utterance_done()
 
     def _speak(self, text: str) -> None:
         if not text:
@@ -189,6 +292,13 @@ class TtsNode(Node):
             self.get_logger().info(f"say: {_short(text)}")
             return
         wav = self._wav_dir / f"tts_{self._next_wav:04d}.wav" if self._backend == "wav" else None
+        if wav is None and self._publish_audio:       # the speaker: its audio for tts_audio first
+            audio = self._synthesize(text)
+            if audio is None:
+                if self._backend == "log":
+                    self._speak(text)
+                return
+            self._send_audio(audio)
         args = espeak_args(self._command, self._voice, self._wpm, wav)
         timeout = 30.0 + 0.15 * len(text)          # ~13 characters per second when spoken
         try:
@@ -221,7 +331,9 @@ class TtsNode(Node):
         elif wav is not None:
             self._next_wav += 1
             self.get_logger().info(f"wrote {wav} ({wav.stat().st_size} bytes): {_short(text)}")
+            self._send_audio(wav)
         else:
+            self._played_until(self._now())
             self.get_logger().info(f"said: {_short(text)}")
 
     def close(self, timeout: float = 2.0) -> None:

@@ -153,6 +153,8 @@ class TabletopWorld2D:
         for name in moving:
             self.objects[name].position = self.objects[name].position + (new - old)
         self.support[obj.name] = support
+        entry["landed"] = obj.position.tolist()
+        entry["displaced"] = []            # kinematic: nothing is ever knocked over
         return self._done(entry, "success", "", support=support)
 
     # ------------------------------------------------------------------ geometry

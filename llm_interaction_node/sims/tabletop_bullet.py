@@ -65,6 +65,17 @@ PANDA_REST = [-math.pi / 2, -0.3, 0.0, -2.6, 0.0, 2.3, math.pi / 4]
 DOWN = p.getQuaternionFromEuler([math.pi, 0.0, 0.0])
 
 
+DISPLACED = 0.06          # m: an object the robot did not carry that moved this far was knocked
+
+
+def displaced(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> list[str]:
+    """Objects that moved more than DISPLACED between two snapshots (knocked over, a stack
+    that fell apart): what a user sees as a dropped block."""
+    return [n for n in before
+            if float(np.linalg.norm(np.asarray(after[n])[:2] - np.asarray(before[n])[:2])) > DISPLACED
+            or float(np.asarray(before[n])[2] - np.asarray(after[n])[2]) > DISPLACED]
+
+
 def _rgba(color: str) -> list[float]:
     return [c / 255.0 for c in COLORS[color]] + [1.0]
 
@@ -241,6 +252,7 @@ class TabletopWorldBullet:
             self._move_to([pick[0], pick[1], HOVER_Z])
             return self._done(entry, "failure", self._pick_failure)
         entry["object"] = name
+        before = {n: self.object_position(n) for n in self.bodies if n != name}
         # 2. lift, travel, lower until the block touches something, release
         reached = self._move_to([self._cmd[0], self._cmd[1], HOVER_Z]) \
             and self._move_to([place[0], place[1], HOVER_Z]) \
@@ -248,6 +260,8 @@ class TabletopWorldBullet:
         self._release()
         self._move_to([self._cmd[0], self._cmd[1], HOVER_Z])
         self._settle()
+        entry["landed"] = self.object_position(name).tolist()
+        entry["displaced"] = displaced(before, {n: self.object_position(n) for n in before})
         if not reached:
             return self._done(entry, "failure", "place point unreachable; block released there")
         return self._done(entry, "success", "", support=self._support(name))

@@ -1,8 +1,11 @@
 """The Code-as-Policies tabletop API: a gripper above a table with blocks and bowls.
 
 Workspace geometry from CaP: x in [-0.3, 0.3], y in [-0.8, -0.2] (robot at the origin, "top"
-is +y, "left" is -x). ``denormalize_xy([0, 0])`` is the bottom left corner, ``[1, 1]`` the top
-right one. The API calls a :class:`TabletopRobot` (the 2-D world now, PyBullet later).
+is +y, "left" is -x). The named places of the table (corners, sides, middle) lie 5 cm inside
+its edges, where a block can sit in the corner; ``denormalize_xy`` maps ``[0..1, 0..1]`` onto
+the square they span, so ``[0, 0]`` is the bottom left corner, ``[1, 1]`` the top right one,
+``[0.5, 1]`` the top side and ``[0.5, 0.5]`` the middle (the places the success checks of
+the benchmark use). The API calls a :class:`TabletopRobot` (the 2-D world or PyBullet).
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from ..errors import SemanticHintError
 from ..registry import comment
 
 DEFAULT_BOUNDS = np.array([[-0.3, 0.3], [-0.8, -0.2], [0.0, 0.15]])
+PLACE_INSET = 0.05          # m: the named places (corners, sides) lie this far inside the edges
 OUT_OF_BOUNDS = "Point not in boundaries. Make sure to use denormalize_xy correctly."
 
 
@@ -62,7 +66,8 @@ class TabletopApi:
             f"{names!r}")
 
     def denormalize_xy(self, pos_normalized) -> np.ndarray:
-        """Map ``[0..1, 0..1]`` (0,0 = bottom left, 1,1 = top right) to table coordinates."""
+        """Map ``[0..1, 0..1]`` (0,0 = bottom left corner, 1,1 = top right corner) to table
+        coordinates; the corners and sides are the named places, 5 cm inside the edges."""
         try:
             p = np.asarray(pos_normalized, dtype=float).reshape(-1)
         except (TypeError, ValueError):
@@ -70,7 +75,7 @@ class TabletopApi:
         if p is None or p.shape != (2,):
             raise SemanticHintError(
                 f"denormalize_xy expects [x, y] with values in [0, 1], got {pos_normalized!r}")
-        lo, hi = self.bounds[:2, 0], self.bounds[:2, 1]
+        lo, hi = self.bounds[:2, 0] + PLACE_INSET, self.bounds[:2, 1] - PLACE_INSET
         return lo + p * (hi - lo)
 
     def get_obj_names(self) -> list[str]:

@@ -1,7 +1,14 @@
-"""The learning gate: did the user explicitly ask the robot to learn or remember something?
+"""The learning gate: is ``learn_from_interaction()`` honoured now?
 
-``learn_from_interaction()`` is honoured only right after such a request. The LLM that
-drives the robot decides when to call it; the gate checks that the *user* asked for it.
+:func:`accepts` decides, as the reference method does, by POSITION: the call must be the
+robot's first action after ``wait_for_trigger()`` returned the user's reply (comments and
+``say`` in between are allowed). The LLM that drives the robot decides that the reply was a
+request to learn; the utterance rules below only VETO what clearly is none: retractions
+("don't learn that") and recall questions or reminders for the current task ("do you
+remember where the cup is?", "remember to bring the cup now").
+
+:func:`explain` classifies an utterance on its own (used for that veto, for the learn
+service and for tests).
 A false positive is the expensive error (a wrong lesson lands in the memory and is
 retrieved again and again), so the gate is conservative and deterministic.
 
@@ -187,7 +194,8 @@ class GateDecision:
     """Why the gate decided as it did (for logs and tests)."""
 
     is_request: bool
-    rule: str           # retraction | explicit | future-instruction | embedding | not-request | no-cue
+    rule: str           # retraction | explicit | future-instruction | embedding | not-request |
+                        # no-cue | position (accepts(): decided by the position rule)
     clause: str = ""
     positive_similarity: float | None = None
     negative_similarity: float | None = None
@@ -313,11 +321,56 @@ def explain(utterance: str) -> GateDecision:
                         settled[0] if settled else "")
 
 
+# Statements the position rule looks through: speaking and comments do not act on the world.
+_TRANSPARENT_CALLS = frozenset({"say"})
+
+
+def follows_user_reply(transcript) -> bool:
+    """The position rule of the reference method: ``learn_from_interaction()`` counts only
+    as the robot's first action after ``wait_for_trigger()`` returned the user's reply.
+
+    ``transcript``: the interaction so far, WITHOUT the learn call itself (the console
+    records a statement after it ran). Comments and ``say(...)`` in between are skipped."""
+    import ast
+
+    for entry in reversed(list(transcript)):
+        if entry.is_comment:
+            continue
+        try:
+            tree = ast.parse(entry.source)
+        except SyntaxError:
+            return False
+        calls = [n.func.id for n in ast.walk(tree)
+                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+        if calls and set(calls) <= _TRANSPARENT_CALLS:
+            continue
+        return (len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr)
+                and calls == ["wait_for_trigger"] and bool(entry.output))
+    return False
+
+
+def accepts(transcript, utterance: str) -> GateDecision:
+    """Whether ``learn_from_interaction()`` is honoured now (see the module docstring).
+
+    1. Position (the reference's rule): the call follows the user's reply directly.
+    2. The reply is no retraction ("don't learn that") and no recall question or reminder
+       for the current task (the rules of :func:`explain`). Everything else the user may
+       have meant as a lesson is accepted, as the paper's method does ("you forgot that I
+       told you to go faster ..." carries no word of learning and was honoured there)."""
+    if not follows_user_reply(transcript):
+        return GateDecision(False, "position", "")
+    decision = explain(utterance)
+    if decision.rule in ("retraction", "not-request"):
+        return decision
+    return GateDecision(True, "position", decision.clause, decision.positive_similarity,
+                        decision.negative_similarity)
+
+
 def is_learning_request(utterance: str) -> bool:
     """True if the user explicitly asked the robot to learn or remember something."""
     return explain(utterance).is_request
 
 
-__all__ = ["is_learning_request", "explain", "future_instruction", "GateDecision", "normalise",
+__all__ = ["is_learning_request", "explain", "accepts", "follows_user_reply", "future_instruction", "GateDecision", "normalise",
            "clauses", "sentences", "MIN_POSITIVE_SIMILARITY", "MARGIN", "POSITIVE_PROTOTYPES",
            "NEGATIVE_PROTOTYPES"]

@@ -3,8 +3,9 @@
 The console's built-ins call ``learner()`` (see :mod:`..builtins`); whatever it returns is
 printed as the statement's output, so the L_interact LLM sees it. The learner
 
-1. checks that the user's latest utterance explicitly asked to learn (:mod:`.gate`),
-   otherwise returns ``LEARN_REFUSAL`` and stores nothing;
+1. checks that the call comes right after the user's reply to ``wait_for_trigger()`` and
+   that this reply is no retraction or recall question (:func:`.gate.accepts`), otherwise
+   returns ``LEARN_REFUSAL`` and stores nothing;
 2. honours one call per request (a second call for the same utterance stores nothing);
 3. by mode: ``improve`` runs L_improve (:mod:`.improve`) on the interaction so far and
    stores the validated improved transcript; ``raw`` (ablation "w/o improve") stores the
@@ -20,13 +21,14 @@ import logging
 import re
 import time
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Callable, Iterable, Sequence
 
 from ..builtins import LEARN_REFUSAL
 from ..llm import LLMError, TokenLedger
 from ..transcript import Transcript
 from . import improve as improve_mod
-from .gate import explain
+from .gate import GateDecision, accepts
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +70,35 @@ def first_person(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+class LearnStatus(StrEnum):
+    """What a call of the learner did."""
+
+    LEARNED = "learned"            # an improved example was stored (L_improve)
+    STORED_RAW = "stored_raw"      # the interaction itself was stored (mode raw)
+    REFUSED = "refused"            # not right after an explicit request (the gate)
+    ALREADY_LEARNED = "already_learned"
+    DISABLED = "disabled"          # mode off
+    NOTHING_TO_LEARN = "nothing_to_learn"   # empty interaction, no problem, unchanged, invalid
+    LLM_FAILED = "llm_failed"
+    STORE_FAILED = "store_failed"
+
+
+@dataclass
+class LearnOutcome:
+    """The typed result of one learn request; ``message`` is what the console prints (the
+    LLM reads it), ``example`` what the memory stored (None if nothing was)."""
+
+    status: LearnStatus
+    message: str
+    example: Any = None
+    gate: GateDecision | None = None
+    improve: "improve_mod.ImproveResult | None" = None
+
+    @property
+    def stored(self) -> bool:
+        return self.status in (LearnStatus.LEARNED, LearnStatus.STORED_RAW)
+
+
 class Learner:
     """The ``learner`` hook of :class:`~..builtins.InteractionBuiltins`."""
 
@@ -88,10 +119,14 @@ class Learner:
         self.stored: list = []                   # what memory.add returned (Example objects)
         self.learned: list[LearnedExample] = []  # the same, with what was sent to the memory
         self.results: list[improve_mod.ImproveResult] = []   # every L_improve run
-        self.last_message: str | None = None
+        self.outcomes: list[LearnOutcome] = []   # every call, in order
         self._transcript_source: Callable[[], Transcript] | None = None
         self._utterances_source: Callable[[], Sequence[str]] | None = None
         self._honoured: int | None = None   # utterance count of the last honoured request
+
+    @property
+    def last_outcome(self) -> LearnOutcome | None:
+        return self.outcomes[-1] if self.outcomes else None
 
     def bind(self, transcript_source: Callable[[], Transcript],
              utterances_source: Callable[[], Sequence[str]]) -> None:
@@ -100,44 +135,52 @@ class Learner:
         self._utterances_source = utterances_source
 
     # -- the hook ----------------------------------------------------------------------------
-    def __call__(self, force: bool = False) -> str | None:
-        """Learn from the bound interaction. ``force``: the request came from outside the
-        conversation (a learn service/button), so the utterance gate is skipped."""
-        self.last_message = message = self._learn(force)
-        return message
+    def __call__(self) -> str | None:
+        """``learn_from_interaction()`` in the console: the text it prints."""
+        return self.learn().message
 
-    def _learn(self, force: bool = False) -> str | None:
+    def learn(self, force: bool = False) -> LearnOutcome:
+        """Learn from the bound interaction. ``force``: the request came from outside the
+        conversation (a learn service/button), so the position and gate checks are skipped."""
+        outcome = self._learn(force)
+        self.outcomes.append(outcome)
+        return outcome
+
+    def _learn(self, force: bool = False) -> LearnOutcome:
         if self._transcript_source is None or self._utterances_source is None:
             raise RuntimeError("Learner.bind() was not called")
         if self.mode == "off":
-            return LEARNING_DISABLED
+            return LearnOutcome(LearnStatus.DISABLED, LEARNING_DISABLED)
         utterances = list(self._utterances_source())
-        latest = utterances[-1] if utterances else ""
-        decision = explain(latest)
-        if not force and not decision.is_request:
-            log.info("learn_from_interaction refused: %r is no request to learn (%s)",
-                     latest, decision.rule)
-            return LEARN_REFUSAL
+        transcript = self._transcript_source()
         if self._honoured == len(utterances):     # the same request again
-            return ALREADY_LEARNED
+            return LearnOutcome(LearnStatus.ALREADY_LEARNED, ALREADY_LEARNED)
+        decision = accepts(transcript, utterances[-1] if utterances else "")
+        if not force and not decision.is_request:
+            log.info("learn_from_interaction refused (%s): %r", decision.rule, decision.clause)
+            return LearnOutcome(LearnStatus.REFUSED, LEARN_REFUSAL, gate=decision)
         self._honoured = len(utterances)
-        interaction = improve_mod.interaction_text(self._transcript_source())
+        interaction = improve_mod.interaction_text(transcript)
         if not interaction.statements():
-            return "Nothing was learned: there is no interaction to learn from."
-        if self.mode == "raw":
-            return self._store_raw(interaction)
-        return self._store_improved(interaction)
+            return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
+                                "Nothing was learned: there is no interaction to learn from.",
+                                gate=decision)
+        outcome = self._store_raw(interaction) if self.mode == "raw" \
+            else self._store_improved(interaction)
+        outcome.gate = decision
+        return outcome
 
     # -- modes ---------------------------------------------------------------------------------
-    def _store_raw(self, interaction: Transcript) -> str:
-        text = interaction.render()
-        failure = self._add(LearnedExample(text, "raw", self.interaction_id()))
+    def _store_raw(self, interaction: Transcript) -> LearnOutcome:
+        learned = LearnedExample(interaction.render(), "raw", self.interaction_id())
+        failure = self._add(learned)
         if failure:
             return failure
         self.say("Thank you, I will remember this interaction.")
-        return "Stored this interaction in the memory."
+        return LearnOutcome(LearnStatus.STORED_RAW, "Stored this interaction in the memory.",
+                            learned.example)
 
-    def _store_improved(self, interaction: Transcript) -> str:
+    def _store_improved(self, interaction: Transcript) -> LearnOutcome:
         try:
             result = improve_mod.improve(self.llm, self.api_listing, interaction, self.ledger,
                                          api_names=self.api_names)
@@ -149,23 +192,28 @@ class Learner:
             self._honoured = None            # the same request may be tried again
             self.say("Sorry, I cannot learn from this right now: my language model is not "
                      "reachable.")
-            return f"Nothing was learned: {result.reason}"
+            return LearnOutcome(LearnStatus.LLM_FAILED, f"Nothing was learned: {result.reason}",
+                                improve=result)
         if result.improvement is None:
             self.say(_USER_REASONS.get(result.status, "Sorry, I could not learn from this."))
-            return f"Nothing was learned: {result.reason}."
+            return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
+                                f"Nothing was learned: {result.reason}.", improve=result)
         imp = result.improvement
         learned = LearnedExample(imp.transcript, "learned", self.interaction_id(), imp.problem,
                                  imp.improvement)
         failure = self._add(learned)
         if failure:
+            failure.improve = result
             return failure
         lesson = first_person(imp.improvement).rstrip(". ")
         self.say(f"Thank you, I will remember that. {lesson}." if lesson else
                  "Thank you, I will remember that.")
-        return f"Learned from this interaction: {imp.improvement}"
+        return LearnOutcome(LearnStatus.LEARNED,
+                            f"Learned from this interaction: {imp.improvement}",
+                            learned.example, improve=result)
 
-    def _add(self, learned: LearnedExample) -> str | None:
-        """Store in the memory; None on success, else the message for the console."""
+    def _add(self, learned: LearnedExample) -> LearnOutcome | None:
+        """Store in the memory; None on success, else the outcome for the console."""
         try:
             learned.example = self.memory.add(learned.transcript, source=learned.source,
                                               origin=learned.origin, problem=learned.problem,
@@ -173,7 +221,7 @@ class Learner:
         except Exception as exc:  # noqa: BLE001 - the console must go on; the user is told
             log.exception("storing a learned example failed")
             self.say("Sorry, I could not store what I learned.")
-            return NO_MEMORY_STORE.format(error=exc)
+            return LearnOutcome(LearnStatus.STORE_FAILED, NO_MEMORY_STORE.format(error=exc))
         self.learned.append(learned)
         self.stored.append(learned.example if learned.example is not None else learned)
         log.info("stored a %s example (%s)", learned.source, learned.origin)
@@ -190,5 +238,5 @@ _USER_REASONS = {
     improve_mod.EMPTY: "There is nothing to learn from yet.",
 }
 
-__all__ = ["Learner", "LearnedExample", "MODES", "LEARNING_DISABLED", "ALREADY_LEARNED",
+__all__ = ["Learner", "LearnedExample", "LearnOutcome", "LearnStatus", "MODES", "LEARNING_DISABLED", "ALREADY_LEARNED",
            "first_person", "default_interaction_id"]

@@ -1,8 +1,11 @@
-"""LLM client layer: configuration, the OpenAI-compatible client, the scripted stand-in, token accounting."""
+"""LLM client layer: configuration, the client factory, the OpenAI-compatible client, NoLLM, the
+scripted stand-in, token accounting."""
 from .base import MAX_STOP_SEQUENCES, Completion, LLMClient, normalize_stop
 from .config import ENV_VARS, FALLBACK_ENV_VARS, OPENAI_DEFAULT_BASE_URL, LLMConfig
 from .errors import LLMError, LLMNotConfigured
-from .openai_client import OpenAIClient, make_client, usage_from_response
+from .factory import make_client
+from .no_llm import NoLLM
+from .openai_client import OpenAIClient, usage_from_response
 from .scripted import ScriptedLLM, ScriptExhausted, render_chat
 from .usage import TokenLedger, Usage, estimate_tokens
 
@@ -15,6 +18,7 @@ __all__ = [
     "LLMError",
     "LLMNotConfigured",
     "MAX_STOP_SEQUENCES",
+    "NoLLM",
     "OPENAI_DEFAULT_BASE_URL",
     "OpenAIClient",
     "ScriptExhausted",

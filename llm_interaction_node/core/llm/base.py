@@ -38,13 +38,16 @@ class LLMClient(Protocol):
         temperature: float | None = None,
         max_tokens: int | None = None,
         system: str | None = None,
+        one_input: bool = False,
     ) -> Completion:
         """One continuation of a console prompt.
 
         In completion mode the prompt is sent raw to the completions endpoint; in chat
         mode it is sent as the user message (with ``system`` as the system message when
         given) and the reply text is returned. ``temperature`` / ``max_tokens`` default
-        to the config. Empty text is a valid result.
+        to the config. Empty text is a valid result. ``one_input``: only the next console
+        input is wanted; a client that sees the text as it is generated may stop as soon as
+        that input is complete (the embedded model does; endpoints rely on ``stop``).
         """
         ...
 

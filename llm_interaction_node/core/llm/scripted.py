@@ -67,9 +67,10 @@ class ScriptedLLM:
         temperature: float | None = None,
         max_tokens: int | None = None,
         system: str | None = None,
+        one_input: bool = False,
     ) -> Completion:
         call = {"method": "complete", "stop": (stop,) if isinstance(stop, str) else tuple(stop or ()), "temperature": temperature,
-                "max_tokens": max_tokens, "system": system}
+                "max_tokens": max_tokens, "system": system, "one_input": one_input}
         text = self._next(prompt, call)
         finish_reason = "stop"
         if self.apply_stop:

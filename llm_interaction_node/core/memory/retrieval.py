@@ -1,12 +1,18 @@
 """Scoring of stored examples against the latest user utterances (pure numpy, no I/O).
 
 An example is indexed under each of its user utterances (its keys). For the query
-utterances u_0 (newest), u_1, ... with weights w_i = decay**i, an example's score is
+utterances u_0 (newest), u_1, ... with weights w_i = decay**i, two scores are offered
+(``memory.scoring``):
 
-    score(example) = sum_i w_i * max_j cos(u_i, key_j(example))
+    reference (default, the paper's code):
+        score(example) = max_j cos(sum_i w_i u_i, key_j(example))
+    per_utterance:
+        score(example) = sum_i w_i * max_j cos(u_i, key_j(example))
 
-so an example that matches the newest utterance well beats one that only matches an older
-one, and an example with several matching utterances still counts once.
+In both an example that matches the newest utterance well beats one that only matches an
+older one, and an example with several matching utterances still counts once. The reference
+score needs one nearest-records query; per_utterance one per utterance (and candidates
+scored from their key vectors). ``bench/memory_latency.py`` measures both.
 """
 from __future__ import annotations
 
@@ -27,6 +33,20 @@ def query_utterances(utterances: Sequence[str], count: int) -> list[str]:
 def recency_weights(n: int, decay: float) -> np.ndarray:
     """``decay**i`` for i = 0 (newest) .. n-1."""
     return np.power(float(decay), np.arange(n, dtype=np.float64))
+
+
+def mixed_query(query: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The reference score's query: the unit vector of sum_i w_i u_i."""
+    mixed = np.asarray(weights, dtype=np.float32) @ np.asarray(query, dtype=np.float32)
+    return mixed / max(float(np.linalg.norm(mixed)), 1e-9)
+
+
+def score_examples_reference(query: np.ndarray, weights: np.ndarray,
+                             keys: Mapping[str, np.ndarray]) -> dict[str, float]:
+    """The reference score of each example (see the module docstring), from all its keys."""
+    mixed = mixed_query(query, weights)
+    return {eid: float(np.max(np.asarray(v, dtype=np.float32) @ mixed))
+            for eid, v in keys.items() if len(v)}
 
 
 def score_examples(query: np.ndarray, weights: np.ndarray,

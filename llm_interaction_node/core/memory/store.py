@@ -22,6 +22,7 @@ With ``MemoryConfig.host`` set, the same layout lives on a Chroma server
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -35,12 +36,15 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..config import setting
 from ..transcript import Transcript
 from . import retrieval
 
 log = logging.getLogger(__name__)
 
 SOURCES = ("seed", "learned", "raw", "episode")
+SCORINGS = ("reference", "per_utterance")
+ORDERS = ("stable_nearest", "stable", "similarity")
 COLLECTION_PREFIX = "examples_"
 DEFAULT_PATH = "~/.local/share/llm_interaction_node/memory"
 QUERY_CACHE_SIZE = 256          # query utterance embeddings kept per ExampleMemory
@@ -84,12 +88,23 @@ class Example:
 
 @dataclass
 class MemoryConfig:
-    path: str = DEFAULT_PATH      # PersistentClient dir (expanduser)
-    host: str | None = None       # when set: HttpClient(host, port) to a shared Chroma server
-    port: int = 8000
-    k: int = 16
-    query_utterances: int = 3     # latest utterances used as the query
-    recency_decay: float = 0.6    # weight decay**i, i = 0 for the newest
+    """The ``memory`` section of the settings (a field: one line with default and description)."""
+
+    path: str = setting(DEFAULT_PATH, "embedded ChromaDB directory (PersistentClient)")
+    host: str | None = setting(None, "Chroma server host (`chroma run`) shared by robots; "
+                               "none = the embedded store")
+    port: int = setting(8000, "Chroma server port")
+    k: int = setting(16, "examples retrieved into the prompt (most similar last)")
+    query_utterances: int = setting(3, "latest user utterances used as the retrieval query")
+    recency_decay: float = setting(0.6, "query weight of older utterances (0.6**i, newest i = 0)")
+    scoring: str = setting("reference", "reference: max over keys of cos(sum_i 0.6**i u_i, key) "
+                           "(the paper's code); per_utterance: sum_i 0.6**i max over keys of "
+                           "cos(u_i, key)")
+    order: str = setting("stable_nearest", "prompt order of the retrieved examples: "
+                         "stable_nearest (a fixed order, seed examples by file, then learned "
+                         "ones oldest first, and the most similar once more at the end), stable "
+                         "(the fixed order only) or similarity (most similar last, the paper's); "
+                         "a fixed order lets a local model reuse its evaluated state")
 
     @classmethod
     def from_dict(cls, values: Mapping | None) -> "MemoryConfig":
@@ -122,6 +137,10 @@ class MemoryConfig:
                 or not 0 <= self.recency_decay <= 1:
             raise bad("recency_decay", "a number in [0, 1]")
         self.recency_decay = float(self.recency_decay)
+        if self.scoring not in SCORINGS:
+            raise bad("scoring", " or ".join(SCORINGS))
+        if self.order not in ORDERS:
+            raise bad("order", " or ".join(ORDERS))
 
 
 def collection_name(api: str) -> str:
@@ -172,6 +191,16 @@ def _check_id(example_id: str) -> str:
     return example_id
 
 
+def _locked(method):
+    """Run the method under the memory's lock: writers (learning, the memory service) and
+    readers (retrieval in the agent's thread) share the collection and the caches."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
+
+
 def _connect(config: MemoryConfig):
     import chromadb
     from chromadb.config import Settings
@@ -197,7 +226,10 @@ def _connect(config: MemoryConfig):
 
 
 class ExampleMemory:
-    """Example transcripts of one API set, indexed by the user utterances they contain."""
+    """Example transcripts of one API set, indexed by the user utterances they contain.
+
+    Thread-safe: every public operation on the collection or the caches holds one RLock
+    (re-entrant: forget() deletes, seed_from() lists and writes under the same lock)."""
 
     def __init__(self, api: str, config: MemoryConfig | None = None, *,
                  embedder: Embedder | None = None):
@@ -236,6 +268,7 @@ class ExampleMemory:
         return embed(list(texts))
 
     @property
+    @_locked
     def max_batch_size(self) -> int:
         if self._max_batch is None:
             try:
@@ -245,6 +278,7 @@ class ExampleMemory:
         return self._max_batch
 
     # ---------------------------------------------------------------- writing
+    @_locked
     def add(self, transcript: str, source: str, origin: str = "", problem: str | None = None,
             improvement: str | None = None) -> Example:
         """Store one example; it is indexed under every user utterance it contains."""
@@ -270,6 +304,7 @@ class ExampleMemory:
                        created=round(time.time(), 3) if created is None else float(created),
                        utterances=utterances, keys=keys)
 
+    @_locked
     def write(self, examples: Sequence[Example], vectors: np.ndarray | None = None) -> None:
         """Store prepared examples. Each chroma ``add`` call holds whole examples only (one
         call per example unless several fit into one batch), so none is ever half-written.
@@ -340,6 +375,7 @@ class ExampleMemory:
             out["metadatas"] += got["metadatas"] or [None] * len(got["ids"])
         return out
 
+    @_locked
     def get(self, example_id: str) -> Example:
         found = self._primaries([str(example_id)], ["metadatas"])
         if not found["ids"]:
@@ -347,6 +383,7 @@ class ExampleMemory:
                            f"at {self.location}")
         return self._example(found["metadatas"][0])
 
+    @_locked
     def has(self, example_id: str) -> bool:
         return bool(self._primaries([str(example_id)], [])["ids"])
 
@@ -358,18 +395,21 @@ class ExampleMemory:
             raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
         return {"$and": [{"rec": 0}, {"source": source}]}
 
+    @_locked
     def list(self, source: str | None = None) -> list[Example]:
         """All examples (optionally of one source), oldest first."""
         found = self.collection.get(where=self._primary_filter(source), include=["metadatas"])
         examples = [self._example(meta) for meta in found["metadatas"]]
         return sorted(examples, key=lambda ex: (ex.created, ex.id))
 
+    @_locked
     def count(self, source: str | None = None) -> int:
         return len(self.collection.get(where=self._primary_filter(source), include=[])["ids"])
 
     def __len__(self) -> int:
         return self.count()
 
+    @_locked
     def embed_query(self, texts: Sequence[str]) -> np.ndarray:
         """Embeddings of query utterances, with a small cache: during an interaction the
         older utterances of the query window were embedded by the previous retrieval."""
@@ -403,7 +443,57 @@ class ExampleMemory:
         if k <= 0 or not query:
             return []
         with self._lock:                # the caches are shared by the calling threads
+            if self.config.scoring == "reference":
+                return self._retrieve_reference(query, k)
             return self._retrieve(query, k)
+
+    def prompt_examples(self, utterances: Sequence[str], k: int | None = None) -> list[Example]:
+        """The examples for the prompt, in the configured order (``config.order``): the
+        paper's (most similar last), a fixed one, or the fixed one followed by the most
+        similar example again (the default: the fixed part is the same for every request, so
+        a local model evaluates it once; the nearest example still comes right before the
+        interaction, as in the paper).
+
+        With no utterance yet, a store of at most k examples gives all of them (retrieval
+        would pick every one): their prompt prefix can be evaluated before the user speaks.
+        Otherwise nothing is known yet and [] is returned."""
+        k = self.config.k if k is None else int(k)
+        fixed = self.config.order in ("stable", "stable_nearest")
+        if not retrieval.query_utterances(utterances, self.config.query_utterances):
+            if k <= 0 or not fixed or self.count() > k:
+                return []
+            return stable_order(self.list())
+        found = [example for example, _score in self.retrieve(utterances, k)]
+        if self.config.order == "similarity" or not found:
+            return found
+        ordered = stable_order(found)
+        return ordered + found[-1:] if self.config.order == "stable_nearest" else ordered
+
+    def _retrieve_reference(self, query: list[str], k: int) -> list[tuple[Example, float]]:
+        """The paper's score: cos of the recency-weighted sum of the query utterances with the
+        example's best key. One vector, one nearest-records query: an example's best record
+        among the results is its exact score, and records are returned best first, so the
+        first k distinct examples are the exact top k (the result list is widened until k
+        distinct examples are in it or the store is exhausted)."""
+        weights = retrieval.recency_weights(len(query), self.config.recency_decay)
+        mixed = retrieval.mixed_query(self.embed_query(query), weights)
+        per_query = max(CANDIDATES_PER_K * k, MIN_CANDIDATES)
+        while True:
+            result = self.collection.query(query_embeddings=[mixed], n_results=per_query,
+                                           include=["distances"])
+            ids, distances = result["ids"][0], result["distances"][0]
+            best: dict[str, tuple[float, str]] = {}
+            for record_id, dist in zip(ids, distances):
+                eid = record_id.rpartition("#")[0]
+                if eid not in best:
+                    best[eid] = (1.0 - float(dist), record_id)
+            if len(best) >= k or len(ids) < per_query:
+                break
+            per_query *= 4
+        scores = {eid: sim for eid, (sim, _rid) in best.items()}
+        top = retrieval.top_k_ascending(scores, k)
+        examples = self._examples([_sibling_ids(best[eid][1])[0] for eid, _ in top])
+        return [(examples[eid], score) for eid, score in top if eid in examples]
 
     def _retrieve(self, query: list[str], k: int) -> list[tuple[Example, float]]:
         vectors = self.embed_query(query)
@@ -512,6 +602,7 @@ class ExampleMemory:
         return out
 
     # ---------------------------------------------------------------- removing
+    @_locked
     def delete(self, example_ids: Iterable[str]) -> int:
         """Remove examples (all their records, in one call per example batch); returns how
         many of them existed."""
@@ -526,6 +617,7 @@ class ExampleMemory:
             self.collection.delete(ids=record_ids[start:start + self.max_batch_size])
         return len(found["ids"])
 
+    @_locked
     def forget(self, topic: str, threshold: float = 0.5, include_seed: bool = False) -> list[Example]:
         """Remove the learned (and raw/episode) examples about ``topic``: those whose index
         keys, problem or improvement have cosine similarity >= threshold to the topic. Seed
@@ -553,6 +645,7 @@ class ExampleMemory:
         self.delete(ex.id for ex in doomed)
         return sorted(doomed, key=lambda ex: (ex.created, ex.id))
 
+    @_locked
     def reset(self) -> None:
         """Empty this API's store (the collection itself stays, so other handles keep working)."""
         while True:
@@ -562,6 +655,7 @@ class ExampleMemory:
             self.collection.delete(ids=ids)
 
     # ---------------------------------------------------------------- files
+    @_locked
     def seed_from(self, directory: str | Path) -> int:
         """Add the ``*.txt`` transcripts of ``directory`` whose file name is not yet the
         origin of a seed example. Returns how many were added (0 on a second call)."""
@@ -582,10 +676,13 @@ class ExampleMemory:
             self.write([example])
         return len(added)
 
-    def export_yaml(self, path: str | Path) -> int:
+    @_locked
+    def export_yaml(self, path: str | Path, sources: Sequence[str] | None = None) -> int:
+        """Write the examples (only those of ``sources``, e.g. ('learned', 'raw'), if given)
+        to a YAML file that :meth:`import_yaml` reads; returns how many."""
         import yaml
 
-        examples = self.list()
+        examples = [ex for ex in self.list() if sources is None or ex.source in sources]
         data = {"api": self.api, "exported": time.time(),
                 "examples": [{k: v for k, v in ex.to_dict().items() if k != "keys"}
                              for ex in examples]}
@@ -593,6 +690,7 @@ class ExampleMemory:
         Path(path).write_text(text, encoding="utf-8")
         return len(examples)
 
+    @_locked
     def import_yaml(self, path: str | Path) -> int:
         """Add the examples of an exported file whose ids are not present. Returns how many."""
         import yaml
@@ -629,6 +727,15 @@ class ExampleMemory:
         for example in new:
             self.write([example])
         return len(new)
+
+
+def stable_order(examples: Iterable[Example]) -> list[Example]:
+    """Seed examples in file order, then the others (learned, ...) oldest first: an order
+    that does not depend on the query, so a retrieved set that changes a little keeps most
+    of its prompt (and a local model's evaluated state) unchanged; the newest lessons come
+    last, nearest to the current interaction."""
+    return sorted(examples, key=lambda ex: (0, ex.origin, 0.0, ex.id) if ex.source == "seed"
+                  else (1, "", ex.created, ex.id))
 
 
 try:

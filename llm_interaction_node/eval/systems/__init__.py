@@ -1,1 +1,32 @@
-"""The systems the benchmark compares: ours (+ ablations), CaP, Dynamic CaP, HELPER."""
+"""The systems the benchmark compares: ours (+ ablations), CaP, Dynamic CaP, HELPER.
+
+The registry (:data:`SYSTEMS`, :func:`make_system`) is what ``llm-interaction eval`` and the
+benchmarks use; the systems' modules are imported only when one is made.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+# ours and its ablations (the names of ours.VARIANTS; a test keeps them equal), the baselines
+OURS = ("ours", "ours_k4", "ours_no_retrieval", "ours_no_improve", "ours_no_learning",
+        "ours_frozen")
+SYSTEMS = OURS + ("cap", "dynamic_cap", "helper")
+
+
+def make_system(name: str, llm, memory_dir: str | Path, settings=None):
+    """A system under test by name, its memory in ``memory_dir``; ``settings`` (a
+    :class:`~...settings.Settings`, default: the defaults) give k and the agent's settings."""
+    from ...settings import Settings
+    settings = settings or Settings()
+    if name in OURS:
+        from .ours import OursSystem
+        return OursSystem(llm, memory_dir, name, settings=settings)
+    programs = {"k": settings.memory.k, "temperature": settings.llm.temperature,
+                "max_tokens": settings.llm.max_tokens}
+    if name in ("cap", "dynamic_cap"):
+        from . import cap
+        return cap.make(name, llm, memory_dir, **programs)
+    if name == "helper":
+        from . import helper
+        return helper.make(llm, memory_dir, **programs)
+    raise ValueError(f"unknown system {name!r}; use one of {', '.join(SYSTEMS)}")

@@ -40,11 +40,14 @@ import yaml
 from ...core.apis.tabletop import TabletopApi, TabletopRobot
 from ...core.errors import SemanticHintError, StatementTimeout
 from ...core.llm import LLMClient, LLMError, TokenLedger
+from ...core.memory.store import MemoryConfig
 from ...core.sandbox import Sandbox, SandboxViolation
 from ...core.statements import bound_names
 from ...core.transcript import Entry, Transcript
 from ...paths import config_path
 from .base import Round, UserTurn
+
+DEFAULT_K = MemoryConfig.k      # the settings' memory.k (the protocol's k = 16)
 
 CAP_PROMPTS = ("eval", "cap_tabletop.yaml")
 FILENAME = "<program>"
@@ -198,7 +201,7 @@ class ProgramSystem:
 
     name = "program_system"
 
-    def __init__(self, llm: LLMClient, memory_dir: str | Path | None = None, k: int = 16,
+    def __init__(self, llm: LLMClient, memory_dir: str | Path | None = None, k: int = DEFAULT_K,
                  ledger: TokenLedger | None = None, *, prompts: str | Path | None = None,
                  k_obj: int = 8, k_pos: int = 9, temperature: float = 0.0,
                  max_tokens: int = 512, timeout_s: float = 30.0):
@@ -304,7 +307,7 @@ class CaP(ProgramSystem):
 
     name = "cap"
 
-    def __init__(self, llm: LLMClient, memory_dir: str | Path | None = None, k: int = 16,
+    def __init__(self, llm: LLMClient, memory_dir: str | Path | None = None, k: int = DEFAULT_K,
                  ledger: TokenLedger | None = None, *, max_define_depth: int = 2,
                  max_defines: int = 6, **kwargs: Any):
         super().__init__(llm, memory_dir, k, ledger, **kwargs)
@@ -403,11 +406,11 @@ class DynamicCaP(CaP):
 
     name = "dynamic_cap"
 
-    def __init__(self, llm: LLMClient, memory_dir: str | Path, k: int = 16,
+    def __init__(self, llm: LLMClient, memory_dir: str | Path, k: int = DEFAULT_K,
                  ledger: TokenLedger | None = None, *, api_name: str = "cap_dynamic",
                  embedder=None, **kwargs: Any):
         super().__init__(llm, memory_dir, k, ledger, **kwargs)
-        from ...core.memory.store import ExampleMemory, MemoryConfig
+        from ...core.memory.store import ExampleMemory
 
         if memory_dir is None:
             raise ValueError("DynamicCaP needs a memory_dir")
@@ -448,9 +451,9 @@ class DynamicCaP(CaP):
                                         origin=self.name)
 
 
-def make(name: str, llm: LLMClient, memory_dir: str | Path | None = None, k: int = 16,
+def make(name: str, llm: LLMClient, memory_dir: str | Path | None = None, k: int = DEFAULT_K,
          ledger: TokenLedger | None = None, **kwargs: Any) -> CaP:
-    """``'cap'`` or ``'dynamic_cap'`` by name (the factory ``eval_cli.make_system`` uses)."""
+    """``'cap'`` or ``'dynamic_cap'`` by name (the factory ``eval.systems.make_system`` uses)."""
     if name == "cap":
         return CaP(llm, memory_dir, k, ledger, **kwargs)
     if name == "dynamic_cap":

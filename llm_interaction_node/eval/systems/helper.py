@@ -22,7 +22,7 @@ from typing import Any
 from ...core.apis.tabletop import TabletopApi, TabletopRobot
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from .base import Round, UserTurn
-from .cap import (FILENAME, ProgramSystem, PromptSet, clean_code, episode_transcript,
+from .cap import (DEFAULT_K, FILENAME, ProgramSystem, PromptSet, clean_code, episode_transcript,
                   format_error, load_prompt_file, render_transcript_example, seed_memory)
 
 HELPER_PROMPTS = ("eval", "helper_tabletop.yaml")
@@ -33,7 +33,7 @@ class Helper(ProgramSystem):
 
     name = "helper"
 
-    def __init__(self, llm: LLMClient, memory_dir: str | Path, k: int = 16,
+    def __init__(self, llm: LLMClient, memory_dir: str | Path, k: int = DEFAULT_K,
                  ledger: TokenLedger | None = None, *, api_name: str = "helper",
                  helper_prompts: str | Path | None = None, k_fail: int = 3,
                  max_corrections: int = 2, embedder=None, **kwargs: Any):
@@ -139,9 +139,9 @@ class Helper(ProgramSystem):
                             origin=self.name)
 
 
-def make(llm: LLMClient, memory_dir: str | Path, k: int = 16, ledger: TokenLedger | None = None,
+def make(llm: LLMClient, memory_dir: str | Path, k: int = DEFAULT_K, ledger: TokenLedger | None = None,
          **kwargs: Any) -> Helper:
-    """The factory ``eval_cli.make_system`` uses."""
+    """The factory ``eval.systems.make_system`` uses."""
     return Helper(llm, memory_dir, k, ledger, **kwargs)
 
 

@@ -1,34 +1,45 @@
 """Our system on the tabletop: the console agent with retrieval and learning, and its ablations.
 
-Each run gets a fresh console (locals and transcript) on the run's robot; the example memory
-(ChromaDB, seeded with ``config/transcripts/tabletop``) lives in ``memory_dir`` and persists
-across runs. The simulated user is reached through ``wait_for_trigger()``: its first call
-returns the instruction, each later call hands the round back to the harness.
+Each run gets a fresh session (console locals and transcript) on the run's robot from
+:func:`~...session.build_session`; the example memory (ChromaDB, seeded with
+``config/transcripts/tabletop``) lives in ``memory_dir`` and persists across runs. The
+simulated user is reached through ``wait_for_trigger()``: its first call returns the
+instruction, each later call hands the round back to the harness.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...core.agent import AgentConfig
-from ...core.llm import LLMClient, TokenLedger
-from ...core.memory.store import ExampleMemory, MemoryConfig
-from ...core.user import CallbackUser
-from ...session import (LearningSettings, attach_learning, build_agent, build_console,
-                        memory_examples, store_episode)
-from ...paths import config_path
+from ...core.agent import TurnStatus
 from ...core.apis.tabletop import TabletopRobot
+from ...core.llm import LLMClient, TokenLedger
+from ...core.user import CallbackUser
+from ...session import Session, build_session, open_memory, store_episode
+from ...settings import Settings
 from .base import Round, UserTurn
+
+# how a turn that hands the round back with a problem ended (the others end normally)
+FAILED_TURNS = (TurnStatus.ERROR, TurnStatus.RESET)
 
 
 @dataclass(frozen=True)
 class Variant:
-    """One row of the paper's ablation table."""
+    """One row of the paper's ablation table: settings it changes (None: the settings')."""
 
     name: str
-    k: int = 16
-    mode: str = "improve"            # improve | raw (w/o improve) | off (w/o learning)
-    retrieval: bool = True
+    k: int | None = None
+    mode: str | None = None          # improve | raw (w/o improve) | off (w/o learning)
+    retrieval: bool | None = None
+
+    def settings(self, base: Settings, memory_dir: str | Path) -> Settings:
+        """``base`` with this variant's changes; the memory is the one in ``memory_dir``."""
+        settings = base.with_overrides({"memory.k": self.k, "learning.mode": self.mode,
+                                        "learning.retrieval": self.retrieval,
+                                        "memory.enabled": True, "memory.path": str(memory_dir)})
+        settings.memory.host = None          # never a shared server: runs must not mix
+        return settings
 
 
 VARIANTS = {v.name: v for v in (
@@ -37,50 +48,65 @@ VARIANTS = {v.name: v for v in (
     Variant("ours_no_retrieval", retrieval=False),
     Variant("ours_no_improve", mode="raw"),
     Variant("ours_no_learning", k=64, mode="off"),
+    # Table III: what was learned before (--memory-from), used without learning more
+    Variant("ours_frozen", mode="off"),
 )}
 
 
 class OursSystem:
     def __init__(self, llm: LLMClient, memory_dir: str | Path, variant: str | Variant = "ours",
-                 ledger: TokenLedger | None = None, config: AgentConfig | None = None,
-                 statement_timeout_s: float = 10.0):
+                 ledger: TokenLedger | None = None, settings: Settings | None = None):
         self.variant = VARIANTS[variant] if isinstance(variant, str) else variant
         self.name = self.variant.name
         self.llm = llm
         self.ledger = ledger or TokenLedger()
-        self.config = config or AgentConfig()
-        self.statement_timeout_s = statement_timeout_s
-        self.learning = LearningSettings(mode=self.variant.mode, retrieval=self.variant.retrieval)
-        self.memory = ExampleMemory("tabletop", MemoryConfig(path=str(memory_dir), k=self.variant.k))
-        self.memory.seed_from(config_path("transcripts", "tabletop"))
-        self._console = None
+        self.settings = self.variant.settings(settings or Settings(), memory_dir)
+        self.memory = open_memory("tabletop", self.settings.memory)
+        self.session: Session | None = None
+        self.first_statement_s: float | None = None   # last run: instruction -> first statement
 
     def run(self, robot: TabletopRobot, instruction: str, next_utterance: UserTurn) -> None:
-        state = {"first": True, "agent": None, "seen_turns": 0}
+        state = {"first": True, "seen_turns": 0}
 
         def respond(purpose, prompt):
             if state["first"]:
                 state["first"] = False
                 return instruction
-            agent = state["agent"]
+            agent, console = session.agent, session.console
             new_turns = agent.turns[state["seen_turns"]:]
             state["seen_turns"] = len(agent.turns)
             error = next((f"{t.status}: {t.reason}" for t in new_turns
-                          if t.status in ("error", "reset")), None)
+                          if t.status in FAILED_TURNS), None)
             return next_utterance(Round(error=error, transcript=console.transcript.render(),
                                         statements=sum(t.statements for t in new_turns)))
 
-        console = build_console("tabletop", robot, CallbackUser(respond),
-                                statement_timeout_s=self.statement_timeout_s)
-        if self.learning.mode != "off":
-            attach_learning(console, self.llm, self.memory, self.learning.mode, self.ledger)
-        agent = build_agent("tabletop", self.llm, console,
-                            memory_examples(self.memory, self.variant.k, self.learning.retrieval),
-                            config=self.config, ledger=self.ledger)
-        state["agent"] = agent
-        self._console = console
-        agent.run()
+        session = build_session("tabletop", robot, CallbackUser(respond), self.settings,
+                                llm=self.llm, memory=self.memory, ledger=self.ledger)
+        self.session = session
+        started = time.perf_counter()
+        self.first_statement_s = None
+
+        def first_input(_source: str) -> None:
+            if self.first_statement_s is None and not state["first"]:
+                self.first_statement_s = round(time.perf_counter() - started, 2)
+        session.console.input_listeners.append(first_input)
+        session.agent.run()
+
+    def learning_log(self) -> list[dict]:
+        """What each learn_from_interaction() of the last run did (for the run record)."""
+        learner = self.session.learner if self.session is not None else None
+        out = []
+        for outcome in (learner.outcomes if learner is not None else []):
+            example = outcome.example
+            out.append({"status": str(outcome.status), "message": outcome.message,
+                        "gate": outcome.gate.rule if outcome.gate else None,
+                        "problem": getattr(example, "problem", None),
+                        "improvement": getattr(example, "improvement", None),
+                        "example_id": getattr(example, "id", None),
+                        "transcript": getattr(example, "transcript", None),
+                        "improve_answers": outcome.improve.answers if outcome.improve else None})
+        return out
 
     def episode_succeeded(self) -> None:
-        if self._console is not None:
-            store_episode(self.memory, self._console, self.learning)
+        if self.session is not None:
+            store_episode(self.memory, self.session.console, self.settings.learning)

@@ -1,0 +1,230 @@
+"""Benchmark: the embedded default model (Qwen2.5-Coder-1.5B via llama.cpp) as a user meets it.
+
+Two measurements, both with the real model, worlds and memory (no feedback, temperature 0):
+
+``latency``  "bring me the juice please" in the drinks_and_cup household, as ``make run`` /
+             ``make chat`` serve it: the start-up prefill of the stable prompt prefix (with
+             no saved state, then again by a new client that loads the state saved on disk),
+             the time from the user's utterance to the first statement, the whole request,
+             and whether the world ends right (the juice held by the human).
+``attempts`` the first attempt (no feedback) at benchmark instructions (seen templates,
+             PyBullet tabletop) per prompt mode (``--modes completion chat``), example
+             order (``--orders``) and seed transcripts (``--seeds DIR``: to compare example
+             sets): success before any feedback, names used that the scene does not have,
+             tokens evaluated, wall time.
+
+    python -m llm_interaction_node.bench.embedded_model latency
+    python -m llm_interaction_node.bench.embedded_model attempts --modes completion chat \\
+        [--templates ...] [--rounds 2] [--orders stable similarity] [--seeds DIR] [--json]
+
+Each attempt runs in a fresh session on a fresh memory; the model (and its saved prefix
+states) is shared within one mode, as in an evaluation.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ..core.llm.local import LocalLlamaClient
+from ..core.memory.store import ExampleMemory, MemoryConfig
+from ..core.user import CallbackUser
+from ..eval.harness import run_seed
+from ..eval.tasks import TEMPLATES, check, make_task, make_world, tasks_for_split, world_positions
+from ..paths import config_path
+from ..session import build_session, make_world as make_household
+from ..settings import Settings
+
+REQUEST = "bring me the juice please"
+NAME = re.compile(r"'((?:[a-z]+) (?:block|bowl))'")
+
+
+def _memory(api: str, directory: str, seeds: Path | None, **config) -> ExampleMemory:
+    memory = ExampleMemory(api, MemoryConfig(path=directory, **config))
+    memory.seed_from(seeds or config_path("transcripts", api))
+    return memory
+
+
+def latency(runs: int = 2, cache: str | None = None) -> dict:
+    """The juice request, first with nothing saved, then ``runs - 1`` times as after a restart."""
+    import os
+    if cache:
+        os.environ["LLM_INTERACTION_CACHE"] = cache
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in range(runs):
+            t0 = time.perf_counter()
+            llm = LocalLlamaClient()                           # a new process would do this
+            load_s = time.perf_counter() - t0
+            world = make_household("humanoid", "drinks_and_cup")
+            said = [REQUEST]
+            marks: dict[str, float] = {}
+
+            def respond(purpose, prompt):
+                if not said:
+                    return None
+                marks["spoke"] = time.perf_counter()
+                return said.pop(0)
+
+            settings = Settings().with_overrides({"memory.path": f"{tmp}/memory"})
+            session = build_session("humanoid", world, CallbackUser(respond), settings, llm=llm)
+            session.console.input_listeners.append(
+                lambda _src: marks.setdefault("first", time.perf_counter()) if "spoke" in marks
+                else None)
+            t0 = time.perf_counter()
+            session.agent.run()
+            prefill = session.ledger.by_purpose().get("prefill")
+            objects = world.snapshot()["objects"]
+            juice = next((o for name, o in objects.items() if "juice" in name), {})
+            results.append({
+                "run": n + 1, "load_s": round(load_s, 1),
+                "startup_prefill_s": round(marks["spoke"] - t0, 1),
+                "startup_prefill_evaluated": prefill.evaluated_prompt_tokens if prefill else 0,
+                "first_statement_s": round(marks["first"] - marks["spoke"], 1)
+                if "first" in marks else None,
+                "request_s": round(time.perf_counter() - marks["spoke"], 1),
+                "statements": len(session.console.transcript.statements()) - 2,
+                "juice_handed_over": juice.get("held_by") == "human",
+                "transcript": session.console.transcript.render()})
+            del llm
+    return {"benchmark": "latency", "request": REQUEST, "runs": results}
+
+
+def attempt(llm, memory, task, factory) -> dict:
+    """One instruction, no feedback: success, invented names, tokens, time."""
+    world = make_world(task, factory)
+    try:
+        initial = world_positions(world)
+        said = [task.instruction]
+        settings = Settings().with_overrides({"memory.path": str(memory.config.path),
+                                              "memory.order": memory.config.order})
+
+        def respond(purpose, prompt):
+            return said.pop(0) if said else None
+
+        session = build_session("tabletop", world, CallbackUser(respond), settings, llm=llm,
+                                memory=memory)
+        t0 = time.perf_counter()
+        session.agent.run()
+        wall = time.perf_counter() - t0
+        text = session.console.transcript.render()
+        scene = set(world.object_names())
+        used = {m for src in session.console.transcript.statements()
+                for m in NAME.findall(src)}
+        usage = session.ledger.total
+        return {"template": task.template_id, "instruction": task.instruction,
+                "success": bool(check(task, initial, world_positions(world))),
+                "invented_names": sorted(used - scene),
+                "evaluated": usage.evaluated_prompt_tokens, "generated": usage.completion_tokens,
+                "calls": usage.calls, "wall_s": round(wall, 1), "transcript": text}
+    finally:
+        close = getattr(world, "close", None)
+        if close:
+            close()
+
+
+def attempts(modes, orders, templates, rounds: int, seeds: Path | None) -> dict:
+    from ..sims.tabletop_bullet import TabletopWorldBullet
+
+    def factory(names, seed):
+        return TabletopWorldBullet.from_names(names, seed=seed)
+
+    tasks = [make_task(t, "sa_si", run_seed(0, "sa_si", t, r))
+             for r in range(1, rounds + 1) for t in templates]
+    out = {}
+    for mode in modes:
+        llm = LocalLlamaClient(mode=mode, persist_states=False)
+        for order in orders:
+            rows = []
+            with tempfile.TemporaryDirectory() as tmp:
+                memory = _memory("tabletop", tmp, seeds, order=order)
+                for task in tasks:
+                    rows.append(attempt(llm, memory, task, factory))
+                    r = rows[-1]
+                    print(f"[{mode}/{order}] {r['template']:<34} success={r['success']!s:<5} "
+                          f"invented={r['invented_names']} evaluated={r['evaluated']} "
+                          f"wall={r['wall_s']} s", file=sys.stderr, flush=True)
+            out[f"{mode}/{order}"] = rows
+        del llm
+    return out
+
+
+def _summary(rows) -> dict:
+    n = len(rows)
+    return {"attempts": n, "i": round(sum(r["success"] for r in rows) / n, 3),
+            "invented": sum(bool(r["invented_names"]) for r in rows),
+            "evaluated": sum(r["evaluated"] for r in rows),
+            "wall_s": round(sum(r["wall_s"] for r in rows), 1)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m llm_interaction_node.bench.embedded_model",
+                                     description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    lat = sub.add_parser("latency", help="time to the first statement (household)")
+    lat.add_argument("--runs", type=int, default=2, help="1 without saved state, then restarts")
+    lat.add_argument("--cache", help="state/model cache directory (default ~/.cache/...)")
+    att = sub.add_parser("attempts", help="first-attempt success per prompt mode")
+    att.add_argument("--modes", nargs="+", default=["completion", "chat"],
+                     choices=["completion", "chat"])
+    att.add_argument("--orders", nargs="+", default=["stable_nearest"],
+                     choices=["stable_nearest", "stable", "similarity"])
+    att.add_argument("--templates", nargs="+",
+                     default=[t.id for t in tasks_for_split("sa_si")], choices=sorted(TEMPLATES))
+    att.add_argument("--rounds", type=int, default=2, help="scenes per template")
+    att.add_argument("--seeds", type=Path, help="seed transcript folder (default config/...)")
+    for p in (lat, att):
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+        p.add_argument("--transcripts", action="store_true", help="print every transcript")
+        p.add_argument("--save", type=Path, help="also write the whole report, transcripts "
+                       "included, to this JSON file")
+    args = parser.parse_args(argv)
+    if args.what == "latency":
+        report = latency(args.runs, args.cache)
+        rows = report["runs"]
+        if args.transcripts:
+            for r in rows:
+                print(r["transcript"], "\n")
+        if not args.json:
+            print(f"'{REQUEST}' in drinks_and_cup, embedded model:")
+            for r in rows:
+                print(f"  run {r['run']}: load {r['load_s']} s, start-up prefill "
+                      f"{r['startup_prefill_s']} s ({r['startup_prefill_evaluated']} tokens "
+                      f"evaluated), first statement {r['first_statement_s']} s after the "
+                      f"utterance, request done in {r['request_s']} s ({r['statements']} "
+                      f"statements), juice handed over: {r['juice_handed_over']}")
+            print("target: first statement < 15 s after the utterance")
+    else:
+        report = {"benchmark": "attempts", "rounds": args.rounds,
+                  "configs": attempts(args.modes, args.orders, args.templates, args.rounds,
+                                      args.seeds)}
+        if args.transcripts:
+            for name, rows in report["configs"].items():
+                for r in rows:
+                    print(f"=== {name} {r['template']}: {r['instruction']}\n{r['transcript']}\n")
+        if not args.json:
+            print(f"{'config':<24} {'attempts':>8} {'i':>6} {'invented':>9} {'evaluated':>10} "
+                  f"{'wall s':>8}")
+            for name, rows in report["configs"].items():
+                s = _summary(rows)
+                print(f"{name:<24} {s['attempts']:>8} {100 * s['i']:>5.1f}% {s['invented']:>9} "
+                      f"{s['evaluated']:>10} {s['wall_s']:>8}")
+            print("i = share successful before any feedback; invented = attempts that used a "
+                  "block/bowl name the scene does not have")
+    if args.save:
+        args.save.write_text(json.dumps(report, indent=1))
+    if args.json:
+        for rows in ([report["runs"]] if args.what == "latency" else report["configs"].values()):
+            for r in rows:
+                r.pop("transcript", None)
+        print(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

