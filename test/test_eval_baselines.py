@@ -1,6 +1,5 @@
 """The baselines (CaP, Dynamic CaP, HELPER) as benchmark Systems, on the real 2-D world with
 the real example memory (tmp dir) and ScriptedLLM."""
-import re
 
 import pytest
 

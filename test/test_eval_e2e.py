@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from llm_interaction_node.eval.oracle import OracleLLM
-from llm_interaction_node.eval.harness import load_records, plan, run_protocol, run_seed
+from llm_interaction_node.eval.harness import plan, run_protocol, run_seed
 from llm_interaction_node.eval.report import compare, write_report
 from llm_interaction_node.eval.tasks import SPLITS, make_task
 from llm_interaction_node.eval.systems import make_system

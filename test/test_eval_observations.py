@@ -1,7 +1,6 @@
 """What the simulated user observes besides success (issue 11): drops inside the workspace,
 a destroyed initial condition, and errors that fail a round whatever the world shows."""
 import numpy as np
-import pytest
 
 from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.eval import tasks as T

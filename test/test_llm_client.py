@@ -2,7 +2,6 @@
 ScriptedLLM and TokenLedger. No internet, no API key: the server below stands in for the LLM."""
 from __future__ import annotations
 
-import json
 import socket
 import sys
 import threading

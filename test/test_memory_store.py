@@ -376,3 +376,30 @@ def test_a_new_process_reopens_the_store(memory, tmp_path):
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["retrieved"] == [juice.id] and out["raw"] == juice.id
     assert "loaded before retrieve: False" in done.stderr       # the model loads on first use
+
+
+def test_prompt_order_is_fixed_central_seeds_first_and_the_nearest_again_last(tmp_path):
+    """memory.order stable_nearest: the retrieved set in an order that does not depend on the
+    query (seeds most central first, learned ones oldest first), then the most similar again."""
+    from llm_interaction_node.core.memory.store import seed_centrality
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m"), k=5))
+    memory.seed_from(ROOT / "config" / "transcripts" / "tabletop")
+    learned = memory.add(dialog("put all the blocks on the top right corner"), "learned")
+    central = memory.seed_centrality()
+    assert set(central) == {e.origin for e in memory.list("seed")}
+    a = memory.prompt_examples(["put all the blocks on the top right corner"])
+    b = memory.prompt_examples(["put all the blocks on the bottom side", "thanks"])
+    assert a[-1].id == learned.id and a[-2].id == learned.id     # newest lesson last, and nearest
+    for got in (a, b):
+        seeds = [e for e in got[:-1] if e.source == "seed"]
+        ranks = [central[e.origin] for e in seeds]
+        assert ranks == sorted(ranks, reverse=True)
+        assert len(got) == 6 and len({e.id for e in got}) == 5
+    # the same examples keep their order whatever the query was
+    common = [e.id for e in a[:-1] if e.id in {x.id for x in b[:-1]}]
+    assert common == [e.id for e in b[:-1] if e.id in set(common)]
+    # centrality: an example like many others ranks above a singular one
+    keys = {"x": np.eye(3)[:1], "y": np.array([[0.9, 0.1, 0.0]]), "z": np.eye(3)[2:]}
+    keys = {k: v / np.linalg.norm(v, axis=1, keepdims=True) for k, v in keys.items()}
+    c = seed_centrality(keys)
+    assert c["x"] > c["z"] and c["y"] > c["z"]

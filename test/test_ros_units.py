@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import yaml
 
-from llm_interaction_interfaces.msg import Scene, SceneObject as SceneObjectMsg
+from llm_interaction_interfaces.msg import SceneObject as SceneObjectMsg
 
-from llm_interaction_node.core.apis.humanoid import GRASP, PLACE_ON_TOP, SceneObject
+from llm_interaction_node.core.apis.humanoid import GRASP, PLACE_ON_TOP
 from llm_interaction_node.core.apis.knowledge import StaticKnowledge
 from llm_interaction_node.ros import names, parameters
 from llm_interaction_node.ros.conversions import (base_pose_to_msg, msg_to_base_pose, msg_to_pose6,

@@ -33,7 +33,6 @@ from pathlib import Path
 
 from ..core.llm.local import LocalLlamaClient
 from ..eval.harness import run_seed
-from ..eval.systems.base import Round
 from ..eval.tasks import make_task, make_world
 from ..settings import Settings
 

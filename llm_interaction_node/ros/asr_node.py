@@ -27,14 +27,11 @@ node exits with code 2 and says which packages to install.
 from __future__ import annotations
 
 import queue
-import signal
 import sys
 import threading
 import time
 
-import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, Empty, String
@@ -42,6 +39,7 @@ from std_msgs.msg import Bool, Empty, String
 from llm_interaction_interfaces.msg import AsrResult, AudioData
 
 from . import names
+from .node_main import spin_node
 from .asr_engine import (DEFAULT_STOP_PHRASES, OUTCOME_EMPTY, OUTCOME_OWN_VOICE, OUTCOME_SENT,
                          OUTCOME_STOP, Segmenter, SpeakingGate, Utterance, is_stop_command,
                          judge)
@@ -244,29 +242,7 @@ class AsrNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    signal.signal(signal.SIGINT, signal.default_int_handler)     # see tts_node.main
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = AsrNode()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        while rclpy.ok():
-            executor.spin_once(timeout_sec=0.5)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except (ValueError, ModelUnavailable) as exc:          # bad parameter, no model
-        print(f"asr: {exc}", file=sys.stderr, flush=True)
-        return 2
-    except Exception:                    # noqa: BLE001
-        if rclpy.ok():
-            raise
-    finally:
-        if node is not None:
-            node.close()
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return spin_node(AsrNode, "asr", args, expected=(ValueError, ModelUnavailable))
 
 
 if __name__ == "__main__":

@@ -18,19 +18,17 @@ an index as listed by ``python -m sounddevice``), ``chunk_ms``, ``retry_s``, ``f
 from __future__ import annotations
 
 import queue
-import signal
 import sys
 import time
 
 import numpy as np
-import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 
 from llm_interaction_interfaces.msg import AudioData
 
 from . import names
+from .node_main import spin_node
 from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, StreamResampler, to_msg
 
 
@@ -174,29 +172,7 @@ class MicrophoneNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    signal.signal(signal.SIGINT, signal.default_int_handler)     # see tts_node.main
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = MicrophoneNode()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        while rclpy.ok():
-            executor.spin_once(timeout_sec=0.5)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except ValueError as exc:
-        print(f"microphone: {exc}", file=sys.stderr, flush=True)
-        return 2
-    except Exception:                    # noqa: BLE001
-        if rclpy.ok():
-            raise
-    finally:
-        if node is not None:
-            node.close()
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return spin_node(MicrophoneNode, "microphone", args)
 
 
 if __name__ == "__main__":

@@ -33,16 +33,13 @@ from __future__ import annotations
 import queue
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import threading
 import unicodedata
 from pathlib import Path
 
-import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, String
@@ -50,6 +47,7 @@ from std_msgs.msg import Bool, String
 from llm_interaction_interfaces.msg import AudioData
 
 from . import names
+from .node_main import spin_node
 from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, chunks, decode_wav, to_msg
 
 TTS_DONE = "speech/tts_done"
@@ -347,33 +345,7 @@ class TtsNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    # SIGINT stops the node also when it was started with SIGINT ignored (a background job of a
-    # script): then rclpy's own handler is the only one, and its wake-up was seen to get lost
-    # under load. The executor also wakes up twice a second to look at the context.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = TtsNode()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        while rclpy.ok():
-            executor.spin_once(timeout_sec=0.5)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except ValueError as exc:            # a bad parameter value
-        print(f"tts: {exc}", file=sys.stderr)
-        return 2
-    except Exception:                    # noqa: BLE001
-        if rclpy.ok():
-            raise
-        # SIGINT shut the context down while the executor was building its wait set (RCLError)
-    finally:
-        if node is not None:
-            node.close()
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return spin_node(TtsNode, "tts", args)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ Parameters (``config/wav_source.yaml``): ``files`` (paths, comma-separated), ``r
 """
 from __future__ import annotations
 
-import signal
 import sys
 import threading
 import time
@@ -27,14 +26,13 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import numpy as np
-import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 
 from llm_interaction_interfaces.msg import AudioData
 
 from . import names
+from .node_main import spin_node
 from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, decode_wav, to_msg
 
 
@@ -177,29 +175,11 @@ class WavSourceNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    signal.signal(signal.SIGINT, signal.default_int_handler)     # see tts_node.main
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = WavSourceNode()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        while rclpy.ok() and not (node.exit_when_done and node.done.is_set()):
-            executor.spin_once(timeout_sec=0.2)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except ValueError as exc:
-        print(f"wav_source: {exc}", file=sys.stderr, flush=True)
-        return 2
-    except Exception:                    # noqa: BLE001
-        if rclpy.ok():
-            raise
-    finally:
-        if node is not None:
-            node.close()
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return spin_node(
+        WavSourceNode, "wav_source", args,
+        keep_running=lambda node: not (node.exit_when_done and node.done.is_set()),
+        period=0.2,
+    )
 
 
 if __name__ == "__main__":

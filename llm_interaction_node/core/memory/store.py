@@ -255,6 +255,7 @@ class ExampleMemory:
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._example_cache: OrderedDict[str, Example] = OrderedDict()
         self._count_cache: tuple[float, int] | None = None
+        self._centrality: tuple[tuple, dict[str, float]] | None = None
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
@@ -456,18 +457,37 @@ class ExampleMemory:
 
         With no utterance yet, a store of at most k examples gives all of them (retrieval
         would pick every one): their prompt prefix can be evaluated before the user speaks.
-        Otherwise nothing is known yet and [] is returned."""
+        Otherwise nothing is known yet and [] is returned. Either way the embedding model is
+        loaded now, not when the user has spoken."""
         k = self.config.k if k is None else int(k)
         fixed = self.config.order in ("stable", "stable_nearest")
         if not retrieval.query_utterances(utterances, self.config.query_utterances):
+            self.embed_query(["warm up the embedding model"])   # the first request is on time
             if k <= 0 or not fixed or self.count() > k:
                 return []
-            return stable_order(self.list())
+            return stable_order(self.list(), self.seed_centrality())
         found = [example for example, _score in self.retrieve(utterances, k)]
         if self.config.order == "similarity" or not found:
             return found
-        ordered = stable_order(found)
+        ordered = stable_order(found, self.seed_centrality())
         return ordered + found[-1:] if self.config.order == "stable_nearest" else ordered
+
+    @_locked
+    def seed_centrality(self) -> dict[str, float]:
+        """:func:`seed_centrality` of the seed examples, recomputed when the seed set changes."""
+        found = self.collection.get(where={"source": "seed"}, include=["embeddings", "metadatas"])
+        signature = tuple(sorted(found["ids"]))
+        if self._centrality is None or self._centrality[0] != signature:
+            keys: dict[str, list] = {}
+            origin = {}
+            for vec, meta in zip(found["embeddings"], found["metadatas"]):
+                keys.setdefault(meta["example_id"], []).append(vec)
+                if meta.get("rec") == 0:
+                    origin[meta["example_id"]] = meta.get("origin", "")
+            by_origin = {origin[e]: np.asarray(v, dtype=np.float32) for e, v in keys.items()
+                         if e in origin}
+            self._centrality = (signature, seed_centrality(by_origin))
+        return self._centrality[1]
 
     def _retrieve_reference(self, query: list[str], k: int) -> list[tuple[Example, float]]:
         """The paper's score: cos of the recency-weighted sum of the query utterances with the
@@ -729,13 +749,29 @@ class ExampleMemory:
         return len(new)
 
 
-def stable_order(examples: Iterable[Example]) -> list[Example]:
-    """Seed examples in file order, then the others (learned, ...) oldest first: an order
-    that does not depend on the query, so a retrieved set that changes a little keeps most
-    of its prompt (and a local model's evaluated state) unchanged; the newest lessons come
+def stable_order(examples: Iterable[Example],
+                 centrality: Mapping[str, float] | None = None) -> list[Example]:
+    """Seed examples first, the most central ones (``centrality`` by origin: those retrieved
+    for many requests) first, ties and unknown ones by file name; then the others (learned,
+    ...) oldest first. The order does not depend on the query, so two retrieved sets share
+    the prompt up to the first example one of them lacks, and a local model's state for it
+    is reused; central examples first make that shared part long. The newest lessons come
     last, nearest to the current interaction."""
-    return sorted(examples, key=lambda ex: (0, ex.origin, 0.0, ex.id) if ex.source == "seed"
-                  else (1, "", ex.created, ex.id))
+    centrality = centrality or {}
+    return sorted(examples, key=lambda ex: (0, -centrality.get(ex.origin, 0.0), ex.origin, 0.0,
+                                            ex.id) if ex.source == "seed"
+                  else (1, 0.0, "", ex.created, ex.id))
+
+
+def seed_centrality(keys: Mapping[str, np.ndarray]) -> dict[str, float]:
+    """Per seed example (by origin): the mean over the other seed examples of the best cosine
+    between their index keys (unit rows). Examples like many others are retrieved often."""
+    names = list(keys)
+    out = {}
+    for name in names:
+        others = [float(np.max(keys[name] @ keys[o].T)) for o in names if o != name]
+        out[name] = float(np.mean(others)) if others else 0.0
+    return out
 
 
 try:
