@@ -299,7 +299,9 @@ def test_learning_stores_the_improved_transcript(memory):
     stored = memory.list("learned")
     assert len(stored) == 1 and memory.count() == 1
     example = stored[0]
-    assert example.transcript == Transcript.parse(bimanual(objects_line)).render()
+    # stored as rewritten, without the user's closing reply (see without_closing_reply)
+    assert example.transcript == \
+        imp.without_closing_reply(Transcript.parse(bimanual(objects_line))).render()
     assert "grasp('coffee-cup_0', 'right')" in example.transcript
     assert example.origin == "interaction-1" and example.improvement == BOTH_HANDS
     assert example.problem.startswith("The robot made two trips")
@@ -358,7 +360,7 @@ def test_raw_mode_stores_the_interaction_itself(memory):
     console.execute("learn_from_interaction()")       # an earlier learn entry is left out too
     stored = memory.list()
     assert len(stored) == 1 and stored[0].source == "raw" and stored[0].problem is None
-    expected = Transcript(console.transcript.entries[:-2]).render()
+    expected = imp.without_closing_reply(Transcript(console.transcript.entries[:-2])).render()
     assert stored[0].transcript == expected and "learn_from_interaction" not in expected
     assert REQUEST in stored[0].utterances and llm.calls == []
 
@@ -380,3 +382,24 @@ def test_nothing_stored_is_explained(memory, responses, told):
     assert entry.output.startswith("Nothing was learned") and told in entry.output
     assert memory.count() == 0 and learner.stored == []
     assert spoken[-1].startswith(("Sorry", "I could not"))
+
+
+def test_a_stored_example_ends_with_an_action_not_an_unanswered_reply():
+    """An example ending in a reply the robot did not act on taught the embedded model to
+    answer feedback with wait_for_trigger() (seen in the benchmark): stored examples end with
+    the robot's last action and a bare wait_for_trigger()."""
+    text = """>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'put the blocks in the red bowl'}
+>>> put_first_on_second('blue block', 'red bowl')
+'success'
+>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'well done, remember that'}
+>>> wait_for_trigger()"""
+    closed = imp.without_closing_reply(Transcript.parse(text))
+    assert [e.source for e in closed] == ["wait_for_trigger()",
+                                          "put_first_on_second('blue block', 'red bowl')",
+                                          "wait_for_trigger()"]
+    assert closed.entries[0].output and not closed.entries[-1].output
+    only_request = Transcript.parse(text.split("\n>>> put_first")[0])
+    assert [e.source for e in imp.without_closing_reply(only_request)] == \
+        ["wait_for_trigger()", "wait_for_trigger()"]          # the request itself stays

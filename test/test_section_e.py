@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from llm_interaction_node.core.learning.improve import without_closing_reply
+from llm_interaction_node.core.transcript import Transcript
+
 DRIVER = Path(__file__).resolve().parent / "drivers" / "scripted_session.py"
 pytestmark = pytest.mark.slow
 
@@ -53,7 +56,8 @@ def teach_then_use(tmp_path, world, session1, lesson, improved, session2):
         "memory": memory, "world": world, "utterances": [session2["utterance"]],
         "responses": session2["responses"]})
     shown = examples_of(second["prompts"][0])
-    assert shown[-1] == improved, "the lesson is the example nearest to the new request"
+    stored = without_closing_reply(Transcript.parse(improved)).render()
+    assert shown[-1] == stored, "the lesson is the example nearest to the new request"
     assert second["remaining"] == 0
     return first, second
 

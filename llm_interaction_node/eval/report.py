@@ -113,8 +113,27 @@ def tables_markdown(system: str, records: list[RunRecord], price_in: float = DEF
                        f"| {r.prompt_tokens + r.completion_tokens} "
                        f"| {cost(r.prompt_tokens, r.completion_tokens, price_in, price_out):.4f} |")
         out.append("")
+    out += rounds_markdown(records)
     out.append(f"Prices: {price_in} $ / 1M prompt tokens, {price_out} $ / 1M completion tokens.")
     return "\n".join(out) + "\n"
+
+
+def rounds_markdown(records: list[RunRecord]) -> list[str]:
+    """i and n per round (the x-th run of every instruction; Figures 6/7), with how many
+    learned examples were stored in that round, per split."""
+    data = per_round(records)
+    if not data:
+        return []
+    out = ["## Per round (Figures 6/7)", "",
+           "| split | round | runs | i | n | learned examples stored |", "|---|---|---|---|---|---|"]
+    for split, rounds in data.items():
+        for x, (i, n) in sorted(rounds.items()):
+            rs = [r for r in records if r.split == split and r.round == x]
+            stored = sum(1 for r in rs for entry in r.learning
+                         if entry.get("status") in ("learned", "stored_raw"))
+            out.append(f"| {split.upper()} | {x} | {len(rs)} | {_fmt(i, True)} | {_fmt(n)} "
+                       f"| {stored} |")
+    return out + [""]
 
 
 def tables_csv(system: str, records: list[RunRecord], price_in: float = DEFAULT_PRICE_IN,
@@ -229,6 +248,27 @@ def compare(dirs: Sequence[str | Path], price_in: float = DEFAULT_PRICE_IN,
         c = sum(r.usage.get("completion_tokens", 0) for r in records)
         cells += [str(p + c), f"{cost(p, c, price_in, price_out):.4f}"]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += _rounds_side_by_side(systems)
     if plot:
         plot_rounds(systems, plot)
     return "\n".join(lines) + "\n"
+
+
+def _rounds_side_by_side(systems: dict[str, list[RunRecord]]) -> list[str]:
+    """Per split: i and n of every system per round (the x-th run of each instruction)."""
+    data = {name: per_round(records) for name, records in systems.items()}
+    out = []
+    for split in SPLITS:
+        rounds = sorted({x for d in data.values() for x in d.get(split, {})})
+        if not rounds:
+            continue
+        names = [n for n in systems if split in data[n]]
+        out += ["", f"{split.upper()} per round: i (n)", "",
+                "| round | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        for x in rounds:
+            cells = []
+            for name in names:
+                i, n = data[name][split].get(x, (None, None))
+                cells.append("-" if i is None else f"{_fmt(i, True)} ({_fmt(n)})")
+            out.append(f"| {x} | " + " | ".join(cells) + " |")
+    return out

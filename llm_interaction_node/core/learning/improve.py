@@ -249,6 +249,20 @@ def interaction_text(transcript: Transcript | str) -> Transcript:
     return Transcript([Entry(e.source, e.output) for e in entries])
 
 
+def without_closing_reply(transcript: Transcript) -> Transcript:
+    """The example as it is stored: ending with the robot's last action and a bare
+    ``wait_for_trigger()``. A last user reply the robot did not act on ("thanks", the request to
+    learn) is left out: an example that ends in an unanswered reply teaches a small model to
+    answer feedback with ``wait_for_trigger()`` instead of acting on it."""
+    entries = list(transcript.entries)
+    while entries and Entry(entries[-1].source).calls("wait_for_trigger") and not entries[-1].output:
+        entries.pop()
+    while entries and entries[-1].source.strip() == "wait_for_trigger()" and entries[-1].output \
+            and len(entries) > 1:
+        entries.pop()
+    return Transcript([Entry(e.source, e.output) for e in entries] + [Entry("wait_for_trigger()")])
+
+
 def normalised_statements(transcript: Transcript) -> list[str]:
     """Statements without comments and formatting differences (ast round trip)."""
     out = []
@@ -447,7 +461,8 @@ def improve_interaction(llm, api_listing: str, interaction: Transcript | str,
 __all__ = [
     "Improvement", "ImproveResult", "InvalidTranscript", "FewShotExample", "improve",
     "improve_interaction", "validate_transcript", "extract_transcript", "says_no_problem",
-    "interaction_text", "normalised_statements", "build_messages", "load_examples",
+    "interaction_text", "normalised_statements", "without_closing_reply", "build_messages",
+    "load_examples",
     "api_names_from_listing", "SYSTEM", "QUESTIONS", "PURPOSE",
     "IMPROVED", "NO_PROBLEM", "UNCHANGED", "INVALID", "LLM_FAILED", "EMPTY",
 ]

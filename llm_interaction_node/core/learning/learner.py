@@ -172,7 +172,8 @@ class Learner:
 
     # -- modes ---------------------------------------------------------------------------------
     def _store_raw(self, interaction: Transcript) -> LearnOutcome:
-        learned = LearnedExample(interaction.render(), "raw", self.interaction_id())
+        learned = LearnedExample(improve_mod.without_closing_reply(interaction).render(), "raw",
+                                 self.interaction_id())
         failure = self._add(learned)
         if failure:
             return failure
@@ -199,7 +200,8 @@ class Learner:
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                                 f"Nothing was learned: {result.reason}.", improve=result)
         imp = result.improvement
-        learned = LearnedExample(imp.transcript, "learned", self.interaction_id(), imp.problem,
+        stored = improve_mod.without_closing_reply(Transcript.parse(imp.transcript)).render()
+        learned = LearnedExample(stored, "learned", self.interaction_id(), imp.problem,
                                  imp.improvement)
         failure = self._add(learned)
         if failure:
