@@ -51,6 +51,9 @@ class AgentSettings:
                                          "(API calls such as skills excluded)")
     empty_temperature_step: float = setting(AgentConfig.empty_temperature_step,
                                             "temperature raise when the LLM returns nothing")
+    idle_retries: int = setting(AgentConfig.idle_retries,
+                                "a user turn answered with nothing but wait_for_trigger() is "
+                                "asked again this often (at a raised temperature)")
 
     def __post_init__(self) -> None:
         if self.max_statements_per_turn < 1 or self.loop_repeats < 2:
@@ -137,6 +140,7 @@ class Settings:
         """What the core's Agent takes."""
         return AgentConfig(temperature=self.llm.temperature, max_tokens=self.llm.max_tokens,
                            empty_temperature_step=self.agent.empty_temperature_step,
+                           idle_retries=self.agent.idle_retries,
                            policy=TurnPolicy(max_statements=self.agent.max_statements_per_turn,
                                              loop_repeats=self.agent.loop_repeats))
 

@@ -19,14 +19,16 @@ FETCH_JUICE = [
 ]
 
 
-def make_agent(responses, utterances, examples=(), **policy):
+def make_agent(responses, utterances, examples=(), idle_retries=0, **policy):
+    """An agent on the drinks_and_cup world; ``idle_retries`` 0 unless a test is about them
+    (scripts here often answer a turn with a plain wait_for_trigger())."""
     world = make_world("humanoid", "drinks_and_cup")
     spoken = []
     console = build_console("humanoid", world, EventQueue(utterances, close=True),
                             speak=spoken.append)
     llm = ScriptedLLM(responses)
     agent = build_agent("humanoid", llm, console, examples,
-                        config=AgentConfig(policy=TurnPolicy(**policy)))
+                        config=AgentConfig(idle_retries=idle_retries, policy=TurnPolicy(**policy)))
     return agent, llm, world, spoken
 
 
@@ -235,7 +237,7 @@ def test_the_stable_prefix_is_prefilled_at_start_and_for_new_examples():
     llm = _PrefillingLLM(["wait_for_trigger()", "wait_for_trigger()"])
     chosen = iter([examples, examples[:2], examples[:2]])
     agent = build_agent("humanoid", llm, console, lambda utterances: list(examples)
-                        if not utterances else next(chosen))
+                        if not utterances else next(chosen), config=AgentConfig(idle_retries=0))
     agent.run()
     (start, persisted), *later = llm.prefilled
     assert persisted and all(e.strip() in start for e in examples)   # before the user spoke
@@ -245,3 +247,24 @@ def test_the_stable_prefix_is_prefilled_at_start_and_for_new_examples():
     assert any(examples[2].strip() not in prefix for prefix, _ in later)
     assert agent.ledger.by_purpose()["prefill"].evaluated_tokens == 60 * len(llm.prefilled)
     assert agent.ledger.total.calls == 2                     # prefills are no LLM calls
+
+
+def test_a_turn_answered_with_nothing_but_a_wait_is_asked_again():
+    """The embedded model answered feedback with wait_for_trigger() (benchmark transcripts):
+    the first answer to a user turn that ignores the user is asked again, a little hotter."""
+    agent, llm, world, _ = make_agent(["wait_for_trigger()"] + FETCH_JUICE,
+                                      ["could I have the mango juice?"], idle_retries=2)
+    agent.run()
+    assert sources(agent) == ["wait_for_trigger()"] + FETCH_JUICE
+    assert [c["temperature"] for c in llm.calls[:2]] == [0.0, 0.3]
+    assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] == "human"
+
+
+def test_a_wait_the_model_insists_on_is_accepted():
+    agent, llm, _, _ = make_agent(["wait_for_trigger()"] * 3 + ["list_locations()",
+                                                                 "wait_for_trigger()"],
+                                  ["thanks", "where can you go?"], idle_retries=2)
+    agent.run()
+    assert sources(agent) == ["wait_for_trigger()", "wait_for_trigger()", "list_locations()",
+                              "wait_for_trigger()"]
+    assert [c["temperature"] for c in llm.calls] == [0.0, 0.3, 0.6, 0.0, 0.0]

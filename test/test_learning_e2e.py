@@ -80,7 +80,7 @@ def learn_then_recall(tmp_path, memory):
 
     second = run_session(tmp_path, "second", {
         "memory": memory, "utterances": ["I would like the mango juice and a cup, please"],
-        "responses": ["wait_for_trigger()"],
+        "responses": ["wait_for_trigger()"] * 3,   # asked twice more: an idle answer
     })
     prompt = second["prompts"][0]
     assert last_example(prompt) == IMPROVED      # the learned example, most similar last

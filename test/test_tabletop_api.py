@@ -63,10 +63,16 @@ def test_put_block_on_block_stacks():
     assert r[2] == pytest.approx(g[2] + 0.04) and b[2] == pytest.approx(g[2] + 0.08)
     assert np.linalg.norm(r[:2] - g[:2]) < 0.04 and np.linalg.norm(b[:2] - g[:2]) < 0.04
     assert world.snapshot()["objects"]["blue block"]["support"] == "red block"
-    # suction takes the topmost object under the pick point: the covered green block stays
-    assert api.put_first_on_second("green block", "yellow bowl") == "success"
-    assert world.log[-1]["object"] == "blue block"
-    assert world.object_position("green block") == pytest.approx(g)
+    # suction takes the topmost object under the pick point, so the API refuses a covered
+    # block with a hint naming the top one instead of moving it and answering 'success'
+    with pytest.raises(SemanticHintError, match="'blue block' lies on top of it"):
+        api.put_first_on_second("green block", "yellow bowl")
+    with pytest.raises(SemanticHintError, match="'blue block' lies on top of it"):
+        api.put_first_on_second("red block", "yellow bowl")
+    assert len(world.log) == 2 and world.object_position("green block") == pytest.approx(g)
+    assert world.pick_and_place(g, world.object_position("yellow bowl")) == "success"
+    assert world.log[-1]["object"] == "blue block"          # what the world itself does
+    assert api.put_first_on_second("red block", "blue block") == "success"  # now on top
 
 
 def test_block_in_bowl_target_block_vs_bowl():

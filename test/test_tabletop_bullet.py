@@ -8,6 +8,7 @@ import pytest
 pytest.importorskip("pybullet")
 
 from llm_interaction_node.core.apis.tabletop import TabletopApi, TabletopRobot  # noqa: E402
+from llm_interaction_node.core.errors import SemanticHintError  # noqa: E402
 from llm_interaction_node.sims.tabletop2d import TabletopWorld2D  # noqa: E402
 from llm_interaction_node.sims.tabletop_bullet import (TabletopWorldBullet, save_strip,  # noqa: E402
                                                        write_png)
@@ -50,10 +51,25 @@ def test_api_block_into_bowl_onto_block_and_to_a_corner(world):
     assert world.snapshot()["objects"]["green block"]["support"] == "blue block"
 
     corner = api.denormalize_xy([0, 0])       # bottom left
-    assert api.put_first_on_second("blue block", corner) == "success"
+    with pytest.raises(SemanticHintError, match="'green block' lies on top of it"):
+        api.put_first_on_second("blue block", corner)   # suction would take the top one
+    assert world.pick_and_place(blue, corner) == "success"
     assert world.log[-1]["object"] == "green block"     # suction takes the top of the stack
     assert xy_dist(world.object_position("green block"), corner) < 0.06
     assert world.snapshot()["objects"]["green block"]["support"] == "table"
+
+
+def test_the_lower_of_two_blocks_in_a_bowl_is_refused_until_the_upper_one_moved(world):
+    """Seen in an eval run: two blocks in one bowl, the model moved the lower one and the
+    world moved the upper one while the API answered 'success'."""
+    api = TabletopApi(world)
+    assert api.put_first_on_second("red block", "blue bowl") == "success"
+    assert api.put_first_on_second("green block", "blue bowl") == "success"
+    with pytest.raises(SemanticHintError, match="cannot pick 'red block': 'green block'"):
+        api.put_first_on_second("red block", "yellow bowl")
+    assert api.put_first_on_second("green block", "yellow bowl") == "success"
+    assert api.put_first_on_second("red block", "yellow bowl") == "success"
+    assert [e["object"] for e in world.log[-2:]] == ["green block", "red block"]
 
 
 def assert_nothing_moved(world, before):

@@ -37,6 +37,9 @@ class AgentConfig:
     temperature: float = 0.0
     max_tokens: int = 512
     empty_temperature_step: float = 0.3
+    # a user turn answered with nothing but wait_for_trigger() (the robot ignores what the user
+    # just said) is asked again this often at a raised temperature before the wait is accepted
+    idle_retries: int = 2
     policy: TurnPolicy = field(default_factory=TurnPolicy)
 
 
@@ -175,6 +178,7 @@ class Agent:
         prompt = self.prompt.build(self._current_examples(), self.console.transcript.render())
         temperature = self.config.temperature
         system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
+        idle_left = self.config.idle_retries
         while True:
             completion = self.stop.call(self.llm.complete, prompt, stop=STOP,
                                         temperature=temperature,
@@ -183,11 +187,22 @@ class Agent:
             self.ledger.record(completion.usage, "interact")
             self._turn_usage = self._turn_usage + completion.usage
             statements = extract_statements(completion.text)
+            if statements and idle_left > 0 and self._ignores_the_user(statements):
+                # small models tend to repeat the last statement (wait_for_trigger()) instead
+                # of acting on the user's feedback: ask again, a little less greedily
+                idle_left -= 1
+                log.info("the LLM answered the user with nothing but %s: asking again", WAIT)
+                temperature = min(temperature + self.config.empty_temperature_step, 2.0)
+                continue
             if statements:
                 return statements
             if self.turn.record_error("empty"):
                 return None
             temperature = min(temperature + self.config.empty_temperature_step, 2.0)
+
+    def _ignores_the_user(self, statements: list[str]) -> bool:
+        """The first answer to a user turn is wait_for_trigger() alone."""
+        return not self.turn.statements and " ".join(statements[0].split()) == WAIT
 
     def prefill(self, examples: Sequence[str] | None = None, persist: bool = False) -> None:
         """Let a stateful LLM (the embedded model) evaluate the stable part of the prompt now:

@@ -19,6 +19,8 @@ from ..registry import comment
 DEFAULT_BOUNDS = np.array([[-0.3, 0.3], [-0.8, -0.2], [0.0, 0.15]])
 PLACE_INSET = 0.05          # m: the named places (corners, sides) lie this far inside the edges
 OUT_OF_BOUNDS = "Point not in boundaries. Make sure to use denormalize_xy correctly."
+STACK_RADIUS = 0.03         # m: a block this close (horizontally) and higher rests on another
+STACK_HEIGHT = 0.02         # m: ... at least this much higher
 
 
 @runtime_checkable
@@ -95,6 +97,12 @@ class TabletopApi:
             else (obj_name_1,)
         name = self._check_name(*names)
         pick = np.asarray(self.robot.object_position(name), dtype=float)
+        covering = self._resting_on(name, pick)
+        if covering:
+            # a gripper from above would take the top block and report success: say why not
+            raise SemanticHintError(
+                f"cannot pick {name!r}: {covering[0]!r} lies on top of it. "
+                f"Move {covering[0]!r} first")
         if isinstance(target_name_or_xy_pos, str):
             target = target_name_or_xy_pos
             if target == name:
@@ -117,6 +125,20 @@ class TabletopApi:
             x, y = np.clip(point[:2], b[:2, 0], b[:2, 1])
             place = np.array([x, y, point[2] if point.shape == (3,) else b[2, 0]])
         return self.robot.pick_and_place(pick, place)
+
+    def _resting_on(self, name: str, position: np.ndarray) -> list[str]:
+        """The blocks stacked on block ``name``, highest first."""
+        if not name.endswith(" block") or position.shape[0] < 3:
+            return []
+        above = []
+        for other in self.robot.object_names():
+            if other == name or not other.endswith(" block"):
+                continue
+            q = np.asarray(self.robot.object_position(other), dtype=float).reshape(-1)
+            if q.shape[0] >= 3 and np.linalg.norm(q[:2] - position[:2]) < STACK_RADIUS \
+                    and q[2] > position[2] + STACK_HEIGHT:
+                above.append((float(q[2]), other))
+        return [n for _, n in sorted(above, reverse=True)]
 
 
 __all__ = ["TabletopApi", "TabletopRobot", "DEFAULT_BOUNDS", "OUT_OF_BOUNDS"]
