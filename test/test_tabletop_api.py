@@ -75,6 +75,21 @@ def test_put_block_on_block_stacks():
     assert api.put_first_on_second("red block", "blue block") == "success"  # now on top
 
 
+def test_a_covered_block_already_at_the_target_point_is_left_there():
+    """'put all the blocks on the corner' run twice: the lower blocks are already there."""
+    world, api = make()
+    corner = api.denormalize_xy([1, 1])
+    assert api.put_first_on_second("red block", corner) == "success"
+    assert api.put_first_on_second("green block", corner) == "success"
+    moves = len(world.log)
+    assert api.put_first_on_second("red block", corner) == "success"
+    assert len(world.log) == moves
+    with pytest.raises(SemanticHintError, match="'green block' lies on top of it"):
+        api.put_first_on_second("red block", api.denormalize_xy([0, 0]))
+    with pytest.raises(SemanticHintError, match="'green block' lies on top of it"):
+        api.put_first_on_second("red block", "blue block")
+
+
 def test_block_in_bowl_target_block_vs_bowl():
     world, api = make()
     api.put_first_on_second("green block", "yellow bowl")

@@ -67,6 +67,10 @@ def test_the_lower_of_two_blocks_in_a_bowl_is_refused_until_the_upper_one_moved(
     assert api.put_first_on_second("green block", "blue bowl") == "success"
     with pytest.raises(SemanticHintError, match="cannot pick 'red block': 'green block'"):
         api.put_first_on_second("red block", "yellow bowl")
+    # already where it should go: 'success' and nothing moves (a re-grasp would take the top)
+    moves = len(world.log)
+    assert api.put_first_on_second("red block", "blue bowl") == "success"
+    assert len(world.log) == moves
     assert api.put_first_on_second("green block", "yellow bowl") == "success"
     assert api.put_first_on_second("red block", "yellow bowl") == "success"
     assert [e["object"] for e in world.log[-2:]] == ["green block", "red block"]

@@ -21,6 +21,7 @@ PLACE_INSET = 0.05          # m: the named places (corners, sides) lie this far 
 OUT_OF_BOUNDS = "Point not in boundaries. Make sure to use denormalize_xy correctly."
 STACK_RADIUS = 0.03         # m: a block this close (horizontally) and higher rests on another
 STACK_HEIGHT = 0.02         # m: ... at least this much higher
+IN_BOWL = 0.05              # m: a block this close (horizontally) to a bowl's centre is in it
 
 
 @runtime_checkable
@@ -97,12 +98,6 @@ class TabletopApi:
             else (obj_name_1,)
         name = self._check_name(*names)
         pick = np.asarray(self.robot.object_position(name), dtype=float)
-        covering = self._resting_on(name, pick)
-        if covering:
-            # a gripper from above would take the top block and report success: say why not
-            raise SemanticHintError(
-                f"cannot pick {name!r}: {covering[0]!r} lies on top of it. "
-                f"Move {covering[0]!r} first")
         if isinstance(target_name_or_xy_pos, str):
             target = target_name_or_xy_pos
             if target == name:
@@ -124,7 +119,24 @@ class TabletopApi:
                 raise SemanticHintError(OUT_OF_BOUNDS)
             x, y = np.clip(point[:2], b[:2, 0], b[:2, 1])
             place = np.array([x, y, point[2] if point.shape == (3,) else b[2, 0]])
+        covering = self._resting_on(name, pick)
+        if covering:
+            # a gripper from above would take the top block (and report success)
+            if self._already_at(pick, target_name_or_xy_pos, place):
+                return "success"        # what a re-grasp of the top block would leave, too
+            raise SemanticHintError(
+                f"cannot pick {name!r}: {covering[0]!r} lies on top of it. "
+                f"Move {covering[0]!r} somewhere else first")
         return self.robot.pick_and_place(pick, place)
+
+    @staticmethod
+    def _already_at(position: np.ndarray, target, place: np.ndarray) -> bool:
+        """Whether a block at ``position`` already is in the target bowl or at the target
+        point (a block target is never satisfied by a covered block)."""
+        distance = float(np.linalg.norm(position[:2] - place[:2]))
+        if isinstance(target, str):
+            return target.endswith(" bowl") and distance < IN_BOWL
+        return distance < STACK_RADIUS
 
     def _resting_on(self, name: str, position: np.ndarray) -> list[str]:
         """The blocks stacked on block ``name``, highest first."""
