@@ -12,7 +12,7 @@ LLAMA := llama-cpp-python==0.3.36
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF
 
-.PHONY: venv run chat test bench bench-ros clean
+.PHONY: venv run chat test bench bench-ros eval-embedded eval-embedded-report clean
 
 venv: $(STAMP)
 
@@ -53,6 +53,20 @@ bench: venv
 
 bench-ros: venv
 	$(VENV)/bin/python -m llm_interaction_node.bench.ros_roundtrip $(ARGS)
+
+# The reduced protocol of docs/evaluation.md with the embedded model (hours on 2 cores;
+# resumable: run it again after an interruption). EVAL_OUT holds the runs and the memory.
+EVAL_OUT ?= results/embedded
+EVAL_SYSTEMS ?= ours ours_no_learning cap
+EVAL_TEMPLATES ?= blocks_in_bowl matching_bowls block_direction_of_bowl blocks_on_place
+eval-embedded: venv
+	@for sys in $(EVAL_SYSTEMS); do \
+		$(VENV)/bin/llm-interaction eval --system $$sys --split sa_si --templates $(EVAL_TEMPLATES) \
+			--runs 3 --seed 0 --out $(EVAL_OUT)/$$sys || exit 1; done
+
+eval-embedded-report: venv
+	$(VENV)/bin/llm-interaction eval-report $(addprefix $(EVAL_OUT)/,$(EVAL_SYSTEMS)) \
+		--plot $(EVAL_OUT)/rounds.png --out $(EVAL_OUT)/report.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info

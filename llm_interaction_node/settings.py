@@ -47,6 +47,9 @@ class AgentSettings:
                                            "statement cap per user turn")
     loop_repeats: int = setting(TurnPolicy.loop_repeats,
                                 "the same statement this often in a row is a loop")
+    redo_cycle: int = setting(TurnPolicy.redo_cycle,
+                              "a cycle of this many statements or more is a loop when done twice "
+                              "in a row (0: only loop_repeats)")
     statement_timeout_s: float = setting(10.0, "generated code's own running time per statement "
                                          "(API calls such as skills excluded)")
     empty_temperature_step: float = setting(AgentConfig.empty_temperature_step,
@@ -56,9 +59,9 @@ class AgentSettings:
                                 "asked again this often (at a raised temperature)")
 
     def __post_init__(self) -> None:
-        if self.max_statements_per_turn < 1 or self.loop_repeats < 2:
-            raise ValueError("agent.max_statements_per_turn must be >= 1 and "
-                             "agent.loop_repeats >= 2")
+        if self.max_statements_per_turn < 1 or self.loop_repeats < 2 or self.redo_cycle < 0:
+            raise ValueError("agent.max_statements_per_turn must be >= 1, "
+                             "agent.loop_repeats >= 2 and agent.redo_cycle >= 0")
         if not self.statement_timeout_s > 0 or self.empty_temperature_step < 0:
             raise ValueError("agent.statement_timeout_s must be > 0 and "
                              "agent.empty_temperature_step >= 0")
@@ -142,7 +145,8 @@ class Settings:
                            empty_temperature_step=self.agent.empty_temperature_step,
                            idle_retries=self.agent.idle_retries,
                            policy=TurnPolicy(max_statements=self.agent.max_statements_per_turn,
-                                             loop_repeats=self.agent.loop_repeats))
+                                             loop_repeats=self.agent.loop_repeats,
+                                             redo_cycle=self.agent.redo_cycle))
 
 
 def settings_info() -> list[SettingInfo]:

@@ -154,23 +154,56 @@ def test_hostile_code_from_the_llm_is_refused_and_the_session_goes_on(hostile):
 
 
 CYCLE = ["list_locations()", "list_objects()", "get_object_in_hand()", "list_object_locations()"]
+PAIR = ["list_locations()", "list_objects()"]
 
 
 def test_a_repeated_cycle_of_statements_is_a_loop():
-    """Issue 10: a cycle of 4 statements repeated went unnoticed until the statement cap."""
-    responses = CYCLE * 3 + ["wait_for_trigger()"]
+    """Issue 10: a cycle of statements repeated went unnoticed until the statement cap."""
+    responses = PAIR * 3 + ["wait_for_trigger()"]
     agent, llm, _, spoken = make_agent(responses, ["where is the tea?"], max_statements=30)
     agent.run()
-    closing = 3 * len(CYCLE) - 1             # index of the call whose statement closes it
+    closing = 3 * len(PAIR) - 1              # index of the call whose statement closes it
     assert LOOP_EXAMPLES["humanoid"] not in llm.prompts[closing]
     assert LOOP_EXAMPLES["humanoid"] in llm.prompts[closing + 1]
     # the statement that completed the third repetition was not run
-    assert sources(agent)[1:] == (CYCLE * 3)[:closing] + ["wait_for_trigger()"]
+    assert sources(agent)[1:] == (PAIR * 3)[:closing] + ["wait_for_trigger()"]
     assert spoken == [] and [t.status for t in agent.turns] == ["waiting"]
 
 
+def test_a_plan_done_twice_in_a_row_is_a_loop():
+    """Seen in benchmark runs: the model finished ("put the blocks in the green bowl", four
+    puts), did not hand back and did it all again until the statement cap. A cycle of
+    ``redo_cycle`` (3) or more statements is a loop at its second pass, while statements are
+    left for the intervention to work."""
+    responses = CYCLE * 2 + ["wait_for_trigger()"]
+    agent, llm, _, spoken = make_agent(responses, ["where is the tea?"])
+    agent.run()
+    closing = 2 * len(CYCLE) - 1
+    assert LOOP_EXAMPLES["humanoid"] not in llm.prompts[closing]
+    assert LOOP_EXAMPLES["humanoid"] in llm.prompts[closing + 1]
+    assert sources(agent)[1:] == (CYCLE * 2)[:closing] + ["wait_for_trigger()"]
+    assert spoken == [] and [t.status for t in agent.turns] == ["waiting"]
+    # redo_cycle 0: only loop_repeats counts (the same plan twice runs to its end)
+    agent, llm, _, _ = make_agent(CYCLE * 2 + ["wait_for_trigger()"], ["where is the tea?"],
+                                  redo_cycle=0)
+    agent.run()
+    assert sources(agent)[1:] == CYCLE * 2 + ["wait_for_trigger()"]
+    assert not any(LOOP_EXAMPLES["humanoid"] in prompt for prompt in llm.prompts)
+
+
+def test_repeated_cycle_lengths():
+    from llm_interaction_node.core.policy import repeated_cycle
+    a, b, c = "a()", "b()", "c()"
+    assert repeated_cycle([a, a, a], 3, 6) == 1 and repeated_cycle([a, a], 3, 6) is None
+    assert repeated_cycle([a, b, a, b], 3, 6, redo_cycle=3) is None      # a pair needs 3
+    assert repeated_cycle([a, b, a, b, a, b], 3, 6, redo_cycle=3) == 2
+    assert repeated_cycle([a, b, c, a, b, c], 3, 6, redo_cycle=3) == 3
+    assert repeated_cycle([a, b, c, a, b, c], 3, 6) is None
+    assert repeated_cycle([c, a, b, c, a, b, c], 5, 6, redo_cycle=3) == 3    # not monotonic
+
+
 def test_a_second_cycle_loop_resets_and_apologises():
-    responses = CYCLE * 3 + CYCLE * 3
+    responses = CYCLE * 2 + CYCLE * 2
     agent, _, _, spoken = make_agent(responses, ["where is the tea?"], max_statements=40)
     agent.run()
     assert spoken == [SORRY] and agent.turns[0].status == "reset"

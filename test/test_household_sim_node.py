@@ -216,7 +216,7 @@ def test_grasp_from_the_right_place_shows_in_the_scene(fast):
     def cup_in_hand():
         return any(o.name == "coffee-cup_0" and o.held_by == "right" and o.location == ""
                    for o in fast.scenes[-1].objects) if fast.scenes else False
-    fast.probe.wait_until(cup_in_hand, 10, "the cup held by the right hand in the scene")
+    fast.probe.wait_until(cup_in_hand, 30, "the cup held by the right hand in the scene")
     assert fast.scenes[-1].header.frame_id == "map"
     assert fast.state(lambda s: s["skill_calls"] == 2)["hands"] == {"left": None, "right": "coffee-cup_0"}
 

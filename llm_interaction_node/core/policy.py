@@ -4,7 +4,10 @@ As in the reference method: each error class has its own retry budget (undefined
 bad arguments 3, semantic hints of the robot API 4, imports 3, index/key errors 3), and the
 counters start again after every statement that succeeds, so only errors in a row use a
 budget up; a turn may run a bounded number of statements; a statement, or a cycle of a few
-statements, repeated ``loop_repeats`` times in a row is a loop.
+statements, repeated ``loop_repeats`` times in a row is a loop. A cycle of ``redo_cycle`` or
+more statements is a loop when done twice in a row: the whole plan again (a small model that
+finished a task and does not hand back repeats it until the statement cap, seen in benchmark
+runs), so the loop intervention comes while statements are left.
 """
 from __future__ import annotations
 
@@ -54,6 +57,7 @@ class TurnPolicy:
     max_statements: int = 15
     loop_repeats: int = 3           # a statement or cycle repeated this often in a row is a loop
     max_cycle: int = 6              # longest cycle of statements looked for
+    redo_cycle: int = 3             # cycles this long are a loop when done twice in a row
     budgets: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_BUDGETS))
 
 
@@ -85,22 +89,24 @@ class TurnState:
         """True if running ``source`` would complete ``loop_repeats`` repetitions in a row of
         one statement or of a cycle of up to ``max_cycle`` statements (e.g. A B C A B C A B C)."""
         return repeated_cycle(self.statements + [_normalise(source)], self.policy.loop_repeats,
-                              self.policy.max_cycle) is not None
+                              self.policy.max_cycle, self.policy.redo_cycle) is not None
 
     @property
     def statements_left(self) -> int:
         return self.policy.max_statements - len(self.statements)
 
 
-def repeated_cycle(statements: list[str], repeats: int, max_cycle: int) -> int | None:
+def repeated_cycle(statements: list[str], repeats: int, max_cycle: int,
+                   redo_cycle: int = 0) -> int | None:
     """The length of the shortest cycle that the END of ``statements`` repeats ``repeats``
-    times in a row, or None."""
+    times in a row (twice for cycles of ``redo_cycle`` or more statements; 0: no such rule),
+    or None."""
     if repeats < 2:
         return None
     for length in range(1, max_cycle + 1):
-        span = length * repeats
+        span = length * (2 if redo_cycle and length >= redo_cycle else repeats)
         if span > len(statements):
-            break
+            continue
         tail = statements[-span:]
         if all(tail[i] == tail[i % length] for i in range(span)):
             return length

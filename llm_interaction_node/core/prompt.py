@@ -70,16 +70,39 @@ LOOP_EXAMPLES = {
 ['mug_0', 'kettle_0']
 >>> # Repeating the same call will not change the result. Ask the user instead.
 ... ask('I cannot see a teapot. Did you mean the kettle?')
-'yes, the kettle'""",
+'yes, the kettle'
+>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'put the mug on the dining table'}
+>>> move_to(get_location_coordinates('inFrontOf_dining-table_0'))
+'success'
+>>> place_object('mug_0', 'on_dining-table_0')
+'success'
+>>> say('The mug is on the dining table.')
+>>> move_to(get_location_coordinates('inFrontOf_dining-table_0'))
+'success'
+>>> # The mug is on the table and the user knows: the task is done. Hand back, do not redo it.
+... wait_for_trigger()""",
     "tabletop": """>>> wait_for_trigger()
 {'type': 'dialog', 'text': 'put the lime block in the box'}
 >>> get_obj_names()
-['green block', 'red bowl']
+['green block', 'blue block', 'red bowl', 'yellow bowl']
 >>> get_obj_names()
-['green block', 'red bowl']
+['green block', 'blue block', 'red bowl', 'yellow bowl']
 >>> # Repeating the same call will not change the result. Wait for the user to clarify.
 ... wait_for_trigger()
 {'type': 'dialog', 'text': 'sorry, I meant the green block and the red bowl'}
 >>> put_first_on_second('green block', 'red bowl')
-'success'""",
+'success'
+>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'now the green and the blue block go into the yellow bowl'}
+>>> put_first_on_second('green block', 'yellow bowl')
+'success'
+>>> put_first_on_second('blue block', 'yellow bowl')
+'success'
+>>> put_first_on_second('green block', 'yellow bowl')
+'success'
+>>> put_first_on_second('blue block', 'yellow bowl')
+'success'
+>>> # Both blocks are in the yellow bowl: the task was done. Doing it again changes nothing.
+... wait_for_trigger()""",
 }
