@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from llm_interaction_node.eval.oracle import OracleLLM
-from llm_interaction_node.eval.harness import plan, run_protocol, run_seed
+from llm_interaction_node.eval.harness import load_records, plan, run_protocol, run_seed
 from llm_interaction_node.eval.report import compare, write_report
 from llm_interaction_node.eval.tasks import SPLITS, make_task
 from llm_interaction_node.eval.systems import make_system
@@ -101,6 +101,12 @@ def test_eval_command_and_side_by_side_report(tmp_path):
     write_report(out, "ours")
     table = compare([out])
     assert table.splitlines()[2].startswith("| ours | 100.0 | 100.0 | 0.00 |")
+    header = [c.strip() for c in table.splitlines()[0].strip("|").split("|")]
+    row = dict(zip(header, [c.strip() for c in table.splitlines()[2].strip("|").split("|")]))
+    records = load_records(out)
+    assert row["runs"] == str(len(records)) and row["learned"] == "0"     # all right first time
+    assert float(row["wall s / run"]) >= 0 and row["tokens evaluated"] in ("-", str(
+        sum(r.usage.get("evaluated_tokens", 0) for r in records)))
     cli = Path(sys.executable).parent / "llm-interaction"
     r = subprocess.run([str(cli), "eval-report", str(out), "--plot", str(tmp_path / "all.png")],
                        capture_output=True, text=True, timeout=120)

@@ -129,11 +129,16 @@ def rounds_markdown(records: list[RunRecord]) -> list[str]:
     for split, rounds in data.items():
         for x, (i, n) in sorted(rounds.items()):
             rs = [r for r in records if r.split == split and r.round == x]
-            stored = sum(1 for r in rs for entry in r.learning
-                         if entry.get("status") in ("learned", "stored_raw"))
+            stored = _stored(rs)
             out.append(f"| {split.upper()} | {x} | {len(rs)} | {_fmt(i, True)} | {_fmt(n)} "
                        f"| {stored} |")
     return out + [""]
+
+
+def _stored(records: Iterable[RunRecord]) -> int:
+    """Learned examples the runs stored (improved or, when the rewrite failed, raw)."""
+    return sum(1 for r in records for entry in r.learning
+               if entry.get("status") in ("learned", "stored_raw"))
 
 
 def tables_csv(system: str, records: list[RunRecord], price_in: float = DEFAULT_PRICE_IN,
@@ -236,7 +241,7 @@ def compare(dirs: Sequence[str | Path], price_in: float = DEFAULT_PRICE_IN,
         name = records[0].system if records else Path(d).name
         systems[name if name not in systems else f"{name} ({d})"] = records
     header = ["system"] + [f"{sp.upper()} {m}" for sp in SPLITS for m in ("s", "i", "n")] + \
-        ["tokens", "cost $"]
+        ["runs", "tokens", "cost $", "tokens evaluated", "wall s / run", "learned"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for name, records in systems.items():
         cells = [name]
@@ -246,7 +251,12 @@ def compare(dirs: Sequence[str | Path], price_in: float = DEFAULT_PRICE_IN,
                       else ["-", "-", "-"])
         p = sum(r.usage.get("prompt_tokens", 0) for r in records)
         c = sum(r.usage.get("completion_tokens", 0) for r in records)
-        cells += [str(p + c), f"{cost(p, c, price_in, price_out):.4f}"]
+        evaluated = sum(r.usage.get("evaluated_tokens", 0) for r in records)
+        wall = _mean([r.wall_s for r in records])
+        cells += [str(len(records)), str(p + c), f"{cost(p, c, price_in, price_out):.4f}",
+                  # a model that keeps its state (the embedded one) evaluates fewer than it gets
+                  str(evaluated) if evaluated else "-",
+                  "-" if wall is None else f"{wall:.0f}", str(_stored(records))]
         lines.append("| " + " | ".join(cells) + " |")
     lines += _rounds_side_by_side(systems)
     if plot:
