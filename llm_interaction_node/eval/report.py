@@ -12,7 +12,7 @@ import csv
 import io
 import json
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -132,6 +132,42 @@ def rounds_markdown(records: list[RunRecord]) -> list[str]:
             stored = _stored(rs)
             out.append(f"| {split.upper()} | {x} | {len(rs)} | {_fmt(i, True)} | {_fmt(n)} "
                        f"| {stored} |")
+    return out + [""]
+
+
+OUTCOMES = ("right first time", "right after feedback", "right after the solution",
+            "error: statement cap", "error: loop reset", "error: other", "not right in time")
+
+
+def run_outcome(record: RunRecord) -> str:
+    """How a run ended, in the terms of the learning loop: only "right after feedback" (no
+    solution given) makes the simulated user ask to learn (seed, section B)."""
+    if record.success:
+        if record.first_success == 0:
+            return OUTCOMES[0]
+        told = any(kind == "solution" for kind, _ in record.utterances[:record.first_success + 1])
+        return OUTCOMES[2] if told else OUTCOMES[1]
+    if record.errors:
+        last = record.errors[-1]
+        if "statements in one turn" in last:
+            return OUTCOMES[3]
+        return OUTCOMES[4] if last.startswith("reset") else OUTCOMES[5]
+    return OUTCOMES[6]
+
+
+def outcomes_markdown(systems: dict[str, list[RunRecord]]) -> list[str]:
+    """Per system: how many runs ended which way, how often the user asked to learn, what
+    the learn calls did."""
+    header = ["system"] + list(OUTCOMES) + ["asked to learn", "learn calls: status"]
+    out = ["How the runs ended (`eval.report.run_outcome`)", "",
+           "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for name, records in systems.items():
+        counts = Counter(run_outcome(r) for r in records)
+        asked = sum(1 for r in records for kind, _ in r.utterances if kind == "learn")
+        calls = Counter(str(e.get("status")) for r in records for e in r.learning)
+        out.append("| " + " | ".join([name] + [str(counts.get(o, 0)) for o in OUTCOMES]
+                                     + [str(asked), ", ".join(f"{k} {v}" for k, v in
+                                                              sorted(calls.items())) or "-"]) + " |")
     return out + [""]
 
 
@@ -258,6 +294,7 @@ def compare(dirs: Sequence[str | Path], price_in: float = DEFAULT_PRICE_IN,
                   str(evaluated) if evaluated else "-",
                   "-" if wall is None else f"{wall:.0f}", str(_stored(records))]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += [""] + outcomes_markdown(systems)
     lines += _rounds_side_by_side(systems)
     if plot:
         plot_rounds(systems, plot)

@@ -1,0 +1,42 @@
+"""How a run ended, in the terms of the learning loop (eval/report.py)."""
+from llm_interaction_node.eval.harness import RunRecord
+from llm_interaction_node.eval.report import OUTCOMES, outcomes_markdown, run_outcome
+
+
+def record(success, first, kinds, errors=(), learning=()):
+    r = RunRecord("ours", "sa_si", "blocks_in_bowl", 1, 0, "put the blocks in the red bowl")
+    r.success, r.first_success = success, first
+    r.utterances = [[k, f"utterance {i}"] for i, k in enumerate(kinds)]
+    r.errors, r.learning = list(errors), list(learning)
+    return r
+
+
+def test_run_outcomes():
+    assert run_outcome(record(True, 0, ["instruction"])) == "right first time"
+    assert run_outcome(record(True, 2, ["instruction", "high_level", "high_level", "learn"],
+                              learning=[{"status": "learned"}])) == "right after feedback"
+    # the solution was given before the first success: the user does not ask to learn
+    assert run_outcome(record(True, 3, ["instruction", "high_level", "high_level", "solution"])) \
+        == "right after the solution"
+    # a later solution does not matter for a success before it
+    assert run_outcome(record(True, 1, ["instruction", "high_level", "solution"])) \
+        == "right after feedback"
+    cap = "error: the limit of 15 statements in one turn was reached"
+    assert run_outcome(record(False, None, ["instruction"], [cap])) == "error: statement cap"
+    assert run_outcome(record(False, None, ["instruction"], ["reset: the same statement was "
+                                                             "repeated again"])) == "error: loop reset"
+    assert run_outcome(record(False, None, ["instruction"], ["error: too many errors"])) \
+        == "error: other"
+    assert run_outcome(record(False, None, ["instruction"] + ["high_level"] * 5)) \
+        == "not right in time"
+
+
+def test_outcome_table_counts_learn_requests_and_calls():
+    records = [record(True, 0, ["instruction"]),
+               record(True, 1, ["instruction", "high_level", "learn"],
+                      learning=[{"status": "learned"}, {"status": "refused"}])]
+    lines = outcomes_markdown({"ours": records})
+    header = [c.strip() for c in lines[2].strip("|").split("|")]
+    row = dict(zip(header, [c.strip() for c in lines[4].strip("|").split("|")]))
+    assert [row[o] for o in OUTCOMES] == ["1", "1", "0", "0", "0", "0", "0"]
+    assert row["asked to learn"] == "1" and row["learn calls: status"] == "learned 1, refused 1"
