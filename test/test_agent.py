@@ -1,7 +1,7 @@
 """The interaction loop against the real in-process household world; only the LLM is scripted."""
 import pytest
 
-from llm_interaction_node.core.agent import SORRY, AgentConfig
+from llm_interaction_node.core.agent import LOOP_NOTE, SORRY, AgentConfig
 from llm_interaction_node.core.console import NEW_TASK_MARKER
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM
 from llm_interaction_node.core.policy import TurnPolicy
@@ -165,8 +165,8 @@ def test_a_repeated_cycle_of_statements_is_a_loop():
     closing = 3 * len(PAIR) - 1              # index of the call whose statement closes it
     assert LOOP_EXAMPLES["humanoid"] not in llm.prompts[closing]
     assert LOOP_EXAMPLES["humanoid"] in llm.prompts[closing + 1]
-    # the statement that completed the third repetition was not run
-    assert sources(agent)[1:] == (PAIR * 3)[:closing] + ["wait_for_trigger()"]
+    # the statement that completed the third repetition was not run; a note took its place
+    assert sources(agent)[1:] == (PAIR * 3)[:closing] + ["# " + LOOP_NOTE, "wait_for_trigger()"]
     assert spoken == [] and [t.status for t in agent.turns] == ["waiting"]
 
 
@@ -181,7 +181,7 @@ def test_a_plan_done_twice_in_a_row_is_a_loop():
     closing = 2 * len(CYCLE) - 1
     assert LOOP_EXAMPLES["humanoid"] not in llm.prompts[closing]
     assert LOOP_EXAMPLES["humanoid"] in llm.prompts[closing + 1]
-    assert sources(agent)[1:] == (CYCLE * 2)[:closing] + ["wait_for_trigger()"]
+    assert sources(agent)[1:] == (CYCLE * 2)[:closing] + ["# " + LOOP_NOTE, "wait_for_trigger()"]
     assert spoken == [] and [t.status for t in agent.turns] == ["waiting"]
     # redo_cycle 0: only loop_repeats counts (the same plan twice runs to its end)
     agent, llm, _, _ = make_agent(CYCLE * 2 + ["wait_for_trigger()"], ["where is the tea?"],

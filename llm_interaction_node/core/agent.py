@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 WAIT = "wait_for_trigger()"
 SORRY = "I'm sorry, I don't know how to proceed with this."
 STOPPED = "Okay, I stopped."
+# written into the transcript (not run) in place of the statement that closed the first loop
+LOOP_NOTE = ("That repeats what was already done. If the task is done, hand back with "
+             "wait_for_trigger(); otherwise try something different.")
 
 ExampleSource = Callable[[Sequence[str]], Sequence[str]]
 
@@ -243,6 +246,8 @@ class Agent:
             log.info("loop detected, adding the loop-prevention example: %s", source)
             self._loop_intervention = True
             self.turn.record_statement(source)
+            # a small model follows the transcript more than an example: say it there too
+            self.console.annotate(LOOP_NOTE)
             return
         log.info("second loop in one turn: resetting the interaction")
         self.console.new_task(marker=True)
