@@ -6,7 +6,8 @@ It reads the prompt the way a model would see it and answers:
 
 * console prompts (ours, ending in ``>>>``): the next statement of the solution program of
   the instruction in the current interaction, then ``wait_for_trigger()``; for instructions
-  in ``fail_first`` it first hands back without doing anything (so the user gives feedback);
+  in ``fail_first`` it first only looks (``get_obj_names()``) and hands back (so the user
+  gives feedback);
   after a request to learn it calls ``learn_from_interaction()``;
 * L_improve chats: a problem, an improvement and an improved transcript;
 * other completions (CaP-style: the whole program at once): the program of the latest
@@ -22,6 +23,7 @@ from ..core.llm import ScriptedLLM
 from .tasks import solution_program
 
 WAIT = "wait_for_trigger()"
+LOOK = "get_obj_names()"
 
 
 def statements(program: str) -> list[str]:
@@ -74,6 +76,10 @@ class OracleLLM(ScriptedLLM):
         if is_learning_request(last):
             return "learn_from_interaction()" if not after else WAIT
         if last == instruction and instruction in self.fail_first and instruction not in self.failed:
+            # look, then hand back without acting (a bare hand-back would be asked again:
+            # the agent's idle retries)
+            if not after:
+                return LOOK
             self.failed.add(instruction)
             return WAIT
         program = self.programs[instruction]
