@@ -17,6 +17,7 @@ import argparse
 import sys
 import tempfile
 
+from ..core.llm.local import common_prefix
 from ..core.llm.models import get as get_model
 from ..core.memory.store import ExampleMemory, MemoryConfig, stable_order
 from ..core.prompt import HEADERS, PromptBuilder
@@ -27,15 +28,6 @@ from ..paths import config_path
 from ..session import build_console, make_world
 
 ORDERS = ("similarity", "file", "stable", "stable_nearest")
-
-
-def shared_prefix(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def main(argv=None) -> int:
@@ -79,7 +71,7 @@ def main(argv=None) -> int:
                                     f">>> wait_for_trigger()\n{{'type': 'dialog', 'text': "
                                     f"{task.instruction!r}}}")
                 tokens = tokenizer.tokenize(text.encode("utf-8"), add_bos=True, special=True)
-                reuse = max([0] + [shared_prefix(s, tokens) for s in seen])
+                reuse = max([0] + [common_prefix(s, tokens) for s in seen])
                 seen.append(tokens)
                 sent += len(tokens)
                 evaluate += len(tokens) - reuse
