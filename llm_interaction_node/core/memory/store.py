@@ -475,9 +475,12 @@ class ExampleMemory:
     @_locked
     def seed_centrality(self) -> dict[str, float]:
         """:func:`seed_centrality` of the seed examples, recomputed when the seed set changes."""
-        found = self.collection.get(where={"source": "seed"}, include=["embeddings", "metadatas"])
-        signature = tuple(sorted(found["ids"]))
+        # called per prompt: ids alone tell whether the seed set changed; vectors only then
+        ids = self.collection.get(where={"source": "seed"}, include=[])["ids"]
+        signature = tuple(sorted(ids))
         if self._centrality is None or self._centrality[0] != signature:
+            found = self.collection.get(ids=list(ids), include=["embeddings", "metadatas"]) \
+                if ids else {"embeddings": [], "metadatas": []}
             keys: dict[str, list] = {}
             origin = {}
             for vec, meta in zip(found["embeddings"], found["metadatas"]):
