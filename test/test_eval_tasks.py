@@ -63,6 +63,7 @@ def test_sampled_attributes_come_from_the_split(split):
     allowed = T.attributes_for(split)
     values = {v for k in ("places", "directions", "distances", "magnitudes", "nths", "lines")
               for v in allowed[k]}
+    counts = {tid: set() for tid in T.TEMPLATE_IDS}
     for tid in T.TEMPLATE_IDS:
         for seed in range(10):
             task = make_task(tid, split, seed)
@@ -75,8 +76,15 @@ def test_sampled_attributes_come_from_the_split(split):
                 else:
                     assert v in values
             assert all(n.split()[0] in allowed["colors"] for n in task.objects)
-            assert 3 <= len(task.blocks) <= 4 and 3 <= len(task.bowls) <= 4
+            t = T.TEMPLATES[tid]                                        # 1-4 of each (reference)
+            assert max(1, t.min_blocks) <= len(task.blocks) <= 4
+            assert max(1, t.min_bowls) <= len(task.bowls) <= 4
             assert len(task.objects) <= T.MAX_OBJECTS
+            counts[tid].add((len(task.blocks), len(task.bowls)))
+    for tid, seen in counts.items():       # the sizes vary, small scenes included
+        assert len(seen) >= 3, (tid, seen)
+    assert {1} <= {b for s in counts.values() for b, _ in s} and \
+        {1} <= {w for s in counts.values() for _, w in s}
 
 
 # ---------------------------------------------------------------------------- checks

@@ -1,4 +1,4 @@
-"""The CaP tabletop evaluation tasks: 14 instruction templates, scenes, success checks, solutions.
+"""The CaP tabletop evaluation tasks: 14 instruction templates, one class each.
 
 Protocol (``notes/protocol.md``, sections "CaP tabletop world" and "Evaluation protocol"):
 
@@ -6,7 +6,9 @@ Protocol (``notes/protocol.md``, sections "CaP tabletop world" and "Evaluation p
   ``sa_si`` samples the seen attributes, ``ua_si`` / ``ua_ui`` the unseen ones
   (:data:`SEEN_ATTRIBUTES`, :data:`UNSEEN_ATTRIBUTES`).
 * A :class:`Task` is one filled instruction plus the object names of its scene: the named
-  objects and random distractors (3-4 blocks, 3-4 bowls), all coloured from the split's colour
+  objects and random others, 1-4 blocks and 1-4 bowls as in the reference
+  (``cap_simulation/setup.py``), at most :data:`MAX_OBJECTS` in all, and at least what the
+  template needs to be solvable (:attr:`Template.min_blocks`); colours from the split's colour
   set. :func:`make_task` is deterministic in ``(template_id, split, seed)``.
 * :func:`make_world` builds the world with ``factory(names, seed)`` (any
   :class:`~llm_interaction_node.core.apis.tabletop.TabletopRobot`; default the 2-D world).
@@ -15,22 +17,30 @@ Protocol (``notes/protocol.md``, sections "CaP tabletop world" and "Evaluation p
   it tries world seeds ``task.seed * 1000 + k`` for ``k = 0, 1, ...`` (at most
   ``max_attempts``) until :func:`feasible` holds for the initial positions, and records the
   seed used in ``task.world_seed``.
-* ``template.check(initial, final, task)`` decides success from object positions
-  (name -> xyz; blocks' centres, bowls' bases) with the CaP criteria; which block an
-  nth / direction / closest / farthest instruction meant is decided on the *initial* positions.
-* :func:`solution_program` is a correct scripted program (only the tabletop API functions plus
-  plain Python and ``np``); :func:`solution_text` the explicit solution in plain words, for the
-  simulated user.
+
+Each template (a :class:`Template` subclass) holds everything about one instruction:
+``sample`` (attributes), ``scene`` (object names), ``feasible``, ``check`` (success from object
+positions, name -> xyz; blocks' centres, bowls' bases; CaP criteria; which block an nth /
+direction / closest / farthest instruction meant is decided on the *initial* positions),
+``program`` (a correct scripted program: only the tabletop API functions, plain Python and
+``np``), ``text`` (the explicit solution in plain words, for the simulated user), ``meaning``
+(what the instruction refers to in a scene, for "initial condition destroyed"), ``needed``
+(the blocks it cannot be solved without) and ``mismatch`` (what a person sees is wrong, as
+:class:`~.observe.Fact` records).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import numpy as np
 
-from ..core.apis.tabletop import DEFAULT_BOUNDS, PLACE_INSET
+from ..core.apis.tabletop import PLACE_INSET
+from .observe import (BLOCK_TOL, BOUNDS, BOWL_TOL, CORNERS, DIRECTIONS, HIGHER, OPPOSITE,
+                      PLACE_TOL, PLACES, RANGE_XY, SIDE_OF, Fact, Positions, at_place,
+                      blocks_of, bowls_of, color, hdist, in_bowl, joined, moved_objects,
+                      on_block, ordinal, place_phrase, side_of, where, xy, z)
 
 SPLITS = ("sa_si", "ua_si", "ua_ui")
 
@@ -53,24 +63,7 @@ UNSEEN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "lines": ("diagonal",),
 }
 
-BOUNDS = DEFAULT_BOUNDS.copy()
-RANGE_XY = BOUNDS[:2, 1] - BOUNDS[:2, 0]            # 0.6 m along x and along y
-PLACES: dict[str, tuple[float, float]] = {          # named places, inset 5 cm (CaP)
-    "top left corner": (-0.25, -0.25), "top side": (0.0, -0.25), "top right corner": (0.25, -0.25),
-    "left side": (-0.25, -0.5), "middle": (0.0, -0.5), "right side": (0.25, -0.5),
-    "bottom left corner": (-0.25, -0.75), "bottom side": (0.0, -0.75),
-    "bottom right corner": (0.25, -0.75),
-}
-CORNERS = ("top left corner", "top right corner", "bottom left corner", "bottom right corner")
-DIRECTIONS: dict[str, tuple[float, float]] = {
-    "top": (0.0, 1.0), "bottom": (0.0, -1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
 NTH = {"first": 0, "second": 1, "third": 2, "fourth": 3}
-
-# success criteria (CaP)
-PLACE_TOL = 0.06            # at a named place: horizontal distance < 6 cm
-BOWL_TOL = 0.06             # in a bowl: < 6 cm and higher
-BLOCK_TOL = 0.04            # on a block: < 4 cm and higher
-HIGHER = 0.01               # "higher" on a block: centre at least 1 cm above the lower centre
 BLOCK_SIZE = 0.04
 LINE_TOL = 0.05 * float(RANGE_XY.max())    # collinear within 5 % of the workspace (3 cm)
 MAGNITUDE_SPLIT = 1.0 / 3.0                # 'a little' <= 1/3 of the axis range, 'a lot' > 1/3
@@ -80,7 +73,12 @@ PLACE_CLEAR_BOWL = 0.12     # no bowl this close to a target point
 PLACE_CLEAR_BLOCK = 0.06    # no other block this close to a target point
 MAGNITUDE_OFFSET = {"a little": 0.10, "a lot": 0.25}   # the scripted solution's distances
 LINE_SPACING = 0.12
-MAX_OBJECTS = 7             # blocks + bowls in a scene
+SCENE_BLOCKS = (1, 4)       # blocks in a scene (reference: 1-4)
+SCENE_BOWLS = (1, 4)        # bowls in a scene (reference: 1-4)
+MAX_OBJECTS = 7             # blocks + bowls: the CaP spawn rule (15 cm apart in a 40 x 40 cm
+                            # area) fails for 8 objects more often than not
+REFERENCE_MOVED = 0.03      # m: a reference bowl moved this far changes what "next to it" means
+STACK_LEFT_BEHIND = 0.08    # m: a block this close to where a moved block stood stayed behind
 
 
 # ---------------------------------------------------------------------------- data
@@ -109,35 +107,6 @@ class Task:
         return [n for n in self.objects if n.endswith(" bowl")]
 
 
-Positions = Mapping[str, np.ndarray]
-
-
-@dataclass(frozen=True)
-class Template:
-    """An instruction template with its sampler, scene generator, check and solutions."""
-
-    id: str
-    seen: bool
-    pattern: str                                                    # str.format with attributes
-    sample: Callable[[str, np.random.Generator], dict[str, str]]    # (split, rng) -> attributes
-    scene: Callable[[dict[str, str], str, np.random.Generator], list[str]]
-    check: Callable[[Positions, Positions, Task], bool]             # (initial, final, task)
-    program: Callable[[Task], str]
-    text: Callable[[Task, Positions | None], str]
-    feasible: Callable[[Task, Positions], bool] = field(default=lambda task, pos: True)
-
-    @property
-    def splits(self) -> tuple[str, ...]:
-        return ("sa_si", "ua_si") if self.seen else ("ua_ui",)
-
-    def sample_attributes(self, split: str, rng: np.random.Generator) -> dict[str, str]:
-        return self.sample(split, rng)
-
-    def make_scene(self, attributes: dict[str, str], split: str,
-                   rng: np.random.Generator) -> list[str]:
-        return self.scene(attributes, split, rng)
-
-
 def attributes_for(split: str) -> dict[str, tuple[str, ...]]:
     """The attribute sets a split samples from (seen for sa_si, unseen otherwise)."""
     if split not in SPLITS:
@@ -146,51 +115,21 @@ def attributes_for(split: str) -> dict[str, tuple[str, ...]]:
 
 
 # ---------------------------------------------------------------------------- geometry
-def _xy(p) -> np.ndarray:
-    return np.asarray(p, dtype=float).reshape(-1)[:2]
+_xy, _z, _hdist, _blocks, _bowls = xy, z, hdist, blocks_of, bowls_of   # short local names
 
 
-def _z(p) -> float:
-    p = np.asarray(p, dtype=float).reshape(-1)
-    return float(p[2]) if p.shape[0] >= 3 else 0.0
+def _in_bounds(p, margin: float = MARGIN) -> bool:
+    p = _xy(p)
+    return bool(np.all(p >= BOUNDS[:2, 0] + margin) and np.all(p <= BOUNDS[:2, 1] - margin))
 
 
-def _hdist(a, b) -> float:
-    return float(np.linalg.norm(_xy(a) - _xy(b)))
-
-
-def _blocks(pos: Positions) -> list[str]:
-    return [n for n in pos if n.endswith(" block")]
-
-
-def _bowls(pos: Positions) -> list[str]:
-    return [n for n in pos if n.endswith(" bowl")]
-
-
-def at_place(p, place_xy) -> bool:
-    return _hdist(p, place_xy) < PLACE_TOL
-
-
-def in_bowl(block_p, bowl_p) -> bool:
-    return _hdist(block_p, bowl_p) < BOWL_TOL and _z(block_p) > _z(bowl_p)
-
-
-def on_block(upper_p, lower_p) -> bool:
-    return _hdist(upper_p, lower_p) < BLOCK_TOL and _z(upper_p) > _z(lower_p) + HIGHER
-
-
-def _in_bounds(xy, margin: float = MARGIN) -> bool:
-    xy = _xy(xy)
-    return bool(np.all(xy >= BOUNDS[:2, 0] + margin) and np.all(xy <= BOUNDS[:2, 1] - margin))
-
-
-def _place_clear(xy, pos: Positions, moving: tuple[str, ...] = ()) -> bool:
+def _place_clear(point, pos: Positions, moving: tuple[str, ...] = ()) -> bool:
     """No bowl and no (other, unmoved) block near a target point."""
     for n, p in pos.items():
         if n in moving:
             continue
         limit = PLACE_CLEAR_BOWL if n.endswith(" bowl") else PLACE_CLEAR_BLOCK
-        if _hdist(p, xy) < limit:
+        if _hdist(p, point) < limit:
             return False
     return True
 
@@ -216,17 +155,27 @@ def block_in_direction(bowl: str, direction: str, pos: Positions) -> str | None:
     return min(cands, key=cands.get) if cands else None
 
 
+def _order_from(direction: str, pos: Positions) -> list[str]:
+    """The blocks counted from the ``direction`` edge (first = most extreme)."""
+    u = np.array(DIRECTIONS[direction])
+    return sorted(_blocks(pos), key=lambda n: -float(_xy(pos[n]) @ u))
+
+
 def nth_block_from(nth: str, direction: str, pos: Positions) -> str | None:
     """The nth block counted from the ``direction`` edge (first = most extreme)."""
-    u = np.array(DIRECTIONS[direction])
-    order = sorted(_blocks(pos), key=lambda n: -float(_xy(pos[n]) @ u))
+    order = _order_from(direction, pos)
     k = NTH[nth]
     return order[k] if k < len(order) else None
 
 
+def _by_distance(bowl: str, pos: Positions) -> list[str]:
+    """The blocks from the closest to the bowl to the farthest."""
+    return sorted(_blocks(pos), key=lambda n: _hdist(pos[n], pos[bowl]))
+
+
 def block_by_distance(bowl: str, distance: str, pos: Positions) -> str:
-    d = {n: _hdist(pos[n], pos[bowl]) for n in _blocks(pos)}
-    return (min if distance == "closest" else max)(d, key=d.get)
+    order = _by_distance(bowl, pos)
+    return order[0] if distance == "closest" else order[-1]
 
 
 def corner_by_distance(bowl: str, distance: str, pos_bowl) -> str:
@@ -246,14 +195,19 @@ def line_class(slope_abs: float) -> str | None:
 
 def fit_line(xys: np.ndarray) -> tuple[float, float]:
     """Total-least-squares line through points: (|slope|, max perpendicular residual)."""
+    slope, resid, _ = _line_fit(xys)
+    return slope, float(np.max(resid))
+
+
+def _line_fit(xys: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """(|slope|, perpendicular residual per point, direction) of the TLS line."""
     pts = np.asarray(xys, dtype=float)
     c = pts - pts.mean(axis=0)
     _, _, vt = np.linalg.svd(c)
     d = vt[0]
     normal = np.array([-d[1], d[0]])
-    resid = float(np.max(np.abs(c @ normal)))
     slope = float("inf") if abs(d[0]) < 1e-12 else abs(float(d[1] / d[0]))
-    return slope, resid
+    return slope, np.abs(c @ normal), d
 
 
 # ---------------------------------------------------------------------------- scenes
@@ -266,40 +220,44 @@ def _pick(rng: np.random.Generator, values, k: int = 1) -> list:
     return [values[i] for i in idx]
 
 
-def _scene(split: str, rng: np.random.Generator, blocks=(), bowls=(), n_blocks=None,
-           n_bowls=None, same_colors=False) -> list[str]:
-    """Named blocks/bowls plus random distractors: 3-4 blocks and 3-4 bowls but at most
-    MAX_OBJECTS in all (the CaP spawn rule, 15 cm apart in a 40 x 40 cm area, fails for 8
-    objects more often than not), colours from the split's colour set. ``same_colors``: one
-    bowl per block in the blocks' colours (3 + 3)."""
+def _one(split, rng, key) -> str:
+    return str(_pick(rng, list(attributes_for(split)[key]))[0])
+
+
+def _block(split, rng) -> str:
+    return f"{_pick(rng, _colors(split))[0]} block"
+
+
+def _bowl(split, rng) -> str:
+    return f"{_pick(rng, _colors(split))[0]} bowl"
+
+
+def _scene(split: str, rng: np.random.Generator, blocks=(), bowls=(), min_blocks: int = 1,
+           min_bowls: int = 1, same_colors: bool = False) -> list[str]:
+    """The named blocks / bowls plus random others: 1-4 blocks and 1-4 bowls (at least the
+    named ones and the minima), at most MAX_OBJECTS in all; colours from the split's colour
+    set. ``same_colors``: every block has a bowl of its colour (and maybe other bowls)."""
     colors = _colors(split)
+    n_blocks = max(int(rng.integers(SCENE_BLOCKS[0], SCENE_BLOCKS[1] + 1)), len(blocks), min_blocks)
     if same_colors:
-        n_blocks = MAX_OBJECTS // 2
-    n_blocks = max(n_blocks or int(rng.integers(3, 5)), len(blocks))
-    block_colors = [b.split()[0] for b in blocks]
-    rest = [c for c in colors if c not in block_colors]
-    block_colors += _pick(rng, rest, n_blocks - len(block_colors))
-    if same_colors:
-        bowl_colors = list(block_colors)
-    else:
-        n_bowls = max(min(n_bowls or int(rng.integers(3, 5)), MAX_OBJECTS - n_blocks), len(bowls))
-        bowl_colors = [b.split()[0] for b in bowls]
-        rest = [c for c in colors if c not in bowl_colors]
-        bowl_colors += _pick(rng, rest, n_bowls - len(bowl_colors))
+        n_blocks = min(n_blocks, MAX_OBJECTS // 2)
+    n_bowls = max(int(rng.integers(SCENE_BOWLS[0], SCENE_BOWLS[1] + 1)), len(bowls), min_bowls,
+                  n_blocks if same_colors else 0)
+    n_bowls = max(min(n_bowls, MAX_OBJECTS - n_blocks), len(bowls), min_bowls)
+    block_colors = [color(b) for b in blocks]
+    block_colors += _pick(rng, [c for c in colors if c not in block_colors], n_blocks - len(block_colors))
+    bowl_colors = list(block_colors) if same_colors else [color(b) for b in bowls]
+    bowl_colors += _pick(rng, [c for c in colors if c not in bowl_colors], n_bowls - len(bowl_colors))
     order_b = rng.permutation(len(block_colors))
     order_w = rng.permutation(len(bowl_colors))
     return ([f"{block_colors[i]} block" for i in order_b]
             + [f"{bowl_colors[i]} bowl" for i in order_w])
 
 
-def _one(split, rng, key) -> str:
-    return str(_pick(rng, list(attributes_for(split)[key]))[0])
-
-
 # ---------------------------------------------------------------------------- program text
-def _norm_literal(xy) -> str:
+def _norm_literal(point) -> str:
     """A named place as ``denormalize_xy([..])`` (the places span denormalize's square)."""
-    x, y = xy
+    x, y = point
     lo = BOUNDS[:2, 0] + PLACE_INSET
     span = RANGE_XY - 2 * PLACE_INSET
     nx = Fraction(round((x - lo[0]) / span[0] * 12), 12)
@@ -324,357 +282,688 @@ def _vec(direction: str) -> str:
     return f"np.array([{x}, {y}])"
 
 
-def _joined(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+def _the(names) -> str:
+    return joined(["the " + n for n in names])
+
+
+# ---------------------------------------------------------------------------- mismatch helpers
+def _misplaced(names, initial: Positions, final: Positions, wanted: str,
+               anonymous: bool = False) -> list[Fact]:
+    """For objects not where ``wanted``: ``missing`` if the robot left them, else
+    ``wrong_place`` with where they ended (``anonymous``: without naming them)."""
+    moved = set(moved_objects(initial, final))
+    out = []
+    for n in names:
+        objects = () if anonymous else (n,)
+        if n in moved:
+            out.append(Fact("wrong_place", objects, where(n, final), wanted))
+        else:
+            out.append(Fact("missing", objects, where(n, final), wanted))
+    return out
+
+
+def _moved_blocks(initial: Positions, final: Positions) -> list[str]:
+    return [n for n in moved_objects(initial, final) if n.endswith(" block")]
+
+
+# ---------------------------------------------------------------------------- the template base
+class Template:
+    """An instruction template. Subclasses set ``id``, ``seen``, ``pattern`` and override
+    what differs from the defaults (a scene with the named objects; feasible; no meaning that
+    depends on positions; every block needed)."""
+
+    id: str = ""
+    seen: bool = True
+    pattern: str = ""                  # str.format with the attributes
+    min_blocks: int = 1
+    min_bowls: int = 1
+    selection: bool = False            # the instruction selects a block / corner by a relation
+
+    @property
+    def splits(self) -> tuple[str, ...]:
+        return ("sa_si", "ua_si") if self.seen else ("ua_ui",)
+
+    def sample(self, split: str, rng: np.random.Generator) -> dict[str, str]:
+        return {}
+
+    def scene(self, a: dict[str, str], split: str, rng: np.random.Generator) -> list[str]:
+        return _scene(split, rng, blocks=[v for v in a.values() if v.endswith(" block")],
+                      bowls=[v for v in a.values() if v.endswith(" bowl")],
+                      min_blocks=self.min_blocks, min_bowls=self.min_bowls)
+
+    def feasible(self, task: Task, pos: Positions) -> bool:
+        return True
+
+    def check(self, initial: Positions, final: Positions, task: Task) -> bool:
+        raise NotImplementedError
+
+    def program(self, task: Task) -> str:
+        raise NotImplementedError
+
+    def text(self, task: Task, pos: Positions | None = None) -> str:
+        raise NotImplementedError
+
+    def mismatch(self, task: Task, initial: Positions, final: Positions) -> list[Fact]:
+        """What is visibly wrong after a failed round (called only when something moved)."""
+        raise NotImplementedError
+
+    def meaning(self, task: Task, pos: Positions):
+        """What the instruction refers to in ``pos`` when that depends on positions (the
+        block to the left of ..., the corner nearest to ...); None otherwise."""
+        return None
+
+    def needed(self, task: Task, pos: Positions | None) -> set[str]:
+        """The blocks the task cannot be solved without."""
+        named = {v for v in task.attributes.values() if v.endswith(" block")}
+        return named or set(task.blocks)
+
+
+def _named_block_mismatch(block: str, initial: Positions, final: Positions,
+                          wanted: str) -> list[Fact]:
+    """The named ``block`` is not ``wanted``: where it is, and which other block was moved
+    in its place."""
+    facts = _misplaced([block], initial, final, wanted)
+    if facts[0].kind == "missing":
+        facts += [Fact("extra", (b,), where(b, final), f"the {block}")
+                  for b in _moved_blocks(initial, final) if b != block]
+    return facts
+
+
+def _selected_mismatch(meant: str | None, describe: Callable[[str], tuple[str, str]],
+                       place: str, initial: Positions, final: Positions) -> list[Fact]:
+    """For a selection task (the block meant by a relation goes to ``place``): a block other
+    than the meant one was taken -> ``wrong_block`` with what it is (``describe`` gives
+    (what it is, what was asked)); the meant block ended elsewhere -> ``wrong_place``. The
+    meant block is never named."""
+    moved = _moved_blocks(initial, final)
+    if meant in moved:
+        return _misplaced([meant], initial, final, place_phrase(place), anonymous=True)
+    wrong = [b for b in moved if b != meant]
+    if not wrong:
+        return [Fact("missing", (), "", place_phrase(place))]
+    what, asked = describe(wrong[0])
+    return [Fact("wrong_block", (), where(wrong[0], final), asked, what)]
 
 
 # ---------------------------------------------------------------------------- 1 block on block
-def _s_block_on_block(split, rng):
-    c1, c2 = _pick(rng, _colors(split), 2)
-    return {"block1": f"{c1} block", "block2": f"{c2} block"}
+class BlockOnBlock(Template):
+    id, seen = "block_on_block", True
+    pattern = "pick up the {block1} and place it on the {block2}"
+    min_blocks = 2
+
+    def sample(self, split, rng):
+        c1, c2 = _pick(rng, _colors(split), 2)
+        return {"block1": f"{c1} block", "block2": f"{c2} block"}
+
+    def check(self, initial, final, task):
+        a = task.attributes
+        return on_block(final[a["block1"]], final[a["block2"]])
+
+    def program(self, task):
+        a = task.attributes
+        return f"put_first_on_second('{a['block1']}', '{a['block2']}')\n"
+
+    def text(self, task, pos=None):
+        a = task.attributes
+        return f"Put the {a['block1']} on top of the {a['block2']}."
+
+    def mismatch(self, task, initial, final):
+        a = task.attributes
+        if on_block(final[a["block2"]], final[a["block1"]]):
+            return [Fact("reversed", (a["block2"], a["block1"]))]
+        return _named_block_mismatch(a["block1"], initial, final, f"on the {a['block2']}")
 
 
-def _c_block_on_block(initial, final, task):
-    a = task.attributes
-    return on_block(final[a["block1"]], final[a["block2"]])
+# ---------------------------------------------------------------------------- 2 block in bowl
+class BlockInBowl(Template):
+    id, seen = "block_in_bowl", True
+    pattern = "pick up the {block} and place it on the {bowl}"
 
+    def sample(self, split, rng):
+        return {"block": _block(split, rng), "bowl": _bowl(split, rng)}
 
-# ---------------------------------------------------------------------------- 2 block on bowl
-def _s_block_bowl(split, rng):
-    return {"block": f"{_pick(rng, _colors(split))[0]} block",
-            "bowl": f"{_pick(rng, _colors(split))[0]} bowl"}
+    def check(self, initial, final, task):
+        a = task.attributes
+        return in_bowl(final[a["block"]], final[a["bowl"]])
 
+    def program(self, task):
+        a = task.attributes
+        return f"put_first_on_second('{a['block']}', '{a['bowl']}')\n"
 
-def _c_block_on_bowl(initial, final, task):
-    a = task.attributes
-    return in_bowl(final[a["block"]], final[a["bowl"]])
+    def text(self, task, pos=None):
+        a = task.attributes
+        return f"Put the {a['block']} in the {a['bowl']}."
+
+    def mismatch(self, task, initial, final):
+        a = task.attributes
+        return _named_block_mismatch(a["block"], initial, final, f"in the {a['bowl']}")
 
 
 # ---------------------------------------------------------------------------- 3 blocks on place
-def _c_blocks_on_place(initial, final, task):
-    xy = PLACES[task.attributes["place"]]
-    return all(at_place(final[b], xy) for b in _blocks(final))
+class BlocksOnPlace(Template):
+    id, seen = "blocks_on_place", True
+    pattern = "put all the blocks on the {place}"
 
+    def sample(self, split, rng):
+        return {"place": _one(split, rng, "places")}
 
-def _f_place_all(task, pos):
-    return _place_clear(PLACES[task.attributes["place"]], pos, moving=tuple(_blocks(pos)))
+    def feasible(self, task, pos):
+        return _place_clear(PLACES[task.attributes["place"]], pos, moving=tuple(_blocks(pos)))
 
+    def check(self, initial, final, task):
+        target = PLACES[task.attributes["place"]]
+        return all(at_place(final[b], target) for b in _blocks(final))
 
-def _p_blocks_on_place(task):
-    return (f"target = {_place_expr(task.attributes['place'])}\n" + _BLOCK_LIST
-            + "for block in blocks:\n    put_first_on_second(block, target)\n")
+    def program(self, task):
+        return (f"target = {_place_expr(task.attributes['place'])}\n" + _BLOCK_LIST
+                + "for block in blocks:\n    put_first_on_second(block, target)\n")
 
+    def text(self, task, pos=None):
+        return (f"Put the blocks on the {task.attributes['place']} one after another: "
+                f"{_the(task.blocks)}.")
 
-def _t_blocks_on_place(task, pos=None):
-    return (f"Put the blocks on the {task.attributes['place']} one after another: "
-            f"{_joined(['the ' + b for b in task.blocks])}.")
+    def mismatch(self, task, initial, final):
+        place = task.attributes["place"]
+        left = [b for b in _blocks(final) if not at_place(final[b], PLACES[place])]
+        return _misplaced(left, initial, final, place_phrase(place))
 
 
 # ---------------------------------------------------------------------------- 4 blocks in bowl
-def _c_blocks_in_bowl(initial, final, task):
-    bowl = final[task.attributes["bowl"]]
-    return all(in_bowl(final[b], bowl) for b in _blocks(final))
+class BlocksInBowl(Template):
+    id, seen = "blocks_in_bowl", True
+    pattern = "put the blocks in the {bowl}"
+
+    def sample(self, split, rng):
+        return {"bowl": _bowl(split, rng)}
+
+    def check(self, initial, final, task):
+        bowl = final[task.attributes["bowl"]]
+        return all(in_bowl(final[b], bowl) for b in _blocks(final))
+
+    def program(self, task):
+        return (_BLOCK_LIST + "for block in blocks:\n"
+                f"    put_first_on_second(block, '{task.attributes['bowl']}')\n")
+
+    def text(self, task, pos=None):
+        return f"Put {_the(task.blocks)} in the {task.attributes['bowl']}, one after another."
+
+    def mismatch(self, task, initial, final):
+        bowl = task.attributes["bowl"]
+        left = [b for b in _blocks(final) if not in_bowl(final[b], final[bowl])]
+        return _misplaced(left, initial, final, f"in the {bowl}")
 
 
 # ---------------------------------------------------------------------------- 5 matching colours
-def _c_matching(initial, final, task):
-    blocks = _blocks(final)
-    ok = [in_bowl(final[b], final[b.split()[0] + " bowl"]) for b in blocks
-          if b.split()[0] + " bowl" in final]
-    return bool(ok) and all(ok)
+class MatchingBowls(Template):
+    id, seen = "matching_bowls", True
+    pattern = "put all the blocks in the bowls with matching colors"
+
+    def scene(self, a, split, rng):
+        return _scene(split, rng, same_colors=True)
+
+    def check(self, initial, final, task):
+        ok = [in_bowl(final[b], final[color(b) + " bowl"]) for b in _blocks(final)
+              if color(b) + " bowl" in final]
+        return bool(ok) and all(ok)
+
+    def program(self, task):
+        return (_BLOCK_LIST + "for block in blocks:\n"
+                "    bowl = block.split()[0] + ' bowl'\n"
+                "    if bowl in get_obj_names():\n"
+                "        put_first_on_second(block, bowl)\n")
+
+    def text(self, task, pos=None):
+        pairs = [f"the {b} in the {color(b)} bowl" for b in task.blocks
+                 if f"{color(b)} bowl" in task.objects]
+        return f"Put {joined(pairs)}."
+
+    def mismatch(self, task, initial, final):
+        facts = []
+        for b in _blocks(final):
+            bowl = color(b) + " bowl"
+            if bowl in final and not in_bowl(final[b], final[bowl]):
+                facts += _misplaced([b], initial, final, f"in the {bowl}")
+        return facts
 
 
 # ---------------------------------------------------------------------------- 6 direction of bowl
-def _s_direction(split, rng):
-    return {"direction": _one(split, rng, "directions"),
-            "bowl": f"{_pick(rng, _colors(split))[0]} bowl", "place": _one(split, rng, "places")}
+class BlockDirectionOfBowl(Template):
+    id, seen, selection = "block_direction_of_bowl", True, True
+    pattern = "pick up the block to the {direction} of the {bowl} and place it on the {place}"
 
+    def sample(self, split, rng):
+        return {"direction": _one(split, rng, "directions"), "bowl": _bowl(split, rng),
+                "place": _one(split, rng, "places")}
 
-def _f_direction(task, pos):
-    a = task.attributes
-    b = _xy(pos[a["bowl"]])
-    u = np.array(DIRECTIONS[a["direction"]])
-    perp = np.array([-u[1], u[0]])
-    half = {n: _hdist(pos[n], b) for n in _blocks(pos) if float((_xy(pos[n]) - b) @ u) > 0}
-    if not half:
-        return False
-    ranked = _ranked(half)
-    meant = ranked[0][0]
-    d = _xy(pos[meant]) - b
-    in_cone = float(d @ u) > abs(float(d @ perp))       # unambiguous: clearly in that direction
-    return (in_cone and _clear_winner(ranked, 0)
-            and _place_clear(PLACES[a["place"]], pos, moving=(meant,)))
+    def feasible(self, task, pos):
+        a = task.attributes
+        b = _xy(pos[a["bowl"]])
+        u = np.array(DIRECTIONS[a["direction"]])
+        perp = np.array([-u[1], u[0]])
+        half = {n: _hdist(pos[n], b) for n in _blocks(pos) if float((_xy(pos[n]) - b) @ u) > 0}
+        if not half:
+            return False
+        ranked = _ranked(half)
+        meant = ranked[0][0]
+        d = _xy(pos[meant]) - b
+        in_cone = float(d @ u) > abs(float(d @ perp))       # unambiguous: clearly in that direction
+        return (in_cone and _clear_winner(ranked, 0)
+                and _place_clear(PLACES[a["place"]], pos, moving=(meant,)))
 
+    def meaning(self, task, pos):
+        a = task.attributes
+        return block_in_direction(a["bowl"], a["direction"], pos)
 
-def _c_direction(initial, final, task):
-    a = task.attributes
-    meant = block_in_direction(a["bowl"], a["direction"], initial)
-    return meant is not None and at_place(final[meant], PLACES[a["place"]])
+    def check(self, initial, final, task):
+        meant = self.meaning(task, initial)
+        return meant is not None and at_place(final[meant], PLACES[task.attributes["place"]])
 
+    def program(self, task):
+        a = task.attributes
+        return (f"bowl_pos = get_obj_pos('{a['bowl']}')\n" + _BLOCK_LIST
+                + f"candidates = [b for b in blocks if (get_obj_pos(b) - bowl_pos) @ {_vec(a['direction'])} > 0]\n"
+                "block = min(candidates, key=lambda b: np.linalg.norm(get_obj_pos(b) - bowl_pos))\n"
+                f"put_first_on_second(block, {_place_expr(a['place'])})\n")
 
-def _p_direction(task):
-    a = task.attributes
-    return (f"bowl_pos = get_obj_pos('{a['bowl']}')\n" + _BLOCK_LIST
-            + f"candidates = [b for b in blocks if (get_obj_pos(b) - bowl_pos) @ {_vec(a['direction'])} > 0]\n"
-            "block = min(candidates, key=lambda b: np.linalg.norm(get_obj_pos(b) - bowl_pos))\n"
-            f"put_first_on_second(block, {_place_expr(a['place'])})\n")
+    def text(self, task, pos=None):
+        a = task.attributes
+        side = SIDE_OF[a["direction"]]
+        if pos is not None:
+            meant = self.meaning(task, pos)
+            return (f"I mean the {meant}, the block nearest to the {a['bowl']} among the blocks "
+                    f"{side} it. Put the {meant} on the {a['place']}.")
+        return (f"Look at the blocks {side} the {a['bowl']}, take the one nearest to the bowl and "
+                f"put it on the {a['place']}.")
 
+    def needed(self, task, pos):
+        meant = self.meaning(task, pos) if pos is not None else None
+        return {meant} if meant else set(task.blocks)
 
-def _t_direction(task, pos=None):
-    a = task.attributes
-    where = {"top": "above", "bottom": "below", "left": "to the left of",
-             "right": "to the right of"}[a["direction"]]
-    if pos is not None:
-        meant = block_in_direction(a["bowl"], a["direction"], pos)
-        return (f"I mean the {meant}, the block nearest to the {a['bowl']} among the blocks "
-                f"{where} it. Put the {meant} on the {a['place']}.")
-    return (f"Look at the blocks {where} the {a['bowl']}, take the one nearest to the bowl and "
-            f"put it on the {a['place']}.")
+    def mismatch(self, task, initial, final):
+        a = task.attributes
+        bowl, direction = a["bowl"], a["direction"]
+
+        def describe(b):
+            s = side_of(initial[b], initial[bowl])
+            if float((_xy(initial[b]) - _xy(initial[bowl])) @ np.array(DIRECTIONS[direction])) > 0:
+                return (f"a block {SIDE_OF[direction]} the {bowl}, but not the one nearest to "
+                        f"the bowl on that side", "")
+            return f"a block {SIDE_OF[s]} the {bowl}", f"the block {SIDE_OF[direction]} it"
+        return _selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final)
 
 
 # ---------------------------------------------------------------------------- 7 distance to bowl
-def _s_distance(split, rng):
-    return {"distance": _one(split, rng, "distances"),
-            "bowl": f"{_pick(rng, _colors(split))[0]} bowl", "place": _one(split, rng, "places")}
+class BlockDistanceToBowl(Template):
+    id, seen, selection = "block_distance_to_bowl", True, True
+    pattern = "pick up the block {distance} to the {bowl} and place it on the {place}"
 
+    def sample(self, split, rng):
+        return {"distance": _one(split, rng, "distances"), "bowl": _bowl(split, rng),
+                "place": _one(split, rng, "places")}
 
-def _f_distance(task, pos):
-    a = task.attributes
-    ranked = _ranked({n: _hdist(pos[n], pos[a["bowl"]]) for n in _blocks(pos)})
-    i = 0 if a["distance"] == "closest" else -1
-    return _clear_winner(ranked, i) and _place_clear(PLACES[a["place"]], pos, moving=(ranked[i][0],))
+    def feasible(self, task, pos):
+        a = task.attributes
+        ranked = _ranked({n: _hdist(pos[n], pos[a["bowl"]]) for n in _blocks(pos)})
+        i = 0 if a["distance"] == "closest" else -1
+        return (_clear_winner(ranked, i)
+                and _place_clear(PLACES[a["place"]], pos, moving=(ranked[i][0],)))
 
+    def meaning(self, task, pos):
+        a = task.attributes
+        return block_by_distance(a["bowl"], a["distance"], pos)
 
-def _c_distance(initial, final, task):
-    a = task.attributes
-    return at_place(final[block_by_distance(a["bowl"], a["distance"], initial)], PLACES[a["place"]])
+    def check(self, initial, final, task):
+        return at_place(final[self.meaning(task, initial)], PLACES[task.attributes["place"]])
 
+    def program(self, task):
+        a = task.attributes
+        fn = "min" if a["distance"] == "closest" else "max"
+        return (f"bowl_pos = get_obj_pos('{a['bowl']}')\n" + _BLOCK_LIST
+                + f"block = {fn}(blocks, key=lambda b: np.linalg.norm(get_obj_pos(b) - bowl_pos))\n"
+                f"put_first_on_second(block, {_place_expr(a['place'])})\n")
 
-def _p_distance(task):
-    a = task.attributes
-    fn = "min" if a["distance"] == "closest" else "max"
-    return (f"bowl_pos = get_obj_pos('{a['bowl']}')\n" + _BLOCK_LIST
-            + f"block = {fn}(blocks, key=lambda b: np.linalg.norm(get_obj_pos(b) - bowl_pos))\n"
-            f"put_first_on_second(block, {_place_expr(a['place'])})\n")
+    def _word(self, task):
+        return "nearest to" if task.attributes["distance"] == "closest" else "farthest from"
 
+    def text(self, task, pos=None):
+        a = task.attributes
+        if pos is not None:
+            meant = self.meaning(task, pos)
+            return (f"I mean the {meant}, the block {self._word(task)} the {a['bowl']}. "
+                    f"Put the {meant} on the {a['place']}.")
+        return f"Take the block {self._word(task)} the {a['bowl']} and put it on the {a['place']}."
 
-def _t_distance(task, pos=None):
-    a = task.attributes
-    word = "nearest to" if a["distance"] == "closest" else "farthest from"
-    if pos is not None:
-        meant = block_by_distance(a["bowl"], a["distance"], pos)
-        return (f"I mean the {meant}, the block {word} the {a['bowl']}. "
-                f"Put the {meant} on the {a['place']}.")
-    return f"Take the block {word} the {a['bowl']} and put it on the {a['place']}."
+    def needed(self, task, pos):
+        return {self.meaning(task, pos)} if pos is not None else set(task.blocks)
+
+    def mismatch(self, task, initial, final):
+        a = task.attributes
+        bowl, closest = a["bowl"], a["distance"] == "closest"
+        order = _by_distance(bowl, initial)
+
+        def describe(b):
+            near, far = order.index(b), len(order) - 1 - order.index(b)
+            if closest:
+                what = (f"the block farthest from the {bowl}" if far == 0 else
+                        f"the {ordinal(near)} closest block to the {bowl}")
+            else:
+                what = (f"the block closest to the {bowl}" if near == 0 else
+                        f"the {ordinal(far)} farthest block from the {bowl}")
+            return what, f"the block {self._word(task)} it"
+        return _selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final)
 
 
 # ---------------------------------------------------------------------------- 8 nth from direction
-def _s_nth(split, rng):
-    return {"nth": _one(split, rng, "nths"), "direction": _one(split, rng, "directions"),
-            "place": _one(split, rng, "places")}
+class NthBlockFromDirection(Template):
+    id, seen, selection = "nth_block_from_direction", True, True
+    pattern = "pick up the {nth} block from the {direction} and place it on the {place}"
 
+    def sample(self, split, rng):
+        return {"nth": _one(split, rng, "nths"), "direction": _one(split, rng, "directions"),
+                "place": _one(split, rng, "places")}
 
-def _scene_nth(a, split, rng):
-    return _scene(split, rng, n_blocks=max(int(rng.integers(3, 5)), NTH[a["nth"]] + 1))
+    def scene(self, a, split, rng):
+        return _scene(split, rng, min_blocks=NTH[a["nth"]] + 1)
 
+    def feasible(self, task, pos):
+        a = task.attributes
+        u = np.array(DIRECTIONS[a["direction"]])
+        ranked = _ranked({n: -float(_xy(pos[n]) @ u) for n in _blocks(pos)})
+        k = NTH[a["nth"]]
+        return (k < len(ranked) and _clear_winner(ranked, k)
+                and _place_clear(PLACES[a["place"]], pos, moving=(ranked[k][0],)))
 
-def _f_nth(task, pos):
-    a = task.attributes
-    u = np.array(DIRECTIONS[a["direction"]])
-    ranked = _ranked({n: -float(_xy(pos[n]) @ u) for n in _blocks(pos)})
-    k = NTH[a["nth"]]
-    return (k < len(ranked) and _clear_winner(ranked, k)
-            and _place_clear(PLACES[a["place"]], pos, moving=(ranked[k][0],)))
+    def meaning(self, task, pos):
+        a = task.attributes
+        return nth_block_from(a["nth"], a["direction"], pos)
 
+    def check(self, initial, final, task):
+        meant = self.meaning(task, initial)
+        return meant is not None and at_place(final[meant], PLACES[task.attributes["place"]])
 
-def _c_nth(initial, final, task):
-    a = task.attributes
-    meant = nth_block_from(a["nth"], a["direction"], initial)
-    return meant is not None and at_place(final[meant], PLACES[a["place"]])
+    def program(self, task):
+        a = task.attributes
+        return (_BLOCK_LIST
+                + f"blocks = sorted(blocks, key=lambda b: -(get_obj_pos(b) @ {_vec(a['direction'])}))\n"
+                f"put_first_on_second(blocks[{NTH[a['nth']]}], {_place_expr(a['place'])})\n")
 
+    def text(self, task, pos=None):
+        a = task.attributes
+        if pos is not None:
+            meant = self.meaning(task, pos)
+            return (f"Counting from the {a['direction']} edge of the table, the {a['nth']} block is "
+                    f"the {meant}. Put the {meant} on the {a['place']}.")
+        return (f"Order the blocks by how close they are to the {a['direction']} edge of the table, "
+                f"take the {a['nth']} one and put it on the {a['place']}.")
 
-def _p_nth(task):
-    a = task.attributes
-    return (_BLOCK_LIST
-            + f"blocks = sorted(blocks, key=lambda b: -(get_obj_pos(b) @ {_vec(a['direction'])}))\n"
-            f"put_first_on_second(blocks[{NTH[a['nth']]}], {_place_expr(a['place'])})\n")
+    def needed(self, task, pos):
+        meant = self.meaning(task, pos) if pos is not None else None
+        return {meant} if meant else set(task.blocks)
 
+    def mismatch(self, task, initial, final):
+        a = task.attributes
+        direction, k = a["direction"], NTH[a["nth"]]
+        order = _order_from(direction, initial)
 
-def _t_nth(task, pos=None):
-    a = task.attributes
-    if pos is not None:
-        meant = nth_block_from(a["nth"], a["direction"], pos)
-        return (f"Counting from the {a['direction']} edge of the table, the {a['nth']} block is "
-                f"the {meant}. Put the {meant} on the {a['place']}.")
-    return (f"Order the blocks by how close they are to the {a['direction']} edge of the table, "
-            f"take the {a['nth']} one and put it on the {a['place']}.")
+        def describe(b):
+            i = order.index(b)
+            if len(order) - 1 - i == k:             # counted from the other side
+                what = f"the {ordinal(k)} block from the {OPPOSITE[direction]}"
+            else:
+                what = f"the {ordinal(i)} block from the {direction}"
+            return what, f"the {a['nth']} block from the {direction}"
+        return _selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final)
 
 
 # ---------------------------------------------------------------------------- 9 different corners
-def _c_corners(initial, final, task):
-    used = []
-    for b in _blocks(final):
-        near = [c for c in CORNERS if at_place(final[b], PLACES[c])]
-        if not near:
-            return False
-        used.append(near[0])
-    return len(set(used)) == len(used)
+class DifferentCorners(Template):
+    id, seen = "different_corners", False
+    pattern = "put all the blocks in different corners"
 
+    def _corner(self, p) -> str | None:
+        return next((c for c in CORNERS if at_place(p, PLACES[c])), None)
 
-def _f_corners(task, pos):
-    return len(_blocks(pos)) <= len(CORNERS) and all(
-        _place_clear(PLACES[c], pos, moving=tuple(_blocks(pos))) for c in CORNERS)
+    def feasible(self, task, pos):
+        return len(_blocks(pos)) <= len(CORNERS) and all(
+            _place_clear(PLACES[c], pos, moving=tuple(_blocks(pos))) for c in CORNERS)
 
+    def check(self, initial, final, task):
+        used = [self._corner(final[b]) for b in _blocks(final)]
+        return None not in used and len(set(used)) == len(used)
 
-def _p_corners(task):
-    corners = ", ".join(_place_expr(c) for c in CORNERS)
-    return (f"corners = [{corners}]\n" + _BLOCK_LIST
-            + "for block, corner in zip(blocks, corners):\n    put_first_on_second(block, corner)\n")
+    def program(self, task):
+        corners = ", ".join(_place_expr(c) for c in CORNERS)
+        return (f"corners = [{corners}]\n" + _BLOCK_LIST
+                + "for block, corner in zip(blocks, corners):\n    put_first_on_second(block, corner)\n")
 
+    def text(self, task, pos=None):
+        return f"Put {joined([f'the {b} in the {c}' for b, c in zip(task.blocks, CORNERS)])}."
 
-def _t_corners(task, pos=None):
-    pairs = [f"the {b} in the {c}" for b, c in zip(task.blocks, CORNERS)]
-    return f"Put {_joined(pairs)}."
+    def mismatch(self, task, initial, final):
+        by_corner: dict[str | None, list[str]] = {}
+        for b in _blocks(final):
+            by_corner.setdefault(self._corner(final[b]), []).append(b)
+        facts = _misplaced(by_corner.pop(None, []), initial, final, "in a corner of its own")
+        facts += [Fact("shared", tuple(bs), place_phrase(c)) for c, bs in by_corner.items()
+                  if len(bs) > 1]
+        return facts
 
 
 # ---------------------------------------------------------------------------- 10 mismatched colours
-def _c_mismatched(initial, final, task):
-    blocks = _blocks(final)
-    bowls = _bowls(final)
-    if not blocks or not bowls:
-        return False
-    for b in blocks:
-        inside = [w for w in bowls if in_bowl(final[b], final[w])]
-        if not inside:
+class MismatchedBowls(Template):
+    id, seen = "mismatched_bowls", False
+    pattern = "put the blocks in the bowls with mismatched colors"
+    min_bowls = 2
+
+    def scene(self, a, split, rng):
+        return _scene(split, rng, same_colors=True, min_bowls=self.min_bowls)
+
+    def check(self, initial, final, task):
+        blocks, bowls = _blocks(final), _bowls(final)
+        if not blocks or not bowls:
             return False
-        nearest = min(inside, key=lambda w: _hdist(final[b], final[w]))
-        if nearest.split()[0] == b.split()[0]:
-            return False
-    return True
+        for b in blocks:
+            inside = [w for w in bowls if in_bowl(final[b], final[w])]
+            if not inside or color(min(inside, key=lambda w: _hdist(final[b], final[w]))) == color(b):
+                return False
+        return True
 
+    def pairs(self, task) -> list[tuple[str, str]]:
+        """What the scripted program does: block i (by name) into the i-th other-coloured bowl."""
+        bowls = sorted(task.bowls)
+        out = []
+        for i, b in enumerate(sorted(task.blocks)):
+            others = [w for w in bowls if color(w) != color(b)]
+            out.append((b, others[i % len(others)]))
+        return out
 
-def _mismatch_pairs(task) -> list[tuple[str, str]]:
-    blocks, bowls = sorted(task.blocks), sorted(task.bowls)
-    return [(b, bowls[(i + 1) % len(bowls)]) for i, b in enumerate(blocks)]
+    def program(self, task):
+        return ("blocks = sorted(name for name in get_obj_names() if name.endswith(' block'))\n"
+                "bowls = sorted(name for name in get_obj_names() if name.endswith(' bowl'))\n"
+                "for i, block in enumerate(blocks):\n"
+                "    others = [bowl for bowl in bowls if bowl.split()[0] != block.split()[0]]\n"
+                "    put_first_on_second(block, others[i % len(others)])\n")
 
+    def text(self, task, pos=None):
+        return "Put " + joined([f"the {b} in the {w}" for b, w in self.pairs(task)]) + "."
 
-def _p_mismatched(task):
-    return ("blocks = sorted(name for name in get_obj_names() if name.endswith(' block'))\n"
-            "bowls = sorted(name for name in get_obj_names() if name.endswith(' bowl'))\n"
-            "for i, block in enumerate(blocks):\n"
-            "    put_first_on_second(block, bowls[(i + 1) % len(bowls)])\n")
-
-
-def _t_mismatched(task, pos=None):
-    return "Put " + _joined([f"the {b} in the {w}" for b, w in _mismatch_pairs(task)]) + "."
+    def mismatch(self, task, initial, final):
+        facts = []
+        for b in _blocks(final):
+            inside = [w for w in _bowls(final) if in_bowl(final[b], final[w])]
+            if not inside:
+                facts += _misplaced([b], initial, final, "in a bowl of another color")
+            elif color(min(inside, key=lambda w: _hdist(final[b], final[w]))) == color(b):
+                facts.append(Fact("same_color", (b,), where(b, final)))
+        return facts
 
 
 # ---------------------------------------------------------------------------- 11 stack on place
-def _c_stack(initial, final, task):
-    xy = PLACES[task.attributes["place"]]
-    blocks = sorted(_blocks(final), key=lambda b: _z(final[b]))
-    if not blocks or not all(at_place(final[b], xy) for b in blocks):
-        return False
-    return all(on_block(final[up], final[lo]) for lo, up in zip(blocks, blocks[1:]))
+class StackOnPlace(Template):
+    id, seen = "stack_on_place", False
+    pattern = "stack all the blocks on the {place}"
 
+    def sample(self, split, rng):
+        return {"place": _one(split, rng, "places")}
 
-def _p_stack(task):
-    return (_BLOCK_LIST + f"put_first_on_second(blocks[0], {_place_expr(task.attributes['place'])})\n"
-            "for lower, upper in zip(blocks, blocks[1:]):\n    put_first_on_second(upper, lower)\n")
+    def feasible(self, task, pos):
+        return _place_clear(PLACES[task.attributes["place"]], pos, moving=tuple(_blocks(pos)))
 
+    def check(self, initial, final, task):
+        target = PLACES[task.attributes["place"]]
+        blocks = sorted(_blocks(final), key=lambda b: _z(final[b]))
+        if not blocks or not all(at_place(final[b], target) for b in blocks):
+            return False
+        return all(on_block(final[up], final[lo]) for lo, up in zip(blocks, blocks[1:]))
 
-def _t_stack(task, pos=None):
-    b = task.blocks
-    steps = [f"put the {b[0]} on the {task.attributes['place']}"]
-    steps += [f"the {up} on top of the {lo}" for lo, up in zip(b, b[1:])]
-    text = _joined(steps)
-    return text[0].upper() + text[1:] + "."
+    def program(self, task):
+        return (_BLOCK_LIST + f"put_first_on_second(blocks[0], {_place_expr(task.attributes['place'])})\n"
+                "for lower, upper in zip(blocks, blocks[1:]):\n    put_first_on_second(upper, lower)\n")
+
+    def text(self, task, pos=None):
+        b = task.blocks
+        steps = [f"put the {b[0]} on the {task.attributes['place']}"]
+        steps += [f"the {up} on top of the {lo}" for lo, up in zip(b, b[1:])]
+        text = joined(steps)
+        return text[0].upper() + text[1:] + "."
+
+    def mismatch(self, task, initial, final):
+        place = task.attributes["place"]
+        target = PLACES[place]
+        moved = set(moved_objects(initial, final))
+        there = [b for b in _blocks(final) if at_place(final[b], target)]
+        left = [b for b in _blocks(final) if b not in there]
+        carried = [m for m in there if m in moved]
+        fell = [b for b in left if b in moved
+                and any(_hdist(final[b], initial[m]) < STACK_LEFT_BEHIND for m in carried)]
+        facts = [Fact("stack_fell", (b,), where(b, final), place_phrase(place)) for b in fell]
+        facts += _misplaced([b for b in left if b not in fell], initial, final, place_phrase(place))
+        ground = sorted((b for b in there if not any(on_block(final[b], final[o])
+                                                     for o in there if o != b)),
+                        key=lambda b: _z(final[b]))
+        facts += [Fact("not_stacked", (b,), where(b, final)) for b in ground[1:]]
+        return facts
 
 
 # ---------------------------------------------------------------------------- 12 magnitude
-def _s_magnitude(split, rng):
-    return {"block": f"{_pick(rng, _colors(split))[0]} block",
-            "magnitude": _one(split, rng, "magnitudes"), "direction": _one(split, rng, "directions"),
-            "bowl": f"{_pick(rng, _colors(split))[0]} bowl"}
+class BlockMagnitudeDirectionOfBowl(Template):
+    id, seen = "block_magnitude_direction_of_bowl", False
+    pattern = "pick up the {block} and place it {magnitude} to the {direction} of the {bowl}"
 
+    def sample(self, split, rng):
+        return {"block": _block(split, rng), "magnitude": _one(split, rng, "magnitudes"),
+                "direction": _one(split, rng, "directions"), "bowl": _bowl(split, rng)}
 
-def _magnitude_target(task, pos) -> np.ndarray:
-    a = task.attributes
-    return _xy(pos[a["bowl"]]) + MAGNITUDE_OFFSET[a["magnitude"]] * np.array(DIRECTIONS[a["direction"]])
+    def target(self, task, pos) -> np.ndarray:
+        a = task.attributes
+        return _xy(pos[a["bowl"]]) + MAGNITUDE_OFFSET[a["magnitude"]] * np.array(DIRECTIONS[a["direction"]])
 
+    def feasible(self, task, pos):
+        t = self.target(task, pos)
+        a = task.attributes      # the reference bowl is 10 / 25 cm away by construction
+        return _in_bounds(t) and _place_clear(t, pos, moving=(a["block"], a["bowl"]))
 
-def _f_magnitude(task, pos):
-    t = _magnitude_target(task, pos)
-    a = task.attributes      # the reference bowl is 10 / 25 cm away by construction
-    return _in_bounds(t) and _place_clear(t, pos, moving=(a["block"], a["bowl"]))
+    def meaning(self, task, pos):
+        return tuple(np.round(_xy(pos[task.attributes["bowl"]]) / REFERENCE_MOVED).astype(int))
 
+    def _along(self, task, final) -> tuple[float, float, float]:
+        """(distance along the direction, distance, the 'a little' / 'a lot' split)."""
+        a = task.attributes
+        u = np.array(DIRECTIONS[a["direction"]])
+        d = _xy(final[a["block"]]) - _xy(final[a["bowl"]])
+        limit = MAGNITUDE_SPLIT * float(RANGE_XY[0 if u[0] else 1])
+        return float(d @ u), float(np.linalg.norm(d)), limit
 
-def _c_magnitude(initial, final, task):
-    a = task.attributes
-    u = np.array(DIRECTIONS[a["direction"]])
-    d = _xy(final[a["block"]]) - _xy(final[a["bowl"]])
-    along = float(d @ u)
-    axis = 0 if u[0] else 1
-    limit = MAGNITUDE_SPLIT * float(RANGE_XY[axis])
-    if along <= 0 or np.linalg.norm(d) < BOWL_TOL:       # wrong side, or inside the bowl
-        return False
-    return along <= limit if a["magnitude"] == "a little" else along > limit
+    def check(self, initial, final, task):
+        along, dist, limit = self._along(task, final)
+        if along <= 0 or dist < BOWL_TOL:       # wrong side, or inside the bowl
+            return False
+        return along <= limit if task.attributes["magnitude"] == "a little" else along > limit
 
+    def program(self, task):
+        a = task.attributes
+        off = MAGNITUDE_OFFSET[a["magnitude"]]
+        return (f"target = get_obj_pos('{a['bowl']}') + {off} * {_vec(a['direction'])}\n"
+                f"put_first_on_second('{a['block']}', target)\n")
 
-def _p_magnitude(task):
-    a = task.attributes
-    off = MAGNITUDE_OFFSET[a["magnitude"]]
-    return (f"target = get_obj_pos('{a['bowl']}') + {off} * {_vec(a['direction'])}\n"
-            f"put_first_on_second('{a['block']}', target)\n")
+    def text(self, task, pos=None):
+        a = task.attributes
+        cm = round(MAGNITUDE_OFFSET[a["magnitude"]] * 100)
+        return f"Put the {a['block']} on the table about {cm} cm {SIDE_OF[a['direction']]} the {a['bowl']}."
 
+    def mismatch(self, task, initial, final):
+        a = task.attributes
+        block, bowl = a["block"], a["bowl"]
+        wanted = f"{a['magnitude']} {SIDE_OF[a['direction']]} the {bowl}"
+        if block not in moved_objects(initial, final) or in_bowl(final[block], final[bowl]) \
+                or on_block(final[block], final[bowl]):
+            return _named_block_mismatch(block, initial, final, wanted)
+        along, dist, limit = self._along(task, final)
+        cm = f"{round(dist * 100)} cm"
+        if along <= 0 or dist < BOWL_TOL:
+            if dist < BOWL_TOL:
+                return [Fact("too_close", (block,), where(block, final), wanted, cm)]
+            side = side_of(final[block], final[bowl])
+            return [Fact("wrong_side", (block,), f"{SIDE_OF[side]} the {bowl}",
+                         f"{SIDE_OF[a['direction']]} it")]
+        if a["magnitude"] == "a little":
+            return [Fact("too_far", (block,), where(block, final), wanted, cm)]
+        return [Fact("too_close", (block,), where(block, final), wanted, cm)]
 
-def _t_magnitude(task, pos=None):
-    a = task.attributes
-    cm = round(MAGNITUDE_OFFSET[a["magnitude"]] * 100)
-    side = {"top": "above", "bottom": "below", "left": "to the left of",
-            "right": "to the right of"}[a["direction"]]
-    return f"Put the {a['block']} on the table about {cm} cm {side} the {a['bowl']}."
+    def needed(self, task, pos):
+        return {task.attributes["block"]}
 
 
 # ---------------------------------------------------------------------------- 13 corner by distance
-def _s_corner_distance(split, rng):
-    return {"block": f"{_pick(rng, _colors(split))[0]} block",
-            "distance": _one(split, rng, "distances"),
-            "bowl": f"{_pick(rng, _colors(split))[0]} bowl"}
+class BlockCornerDistanceToBowl(Template):
+    id, seen, selection = "block_corner_distance_to_bowl", False, True
+    pattern = "pick up the {block} and place it in the corner {distance} to the {bowl}"
 
+    def sample(self, split, rng):
+        return {"block": _block(split, rng), "distance": _one(split, rng, "distances"),
+                "bowl": _bowl(split, rng)}
 
-def _f_corner_distance(task, pos):
-    a = task.attributes
-    ranked = _ranked({c: _hdist(PLACES[c], pos[a["bowl"]]) for c in CORNERS})
-    i = 0 if a["distance"] == "closest" else -1
-    return _clear_winner(ranked, i) and _place_clear(PLACES[ranked[i][0]], pos, moving=(a["block"],))
+    def feasible(self, task, pos):
+        a = task.attributes
+        ranked = _ranked({c: _hdist(PLACES[c], pos[a["bowl"]]) for c in CORNERS})
+        i = 0 if a["distance"] == "closest" else -1
+        return _clear_winner(ranked, i) and _place_clear(PLACES[ranked[i][0]], pos, moving=(a["block"],))
 
+    def meaning(self, task, pos):
+        a = task.attributes
+        return corner_by_distance(a["bowl"], a["distance"], pos[a["bowl"]])
 
-def _c_corner_distance(initial, final, task):
-    a = task.attributes
-    corner = corner_by_distance(a["bowl"], a["distance"], initial[a["bowl"]])
-    return at_place(final[a["block"]], PLACES[corner])
+    def check(self, initial, final, task):
+        return at_place(final[task.attributes["block"]], PLACES[self.meaning(task, initial)])
 
+    def program(self, task):
+        a = task.attributes
+        corners = ", ".join(_place_expr(c) for c in CORNERS)
+        fn = "min" if a["distance"] == "closest" else "max"
+        return (f"bowl_pos = get_obj_pos('{a['bowl']}')\n"
+                f"corners = [{corners}]\n"
+                f"corner = {fn}(corners, key=lambda c: np.linalg.norm(c - bowl_pos))\n"
+                f"put_first_on_second('{a['block']}', corner)\n")
 
-def _p_corner_distance(task):
-    a = task.attributes
-    corners = ", ".join(_place_expr(c) for c in CORNERS)
-    fn = "min" if a["distance"] == "closest" else "max"
-    return (f"bowl_pos = get_obj_pos('{a['bowl']}')\n"
-            f"corners = [{corners}]\n"
-            f"corner = {fn}(corners, key=lambda c: np.linalg.norm(c - bowl_pos))\n"
-            f"put_first_on_second('{a['block']}', corner)\n")
+    def _word(self, task):
+        return "nearest to" if task.attributes["distance"] == "closest" else "farthest from"
 
+    def text(self, task, pos=None):
+        a = task.attributes
+        if pos is not None:
+            return (f"The corner {self._word(task)} the {a['bowl']} is the "
+                    f"{self.meaning(task, pos)}. Put the {a['block']} there.")
+        return f"Put the {a['block']} in the corner of the table {self._word(task)} the {a['bowl']}."
 
-def _t_corner_distance(task, pos=None):
-    a = task.attributes
-    word = "nearest to" if a["distance"] == "closest" else "farthest from"
-    if pos is not None:
-        corner = corner_by_distance(a["bowl"], a["distance"], pos[a["bowl"]])
-        return f"The corner {word} the {a['bowl']} is the {corner}. Put the {a['block']} there."
-    return f"Put the {a['block']} in the corner of the table {word} the {a['bowl']}."
+    def mismatch(self, task, initial, final):
+        a = task.attributes
+        block = a["block"]
+        wanted = f"the corner {self._word(task)} the {a['bowl']}"
+        if block in moved_objects(initial, final):
+            corner = next((c for c in CORNERS if at_place(final[block], PLACES[c])), None)
+            if corner is not None:       # the meant corner is never named
+                return [Fact("wrong_corner", (block,), place_phrase(corner), wanted)]
+        return _named_block_mismatch(block, initial, final, "in " + wanted)
 
 
 # ---------------------------------------------------------------------------- 14 line
@@ -706,147 +995,77 @@ for u in directions:
 """.format(spacing=LINE_SPACING, bowl_clear=PLACE_CLEAR_BOWL, block_clear=PLACE_CLEAR_BLOCK)
 
 
-def _line_choice(task, pos) -> tuple[float, list[np.ndarray] | None]:
-    ns: dict[str, Any] = {"np": np, "get_obj_pos": lambda n: _xy(pos[n]),
-                          "blocks": _blocks(pos), "bowls": _bowls(pos),
-                          "directions": LINE_DIRECTIONS[task.attributes["line"]]}
-    exec(_LINE_CHOOSER, ns)
-    return ns["best_clearance"], ns["best_points"]
+class BlocksInLine(Template):
+    id, seen = "blocks_in_line", False
+    pattern = "put all the blocks in a {line} line"
+    min_blocks = 2
 
+    def sample(self, split, rng):
+        return {"line": _one(split, rng, "lines")}
 
-def _f_line(task, pos):
-    clearance, points = _line_choice(task, pos)
-    return points is not None and clearance > 0
+    def choice(self, task, pos) -> tuple[float, list[np.ndarray] | None]:
+        ns: dict[str, Any] = {"np": np, "get_obj_pos": lambda n: _xy(pos[n]),
+                              "blocks": _blocks(pos), "bowls": _bowls(pos),
+                              "directions": LINE_DIRECTIONS[task.attributes["line"]]}
+        exec(_LINE_CHOOSER, ns)
+        return ns["best_clearance"], ns["best_points"]
 
+    def feasible(self, task, pos):
+        clearance, points = self.choice(task, pos)
+        return points is not None and clearance > 0
 
-def _c_line(initial, final, task):
-    blocks = _blocks(final)
-    if len(blocks) < 2:
-        return False
-    xys = np.array([_xy(final[b]) for b in blocks])
-    for i in range(len(xys)):
-        for j in range(i + 1, len(xys)):
-            if np.linalg.norm(xys[i] - xys[j]) < BLOCK_SIZE:     # stacked / overlapping
-                return False
-    slope, resid = fit_line(xys)
-    return resid <= LINE_TOL and line_class(slope) == task.attributes["line"]
+    def _overlaps(self, final) -> list[tuple[str, str]]:
+        """(upper, lower) of blocks stacked on / overlapping each other."""
+        blocks = _blocks(final)
+        return [tuple(sorted((a, b), key=lambda n: -_z(final[n])))
+                for i, a in enumerate(blocks) for b in blocks[i + 1:]
+                if _hdist(final[a], final[b]) < BLOCK_SIZE]
 
+    def check(self, initial, final, task):
+        blocks = _blocks(final)
+        if len(blocks) < 2 or self._overlaps(final):
+            return False
+        slope, resid = fit_line(np.array([_xy(final[b]) for b in blocks]))
+        return resid <= LINE_TOL and line_class(slope) == task.attributes["line"]
 
-def _p_line(task):
-    dirs = LINE_DIRECTIONS[task.attributes["line"]]
-    return (_BLOCK_LIST + _BOWL_LIST + f"directions = {dirs!r}\n" + _LINE_CHOOSER
-            + "for block, point in zip(blocks, best_points):\n    put_first_on_second(block, point)\n")
+    def program(self, task):
+        dirs = LINE_DIRECTIONS[task.attributes["line"]]
+        return (_BLOCK_LIST + _BOWL_LIST + f"directions = {dirs!r}\n" + _LINE_CHOOSER
+                + "for block, point in zip(blocks, best_points):\n    put_first_on_second(block, point)\n")
 
+    def text(self, task, pos=None):
+        kind = task.attributes["line"]
+        if pos is not None:
+            _, points = self.choice(task, pos)
+            if points is not None:
+                steps = [f"the {b} at x = {p[0]:.2f} m, y = {p[1]:.2f} m"
+                         for b, p in zip(_blocks(pos), points)]
+                return (f"Put the blocks {round(LINE_SPACING * 100)} cm apart on a {kind} line, "
+                        f"away from the bowls: {joined(steps)}.")
+        return (f"Put the blocks one after another at evenly spaced points about "
+                f"{round(LINE_SPACING * 100)} cm apart on one {kind} line across the table, "
+                f"keeping clear of the bowls.")
 
-def _t_line(task, pos=None):
-    kind = task.attributes["line"]
-    if pos is not None:
-        _, points = _line_choice(task, pos)
-        if points is not None:
-            steps = [f"the {b} at x = {p[0]:.2f} m, y = {p[1]:.2f} m"
-                     for b, p in zip(_blocks(pos), points)]
-            return (f"Put the blocks {round(LINE_SPACING * 100)} cm apart on a {kind} line, "
-                    f"away from the bowls: {_joined(steps)}.")
-    return (f"Put the blocks one after another at evenly spaced points about "
-            f"{round(LINE_SPACING * 100)} cm apart on one {kind} line across the table, "
-            f"keeping clear of the bowls.")
+    def mismatch(self, task, initial, final):
+        overlaps = self._overlaps(final)
+        if overlaps:
+            return [Fact("overlap", (up,), where(up, final)) for up, _ in overlaps]
+        blocks = _blocks(final)
+        slope, resid, _ = _line_fit(np.array([_xy(final[b]) for b in blocks]))
+        if float(np.max(resid)) > LINE_TOL:
+            worst = blocks[int(np.argmax(resid))]
+            return [Fact("off_line", (worst,), where(worst, final), task.attributes["line"])]
+        return [Fact("wrong_line", (), "", task.attributes["line"], line_class(slope) or "slanted")]
 
 
 # ---------------------------------------------------------------------------- registry
-def _s_none(split, rng):
-    return {}
-
-
-def _s_place(split, rng):
-    return {"place": _one(split, rng, "places")}
-
-
-def _s_bowl(split, rng):
-    return {"bowl": f"{_pick(rng, _colors(split))[0]} bowl"}
-
-
-def _s_line(split, rng):
-    return {"line": _one(split, rng, "lines")}
-
-
-def _named_scene(a, split, rng):
-    return _scene(split, rng, blocks=[v for v in a.values() if v.endswith(" block")],
-                  bowls=[v for v in a.values() if v.endswith(" bowl")])
-
-
-def _same_color_scene(a, split, rng):
-    return _scene(split, rng, same_colors=True)
-
-
-def _simple_program(task):
-    a = task.attributes
-    if task.template_id == "block_on_block":
-        return f"put_first_on_second('{a['block1']}', '{a['block2']}')\n"
-    if task.template_id == "block_in_bowl":
-        return f"put_first_on_second('{a['block']}', '{a['bowl']}')\n"
-    if task.template_id == "blocks_in_bowl":
-        return _BLOCK_LIST + f"for block in blocks:\n    put_first_on_second(block, '{a['bowl']}')\n"
-    if task.template_id == "matching_bowls":
-        return (_BLOCK_LIST + "for block in blocks:\n"
-                "    bowl = block.split()[0] + ' bowl'\n"
-                "    if bowl in get_obj_names():\n"
-                "        put_first_on_second(block, bowl)\n")
-    raise KeyError(task.template_id)
-
-
-def _simple_text(task, pos=None):
-    a = task.attributes
-    if task.template_id == "block_on_block":
-        return f"Put the {a['block1']} on top of the {a['block2']}."
-    if task.template_id == "block_in_bowl":
-        return f"Put the {a['block']} in the {a['bowl']}."
-    if task.template_id == "blocks_in_bowl":
-        return f"Put {_joined(['the ' + b for b in task.blocks])} in the {a['bowl']}, one after another."
-    if task.template_id == "matching_bowls":
-        pairs = [f"the {b} in the {b.split()[0]} bowl" for b in task.blocks
-                 if f"{b.split()[0]} bowl" in task.objects]
-        return f"Put {_joined(pairs)}."
-    raise KeyError(task.template_id)
-
-
-_TEMPLATE_LIST = [
+_TEMPLATE_LIST: list[Template] = [
     # seen (sa_si, ua_si)
-    Template("block_on_block", True, "pick up the {block1} and place it on the {block2}",
-             _s_block_on_block, _named_scene, _c_block_on_block, _simple_program, _simple_text),
-    Template("block_in_bowl", True, "pick up the {block} and place it on the {bowl}",
-             _s_block_bowl, _named_scene, _c_block_on_bowl, _simple_program, _simple_text),
-    Template("blocks_on_place", True, "put all the blocks on the {place}",
-             _s_place, _named_scene, _c_blocks_on_place, _p_blocks_on_place, _t_blocks_on_place,
-             _f_place_all),
-    Template("blocks_in_bowl", True, "put the blocks in the {bowl}",
-             _s_bowl, _named_scene, _c_blocks_in_bowl, _simple_program, _simple_text),
-    Template("matching_bowls", True, "put all the blocks in the bowls with matching colors",
-             _s_none, _same_color_scene, _c_matching, _simple_program, _simple_text),
-    Template("block_direction_of_bowl", True,
-             "pick up the block to the {direction} of the {bowl} and place it on the {place}",
-             _s_direction, _named_scene, _c_direction, _p_direction, _t_direction, _f_direction),
-    Template("block_distance_to_bowl", True,
-             "pick up the block {distance} to the {bowl} and place it on the {place}",
-             _s_distance, _named_scene, _c_distance, _p_distance, _t_distance, _f_distance),
-    Template("nth_block_from_direction", True,
-             "pick up the {nth} block from the {direction} and place it on the {place}",
-             _s_nth, _scene_nth, _c_nth, _p_nth, _t_nth, _f_nth),
+    BlockOnBlock(), BlockInBowl(), BlocksOnPlace(), BlocksInBowl(), MatchingBowls(),
+    BlockDirectionOfBowl(), BlockDistanceToBowl(), NthBlockFromDirection(),
     # unseen (ua_ui)
-    Template("different_corners", False, "put all the blocks in different corners",
-             _s_none, _named_scene, _c_corners, _p_corners, _t_corners, _f_corners),
-    Template("mismatched_bowls", False, "put the blocks in the bowls with mismatched colors",
-             _s_none, _same_color_scene, _c_mismatched, _p_mismatched, _t_mismatched),
-    Template("stack_on_place", False, "stack all the blocks on the {place}",
-             _s_place, _named_scene, _c_stack, _p_stack, _t_stack, _f_place_all),
-    Template("block_magnitude_direction_of_bowl", False,
-             "pick up the {block} and place it {magnitude} to the {direction} of the {bowl}",
-             _s_magnitude, _named_scene, _c_magnitude, _p_magnitude, _t_magnitude, _f_magnitude),
-    Template("block_corner_distance_to_bowl", False,
-             "pick up the {block} and place it in the corner {distance} to the {bowl}",
-             _s_corner_distance, _named_scene, _c_corner_distance, _p_corner_distance,
-             _t_corner_distance, _f_corner_distance),
-    Template("blocks_in_line", False, "put all the blocks in a {line} line",
-             _s_line, _named_scene, _c_line, _p_line, _t_line, _f_line),
+    DifferentCorners(), MismatchedBowls(), StackOnPlace(), BlockMagnitudeDirectionOfBowl(),
+    BlockCornerDistanceToBowl(), BlocksInLine(),
 ]
 TEMPLATES: dict[str, Template] = {t.id: t for t in _TEMPLATE_LIST}
 TEMPLATE_IDS: tuple[str, ...] = tuple(TEMPLATES)
@@ -929,31 +1148,14 @@ def check(task: Task, initial: Positions, final: Positions) -> bool:
     return bool(task.template.check(initial, final, task))
 
 
-REFERENCE_MOVED = 0.03      # m: a reference bowl moved this far changes what "next to it" means
-
-
 def interpretation(task: Task, pos: Positions):
-    """What the instruction refers to in the scene ``pos``, for the instructions whose meaning
-    depends on where things are (the block to the left of / nearest to / n-th from ..., the
-    corner nearest to a bowl, a distance from a bowl); None for the others. When it differs
-    between the initial and the current scene, the initial condition is destroyed: following
-    the instruction now would act on something else (section B)."""
-    a = task.attributes
-    tid = task.template_id
+    """What the instruction refers to in the scene ``pos`` (:meth:`Template.meaning`); when it
+    differs between the initial and the current scene, the initial condition is destroyed:
+    following the instruction now would act on something else (section B)."""
     try:
-        if tid == "block_direction_of_bowl":
-            return block_in_direction(a["bowl"], a["direction"], pos)
-        if tid == "block_distance_to_bowl":
-            return block_by_distance(a["bowl"], a["distance"], pos)
-        if tid == "nth_block_from_direction":
-            return nth_block_from(a["nth"], a["direction"], pos)
-        if tid == "block_corner_distance_to_bowl":
-            return corner_by_distance(a["bowl"], a["distance"], pos[a["bowl"]])
-        if tid == "block_magnitude_direction_of_bowl":
-            return tuple(np.round(_xy(pos[a["bowl"]]) / REFERENCE_MOVED).astype(int))
+        return task.template.meaning(task, pos)
     except (KeyError, ValueError, IndexError):
         return None
-    return None
 
 
 def initial_destroyed(task: Task, initial: Positions, current: Positions) -> bool:
@@ -974,10 +1176,18 @@ def solution_text(task: Task, positions: Positions | None = None) -> str:
     return task.template.text(task, positions)
 
 
+def needed_blocks(task: Task, positions: Positions | None = None) -> set[str]:
+    """The blocks the task cannot be solved without (on the initial ``positions``)."""
+    try:
+        return task.template.needed(task, positions)
+    except (KeyError, ValueError, IndexError):
+        return set(task.blocks)
+
+
 __all__ = [
     "SPLITS", "SEEN_ATTRIBUTES", "UNSEEN_ATTRIBUTES", "PLACES", "CORNERS", "DIRECTIONS",
     "Task", "Template", "TEMPLATES", "TEMPLATE_IDS", "tasks_for_split", "make_task", "make_world",
-    "feasible", "check", "world_positions", "solution_program", "solution_text",
+    "feasible", "check", "world_positions", "solution_program", "solution_text", "needed_blocks",
     "attributes_for", "block_in_direction", "nth_block_from", "block_by_distance",
     "corner_by_distance", "fit_line", "line_class", "interpretation", "initial_destroyed",
 ]
