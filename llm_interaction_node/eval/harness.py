@@ -5,9 +5,11 @@ generated (deterministic for the seed), the simulated user gives the instruction
 acts; whenever it hands back, the world is judged with the template's success check and the
 simulated user answers (feedback, a request to learn, or nothing). A round that ends in an
 error (the system gave up, crashed, timed out) is a failed round whatever the world shows.
-What the user observes besides success: blocks dropped (off the table, released away from the
-place point, knocked away: :func:`execution_drops`) and whether the instruction's initial
-condition is destroyed (:func:`tasks.initial_destroyed`). The world is rebuilt for
+What the user observes besides success: where every object is, what the robot moved and
+which goal conditions fail (:func:`observe.observe`, from the round's initial and final
+positions only), blocks dropped (off the table, released away from the place point, knocked
+away: :func:`execution_drops`) and whether the instruction's initial condition is destroyed
+(:func:`tasks.initial_destroyed`). The world is rebuilt for
 every run; the system's memory is kept across all runs. Rounds are the outer loop, so what was
 learned in round r of one instruction is available to round r+1 of it (and to the others).
 
@@ -26,6 +28,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ..core.llm import Usage
+from .observe import observe
 from .simulated_user import Observation, SimulatedUser
 from .systems.base import Round
 from .tasks import (SPLITS, check, initial_destroyed, make_task, make_world, tasks_for_split,
@@ -117,6 +120,7 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
 
         log = getattr(world, "log", [])
         seen = {"log": len(log)}
+        last = {"pos": initial}                            # positions at the round's start
 
         def next_utterance(round_result: Round):
             index = record.interactions
@@ -131,9 +135,12 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
             lost = dropped_blocks(world, bounds)           # off the workspace: out of reach
             dropped = list(dict.fromkeys(lost + execution_drops(log[seen["log"]:], bounds)))
             seen["log"] = len(log)
+            view = observe(task, initial, final, last["pos"])   # what a person at the table sees
+            last["pos"] = final
             obs = Observation(success=success, error=round_result.error, dropped=dropped,
                               initial_destroyed=not success and initial_destroyed(task, initial, final),
-                              round_index=index, unreachable=lost)
+                              round_index=index, unreachable=lost, places=view.places,
+                              moved=view.moved, unmet=view.unmet)
             record.observations.append(asdict(obs))
             record.transcripts.append(round_result.transcript)
             if round_result.error:

@@ -154,6 +154,17 @@ def where(name: str, pos: Positions) -> str:
         "on the table near the middle"
 
 
+def base_where(name: str, pos: Positions) -> str:
+    """Where the stack ``name`` is part of stands (``where`` of its lowest block): a block in
+    a tower at the bottom side is "on the bottom side" for a task about places."""
+    seen = {name}
+    below = support(name, pos)
+    while below is not None and below.endswith(" block") and below not in seen:
+        seen.add(below)
+        name, below = below, support(below, pos)
+    return where(name, pos)
+
+
 def side_of(p, ref) -> str:
     """The direction from ``ref`` in which ``p`` mostly lies ("top", "left", ...)."""
     d = xy(p) - xy(ref)
@@ -234,14 +245,17 @@ def grouped(facts: list[Fact]) -> list[Fact]:
     return [Fact(k[0], tuple(dict.fromkeys(objs)), k[1], k[2], k[3]) for k, objs in out.items()]
 
 
-def observe(task, initial: Positions, final: Positions) -> Seen:
-    """What a person sees after a round of ``task`` (initial = the run's start)."""
-    seen = Seen(places={n: where(n, final) for n in final}, moved=moves(initial, final))
+def observe(task, initial: Positions, final: Positions, start: Positions | None = None) -> Seen:
+    """What a person sees after a round of ``task``: ``initial`` = the run's start (what the
+    instruction refers to), ``start`` = the round's start (what moved this round; default
+    ``initial``), ``final`` = now."""
+    start = initial if start is None else start
+    seen = Seen(places={n: where(n, final) for n in final}, moved=moves(start, final))
     if not task.template.check(initial, final, task):
-        if not seen.moved:
+        if not moved_objects(initial, final):
             seen.unmet = [Fact("nothing_moved")]
         else:
-            seen.unmet = grouped(task.template.mismatch(task, initial, final))
+            seen.unmet = grouped(task.template.mismatch(task, initial, final, start))
     return seen
 
 

@@ -1,10 +1,12 @@
 """A simulated user for the tabletop evaluation, following the feedback guidelines (section B).
 
 The user judges only what it can *observe* after each round (the harness fills an
-:class:`Observation`): whether the task is solved, whether the system stopped with an error,
-which blocks ended up somewhere they were never told to go because of an execution problem,
-and whether the scene changed so much that the instruction's initial condition is gone. It
-never looks at code, and its feedback never mentions code.
+:class:`Observation` with :func:`.observe.observe` and the drop checks): whether the task is
+solved, whether the system stopped with an error, where every object is now, which objects
+the robot moved, which of the task's goal conditions fail (:class:`.observe.Fact`), which
+blocks were dropped by an execution problem, and whether the scene changed so much that the
+instruction's initial condition is gone. It never looks at code, and its feedback never
+mentions code.
 
 Rules (one run; ``respond`` is called after every round):
 
@@ -13,35 +15,43 @@ Rules (one run; ``respond`` is called after every round):
   an execution error (drops); otherwise ``None``. After the learn round: ``None``.
 * failure with dropped blocks and no other problem: name the blocks and ask to repeat
   (``retry_execution``); this does not count as a failure of understanding.
-* any other failure: the first two get high-level feedback (``high_level``: which object is
-  meant, where it goes, what "a little" means, ... per template; never the step-by-step
-  solution); the third and later ones (high-level feedback failed repeatedly), and any
-  failure after which the initial condition is destroyed, get the explicit solution
-  (``solution``: :func:`tasks.solution_text` with the initial positions, framed in varied
-  words).
+* any other failure: the first two get high-level feedback (``high_level``) that says what
+  is wrong as a person at the table sees it — the block taken with respect to the
+  instruction ("you picked the first block from the bottom instead of the first block from
+  the top"), where something ended ("that is in the bottom right corner, not in the top right
+  corner"), what is missing ("the gray block is still not in the green bowl"), what lies on
+  what, too far / too close — never naming the block or corner a selection task meant; the
+  second adds a hint on how the instruction is meant (:data:`HINTS`, per template; also the
+  fallback when an observation has no facts). The third and later ones, and any failure
+  after which the initial condition is destroyed, get the explicit solution (``solution``:
+  :func:`tasks.solution_text` with the initial positions, framed in varied words).
 * ``None`` (run over) after ``max_rounds`` rounds of the system, when the system stopped with
   an error (the protocol's runs end with success, error or timeout; ``end_on_error=False``
   treats an error as an ordinary failure instead), or when the run cannot progress (a block
   the task needs is out of the robot's reach, :attr:`Observation.unreachable`).
 
-Wording: every kind has several phrasings (and hints several variants per template), chosen
-with a RNG seeded from ``seed`` and the task, so a run is deterministic for a seed while no
-system can pattern-match a single sentence. Learn requests are phrased so that the learning
-gate accepts them by an explicit rule; everything else avoids every word the gate reacts to.
+Wording: every kind has several phrasings (and facts and hints several per kind / template),
+chosen with a RNG seeded from ``seed`` and the task, so a run is deterministic for a seed while
+no system can pattern-match a single sentence. Learn requests are the paper's kind of request
+("well done, learn that for next time"); everything else avoids every word the learning gate
+reacts to.
 """
 from __future__ import annotations
 
+import string
 import zlib
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from . import tasks as T
+from .observe import Fact, Move, joined
 
 KINDS = ("instruction", "high_level", "solution", "retry_execution", "learn")
 # High-level feedback is given this many times before the explicit solution ("only if that
 # fails multiple times ... give the solution", section B).
 HIGH_LEVEL_TRIES = 2
+FACTS_SAID = 2              # unmet conditions named in one answer (a person names the main ones)
 
 
 @dataclass
@@ -54,6 +64,9 @@ class Observation:
     initial_destroyed: bool = False         # the instruction's initial condition is gone
     round_index: int = 0                    # 0 = the round answering the instruction
     unreachable: list[str] = field(default_factory=list)  # blocks out of the robot's reach
+    places: dict[str, str] = field(default_factory=dict)  # object -> where it is now (words)
+    moved: list[Move] = field(default_factory=list)       # what the robot moved this round
+    unmet: list[Fact] = field(default_factory=list)       # the task's goal conditions that fail
 
 
 @dataclass(frozen=True)
@@ -99,7 +112,7 @@ SOLUTION_DESTROYED = (
     "After what happened on the table, here is exactly what I want. {sol}",
 )
 
-OPENERS = ("That is not right.", "Not quite.", "No, that is not what I asked for.",
+OPENERS = ("", "", "That is not right.", "Not quite.", "No, that is not what I asked for.",
            "Hmm, that did not work out.", "That is not what I wanted.")
 CLOSERS = ("", "Please try again.", "Give it another try.", "Try once more, please.")
 ERROR_PREFIX = ("You stopped before the task was done.", "You gave up too early.",
@@ -126,6 +139,105 @@ LINE_DESC = {
     "diagonal": "a straight slanted line at about 45 degrees, like the line from one corner of "
                 "the table to the opposite corner",
 }
+
+# What a person says about each kind of unmet goal condition (:class:`.observe.Fact`). Fields:
+# {things}/{Things} the objects ("the gray block", or "the block you took" when the fact must
+# not name it), {is} is/are, {it} it/them, {they} it/they, {where}, {wanted}, {detail}; a
+# phrasing is used only when every field it names is known.
+FACT_WORDING: dict[str, tuple[str, ...]] = {
+    "nothing_moved": (
+        "Nothing on the table has moved.",
+        "You did not move anything.",
+        "I do not see any change on the table.",
+    ),
+    "missing": (
+        "{Things} {is} still not {wanted}.",
+        "{Things} {is} still missing, {they} {is} {where}.",
+        "You left {things} {where}, {they} should be {wanted}.",
+        "{Things} {is} still missing.",
+    ),
+    "wrong_place": (
+        "That is {where}, not {wanted}.",
+        "{Things} ended up {where}, not {wanted}.",
+        "Look, {things} {is} {where}. I wanted {it} {wanted}.",
+        "{Things} went {where} instead of {wanted}.",
+    ),
+    "wrong_block": (
+        "You picked {detail} instead of {wanted}.",
+        "No, that was {detail}, and I asked for {wanted}.",
+        "You took {detail}, not {wanted}.",
+        "You did not take the block I meant. You took {detail}.",
+        "The block you picked was {detail}.",
+    ),
+    "wrong_corner": (
+        "{Things} {is} {where}, but that is not {wanted}.",
+        "That is not {wanted}, {things} {is} {where}.",
+        "{Things} went {where}, which is not {wanted}.",
+    ),
+    "reversed": (
+        "You put {things}, it is the other way round.",
+        "That is upside down, you put {things}.",
+        "The other way round please, you put {things}.",
+    ),
+    "same_color": (
+        "{Things} {is} {where}, which has the same color.",
+        "{Things} sits {where}, but the colors should differ.",
+        "The colors match for {things}, {they} {is} {where}.",
+    ),
+    "shared": (
+        "{Things} are together {where}, but every block needs a corner of its own.",
+        "{Things} share one corner, they are {where}.",
+        "Those blocks are in the same corner, {things} are {where}.",
+    ),
+    "stack_fell": (
+        "By stacking them first and then moving, you destroyed the stack. {Things} stayed "
+        "behind {where}.",
+        "The stack fell apart when you moved it, {things} {is} {where}, not {wanted}.",
+        "You moved the whole stack and it broke, {things} {is} left {where}.",
+    ),
+    "not_stacked": (
+        "{Things} {is} beside the stack, not on top of it.",
+        "{Things} {is} {where}, but next to the other blocks instead of on them.",
+        "The blocks are not on top of each other, {things} {is} standing by itself.",
+    ),
+    "overlap": (
+        "{Things} {is} lying {where}, the blocks should be apart.",
+        "You put {things} {where}, but every block needs its own spot on the line.",
+        "{Things} {is} {where}. Keep the blocks next to each other, not on each other.",
+    ),
+    "off_line": (
+        "{Things} {is} off the line.",
+        "{Things} {is} not on the same line as the others, {they} {is} {where}.",
+        "The blocks do not line up, {things} {is} out of line.",
+    ),
+    "wrong_line": (
+        "The blocks form a {detail} line, not a {wanted} one.",
+        "That line is {detail}, and I asked for a {wanted} line.",
+        "The line runs the wrong way, it is {detail} and I wanted it {wanted}.",
+    ),
+    "wrong_side": (
+        "{Things} {is} {where}, not {wanted}.",
+        "Wrong side, {things} {is} {where} and I wanted {it} {wanted}.",
+        "{Things} ended up {where}, {they} should be {wanted}.",
+    ),
+    "too_far": (
+        "That is a bit too far, try half of the distance.",
+        "{Things} {is} too far away, about {detail} from the bowl. Try half of the distance.",
+        "Too far, {things} should be closer to the bowl, {they} {is} {detail} away.",
+    ),
+    "too_close": (
+        "That is too close, {things} should be farther from the bowl.",
+        "Not far enough, {things} {is} only about {detail} from the bowl.",
+        "{Things} {is} {where}, too close. I asked for {wanted}.",
+    ),
+    "extra": (
+        "You moved {things}, but I asked for {wanted}.",
+        "That was {things}, and I meant {wanted}.",
+        "{Things} {is} not the block I meant, it was {wanted}.",
+    ),
+}
+# The objects of a fact that must not name them (the block a selection task chose).
+UNNAMED = "the block you took"
 
 HINTS: dict[str, tuple[str, ...]] = {
     "block_on_block": (
@@ -233,12 +345,6 @@ HINTS: dict[str, tuple[str, ...]] = {
 
 
 # ---------------------------------------------------------------------------- helpers
-def _joined(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -276,6 +382,34 @@ def _hint_fields(task: T.Task) -> dict[str, str]:
     f["ex_block"] = ex
     f["ex_bowl"] = f"{ex.split()[0]} bowl"
     return f
+
+
+def _fields(names) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(names) if f}
+
+
+def fact_fields(fact: Fact) -> dict[str, str]:
+    """The wording fields of a fact (see :data:`FACT_WORDING`)."""
+    objs = list(fact.objects)
+    many = len(objs) > 1
+    if fact.kind == "reversed" and len(objs) == 2:
+        things = f"the {objs[0]} on the {objs[1]}"
+        many = False
+    else:
+        things = joined(["the " + o for o in objs]) if objs else UNNAMED
+    return {"things": things, "Things": _cap(things), "is": "are" if many else "is",
+            "it": "them" if many else "it", "they": "they" if many else "it",
+            "where": fact.where, "wanted": fact.wanted, "detail": fact.detail}
+
+
+def fact_options(fact: Fact, naming: bool = False) -> tuple[str, ...]:
+    """The phrasings of ``fact`` whose fields are all known; ``naming``: only those that name
+    its objects (a second fact in one answer must say what it is about)."""
+    fields = fact_fields(fact)
+    out = tuple(o for o in FACT_WORDING[fact.kind] if all(fields.get(f) for f in _fields(o)))
+    if naming and fact.objects:
+        out = tuple(o for o in out if {"things", "Things"} & _fields(o)) or out
+    return out
 
 
 def _stable(text: str) -> int:
@@ -330,7 +464,7 @@ class SimulatedUser:
         names = list(dict.fromkeys(str(n) for n in dropped))
         many = len(names) > 1
         text = self._choose("retry", RETRY).format(
-            blocks=_joined(["the " + n for n in names]), it="them" if many else "it", they="they" if many else "it",
+            blocks=joined(["the " + n for n in names]), it="them" if many else "it", they="they" if many else "it",
             **{"is": "are" if many else "is"})
         return Utterance(_cap(text), "retry_execution")
 
@@ -341,34 +475,30 @@ class SimulatedUser:
         self.solution_given = True
         return Utterance(frame.format(sol=sol), "solution")
 
-    def _high_level(self, error: str | None) -> Utterance:
-        hint = self._choose("hint", HINTS[self.task.template_id]).format(**_hint_fields(self.task))
-        parts = [self._choose("error_prefix", ERROR_PREFIX) if error else
-                 self._choose("opener", OPENERS), hint, self._choose("closer", CLOSERS)]
+    def _high_level(self, obs: Observation) -> Utterance:
+        """What is wrong, as seen (at most :data:`FACTS_SAID` facts); from the second
+        high-level answer on, or when nothing is seen, a hint on how the instruction is meant."""
+        said = [self._say(f, naming=i > 0) for i, f in enumerate(obs.unmet[:FACTS_SAID])]
+        said = [t for t in said if t]
+        if not said or self.understanding_failures > 1:
+            said.append(self._choose("hint", HINTS[self.task.template_id])
+                        .format(**_hint_fields(self.task)))
+        parts = [self._choose("error_prefix", ERROR_PREFIX) if obs.error else
+                 self._choose("opener", OPENERS), *said, self._choose("closer", CLOSERS)]
         return Utterance(" ".join(p for p in parts if p), "high_level")
+
+    def _say(self, fact: Fact | dict, naming: bool = False) -> str:
+        if isinstance(fact, dict):
+            fact = Fact(**{**fact, "objects": tuple(fact.get("objects", ()))})
+        options = fact_options(fact, naming)
+        if not options:
+            return ""
+        return _cap(self._choose("fact:" + fact.kind, options).format(**fact_fields(fact)))
 
     # -------------------------------------------------------------- progress
     def _needed_blocks(self) -> set[str]:
         """Blocks the task cannot be solved without."""
-        a = self.task.attributes
-        named = {v for k, v in a.items() if v.endswith(" block")}
-        tid = self.task.template_id
-        if named:
-            return named
-        pos = self.positions
-        if pos is not None:
-            try:
-                if tid == "block_direction_of_bowl":
-                    meant = T.block_in_direction(a["bowl"], a["direction"], pos)
-                    return {meant} if meant else set(self.task.blocks)
-                if tid == "block_distance_to_bowl":
-                    return {T.block_by_distance(a["bowl"], a["distance"], pos)}
-                if tid == "nth_block_from_direction":
-                    meant = T.nth_block_from(a["nth"], a["direction"], pos)
-                    return {meant} if meant else set(self.task.blocks)
-            except KeyError:
-                pass
-        return set(self.task.blocks)
+        return T.needed_blocks(self.task, self.positions)
 
     def _end(self, obs: Observation, reason: str) -> None:
         self.done = True
@@ -407,7 +537,7 @@ class SimulatedUser:
             if obs.initial_destroyed or self.understanding_failures > HIGH_LEVEL_TRIES:
                 u = self._solution(obs.initial_destroyed)
             else:
-                u = self._high_level(obs.error)
+                u = self._high_level(obs)
         self.history.append((obs, u))
         return u
 
@@ -421,5 +551,5 @@ class SimulatedUser:
         return out
 
 
-__all__ = ["Observation", "Utterance", "SimulatedUser", "KINDS", "HINTS", "LEARN", "RETRY",
+__all__ = ["Observation", "Utterance", "SimulatedUser", "KINDS", "HINTS", "FACT_WORDING", "LEARN", "RETRY",
            "SOLUTION", "SOLUTION_DESTROYED"]

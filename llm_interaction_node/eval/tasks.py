@@ -37,7 +37,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.apis.tabletop import PLACE_INSET
-from .observe import (BLOCK_TOL, BOUNDS, BOWL_TOL, CORNERS, DIRECTIONS, HIGHER, OPPOSITE,
+from .observe import (BLOCK_TOL, base_where, BOUNDS, BOWL_TOL, CORNERS, DIRECTIONS, HIGHER, OPPOSITE,
                       PLACE_TOL, PLACES, RANGE_XY, SIDE_OF, Fact, Positions, at_place,
                       blocks_of, bowls_of, color, hdist, in_bowl, joined, moved_objects,
                       on_block, ordinal, place_phrase, side_of, where, xy, z)
@@ -288,15 +288,17 @@ def _the(names) -> str:
 
 # ---------------------------------------------------------------------------- mismatch helpers
 def _misplaced(names, initial: Positions, final: Positions, wanted: str,
-               anonymous: bool = False) -> list[Fact]:
+               anonymous: bool = False, by_place: bool = False) -> list[Fact]:
     """For objects not where ``wanted``: ``missing`` if the robot left them, else
-    ``wrong_place`` with where they ended (``anonymous``: without naming them)."""
+    ``wrong_place`` with where they ended (``anonymous``: without naming them; ``by_place``:
+    a block in a stack is where the stack stands)."""
     moved = set(moved_objects(initial, final))
     out = []
     for n in names:
         objects = () if anonymous else (n,)
         if n in moved:
-            out.append(Fact("wrong_place", objects, where(n, final), wanted))
+            at = base_where(n, final) if by_place else where(n, final)
+            out.append(Fact("wrong_place", objects, at, wanted))
         else:
             out.append(Fact("missing", objects, where(n, final), wanted))
     return out
@@ -343,8 +345,10 @@ class Template:
     def text(self, task: Task, pos: Positions | None = None) -> str:
         raise NotImplementedError
 
-    def mismatch(self, task: Task, initial: Positions, final: Positions) -> list[Fact]:
-        """What is visibly wrong after a failed round (called only when something moved)."""
+    def mismatch(self, task: Task, initial: Positions, final: Positions,
+                 start: Positions | None = None) -> list[Fact]:
+        """What is visibly wrong after a failed round (called only when something moved);
+        ``initial``: the run's start, ``start``: the round's start (default ``initial``)."""
         raise NotImplementedError
 
     def meaning(self, task: Task, pos: Positions):
@@ -370,15 +374,18 @@ def _named_block_mismatch(block: str, initial: Positions, final: Positions,
 
 
 def _selected_mismatch(meant: str | None, describe: Callable[[str], tuple[str, str]],
-                       place: str, initial: Positions, final: Positions) -> list[Fact]:
+                       place: str, initial: Positions, final: Positions,
+                       start: Positions | None) -> list[Fact]:
     """For a selection task (the block meant by a relation goes to ``place``): a block other
     than the meant one was taken -> ``wrong_block`` with what it is (``describe`` gives
     (what it is, what was asked)); the meant block ended elsewhere -> ``wrong_place``. The
     meant block is never named."""
     moved = _moved_blocks(initial, final)
     if meant in moved:
-        return _misplaced([meant], initial, final, place_phrase(place), anonymous=True)
-    wrong = [b for b in moved if b != meant]
+        return _misplaced([meant], initial, final, place_phrase(place), anonymous=True,
+                          by_place=True)
+    this_round = _moved_blocks(start, final) if start is not None else []
+    wrong = [b for b in this_round + moved if b != meant]
     if not wrong:
         return [Fact("missing", (), "", place_phrase(place))]
     what, asked = describe(wrong[0])
@@ -407,7 +414,7 @@ class BlockOnBlock(Template):
         a = task.attributes
         return f"Put the {a['block1']} on top of the {a['block2']}."
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         a = task.attributes
         if on_block(final[a["block2"]], final[a["block1"]]):
             return [Fact("reversed", (a["block2"], a["block1"]))]
@@ -434,7 +441,7 @@ class BlockInBowl(Template):
         a = task.attributes
         return f"Put the {a['block']} in the {a['bowl']}."
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         a = task.attributes
         return _named_block_mismatch(a["block"], initial, final, f"in the {a['bowl']}")
 
@@ -462,10 +469,10 @@ class BlocksOnPlace(Template):
         return (f"Put the blocks on the {task.attributes['place']} one after another: "
                 f"{_the(task.blocks)}.")
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         place = task.attributes["place"]
         left = [b for b in _blocks(final) if not at_place(final[b], PLACES[place])]
-        return _misplaced(left, initial, final, place_phrase(place))
+        return _misplaced(left, initial, final, place_phrase(place), by_place=True)
 
 
 # ---------------------------------------------------------------------------- 4 blocks in bowl
@@ -487,7 +494,7 @@ class BlocksInBowl(Template):
     def text(self, task, pos=None):
         return f"Put {_the(task.blocks)} in the {task.attributes['bowl']}, one after another."
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         bowl = task.attributes["bowl"]
         left = [b for b in _blocks(final) if not in_bowl(final[b], final[bowl])]
         return _misplaced(left, initial, final, f"in the {bowl}")
@@ -517,7 +524,7 @@ class MatchingBowls(Template):
                  if f"{color(b)} bowl" in task.objects]
         return f"Put {joined(pairs)}."
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         facts = []
         for b in _blocks(final):
             bowl = color(b) + " bowl"
@@ -579,7 +586,7 @@ class BlockDirectionOfBowl(Template):
         meant = self.meaning(task, pos) if pos is not None else None
         return {meant} if meant else set(task.blocks)
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         a = task.attributes
         bowl, direction = a["bowl"], a["direction"]
 
@@ -589,7 +596,7 @@ class BlockDirectionOfBowl(Template):
                 return (f"a block {SIDE_OF[direction]} the {bowl}, but not the one nearest to "
                         f"the bowl on that side", "")
             return f"a block {SIDE_OF[s]} the {bowl}", f"the block {SIDE_OF[direction]} it"
-        return _selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final)
+        return _selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final, start)
 
 
 # ---------------------------------------------------------------------------- 7 distance to bowl
@@ -636,7 +643,7 @@ class BlockDistanceToBowl(Template):
     def needed(self, task, pos):
         return {self.meaning(task, pos)} if pos is not None else set(task.blocks)
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         a = task.attributes
         bowl, closest = a["bowl"], a["distance"] == "closest"
         order = _by_distance(bowl, initial)
@@ -650,7 +657,7 @@ class BlockDistanceToBowl(Template):
                 what = (f"the block closest to the {bowl}" if near == 0 else
                         f"the {ordinal(far)} farthest block from the {bowl}")
             return what, f"the block {self._word(task)} it"
-        return _selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final)
+        return _selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final, start)
 
 
 # ---------------------------------------------------------------------------- 8 nth from direction
@@ -700,7 +707,7 @@ class NthBlockFromDirection(Template):
         meant = self.meaning(task, pos) if pos is not None else None
         return {meant} if meant else set(task.blocks)
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         a = task.attributes
         direction, k = a["direction"], NTH[a["nth"]]
         order = _order_from(direction, initial)
@@ -712,7 +719,7 @@ class NthBlockFromDirection(Template):
             else:
                 what = f"the {ordinal(i)} block from the {direction}"
             return what, f"the {a['nth']} block from the {direction}"
-        return _selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final)
+        return _selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final, start)
 
 
 # ---------------------------------------------------------------------------- 9 different corners
@@ -739,11 +746,12 @@ class DifferentCorners(Template):
     def text(self, task, pos=None):
         return f"Put {joined([f'the {b} in the {c}' for b, c in zip(task.blocks, CORNERS)])}."
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         by_corner: dict[str | None, list[str]] = {}
         for b in _blocks(final):
             by_corner.setdefault(self._corner(final[b]), []).append(b)
-        facts = _misplaced(by_corner.pop(None, []), initial, final, "in a corner of its own")
+        facts = _misplaced(by_corner.pop(None, []), initial, final, "in a corner of its own",
+                           by_place=True)
         facts += [Fact("shared", tuple(bs), place_phrase(c)) for c, bs in by_corner.items()
                   if len(bs) > 1]
         return facts
@@ -787,7 +795,7 @@ class MismatchedBowls(Template):
     def text(self, task, pos=None):
         return "Put " + joined([f"the {b} in the {w}" for b, w in self.pairs(task)]) + "."
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         facts = []
         for b in _blocks(final):
             inside = [w for w in _bowls(final) if in_bowl(final[b], final[w])]
@@ -827,7 +835,7 @@ class StackOnPlace(Template):
         text = joined(steps)
         return text[0].upper() + text[1:] + "."
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         place = task.attributes["place"]
         target = PLACES[place]
         moved = set(moved_objects(initial, final))
@@ -837,7 +845,8 @@ class StackOnPlace(Template):
         fell = [b for b in left if b in moved
                 and any(_hdist(final[b], initial[m]) < STACK_LEFT_BEHIND for m in carried)]
         facts = [Fact("stack_fell", (b,), where(b, final), place_phrase(place)) for b in fell]
-        facts += _misplaced([b for b in left if b not in fell], initial, final, place_phrase(place))
+        facts += _misplaced([b for b in left if b not in fell], initial, final, place_phrase(place),
+                            by_place=True)
         ground = sorted((b for b in there if not any(on_block(final[b], final[o])
                                                      for o in there if o != b)),
                         key=lambda b: _z(final[b]))
@@ -891,7 +900,7 @@ class BlockMagnitudeDirectionOfBowl(Template):
         cm = round(MAGNITUDE_OFFSET[a["magnitude"]] * 100)
         return f"Put the {a['block']} on the table about {cm} cm {SIDE_OF[a['direction']]} the {a['bowl']}."
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         a = task.attributes
         block, bowl = a["block"], a["bowl"]
         wanted = f"{a['magnitude']} {SIDE_OF[a['direction']]} the {bowl}"
@@ -955,7 +964,7 @@ class BlockCornerDistanceToBowl(Template):
                     f"{self.meaning(task, pos)}. Put the {a['block']} there.")
         return f"Put the {a['block']} in the corner of the table {self._word(task)} the {a['bowl']}."
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         a = task.attributes
         block = a["block"]
         wanted = f"the corner {self._word(task)} the {a['bowl']}"
@@ -1046,7 +1055,7 @@ class BlocksInLine(Template):
                 f"{round(LINE_SPACING * 100)} cm apart on one {kind} line across the table, "
                 f"keeping clear of the bowls.")
 
-    def mismatch(self, task, initial, final):
+    def mismatch(self, task, initial, final, start=None):
         overlaps = self._overlaps(final)
         if overlaps:
             return [Fact("overlap", (up,), where(up, final)) for up, _ in overlaps]
