@@ -92,3 +92,90 @@ def test_a_round_that_ends_in_an_error_fails_even_if_the_world_is_right():
     assert record.errors == ["gave up: too many errors"]
     assert record.success is False and record.first_success is None
     assert record.observations[0]["success"] is False
+
+
+# ---------------------------------------------------------------------------- what a person sees
+from llm_interaction_node.eval.observe import moves, observe, where   # noqa: E402
+
+
+def test_where_says_bowl_block_named_place_next_to_region_or_off_the_table():
+    pos = {"red block": np.array([0.10, -0.40, 0.03]), "blue bowl": np.array([0.10, -0.40, 0.0]),
+           "green block": np.array([0.10, -0.40, 0.07]),            # on the red block
+           "yellow block": np.array([0.25, -0.75, 0.02]),           # a named place
+           "pink block": np.array([0.0, -0.52, 0.02]),              # the middle
+           "gray block": np.array([0.18, -0.40, 0.02]),             # beside the bowl
+           "cyan block": np.array([-0.17, -0.68, 0.02]),            # nowhere named
+           "brown block": np.array([0.6, -0.5, -0.3])}              # fell off
+    assert where("red block", pos) == "in the blue bowl"
+    assert where("green block", pos) == "on the red block"
+    assert where("yellow block", pos) == "in the bottom right corner"
+    assert where("pink block", pos) == "in the middle"
+    assert where("gray block", pos) == "next to the blue bowl"
+    assert where("cyan block", pos) == "on the table towards the bottom left"
+    assert where("brown block", pos) == "off the table"
+    pos["yellow block"] = np.array([-0.25, -0.5, 0.02])
+    assert where("yellow block", pos) == "on the left side"
+
+
+def test_moves_of_a_round_from_where_to_where():
+    task = T.make_task("blocks_in_bowl", "sa_si", 2)
+    world = T.make_world(task)
+    api = TabletopApi(world)
+    initial = T.world_positions(world)
+    block = task.blocks[0]
+    api.put_first_on_second(block, task.attributes["bowl"])
+    after_one = T.world_positions(world)
+    [move] = moves(initial, after_one)
+    assert move.object == block and move.start == where(block, initial)
+    assert move.end == f"in the {task.attributes['bowl']}"
+    assert moves(after_one, after_one) == []
+    seen = observe(task, initial, after_one, start=after_one)    # the next round moved nothing
+    assert seen.moved == [] and seen.unmet                      # ... and it is still not done
+
+
+class _DoesItWrongThenRight:
+    """Round 1: all blocks to the mirrored place (the y axis flipped); round 2: the solution."""
+
+    name = "flips"
+
+    def __init__(self, task):
+        from llm_interaction_node.core.llm import TokenLedger
+        self.ledger = TokenLedger()
+        self.task = task
+        self.said = []
+
+    def run(self, robot, instruction, next_utterance):
+        api = TabletopApi(robot)
+        x, y = T.PLACES[self.task.attributes["place"]]
+        mirrored = np.array([x, -1.0 - y])
+        for block in list(self.task.blocks):
+            api.put_first_on_second(block, mirrored)
+        self.said.append(next_utterance(Round()))
+        namespace = {name: getattr(api, name) for name in TabletopApi.API}
+        namespace["np"] = np
+        exec(T.solution_program(self.task), namespace)         # noqa: S102 - test program
+        self.said.append(next_utterance(Round()))
+
+    def episode_succeeded(self):
+        pass
+
+
+def test_the_harness_observes_each_round_and_the_user_says_what_was_done():
+    seed = next(s for s in range(40) if T.make_task("blocks_on_place", "sa_si", s)
+                .attributes["place"] in ("top left corner", "top right corner", "top side"))
+    task = T.make_task("blocks_on_place", "sa_si", seed)
+    system = _DoesItWrongThenRight(task)
+    record = run_once(system, "sa_si", "blocks_on_place", 1, seed)
+    first, second = record.observations
+    place = task.attributes["place"]
+    mirrored = place.replace("top", "bottom")
+    assert set(first["places"]) == set(task.objects)
+    assert {m["object"] for m in first["moved"]} == set(task.blocks)
+    assert all(m["end"] == T.place_phrase(mirrored) or m["end"].startswith("on the ")
+               for m in first["moved"])
+    assert first["unmet"][0]["kind"] == "wrong_place" and first["unmet"][0]["where"] == T.place_phrase(mirrored)
+    kind, text = record.utterances[1]
+    assert kind == "high_level" and mirrored in text and place in text
+    assert second["success"] and second["unmet"] == []
+    assert {m["object"] for m in second["moved"]} == set(task.blocks)    # this round's moves
+    assert record.utterances[2][0] == "learn"

@@ -353,3 +353,48 @@ def test_make_world_uses_the_factory():
     assert calls[-1] == (task.objects, task.world_seed)
     assert all(seed == 7000 + k for k, (_, seed) in enumerate(calls))
     assert sorted(world.object_names()) == sorted(task.objects)
+
+
+# ---------------------------------------------------------------------------- one class per template
+def test_each_template_is_one_class_with_everything_about_it():
+    methods = ("sample", "scene", "feasible", "check", "program", "text", "mismatch",
+               "meaning", "needed")
+    for t in T.TEMPLATES.values():
+        assert isinstance(t, T.Template) and type(t) is not T.Template
+        for m in ("check", "program", "text", "mismatch"):          # no template inherits these
+            assert m in type(t).__dict__, (t.id, m)
+        assert all(callable(getattr(t, m)) for m in methods)
+    assert not hasattr(T.Template, "sample_attributes") and not hasattr(T.Template, "make_scene")
+
+
+@pytest.mark.parametrize("template_id,split", CASES)
+def test_random_wrong_moves_are_described(template_id, split):
+    """Whatever the robot does wrong, the observer finds an unmet condition the user can say."""
+    from llm_interaction_node.eval.observe import observe
+    from llm_interaction_node.eval.simulated_user import FACT_WORDING, fact_options
+    described = 0
+    for seed in range(12):
+        task = make_task(template_id, split, seed)
+        world = make_world(task)
+        initial = T.world_positions(world)
+        rng = np.random.default_rng(seed)
+        api = TabletopApi(world)
+        for _ in range(int(rng.integers(1, 3))):
+            block = task.blocks[int(rng.integers(len(task.blocks)))]
+            target = list(PLACES.values())[int(rng.integers(len(PLACES)))] if rng.random() < 0.6 \
+                else task.objects[int(rng.integers(len(task.objects)))]
+            try:
+                api.put_first_on_second(block, np.array(target) if isinstance(target, tuple) else target)
+            except Exception:   # noqa: BLE001 - refused moves (a block on itself, ...) are fine
+                pass
+        final = T.world_positions(world)
+        seen = observe(task, initial, final)
+        assert set(seen.places) == set(task.objects)
+        if check(task, initial, final):
+            assert seen.unmet == []
+            continue
+        assert seen.unmet, (task.instruction, seen)
+        for fact in seen.unmet:
+            assert fact.kind in FACT_WORDING and fact_options(fact), fact
+        described += 1
+    assert described >= 6

@@ -263,3 +263,305 @@ def test_high_level_hints_are_not_the_solution(scenes):
             user.first()
             u = user.respond(FAIL)
             assert u.kind == "high_level" and sol not in u.text
+
+
+# ---------------------------------------------------------------------------- what the user sees
+# Constructed wrong outcomes per template: the real 2-D tabletop world (or positions derived
+# from its initial scene), then :func:`observe` and the user's first two answers.
+from llm_interaction_node.core.apis.tabletop import TabletopApi   # noqa: E402
+from llm_interaction_node.eval.observe import PLACES, observe     # noqa: E402
+from llm_interaction_node.eval.simulated_user import FACT_WORDING, fact_fields  # noqa: E402
+from llm_interaction_node.eval.observe import Fact                # noqa: E402
+
+
+def scene(template_id, split="sa_si", want=lambda task: True, seeds=range(60)):
+    """The first generated task (with its 2-D world and initial positions) that ``want``s."""
+    for seed in seeds:
+        task = T.make_task(template_id, split, seed)
+        if want(task):
+            world = T.make_world(task)
+            return task, world, T.world_positions(world)
+    raise AssertionError(f"no scene for {template_id}")
+
+
+def answers(task, initial, final, n=2, user_seed=0):
+    """The user's first ``n`` answers to rounds that all end in ``final``, and the facts."""
+    seen = observe(task, initial, final)
+    assert not T.check(task, initial, final) and seen.unmet
+    user = SimulatedUser(task, initial, seed=user_seed)
+    user.first()
+    obs = Observation(success=False, places=seen.places, moved=seen.moved, unmet=seen.unmet)
+    out = [user.respond(obs) for _ in range(n)]
+    assert all(u.kind == "high_level" for u in out)
+    return [u.text for u in out], seen.unmet
+
+
+def moved(initial, **changes):
+    """A copy of ``initial`` with some objects at new xyz."""
+    out = {k: np.array(v, dtype=float) for k, v in initial.items()}
+    for name, xyz in changes.items():
+        out[name.replace("_", " ")] = np.array(xyz, dtype=float)
+    return out
+
+
+def at(place, z=0.02):
+    return [*PLACES[place], z]
+
+
+import numpy as np  # noqa: E402
+
+
+def test_section_b_this_is_the_bottom_right_corner_not_the_top_right():
+    task, world, initial = scene("blocks_on_place",
+                                 want=lambda t: t.attributes["place"] == "top right corner")
+    api = TabletopApi(world)
+    for block in task.blocks:                       # the y axis flipped: [0.9, 0.1]
+        api.put_first_on_second(block, api.denormalize_xy([1, 0]))
+    texts, facts = answers(task, initial, T.world_positions(world))
+    assert [f.kind for f in facts] == ["wrong_place"]
+    for text in texts:
+        assert "bottom right corner" in text and "top right corner" in text
+
+
+def test_section_b_the_gray_one_is_still_missing():
+    task, world, initial = scene("blocks_in_bowl", "ua_si",
+                                 want=lambda t: "gray block" in t.blocks and len(t.blocks) > 2)
+    api = TabletopApi(world)
+    for block in task.blocks:
+        if block != "gray block":
+            api.put_first_on_second(block, task.attributes["bowl"])
+    texts, facts = answers(task, initial, T.world_positions(world))
+    assert facts == [Fact("missing", ("gray block",), facts[0].where, f"in the {task.attributes['bowl']}")]
+    for text in texts:
+        assert "gray block" in text and "still" in text
+        assert all(b not in text for b in task.blocks if b != "gray block")
+
+
+def test_section_b_you_picked_the_other_end():
+    task, world, initial = scene("nth_block_from_direction",
+                                 want=lambda t: t.attributes["nth"] == "first"
+                                 and t.attributes["direction"] == "top" and len(t.blocks) >= 3)
+    meant = T.nth_block_from("first", "top", initial)
+    lowest = T.nth_block_from("first", "bottom", initial)
+    api = TabletopApi(world)
+    api.put_first_on_second(lowest, np.array(PLACES[task.attributes["place"]]))
+    texts, facts = answers(task, initial, T.world_positions(world))
+    assert facts[0].kind == "wrong_block" and facts[0].detail == "the first block from the bottom"
+    for text in texts:
+        assert "first block from the bottom" in text
+        assert meant not in text and lowest not in text
+
+
+def test_section_b_a_bit_too_far_try_half_of_the_distance():
+    task, _, initial = scene("block_magnitude_direction_of_bowl",
+                             want=lambda t: t.attributes["magnitude"] == "a little")
+    a = task.attributes
+    u = np.array(T.DIRECTIONS[a["direction"]])
+    final = moved(initial, **{a["block"].replace(" ", "_"):
+                              [*(initial[a["bowl"]][:2] + 0.3 * u), 0.02]})
+    texts, facts = answers(task, initial, final)
+    assert facts[0].kind == "too_far" and facts[0].objects == (a["block"],)
+    assert all("too far" in t.lower() for t in texts)
+    assert any("half of the distance" in t for t in texts)
+
+
+def test_section_b_by_stacking_first_and_moving_you_destroyed_the_stack():
+    task, _, initial = scene("stack_on_place", "ua_ui", want=lambda t: len(t.blocks) >= 3)
+    bottom, *rest = task.blocks
+    place = task.attributes["place"]
+    old = initial[bottom]
+    # the others were stacked on the bottom block, then it was moved away and they fell off
+    final = moved(initial, **{bottom.replace(" ", "_"): at(place)},
+                  **{b.replace(" ", "_"): [old[0] + 0.03 * (i + 1), old[1], 0.02]
+                     for i, b in enumerate(rest)})
+    texts, facts = answers(task, initial, final)
+    assert {f.kind for f in facts} == {"stack_fell"}
+    assert set(facts[0].objects) == set(rest)
+    for text in texts:
+        assert "stack" in text and all(b in text for b in rest)
+
+
+def test_section_b_drops_are_named_and_repeated():
+    user, task, _ = make("blocks_in_bowl", "sa_si")
+    user.first()
+    u = user.respond(drop(*task.blocks[:2]))
+    assert u.kind == "retry_execution" and all(b in u.text for b in task.blocks[:2])
+
+
+def _other(names, meant):
+    return next(n for n in names if n != meant)
+
+
+def test_block_on_block_other_way_round():
+    task, world, initial = scene("block_on_block")
+    a = task.attributes
+    TabletopApi(world).put_first_on_second(a["block2"], a["block1"])
+    texts, facts = answers(task, initial, T.world_positions(world))
+    assert facts == [Fact("reversed", (a["block2"], a["block1"]))]
+    assert all(f"the {a['block2']} on the {a['block1']}" in t for t in texts)
+
+
+def test_block_on_block_where_the_block_ended():
+    task, world, initial = scene("block_on_block", want=lambda t: len(t.bowls) >= 1)
+    a = task.attributes
+    TabletopApi(world).put_first_on_second(a["block1"], task.bowls[0])
+    texts, facts = answers(task, initial, T.world_positions(world))
+    assert facts[0].kind == "wrong_place" and facts[0].where == f"in the {task.bowls[0]}"
+    assert all(f"in the {task.bowls[0]}" in t for t in texts)
+
+
+def test_block_in_bowl_in_the_wrong_bowl_and_the_wrong_block():
+    task, world, initial = scene("block_in_bowl", want=lambda t: len(t.bowls) >= 2 and len(t.blocks) >= 2)
+    a = task.attributes
+    other_bowl, other_block = _other(task.bowls, a["bowl"]), _other(task.blocks, a["block"])
+    api = TabletopApi(world)
+    api.put_first_on_second(a["block"], other_bowl)
+    texts, _ = answers(task, initial, T.world_positions(world))
+    assert all(f"in the {other_bowl}" in t for t in texts)
+    task, world, initial = scene("block_in_bowl", want=lambda t: len(t.blocks) >= 2)
+    a = task.attributes
+    other_block = _other(task.blocks, a["block"])
+    TabletopApi(world).put_first_on_second(other_block, a["bowl"])
+    texts, facts = answers(task, initial, T.world_positions(world))
+    assert [f.kind for f in facts] == ["missing", "extra"]
+    assert all(other_block in t and a["block"] in t for t in texts)
+
+
+def test_matching_bowls_says_which_block_is_in_which_bowl():
+    task, world, initial = scene("matching_bowls", want=lambda t: len(t.blocks) >= 2)
+    b1, b2 = task.blocks[:2]
+    api = TabletopApi(world)
+    api.put_first_on_second(b1, b2.split()[0] + " bowl")
+    texts, facts = answers(task, initial, T.world_positions(world))
+    assert facts[0] == Fact("wrong_place", (b1,), f"in the {b2.split()[0]} bowl",
+                            f"in the {b1.split()[0]} bowl")
+    assert all(b1 in t and f"in the {b2.split()[0]} bowl" in t for t in texts)
+
+
+def _selection_cases():
+    for tid in ("block_direction_of_bowl", "block_distance_to_bowl", "nth_block_from_direction"):
+        for split in ("sa_si", "ua_si"):
+            for seed in range(6):
+                task = T.make_task(tid, split, seed)
+                if len(task.blocks) >= 2:
+                    yield tid, split, seed
+
+
+@pytest.mark.parametrize("template_id,split,seed", list(_selection_cases()))
+def test_selection_feedback_says_what_was_taken_never_the_right_block(template_id, split, seed):
+    task = T.make_task(template_id, split, seed)
+    world = T.make_world(task)
+    initial = T.world_positions(world)
+    meant = T.interpretation(task, initial)
+    wrong = _other(task.blocks, meant)
+    TabletopApi(world).put_first_on_second(wrong, np.array(PLACES[task.attributes["place"]]))
+    texts, facts = answers(task, initial, T.world_positions(world), n=2, user_seed=seed)
+    assert facts[0].kind == "wrong_block" and facts[0].objects == () and facts[0].detail
+    for text in texts:
+        assert meant not in text and wrong not in text, text
+        assert facts[0].detail in text or facts[0].detail[:1].upper() + facts[0].detail[1:] in text
+    if template_id == "block_direction_of_bowl":
+        assert task.attributes["bowl"] in facts[0].detail
+    # the right block, but at the wrong place: where it ended, still without naming it
+    world = T.make_world(task)
+    initial = T.world_positions(world)
+    wrong_place = next(p for p in PLACES if p != task.attributes["place"]
+                       and T._place_clear(PLACES[p], initial, moving=(meant,)))
+    TabletopApi(world).put_first_on_second(meant, np.array(PLACES[wrong_place]))
+    texts, facts = answers(task, initial, T.world_positions(world))
+    assert facts[0].kind == "wrong_place" and facts[0].objects == ()
+    assert all(wrong_place in t and meant not in t for t in texts)
+
+
+def test_different_corners_two_blocks_share_a_corner():
+    task, world, initial = scene("different_corners", "ua_ui", want=lambda t: len(t.blocks) >= 2)
+    api = TabletopApi(world)
+    b1, b2 = task.blocks[:2]
+    api.put_first_on_second(b1, np.array(PLACES["top left corner"]))
+    api.put_first_on_second(b2, np.array(PLACES["top left corner"]))
+    texts, facts = answers(task, initial, T.world_positions(world))
+    assert Fact("shared", (b1, b2), "in the top left corner") in facts
+    assert any(b1 in t and b2 in t and "top left corner" in t for t in texts)
+
+
+def test_mismatched_bowls_same_color_is_named():
+    task, world, initial = scene("mismatched_bowls", "ua_ui")
+    block = task.blocks[0]
+    TabletopApi(world).put_first_on_second(block, block.split()[0] + " bowl")
+    texts, facts = answers(task, initial, T.world_positions(world))
+    assert Fact("same_color", (block,), f"in the {block.split()[0]} bowl") in facts
+    assert any(block in t and "color" in t for t in texts)
+
+
+def test_stack_on_place_a_block_beside_the_stack():
+    task, _, initial = scene("stack_on_place", "ua_ui", want=lambda t: len(t.blocks) == 2)
+    b1, b2 = task.blocks
+    x, y = PLACES[task.attributes["place"]]
+    final = moved(initial, **{b1.replace(" ", "_"): [x, y, 0.02],
+                              b2.replace(" ", "_"): [x + 0.045, y, 0.02]})
+    texts, facts = answers(task, initial, final)
+    assert [f.kind for f in facts] == ["not_stacked"] and facts[0].objects in ((b1,), (b2,))
+    assert all(facts[0].objects[0] in t for t in texts)
+
+
+def test_magnitude_wrong_side_and_not_far_enough():
+    task, _, initial = scene("block_magnitude_direction_of_bowl", "ua_ui")
+    a = task.attributes
+    u = np.array(T.DIRECTIONS[a["direction"]])
+    bowl = initial[a["bowl"]][:2]
+    final = moved(initial, **{a["block"].replace(" ", "_"): [*(bowl - 0.15 * u), 0.02]})
+    texts, facts = answers(task, initial, final)
+    opposite = {"top": "below", "bottom": "above", "left": "to the left of",
+                "right": "to the right of"}[a["direction"]]
+    assert facts[0].kind == "wrong_side" and facts[0].where == f"{opposite} the {a['bowl']}"
+    assert all(f"{opposite} the {a['bowl']}" in t for t in texts)
+    if a["magnitude"] == "a lot":
+        final = moved(initial, **{a["block"].replace(" ", "_"): [*(bowl + 0.1 * u), 0.02]})
+        texts, facts = answers(task, initial, final)
+        assert facts[0].kind == "too_close"
+
+
+def test_corner_distance_names_the_corner_taken_not_the_one_meant():
+    for seed in range(5):
+        task, world, initial = scene("block_corner_distance_to_bowl", "ua_ui", seeds=[seed])
+        meant = T.interpretation(task, initial)
+        wrong = next(c for c in T.CORNERS if c != meant
+                     and T._place_clear(PLACES[c], initial, moving=(task.attributes["block"],)))
+        TabletopApi(world).put_first_on_second(task.attributes["block"], np.array(PLACES[wrong]))
+        texts, facts = answers(task, initial, T.world_positions(world), user_seed=seed)
+        assert facts[0].kind == "wrong_corner"
+        for text in texts:
+            assert wrong in text and meant not in text
+
+
+def test_line_of_the_wrong_kind_and_blocks_on_each_other():
+    task, _, initial = scene("blocks_in_line", "sa_si",
+                             want=lambda t: t.attributes["line"] == "horizontal" and len(t.blocks) >= 3)
+    blocks = task.blocks
+    final = moved(initial, **{b.replace(" ", "_"): [0.1, -0.3 - 0.12 * i, 0.02]
+                              for i, b in enumerate(blocks)})          # a vertical line
+    texts, facts = answers(task, initial, final)
+    assert facts == [Fact("wrong_line", (), "", "horizontal", "vertical")]
+    assert all("vertical" in t and "horizontal" in t for t in texts)
+    final = moved(final, **{blocks[1].replace(" ", "_"): [0.1, -0.3, 0.06]})   # on blocks[0]
+    texts, facts = answers(task, initial, final)
+    assert facts[0] == Fact("overlap", (blocks[1],), f"on the {blocks[0]}")
+    assert all(blocks[1] in t and f"on the {blocks[0]}" in t for t in texts)
+
+
+def test_nothing_moved():
+    task, _, initial = scene("blocks_in_bowl")
+    texts, facts = answers(task, initial, initial)
+    assert facts == [Fact("nothing_moved")]
+
+
+def test_every_fact_wording_is_free_of_code_and_learn_cues():
+    fields = {"objects": ("red block", "blue block"), "where": "in the top left corner",
+              "wanted": "on the green block", "detail": "the second block from the left"}
+    for kind, options in FACT_WORDING.items():
+        assert len(options) >= 3, kind
+        for objects in ((), ("red block",), fields["objects"]):
+            f = fact_fields(Fact(kind, objects, fields["where"], fields["wanted"], fields["detail"]))
+            for option in options:
+                text = option.format(**f)
+                assert not CODE.search(text) and not is_learning_request(text), text

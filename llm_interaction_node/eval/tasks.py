@@ -842,9 +842,11 @@ class StackOnPlace(Template):
         there = [b for b in _blocks(final) if at_place(final[b], target)]
         left = [b for b in _blocks(final) if b not in there]
         carried = [m for m in there if m in moved]
-        fell = [b for b in left if b in moved
-                and any(_hdist(final[b], initial[m]) < STACK_LEFT_BEHIND for m in carried)]
-        facts = [Fact("stack_fell", (b,), where(b, final), place_phrase(place)) for b in fell]
+        behind = {b: next((m for m in carried if _hdist(final[b], initial[m]) < STACK_LEFT_BEHIND),
+                          None) for b in left if b in moved}
+        fell = [b for b, m in behind.items() if m is not None]
+        facts = [Fact("stack_fell", (b,), where(behind[b], initial), place_phrase(place))
+                 for b in fell]           # where the stack stood before it was carried off
         facts += _misplaced([b for b in left if b not in fell], initial, final, place_phrase(place),
                             by_place=True)
         ground = sorted((b for b in there if not any(on_block(final[b], final[o])
