@@ -398,3 +398,22 @@ def test_random_wrong_moves_are_described(template_id, split):
             assert fact.kind in FACT_WORDING and fact_options(fact), fact
         described += 1
     assert described >= 6
+
+
+@pytest.mark.parametrize("template_id,split", CASES)
+def test_mistaken_programs_run_and_leave_the_task_unsolved(template_id, split):
+    """The stand-in's wrong first try (tasks.mistaken_program) is a real, visible mistake."""
+    tried = 0
+    for seed in range(8):
+        task = make_task(template_id, split, seed)
+        program = T.mistaken_program(task)
+        if program is None:
+            continue
+        world = make_world(task)
+        initial = T.world_positions(world)
+        api = TabletopApi(world)
+        exec(program, {"np": np, **{name: getattr(api, name) for name in TabletopApi.API}})
+        final = T.world_positions(world)
+        assert not check(task, initial, final), (task.instruction, program)
+        tried += 1
+    assert tried >= 4

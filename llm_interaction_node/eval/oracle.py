@@ -6,8 +6,10 @@ It reads the prompt the way a model would see it and answers:
 
 * console prompts (ours, ending in ``>>>``): the next statement of the solution program of
   the instruction in the current interaction, then ``wait_for_trigger()``; for instructions
-  in ``fail_first`` it first only looks (``get_obj_names()``) and hands back (so the user
-  gives feedback);
+  in ``fail_first`` it first runs the task's plausible wrong program
+  (:func:`tasks.mistaken_program`: axes flipped, the other block, one block forgotten, ...)
+  and hands back, so the user says what it sees; where a task has none it only looks
+  (``get_obj_names()``) and hands back;
   after a request to learn it calls ``learn_from_interaction()``;
 * L_improve chats: a problem, an improvement and an improved transcript;
 * other completions (CaP-style: the whole program at once): the program of the latest
@@ -20,7 +22,7 @@ import ast
 from ..core.learning.gate import is_learning_request
 from ..core.learning.improve import QUESTIONS
 from ..core.llm import ScriptedLLM
-from .tasks import solution_program
+from .tasks import mistaken_program, solution_program
 
 WAIT = "wait_for_trigger()"
 LOOK = "get_obj_names()"
@@ -49,6 +51,7 @@ class OracleLLM(ScriptedLLM):
     def __init__(self, tasks, fail_first=()):
         super().__init__([])
         self.programs = {t.instruction: statements(solution_program(t)) for t in tasks}
+        self.mistakes = {t.instruction: statements(mistaken_program(t) or LOOK) for t in tasks}
         self.fail_first = set(fail_first)
         self.failed: set[str] = set()
 
@@ -76,10 +79,11 @@ class OracleLLM(ScriptedLLM):
         if is_learning_request(last):
             return "learn_from_interaction()" if not after else WAIT
         if last == instruction and instruction in self.fail_first and instruction not in self.failed:
-            # look, then hand back without acting (a bare hand-back would be asked again:
-            # the agent's idle retries)
-            if not after:
-                return LOOK
+            # the wrong program (or a look), then hand back (a bare hand-back would be asked
+            # again: the agent's idle retries)
+            mistake = self.mistakes[instruction]
+            if len(after) < len(mistake):
+                return mistake[len(after)]
             self.failed.add(instruction)
             return WAIT
         program = self.programs[instruction]

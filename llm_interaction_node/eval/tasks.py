@@ -30,6 +30,7 @@ direction / closest / farthest instruction meant is decided on the *initial* pos
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
@@ -286,6 +287,26 @@ def _the(names) -> str:
     return joined(["the " + n for n in names])
 
 
+_NUMBER = r"(-?\d+(?:\.\d+)?)"
+
+
+def _flip_literals(program: str, extremes: bool = True) -> str:
+    """``denormalize_xy([a, b])`` -> ``[1 - a, 1 - b]``, ``np.array([x, y])`` -> its negation,
+    (``extremes``) ``min(`` <-> ``max(``."""
+    program = re.sub(rf"denormalize_xy\(\[{_NUMBER}, {_NUMBER}\]\)", lambda m: _norm_text(
+        1 - float(m[1]), 1 - float(m[2])), program)
+    program = re.sub(rf"np\.array\(\[{_NUMBER}, {_NUMBER}\]\)",
+                     lambda m: f"np.array([{-float(m[1]) + 0.0}, {-float(m[2]) + 0.0}])", program)
+    if not extremes:
+        return program
+    return re.sub(r"\b(min|max)\(", lambda m: "max(" if m[1] == "min" else "min(", program)
+
+
+def _norm_text(nx: float, ny: float) -> str:
+    return (f"denormalize_xy([{_decimal(Fraction(round(nx * 12), 12))}, "
+            f"{_decimal(Fraction(round(ny * 12), 12))}])")
+
+
 # ---------------------------------------------------------------------------- mismatch helpers
 def _misplaced(names, initial: Positions, final: Positions, wanted: str,
                anonymous: bool = False, by_place: bool = False) -> list[Fact]:
@@ -344,6 +365,15 @@ class Template:
 
     def text(self, task: Task, pos: Positions | None = None) -> str:
         raise NotImplementedError
+
+    def mistake(self, task: Task) -> str | None:
+        """A plausible wrong program (the scripted stand-in's first try when it is to fail):
+        by default the solution with the table's axes flipped (named places mirrored,
+        direction vectors reversed, closest <-> farthest), the error the paper reports for
+        gpt-3.5; None when that changes nothing."""
+        right = self.program(task)
+        wrong = _flip_literals(right)
+        return wrong if wrong != right else None
 
     def mismatch(self, task: Task, initial: Positions, final: Positions,
                  start: Positions | None = None) -> list[Fact]:
@@ -414,6 +444,11 @@ class BlockOnBlock(Template):
         a = task.attributes
         return f"Put the {a['block1']} on top of the {a['block2']}."
 
+    def mistake(self, task):          # onto another block, or into a bowl
+        a = task.attributes
+        other = [n for n in task.blocks + task.bowls if n not in (a["block1"], a["block2"])]
+        return f"put_first_on_second('{a['block1']}', '{other[0]}')\n" if other else None
+
     def mismatch(self, task, initial, final, start=None):
         a = task.attributes
         if on_block(final[a["block2"]], final[a["block1"]]):
@@ -440,6 +475,11 @@ class BlockInBowl(Template):
     def text(self, task, pos=None):
         a = task.attributes
         return f"Put the {a['block']} in the {a['bowl']}."
+
+    def mistake(self, task):
+        a = task.attributes
+        other = [w for w in task.bowls if w != a["bowl"]]
+        return f"put_first_on_second('{a['block']}', '{other[0]}')\n" if other else None
 
     def mismatch(self, task, initial, final, start=None):
         a = task.attributes
@@ -494,6 +534,10 @@ class BlocksInBowl(Template):
     def text(self, task, pos=None):
         return f"Put {_the(task.blocks)} in the {task.attributes['bowl']}, one after another."
 
+    def mistake(self, task):          # one block is forgotten
+        return self.program(task).replace("for block in blocks:", "for block in blocks[:-1]:") \
+            if len(task.blocks) > 1 else None
+
     def mismatch(self, task, initial, final, start=None):
         bowl = task.attributes["bowl"]
         left = [b for b in _blocks(final) if not in_bowl(final[b], final[bowl])]
@@ -523,6 +567,10 @@ class MatchingBowls(Template):
         pairs = [f"the {b} in the {color(b)} bowl" for b in task.blocks
                  if f"{color(b)} bowl" in task.objects]
         return f"Put {joined(pairs)}."
+
+    def mistake(self, task):          # one block is forgotten
+        return self.program(task).replace("for block in blocks:", "for block in blocks[:-1]:") \
+            if len(task.blocks) > 1 else None
 
     def mismatch(self, task, initial, final, start=None):
         facts = []
@@ -585,6 +633,10 @@ class BlockDirectionOfBowl(Template):
     def needed(self, task, pos):
         meant = self.meaning(task, pos) if pos is not None else None
         return {meant} if meant else set(task.blocks)
+
+    def mistake(self, task):          # the other side of the bowl
+        return _flip_literals(self.program(task), extremes=False).replace(
+            "min(candidates,", "min(candidates or blocks,")
 
     def mismatch(self, task, initial, final, start=None):
         a = task.attributes
@@ -746,6 +798,11 @@ class DifferentCorners(Template):
     def text(self, task, pos=None):
         return f"Put {joined([f'the {b} in the {c}' for b, c in zip(task.blocks, CORNERS)])}."
 
+    def mistake(self, task):          # all blocks into one corner
+        return (f"corner = {_place_expr(CORNERS[0])}\n" + _BLOCK_LIST
+                + "for block in blocks:\n    put_first_on_second(block, corner)\n") \
+            if len(task.blocks) > 1 else None
+
     def mismatch(self, task, initial, final, start=None):
         by_corner: dict[str | None, list[str]] = {}
         for b in _blocks(final):
@@ -795,6 +852,9 @@ class MismatchedBowls(Template):
     def text(self, task, pos=None):
         return "Put " + joined([f"the {b} in the {w}" for b, w in self.pairs(task)]) + "."
 
+    def mistake(self, task):          # matching instead of mismatched
+        return TEMPLATES["matching_bowls"].program(task)
+
     def mismatch(self, task, initial, final, start=None):
         facts = []
         for b in _blocks(final):
@@ -834,6 +894,14 @@ class StackOnPlace(Template):
         steps += [f"the {up} on top of the {lo}" for lo, up in zip(b, b[1:])]
         text = joined(steps)
         return text[0].upper() + text[1:] + "."
+
+    def mistake(self, task):          # side by side at the place instead of on each other
+        x, _ = PLACES[task.attributes["place"]]
+        step = -0.07 if x > 0 else 0.07
+        return (f"target = {_place_expr(task.attributes['place'])}\n" + _BLOCK_LIST
+                + "for i, block in enumerate(blocks):\n"
+                f"    put_first_on_second(block, target + np.array([{step} * i, 0.0]))\n") \
+            if len(task.blocks) > 1 else None
 
     def mismatch(self, task, initial, final, start=None):
         place = task.attributes["place"]
@@ -901,6 +969,12 @@ class BlockMagnitudeDirectionOfBowl(Template):
         a = task.attributes
         cm = round(MAGNITUDE_OFFSET[a["magnitude"]] * 100)
         return f"Put the {a['block']} on the table about {cm} cm {SIDE_OF[a['direction']]} the {a['bowl']}."
+
+    def mistake(self, task):          # 'a little' taken for 'a lot' and the other way round
+        a = task.attributes
+        other = "a lot" if a["magnitude"] == "a little" else "a little"
+        return self.program(task).replace(f"{MAGNITUDE_OFFSET[a['magnitude']]} *",
+                                          f"{MAGNITUDE_OFFSET[other]} *")
 
     def mismatch(self, task, initial, final, start=None):
         a = task.attributes
@@ -1057,6 +1131,12 @@ class BlocksInLine(Template):
                 f"{round(LINE_SPACING * 100)} cm apart on one {kind} line across the table, "
                 f"keeping clear of the bowls.")
 
+    def mistake(self, task):          # the other kind of line
+        line = task.attributes["line"]
+        other = "vertical" if line == "horizontal" else "horizontal"
+        return self.program(task).replace(f"directions = {LINE_DIRECTIONS[line]!r}",
+                                          f"directions = {LINE_DIRECTIONS[other]!r}")
+
     def mismatch(self, task, initial, final, start=None):
         overlaps = self._overlaps(final)
         if overlaps:
@@ -1180,6 +1260,11 @@ def solution_program(task: Task) -> str:
     return task.template.program(task)
 
 
+def mistaken_program(task: Task) -> str | None:
+    """A plausible wrong program for the task (:meth:`Template.mistake`), or None."""
+    return task.template.mistake(task)
+
+
 def solution_text(task: Task, positions: Positions | None = None) -> str:
     """The explicit solution in plain words for the simulated user (no code). With the initial
     ``positions`` it names the meant block / corner / line points; without, it describes how
@@ -1198,7 +1283,8 @@ def needed_blocks(task: Task, positions: Positions | None = None) -> set[str]:
 __all__ = [
     "SPLITS", "SEEN_ATTRIBUTES", "UNSEEN_ATTRIBUTES", "PLACES", "CORNERS", "DIRECTIONS",
     "Task", "Template", "TEMPLATES", "TEMPLATE_IDS", "tasks_for_split", "make_task", "make_world",
-    "feasible", "check", "world_positions", "solution_program", "solution_text", "needed_blocks",
+    "feasible", "check", "world_positions", "solution_program", "mistaken_program", "solution_text",
+    "needed_blocks",
     "attributes_for", "block_in_direction", "nth_block_from", "block_by_distance",
     "corner_by_distance", "fit_line", "line_class", "interpretation", "initial_destroyed",
 ]
