@@ -37,7 +37,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(args.config, overrides={
             "llm.base_url": args.llm, "llm.model": args.model, "llm.mode": args.llm_mode})
-        llm = make_client(settings.llm)
+        llm = scripted_llm(args) if args.scripted else make_client(settings.llm)
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         system = make_system(args.system, llm, out / "memory", settings)
@@ -76,6 +76,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 LEARNED_SOURCES = ("learned", "raw", "episode")
+
+
+def scripted_llm(args):
+    """The scripted stand-in (eval/oracle.py) for the runs of this command: it writes each
+    task's correct program; ``wrong-first``: the task's plausible wrong one first."""
+    from .eval.harness import plan, run_seed
+    from .eval.oracle import OracleLLM
+    from .eval.tasks import make_task
+    tasks = [make_task(t, s, run_seed(args.seed, s, t, r))
+             for s, r, t in plan(args.split, args.runs, args.templates)]
+    return OracleLLM(tasks, fail_first=[t.instruction for t in tasks]
+                     if args.scripted == "wrong-first" else ())
 
 
 def import_learned(system, source: str | Path, out: Path) -> int:
@@ -127,6 +139,9 @@ def add_eval_parsers(subparsers) -> None:
                     "(default: LLM_INTERACTION_BASE_URL / OPENAI_* as for chat)")
     ev.add_argument("--model", help="model name at the endpoint")
     ev.add_argument("--llm-mode", choices=("chat", "completion"))
+    ev.add_argument("--scripted", choices=("right", "wrong-first"),
+                    help="the scripted stand-in instead of an LLM (checks the harness and the "
+                    "simulated user; never results): the right program, or a wrong one first")
     ev.add_argument("--config", help="agent settings YAML (default config/agent.yaml): the LLM, "
                     "memory.k and the agent's budgets; the system's variant and OUT/memory win")
     ev.add_argument("--out", required=True, metavar="DIR")

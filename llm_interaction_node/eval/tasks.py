@@ -509,6 +509,10 @@ class BlocksOnPlace(Template):
         return (f"Put the blocks on the {task.attributes['place']} one after another: "
                 f"{_the(task.blocks)}.")
 
+    def mistake(self, task):          # the mirrored place, the last block first
+        return _flip_literals(self.program(task)).replace("for block in blocks:",
+                                                          "for block in blocks[::-1]:")
+
     def mismatch(self, task, initial, final, start=None):
         place = task.attributes["place"]
         left = [b for b in _blocks(final) if not at_place(final[b], PLACES[place])]
@@ -798,9 +802,10 @@ class DifferentCorners(Template):
     def text(self, task, pos=None):
         return f"Put {joined([f'the {b} in the {c}' for b, c in zip(task.blocks, CORNERS)])}."
 
-    def mistake(self, task):          # all blocks into one corner
-        return (f"corner = {_place_expr(CORNERS[0])}\n" + _BLOCK_LIST
-                + "for block in blocks:\n    put_first_on_second(block, corner)\n") \
+    def mistake(self, task):          # the first two blocks share the second corner
+        return self.program(task).replace(
+            "for block, corner in zip(blocks, corners):",
+            "corners[0] = corners[1]\nfor block, corner in list(zip(blocks, corners))[::-1]:") \
             if len(task.blocks) > 1 else None
 
     def mismatch(self, task, initial, final, start=None):
@@ -852,8 +857,9 @@ class MismatchedBowls(Template):
     def text(self, task, pos=None):
         return "Put " + joined([f"the {b} in the {w}" for b, w in self.pairs(task)]) + "."
 
-    def mistake(self, task):          # matching instead of mismatched
-        return TEMPLATES["matching_bowls"].program(task)
+    def mistake(self, task):          # the first block into the bowl of its own colour
+        return ("blocks = sorted(name for name in get_obj_names() if name.endswith(' block'))\n"
+                "put_first_on_second(blocks[0], blocks[0].split()[0] + ' bowl')\n")
 
     def mismatch(self, task, initial, final, start=None):
         facts = []
