@@ -1,13 +1,18 @@
-"""The simulated user follows the feedback guidelines (section B) from observations only."""
+"""The simulated user follows the feedback guidelines (section B) from observations only, and
+says what it sees: per template, a constructed wrong outcome gives feedback naming the fact a
+person would name (issue 16)."""
 import re
 
+import numpy as np
 import pytest
 
+from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.core.learning.gate import explain, is_learning_request
 from llm_interaction_node.eval import tasks as T
-from llm_interaction_node.eval.simulated_user import (HINTS, KINDS, LEARN, RETRY, SOLUTION,
-                                                      SOLUTION_DESTROYED, Observation,
-                                                      SimulatedUser, Utterance)
+from llm_interaction_node.eval.observe import PLACES, Fact, observe
+from llm_interaction_node.eval.simulated_user import (FACT_WORDING, HINTS, KINDS, LEARN, RETRY,
+                                                      SOLUTION, SOLUTION_DESTROYED, Observation,
+                                                      SimulatedUser, Utterance, fact_fields)
 
 OK = Observation(success=True)
 FAIL = Observation(success=False)
@@ -268,10 +273,6 @@ def test_high_level_hints_are_not_the_solution(scenes):
 # ---------------------------------------------------------------------------- what the user sees
 # Constructed wrong outcomes per template: the real 2-D tabletop world (or positions derived
 # from its initial scene), then :func:`observe` and the user's first two answers.
-from llm_interaction_node.core.apis.tabletop import TabletopApi   # noqa: E402
-from llm_interaction_node.eval.observe import PLACES, observe     # noqa: E402
-from llm_interaction_node.eval.simulated_user import FACT_WORDING, fact_fields  # noqa: E402
-from llm_interaction_node.eval.observe import Fact                # noqa: E402
 
 
 def scene(template_id, split="sa_si", want=lambda task: True, seeds=range(60)):
@@ -306,9 +307,6 @@ def moved(initial, **changes):
 
 def at(place, z=0.02):
     return [*PLACES[place], z]
-
-
-import numpy as np  # noqa: E402
 
 
 def test_section_b_this_is_the_bottom_right_corner_not_the_top_right():

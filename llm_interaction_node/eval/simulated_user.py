@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from . import tasks as T
-from .observe import Fact, Move, joined
+from .observe import SIDE_OF, Fact, Move, joined
 
 KINDS = ("instruction", "high_level", "solution", "retry_execution", "learn")
 # High-level feedback is given this many times before the explicit solution ("only if that
@@ -129,7 +129,7 @@ PLACE_DESC = {
     "bottom side": "the middle of the bottom edge of the table",
     "middle": "the centre of the table",
 }
-WHERE = {"top": "above", "bottom": "below", "left": "to the left of", "right": "to the right of"}
+WHERE = SIDE_OF
 EDGE_WORD = {"top": "topmost", "bottom": "lowest", "left": "leftmost", "right": "rightmost"}
 LINE_DESC = {
     "horizontal": "a straight line running from left to right, every block the same distance "

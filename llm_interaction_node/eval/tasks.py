@@ -38,8 +38,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.apis.tabletop import PLACE_INSET
-from .observe import (BLOCK_TOL, base_where, BOUNDS, BOWL_TOL, CORNERS, DIRECTIONS, HIGHER, OPPOSITE,
-                      PLACE_TOL, PLACES, RANGE_XY, SIDE_OF, Fact, Positions, at_place,
+from .observe import (BOUNDS, BOWL_TOL, CORNERS, DIRECTIONS, OPPOSITE, PLACES, RANGE_XY,
+                      SIDE_OF, Fact, Positions, at_place, base_where,
                       blocks_of, bowls_of, color, hdist, in_bowl, joined, moved_objects,
                       on_block, ordinal, place_phrase, side_of, where, xy, z)
 
