@@ -179,3 +179,23 @@ def test_the_harness_observes_each_round_and_the_user_says_what_was_done():
     assert second["success"] and second["unmet"] == []
     assert {m["object"] for m in second["moved"]} == set(task.blocks)    # this round's moves
     assert record.utterances[2][0] == "learn"
+
+
+def test_eval_command_with_the_scripted_stand_in_records_what_the_user_said(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    cli = Path(sys.executable).parent / "llm-interaction"
+    r = subprocess.run([str(cli), "eval", "--system", "ours", "--scripted", "wrong-first",
+                        "--split", "ua_ui", "--templates", "block_corner_distance_to_bowl",
+                        "--runs", "1", "--world", "2d", "--out", str(tmp_path), "-q"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    [path] = tmp_path.glob("runs/ua_ui/block_corner_distance_to_bowl/run_01.json")
+    record = json.loads(path.read_text())
+    task = T.make_task("block_corner_distance_to_bowl", "ua_ui", record["seed"])
+    kind, text = record["utterances"][1]
+    assert kind == "high_level" and record["observations"][0]["unmet"][0]["kind"] == "wrong_corner"
+    assert task.attributes["block"] in text and "corner" in text
+    assert record["success"] and record["utterances"][-1][0] == "learn"
