@@ -563,3 +563,30 @@ def test_every_fact_wording_is_free_of_code_and_learn_cues():
             for option in options:
                 text = option.format(**f)
                 assert not CODE.search(text) and not is_learning_request(text), text
+
+
+def test_right_block_wrong_place_gets_no_hint_about_the_block():
+    """The issue's complaint: "check which block you took" came when the block was right."""
+    for seed in range(6):
+        task = T.make_task("block_direction_of_bowl", "sa_si", seed)
+        world = T.make_world(task)
+        initial = T.world_positions(world)
+        meant = T.interpretation(task, initial)
+        wrong_place = next(p for p in PLACES if p != task.attributes["place"]
+                           and T._place_clear(PLACES[p], initial, moving=(meant,)))
+        TabletopApi(world).put_first_on_second(meant, np.array(PLACES[wrong_place]))
+        texts, facts = answers(task, initial, T.world_positions(world), user_seed=seed)
+        assert [f.kind for f in facts] == ["wrong_place"]
+        for text in texts:
+            assert "which block" not in text and "right block" not in text, text
+            assert wrong_place in text
+
+
+def test_facts_from_a_run_file_are_understood():
+    task, _, initial = scene("blocks_in_bowl", want=lambda t: len(t.blocks) >= 2)
+    seen = observe(task, initial, moved(initial, **{task.blocks[0].replace(" ", "_"): at("middle")}))
+    from dataclasses import asdict
+    user = SimulatedUser(task, initial, seed=0)
+    user.first()
+    u = user.respond(Observation(success=False, unmet=[asdict(f) for f in seen.unmet]))
+    assert u.kind == "high_level" and task.blocks[0] in u.text

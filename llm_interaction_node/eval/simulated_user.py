@@ -21,8 +21,9 @@ Rules (one run; ``respond`` is called after every round):
   the top"), where something ended ("that is in the bottom right corner, not in the top right
   corner"), what is missing ("the gray block is still not in the green bowl"), what lies on
   what, too far / too close — never naming the block or corner a selection task meant; the
-  second adds a hint on how the instruction is meant (:data:`HINTS`, per template; also the
-  fallback when an observation has no facts). The third and later ones, and any failure
+  second adds a hint on how the instruction is meant (:data:`HINTS`, per template; for a
+  selection task only when another block was taken; also the fallback when an observation
+  has no facts). The third and later ones, and any failure
   after which the initial condition is destroyed, get the explicit solution (``solution``:
   :func:`tasks.solution_text` with the initial positions, framed in varied words).
 * ``None`` (run over) after ``max_rounds`` rounds of the system, when the system stopped with
@@ -412,6 +413,11 @@ def fact_options(fact: Fact, naming: bool = False) -> tuple[str, ...]:
     return out
 
 
+def _fact(record: dict) -> Fact:
+    """A fact from its record form (a run file's observation)."""
+    return Fact(**{**record, "objects": tuple(record.get("objects", ()))})
+
+
 def _stable(text: str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
@@ -478,18 +484,19 @@ class SimulatedUser:
     def _high_level(self, obs: Observation) -> Utterance:
         """What is wrong, as seen (at most :data:`FACTS_SAID` facts); from the second
         high-level answer on, or when nothing is seen, a hint on how the instruction is meant."""
-        said = [self._say(f, naming=i > 0) for i, f in enumerate(obs.unmet[:FACTS_SAID])]
+        facts = [f if isinstance(f, Fact) else _fact(f) for f in obs.unmet]
+        said = [self._say(f, naming=i > 0) for i, f in enumerate(facts[:FACTS_SAID])]
         said = [t for t in said if t]
-        if not said or self.understanding_failures > 1:
+        # a selection task's hints are about which block is meant: not when it was the right one
+        about_block = not self.task.template.selection or any(f.kind == "wrong_block" for f in facts)
+        if not said or (self.understanding_failures > 1 and about_block):
             said.append(self._choose("hint", HINTS[self.task.template_id])
                         .format(**_hint_fields(self.task)))
         parts = [self._choose("error_prefix", ERROR_PREFIX) if obs.error else
                  self._choose("opener", OPENERS), *said, self._choose("closer", CLOSERS)]
         return Utterance(" ".join(p for p in parts if p), "high_level")
 
-    def _say(self, fact: Fact | dict, naming: bool = False) -> str:
-        if isinstance(fact, dict):
-            fact = Fact(**{**fact, "objects": tuple(fact.get("objects", ()))})
+    def _say(self, fact: Fact, naming: bool = False) -> str:
         options = fact_options(fact, naming)
         if not options:
             return ""
