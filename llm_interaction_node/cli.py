@@ -184,6 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_parser(sub)
     from .eval_cli import add_eval_parsers
     add_eval_parsers(sub)
+    from .bag_cli import add_bag_parser
+    add_bag_parser(sub)
     return parser
 
 

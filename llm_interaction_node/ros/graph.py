@@ -49,6 +49,9 @@ TTS = NodeSpec("tts", "llm_interaction_node.ros.tts_node", "tts", ["tts.yaml"])
 MICROPHONE = NodeSpec("microphone", "llm_interaction_node.ros.microphone_node", "microphone",
                       ["microphone.yaml"])
 ASR = NodeSpec("asr", "llm_interaction_node.ros.asr_node", "asr", ["asr.yaml"])
+# `llm-interaction run --record DIR` (launch argument record:=DIR): the graph's topics into a
+# rosbag2 (MCAP) bag; started first, so that it hears everything from the start
+RECORDER = NodeSpec("recorder", "llm_interaction_node.ros.recorder", "recorder", ["recorder.yaml"])
 # not in a graph: plays WAV files onto the audio topic instead of a microphone (tests, demos)
 WAV_SOURCE = NodeSpec("wav_source", "llm_interaction_node.ros.wav_source_node", "wav_source",
                       ["wav_source.yaml"])
@@ -66,9 +69,10 @@ GRAPHS = {"sim": SIM_GRAPH, "robot": ROBOT_GRAPH}
 SPEECH_NODES: tuple[NodeSpec, ...] = (MICROPHONE, ASR)
 
 
-def graph_nodes(graph: str, speech: bool = False) -> tuple[NodeSpec, ...]:
-    """The nodes of a graph, with the speech-in nodes when ``speech``."""
-    return GRAPHS[graph] + (SPEECH_NODES if speech else ())
+def graph_nodes(graph: str, speech: bool = False, record: bool = False) -> tuple[NodeSpec, ...]:
+    """The nodes of a graph, with the speech-in nodes when ``speech``, the recorder first
+    when ``record``."""
+    return (RECORDER,) * bool(record) + GRAPHS[graph] + (SPEECH_NODES if speech else ())
 
 # launch arguments (and the matching `llm-interaction run` options) -> the (node, parameter)
 # pairs they set. The world also gives the interaction node its static knowledge (named places,
