@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence, TextIO
 import yaml
 
 from ..paths import config_path
+from . import names
 
 DEFAULT_LOG_ROOT = "~/.cache/llm_interaction_node/run"
 _ECHO_MARKERS = ("[WARN]", "[ERROR]", "[FATAL]", "Traceback (most recent call last)")
@@ -51,7 +52,8 @@ MICROPHONE = NodeSpec("microphone", "llm_interaction_node.ros.microphone_node", 
 ASR = NodeSpec("asr", "llm_interaction_node.ros.asr_node", "asr", ["asr.yaml"])
 # `llm-interaction run --record DIR` (launch argument record:=DIR): the graph's topics into a
 # rosbag2 (MCAP) bag; started first, so that it hears everything from the start
-RECORDER = NodeSpec("recorder", "llm_interaction_node.ros.recorder", "recorder", ["recorder.yaml"])
+RECORDER = NodeSpec("recorder", "llm_interaction_node.ros.recorder", names.RECORDER_NODE,
+                    ["recorder.yaml"])
 # not in a graph: plays WAV files onto the audio topic instead of a microphone (tests, demos)
 WAV_SOURCE = NodeSpec("wav_source", "llm_interaction_node.ros.wav_source_node", "wav_source",
                       ["wav_source.yaml"])

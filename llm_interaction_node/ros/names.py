@@ -41,6 +41,7 @@ SKILL_EVENTS = "interaction/skills"        # std_msgs/String, JSON: each skill g
 SIM_MARKERS = "household_sim/markers"      # visualization_msgs/MarkerArray of the simulated world
 TABLETOP_MARKERS = "tabletop_sim/markers"  # visualization_msgs/MarkerArray of the tabletop
 CAMERA_IMAGE = "camera/image_raw"          # sensor_msgs/Image (rgb8) of the PyBullet tabletop
+RECORDER_NODE = "recorder"                 # the bag recorder's node name (listens, never answers)
 
 # the household simulator's extras (tests, debugging)
 WORLD_STATE = "household_sim/world_state"  # std_msgs/String, JSON snapshot, transient local

@@ -28,6 +28,7 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 
+from . import names
 from .bag import FLUSH_S, SEGMENT_S, CrashSafeBagWriter, TopicSpec
 
 VOLATILE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
@@ -48,7 +49,7 @@ def message_class(msgtype: str):
 
 class RecorderNode(Node):
     def __init__(self) -> None:
-        super().__init__("recorder")
+        super().__init__(names.RECORDER_NODE)
         for name, default, text in (
                 ("path", "", "bag directory to create (must not exist, or be empty)"),
                 ("topics", [""], "recorded topics: 'NAME pkg/msg/Type' or "
