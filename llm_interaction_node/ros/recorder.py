@@ -3,7 +3,8 @@
 ``llm-interaction run --record DIR`` starts it first in the graph (so it hears everything
 from the start). It subscribes to each topic of ``topics`` (``'NAME pkg/msg/Type'``, with
 ``latched`` for transient-local topics such as the transcript and the state), takes each
-message serialized as it arrives (no decoding), stamps it with its arrival time and hands it
+message serialized as it arrives (no decoding), stamps it with its send time (the DDS source
+timestamp: the order the nodes published in, across topics) and hands it
 to :class:`~.bag.CrashSafeBagWriter`, which makes the bag complete on disk every
 ``flush_s`` seconds: a SIGKILL loses at most the last ``flush_s`` of messages, and
 Ctrl-C / SIGTERM flush everything. Skill goals and results are recorded as the interaction
@@ -79,8 +80,11 @@ class RecorderNode(Node):
                                f"(complete on disk every {self.flush_s:g} s)")
 
     def _callback(self, topic: str):
-        def store(data: bytes) -> None:
-            self.writer.write(topic, self.get_clock().now().nanoseconds, data)
+        def store(data: bytes, info) -> None:
+            # the publisher's send time (as ros2 bag's send_timestamp): messages that one node
+            # published in order on different topics stay in that order, whatever the delivery
+            stamp = info.get("source_timestamp") or self.get_clock().now().nanoseconds
+            self.writer.write(topic, stamp, data)
         return store
 
 
