@@ -101,6 +101,7 @@ class TabletopSimNode(Node):
         if min(self.camera_size) < 1 or max(self.camera_size) > 4096:
             raise ValueError(f"camera size {self.camera_size} must be 1..4096 pixels")
         self._camera = None
+        self._frame, self._frame_key = None, None      # the last rendered view, and of what
         camera_rate = float(p("camera_rate_hz"))
         if camera_rate > 0 and hasattr(self.world, "render"):
             self._camera = self.create_publisher(Image, p("topics.camera"), 2)
@@ -152,9 +153,15 @@ class TabletopSimNode(Node):
                 [(o.name, o.pose[:3]) for o in objects], tip, frame_id=self.frame_id, stamp=stamp))
 
     def frame(self) -> Image:
-        """The camera's current view as sensor_msgs/Image (rgb8)."""
-        with self._lock:
-            rgb = self.world.render(size=self.camera_size)
+        """The camera's current view as sensor_msgs/Image (rgb8). A frame costs a render
+        (~0.2 s at 320x240 on a loaded machine, see docs/benchmarks.md), so the view is
+        rendered again only when the world changed; otherwise the last one goes out anew."""
+        key = self._markers_key
+        if self._frame is None or key != self._frame_key:
+            with self._lock:
+                rgb = self.world.render(size=self.camera_size)
+            self._frame, self._frame_key = rgb, key
+        rgb = self._frame
         msg = Image(height=int(rgb.shape[0]), width=int(rgb.shape[1]), encoding="rgb8",
                     is_bigendian=0, step=int(rgb.shape[1]) * 3,
                     data=array.array("B", rgb.tobytes()))
