@@ -76,16 +76,16 @@ INTERFACES: dict[str, tuple[str, str]] = {
     **{f"actions.{skill}": (name, f"action server of the {skill} skill")
        for skill, name in names.SKILL_ACTIONS.items()},
     "topics.scene": (names.SCENE, "perceived scene (Scene)"),
-    "topics.asr_text": (names.ASR_TEXT, "recognised user speech (std_msgs/String)"),
-    "topics.tts_text": (names.TTS_TEXT, "text for the robot to say (std_msgs/String)"),
-    "topics.transcript": (names.TRANSCRIPT, "live console transcript (ConsoleEntry)"),
-    "topics.state": (names.STATE, "idle | busy | learning (std_msgs/String, latched)"),
-    "topics.stop": (names.STOP, "stop the running skill and generation (std_msgs/Empty)"),
     "topics.markers": (names.MARKERS, "the scene memory as RViz markers "
                        "(visualization_msgs/MarkerArray, transient local)"),
     "topics.skill_events": (names.SKILL_EVENTS, "each skill goal and result as JSON "
                             "(std_msgs/String)"),
     "markers.frame_id": ("map", "fixed frame of the markers (the scene's frame)"),
+    "topics.asr_text": (names.ASR_TEXT, "recognised user speech (std_msgs/String)"),
+    "topics.tts_text": (names.TTS_TEXT, "text for the robot to say (std_msgs/String)"),
+    "topics.transcript": (names.TRANSCRIPT, "live console transcript (ConsoleEntry)"),
+    "topics.state": (names.STATE, "idle | busy | learning (std_msgs/String, latched)"),
+    "topics.stop": (names.STOP, "stop the running skill and generation (std_msgs/Empty)"),
     "services.stop": (names.STOP, "stop, as a std_srvs/Trigger service"),
     "services.reset": (names.RESET, "forget the current interaction (std_srvs/Trigger)"),
     "services.learn": (names.LEARN, "learn from the current interaction (Learn)"),
