@@ -72,9 +72,24 @@ def last(bag, topic):
     return [msg for t, _, _, msg in read_bag(bag) if t == topic][-1]
 
 
+def juice_marker(bag, topic):
+    """The juice's marker in the last array of ``topic`` (None if none yet)."""
+    arrays = [msg for t, _, _, msg in read_bag(bag) if t == topic]
+    return next((m for m in arrays[-1].markers if m.ns == markers.NS_OBJECTS
+                 and m.id == markers.marker_id("mango-juice_0")), None) if arrays else None
+
+
 def test_a_recorded_run_holds_the_dialogue_in_order_the_skills_and_the_markers(tmp_path):
     proc, llm, lines = recorded_run(tmp_path)
     try:
+        # the bag is readable while the run goes on: wait until the node's markers (checked
+        # every 0.2 s, flushed every 1 s) show the juice off the counter, then stop
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            m = juice_marker(tmp_path / "bag", "/interaction/markers")
+            if m is not None and m.pose.position.x < 2.4:       # held (x 2.15), not on the counter (2.5)
+                break
+            time.sleep(0.3)
         type_line(proc, "/quit")
         assert proc.wait(60) == 0
     finally:
