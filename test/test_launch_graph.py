@@ -357,7 +357,9 @@ try:
     while True:
         time.sleep(0.05)
 except KeyboardInterrupt:
-    print("stopped cleanly", flush=True)
+    if name == "slow":
+        time.sleep(0.5)
+    print(f"stopped cleanly at {time.time():.3f}", flush=True)
 '''
 
 
@@ -401,6 +403,25 @@ def test_runner_logs_reports_a_dead_node_and_stops_the_rest(tmp_path):
     assert "stopped cleanly" in runner.log_path("steady").read_text()
     assert "ignoring SIGINT" in runner.log_path("stubborn").read_text()
     assert "!! steady" not in out.text                                   # stopping is no death
+
+
+def test_runner_stops_a_stop_last_node_after_the_others_have_ended(tmp_path):
+    """The recorder (stop_last) keeps what the other nodes publish while they stop."""
+    (tmp_path / "fake_node.py").write_text(FAKE_NODE)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    specs = [NodeSpec("fake", "fake_node", "last", stop_last=True),
+             NodeSpec("fake", "fake_node", "slow")]
+    assert RECORDER.stop_last and not any(s.stop_last for g in GRAPHS.values() for s in g)
+    runner = GraphRunner(specs, log_dir=tmp_path / "logs", out=_Out(), env=env, echo="none")
+    with runner:
+        deadline = time.monotonic() + 30
+        while not all(f"{n} up" in runner.log_path(n).read_text() for n in ("last", "slow")):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    assert runner.exit_codes() == {"last": 0, "slow": 0}
+    stopped = {n: float(re.search(r"stopped cleanly at ([\d.]+)", runner.log_path(n).read_text())
+                        .group(1)) for n in ("last", "slow")}
+    assert stopped["last"] >= stopped["slow"]
 
 
 def test_runner_stops_the_nodes_on_an_exception(tmp_path):
