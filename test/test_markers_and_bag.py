@@ -221,3 +221,17 @@ def test_a_sigkilled_writer_leaves_a_bag_with_everything_up_to_the_last_flush(tm
         proc.wait()
     data = [m.data for *_, m in read_bag(bag)]
     assert len(data) >= 50 and data == [f"m{i}" for i in range(len(data))]
+
+
+def test_skill_goals_become_plain_json_data():
+    import json
+
+    from llm_interaction_interfaces.action import MoveTo, RunSkill
+    from llm_interaction_node.ros.conversions import base_pose_to_msg
+    from llm_interaction_node.ros.skill_events import message_to_data
+    goal = MoveTo.Goal(target=base_pose_to_msg([1.8, 1.0, 0.0], "map"), speed_factor=0.5)
+    data = json.loads(json.dumps(message_to_data(goal)))
+    assert data["speed_factor"] == 0.5 and data["target"]["header"]["frame_id"] == "map"
+    assert data["target"]["pose"]["position"] == {"x": 1.8, "y": 1.0, "z": 0.0}
+    assert message_to_data(RunSkill.Goal(name="bring_ladder", arguments_json="{}")) == \
+        {"name": "bring_ladder", "arguments_json": "{}"}
