@@ -40,6 +40,7 @@ setup(
             "microphone = llm_interaction_node.ros.microphone_node:main",
             "wav_source = llm_interaction_node.ros.wav_source_node:main",
             "tabletop_sim = llm_interaction_node.ros.tabletop_sim:main",
+            "recorder = llm_interaction_node.ros.recorder:main",
         ],
     },
 )

@@ -4,7 +4,8 @@
         llm_model:=qwen2.5-7b-instruct
 
 The same graph as `llm-interaction run --graph robot` (ROBOT_GRAPH in
-llm_interaction_node/ros/graph.py); speech:=true adds the microphone and asr nodes
+llm_interaction_node/ros/graph.py); record:=DIR starts the recorder first (RECORDER,
+`--record DIR`); speech:=true adds the microphone and asr nodes
 (SPEECH_NODES, `--speech`). Parameters come from config/interaction_node.yaml, then
 config/robot.yaml (the robot's action servers and topics: edit it for your robot); a launch
 argument that is not given (empty) leaves the params files' value alone.
@@ -43,8 +44,18 @@ def speech_nodes(context):
     ]
 
 
+def recorder_nodes(context):
+    """record:=DIR: the recorder first (config/recorder.yaml), writing a rosbag2 into DIR."""
+    path = LaunchConfiguration('record').perform(context).strip()
+    if not path:
+        return []
+    return [Node(package='llm_interaction_node', executable='recorder', name='recorder',
+                 parameters=[config('recorder.yaml'), {'path': os.path.abspath(os.path.expanduser(path))}],
+                 output='screen')]
+
+
 def nodes(context):
-    return [
+    return recorder_nodes(context) + [
         Node(package='llm_interaction_node', executable='interaction_node',
              name='interaction_node',
              parameters=[config('interaction_node.yaml'), config('robot.yaml'),
@@ -64,5 +75,9 @@ def generate_launch_description():
         DeclareLaunchArgument('speech', default_value='',
                               description='true: also start the microphone and the speech '
                               'recogniser (asr) for talking by voice (default: off)'),
+        DeclareLaunchArgument('record', default_value='',
+                              description='a new directory: record the graph\'s topics into a '
+                              'rosbag2 (MCAP) there, as `llm-interaction run --record DIR` '
+                              '(default: no recording)'),
         OpaqueFunction(function=nodes),
     ])

@@ -6,7 +6,8 @@
     ros2 launch llm_interaction_node sim.launch.py speech:=true   # talk by voice (mic + asr)
 
 The same graph as `llm-interaction run --graph sim` (SIM_GRAPH in
-llm_interaction_node/ros/graph.py); speech:=true adds the microphone and asr nodes
+llm_interaction_node/ros/graph.py); record:=DIR starts the recorder first (RECORDER,
+`--record DIR`); speech:=true adds the microphone and asr nodes
 (SPEECH_NODES, `--speech`). Parameters come from config/<node>.yaml; a launch
 argument that is not given (empty) leaves the params file's value alone.
 """
@@ -44,8 +45,18 @@ def speech_nodes(context):
     ]
 
 
+def recorder_nodes(context):
+    """record:=DIR: the recorder first (config/recorder.yaml), writing a rosbag2 into DIR."""
+    path = LaunchConfiguration('record').perform(context).strip()
+    if not path:
+        return []
+    return [Node(package='llm_interaction_node', executable='recorder', name='recorder',
+                 parameters=[config('recorder.yaml'), {'path': os.path.abspath(os.path.expanduser(path))}],
+                 output='screen')]
+
+
 def nodes(context):
-    return [
+    return recorder_nodes(context) + [
         Node(package='llm_interaction_node', executable='household_sim', name='household_sim',
              parameters=[config('household_sim.yaml'), given(context, {'world': 'world'})],
              output='screen'),
@@ -75,5 +86,9 @@ def generate_launch_description():
         DeclareLaunchArgument('speech', default_value='',
                               description='true: also start the microphone and the speech '
                               'recogniser (asr) for talking by voice (default: off)'),
+        DeclareLaunchArgument('record', default_value='',
+                              description='a new directory: record the graph\'s topics into a '
+                              'rosbag2 (MCAP) there, as `llm-interaction run --record DIR` '
+                              '(default: no recording)'),
         OpaqueFunction(function=nodes),
     ])

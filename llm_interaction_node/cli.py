@@ -7,6 +7,7 @@ Subcommands:
   run           start the ROS 2 nodes (simulated household or a real robot) and a speech console
   eval          the paper's benchmark for one system (PyBullet tabletop, simulated user)
   eval-report   several evaluations side by side
+  bag summary DIR  what a bag of `run --record DIR` holds, and its dialogue as text
 """
 from __future__ import annotations
 
@@ -184,6 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_parser(sub)
     from .eval_cli import add_eval_parsers
     add_eval_parsers(sub)
+    from .bag_cli import add_bag_parser
+    add_bag_parser(sub)
     return parser
 
 

@@ -6,6 +6,8 @@
     llm-interaction run --graph robot        # interaction_node only, for a real robot
     llm-interaction run --no-console         # just the nodes, until Ctrl-C
     llm-interaction run --speech             # + microphone and speech recognition (asr)
+    llm-interaction run --record ~/bags/run1 # + a rosbag2 (MCAP) of the run's topics
+    llm-interaction bag summary ~/bags/run1  # what it holds, the dialogue as text
 
 Each node is a separate process (python -m MODULE --ros-args --params-file config/NODE.yaml ...,
 see llm_interaction_node/ros/graph.py); their output goes to a log directory. The speech
@@ -18,6 +20,8 @@ import argparse
 import os
 import signal
 import sys
+
+from pathlib import Path
 
 import yaml
 
@@ -72,10 +76,21 @@ def interaction_settings(graph: tuple[NodeSpec, ...], overrides: dict[str, dict]
                              overrides.get(spec.name)).settings
 
 
+def record_path(text: str) -> Path:
+    """The ``--record`` directory: absolute, and new or empty (ValueError otherwise)."""
+    path = Path(text).expanduser().resolve()
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise ValueError(f"--record {text}: {path} exists and is not an empty directory "
+                         "(a bag is written into a new directory)")
+    return path
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    graph = graph_nodes(args.graph, args.speech)
+    graph = graph_nodes(args.graph, args.speech, record=bool(args.record))
     try:
         overrides = build_overrides(args, graph)
+        if args.record:
+            overrides.setdefault("recorder", {})["path"] = str(record_path(args.record))
         runner = GraphRunner(graph, overrides, log_dir=args.log_dir,
                              echo="all" if args.no_console else "warnings")
         settings = interaction_settings(graph, overrides)
@@ -113,6 +128,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         print("stopping the nodes ...", flush=True)
         runner.stop()
+        if args.record:
+            print(f"recorded: {args.record} (llm-interaction bag summary {args.record})",
+                  flush=True)
         signal.signal(signal.SIGINT, previous[0])
         signal.signal(signal.SIGTERM, previous[1])
 
@@ -145,6 +163,10 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
                      help="no speech console: run the nodes until Ctrl-C")
     run.add_argument("-q", "--quiet", action="store_true",
                      help="console: do not show the interaction node's transcript")
+    run.add_argument("--record", metavar="DIR",
+                     help="record the graph's topics (dialogue, transcript, state, skills, "
+                     "scene, markers; config/recorder.yaml) into a new rosbag2 (MCAP) "
+                     "directory; complete on disk every second, also after a crash")
     run.add_argument("--log-dir", metavar="DIR", help="where the node logs go "
                      "(default ~/.cache/llm_interaction_node/run/<timestamp>)")
     run.add_argument("--wait", type=float, default=60.0, metavar="S",

@@ -20,8 +20,8 @@ import yaml
 from llm_interaction_node.core.config import flatten
 from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
-from llm_interaction_node.ros.graph import (GRAPHS, LAUNCH_ARGUMENTS, ROBOT_GRAPH, SIM_GRAPH,
-                                           SPEECH_NODES, WAV_SOURCE, GraphRunner, NodeSpec,
+from llm_interaction_node.ros.graph import (GRAPHS, LAUNCH_ARGUMENTS, RECORDER, ROBOT_GRAPH,
+                                           SIM_GRAPH, SPEECH_NODES, WAV_SOURCE, GraphRunner, NodeSpec,
                                            command_line, format_value, graph_nodes)
 from llm_interaction_node.run_cli import build_overrides, parse_param
 
@@ -31,8 +31,8 @@ LAUNCH_FILES = {"sim": ROOT / "launch" / "sim.launch.py",
                 "robot": ROOT / "launch" / "robot.launch.py"}
 LAUNCH_ARGS = {"sim": {"world", "llm_base_url", "llm_model"},
                "robot": {"llm_base_url", "llm_model"}}
-SWITCHES = {"speech"}          # launch arguments that add nodes instead of setting parameters
-EXTRA_SPECS = SPEECH_NODES + (WAV_SOURCE,)
+SWITCHES = {"speech", "record"}   # launch arguments that add nodes instead of setting parameters
+EXTRA_SPECS = SPEECH_NODES + (WAV_SOURCE, RECORDER)
 ALL_SPECS = {(s.name, f) for graph in [*GRAPHS.values(), EXTRA_SPECS] for s in graph
              for f in s.params_files}
 
@@ -181,6 +181,27 @@ def test_speech_argument_adds_the_speech_nodes_as_run_speech_does(graph, monkeyp
                                       "--param", "asr:min_confidence:=0.5"])
     assert args.speech
     assert build_overrides(args, graph_nodes(graph, True)) == {"asr": {"min_confidence": 0.5}}
+
+
+@pytest.mark.parametrize("graph", ["sim", "robot"])
+def test_record_argument_starts_the_recorder_first_as_run_record_does(graph, monkeypatch, tmp_path):
+    _, nodes = launch(graph, monkeypatch, record=str(tmp_path / "bag"))
+    specs = graph_nodes(graph, record=True)
+    assert specs[0] is RECORDER and [n.kwargs["name"] for n in nodes] == [s.name for s in specs]
+    recorder = nodes[0]
+    assert recorder.kwargs["executable"] == RECORDER.executable
+    assert [os.path.basename(p) for p in recorder.kwargs["parameters"] if isinstance(p, str)] == \
+        RECORDER.params_files == ["recorder.yaml"]
+    assert [p for p in recorder.kwargs["parameters"] if isinstance(p, dict)] == [
+        {"path": str(tmp_path / "bag")}]
+    from llm_interaction_node.cli import build_parser
+    from llm_interaction_node.run_cli import record_path
+    args = build_parser().parse_args(["run", "--graph", graph, "--record", str(tmp_path / "bag")])
+    assert args.record and record_path(args.record) == tmp_path / "bag"
+    (tmp_path / "bag").mkdir()
+    (tmp_path / "bag" / "x").write_text("")
+    with pytest.raises(ValueError, match="not an empty directory"):
+        record_path(str(tmp_path / "bag"))
 
 
 def test_every_executable_is_a_console_script_of_its_module():
@@ -336,7 +357,9 @@ try:
     while True:
         time.sleep(0.05)
 except KeyboardInterrupt:
-    print("stopped cleanly", flush=True)
+    if name == "slow":
+        time.sleep(0.5)
+    print(f"stopped cleanly at {time.time():.3f}", flush=True)
 '''
 
 
@@ -380,6 +403,25 @@ def test_runner_logs_reports_a_dead_node_and_stops_the_rest(tmp_path):
     assert "stopped cleanly" in runner.log_path("steady").read_text()
     assert "ignoring SIGINT" in runner.log_path("stubborn").read_text()
     assert "!! steady" not in out.text                                   # stopping is no death
+
+
+def test_runner_stops_a_stop_last_node_after_the_others_have_ended(tmp_path):
+    """The recorder (stop_last) keeps what the other nodes publish while they stop."""
+    (tmp_path / "fake_node.py").write_text(FAKE_NODE)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    specs = [NodeSpec("fake", "fake_node", "last", stop_last=True),
+             NodeSpec("fake", "fake_node", "slow")]
+    assert RECORDER.stop_last and not any(s.stop_last for g in GRAPHS.values() for s in g)
+    runner = GraphRunner(specs, log_dir=tmp_path / "logs", out=_Out(), env=env, echo="none")
+    with runner:
+        deadline = time.monotonic() + 30
+        while not all(f"{n} up" in runner.log_path(n).read_text() for n in ("last", "slow")):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    assert runner.exit_codes() == {"last": 0, "slow": 0}
+    stopped = {n: float(re.search(r"stopped cleanly at ([\d.]+)", runner.log_path(n).read_text())
+                        .group(1)) for n in ("last", "slow")}
+    assert stopped["last"] >= stopped["slow"]
 
 
 def test_runner_stops_the_nodes_on_an_exception(tmp_path):

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence, TextIO
 import yaml
 
 from ..paths import config_path
+from . import names
 
 DEFAULT_LOG_ROOT = "~/.cache/llm_interaction_node/run"
 _ECHO_MARKERS = ("[WARN]", "[ERROR]", "[FATAL]", "Traceback (most recent call last)")
@@ -39,6 +40,7 @@ class NodeSpec:
     params_files: list[str] = field(default_factory=list)
     parameters: dict[str, Any] = field(default_factory=dict)
     remappings: dict[str, str] = field(default_factory=dict)
+    stop_last: bool = False          # stopped after the other nodes have ended (the recorder)
 
 
 HOUSEHOLD_SIM = NodeSpec("household_sim", "llm_interaction_node.ros.household_sim",
@@ -49,6 +51,10 @@ TTS = NodeSpec("tts", "llm_interaction_node.ros.tts_node", "tts", ["tts.yaml"])
 MICROPHONE = NodeSpec("microphone", "llm_interaction_node.ros.microphone_node", "microphone",
                       ["microphone.yaml"])
 ASR = NodeSpec("asr", "llm_interaction_node.ros.asr_node", "asr", ["asr.yaml"])
+# `llm-interaction run --record DIR` (launch argument record:=DIR): the graph's topics into a
+# rosbag2 (MCAP) bag; started first and stopped last, so that it hears everything
+RECORDER = NodeSpec("recorder", "llm_interaction_node.ros.recorder", names.RECORDER_NODE,
+                    ["recorder.yaml"], stop_last=True)
 # not in a graph: plays WAV files onto the audio topic instead of a microphone (tests, demos)
 WAV_SOURCE = NodeSpec("wav_source", "llm_interaction_node.ros.wav_source_node", "wav_source",
                       ["wav_source.yaml"])
@@ -66,9 +72,10 @@ GRAPHS = {"sim": SIM_GRAPH, "robot": ROBOT_GRAPH}
 SPEECH_NODES: tuple[NodeSpec, ...] = (MICROPHONE, ASR)
 
 
-def graph_nodes(graph: str, speech: bool = False) -> tuple[NodeSpec, ...]:
-    """The nodes of a graph, with the speech-in nodes when ``speech``."""
-    return GRAPHS[graph] + (SPEECH_NODES if speech else ())
+def graph_nodes(graph: str, speech: bool = False, record: bool = False) -> tuple[NodeSpec, ...]:
+    """The nodes of a graph, with the speech-in nodes when ``speech``, the recorder first
+    when ``record``."""
+    return (RECORDER,) * bool(record) + GRAPHS[graph] + (SPEECH_NODES if speech else ())
 
 # launch arguments (and the matching `llm-interaction run` options) -> the (node, parameter)
 # pairs they set. The world also gives the interaction node its static knowledge (named places,
@@ -283,18 +290,22 @@ class GraphRunner:
     # --- stop --------------------------------------------------------------------------------
     def stop(self) -> dict[str, int | None]:
         """SIGINT to every running node (last started first), SIGKILL to those still running
-        after ``stop_timeout`` s (at once on a second Ctrl-C). Returns the exit codes."""
+        after ``stop_timeout`` s (at once on a second Ctrl-C); nodes with ``stop_last`` (the
+        recorder) only after the others ended, so it keeps what they said while stopping.
+        Returns the exit codes."""
         self._stopping.set()
         running = [p for p in reversed(self._procs) if p.popen.poll() is None]
         try:
-            for proc in running:
-                self._signal(proc, signal.SIGINT)
             deadline = time.monotonic() + self.stop_timeout
-            for proc in running:
-                try:
-                    proc.popen.wait(max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    pass
+            for last in (False, True):
+                group = [p for p in running if p.spec.stop_last == last]
+                for proc in group:
+                    self._signal(proc, signal.SIGINT)
+                for proc in group:
+                    try:
+                        proc.popen.wait(max(0.0, deadline - time.monotonic()))
+                    except subprocess.TimeoutExpired:
+                        pass
         except KeyboardInterrupt:
             pass
         finally:

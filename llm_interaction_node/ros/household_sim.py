@@ -11,6 +11,10 @@ Serves (names relative, defaults in :mod:`llm_interaction_node.ros.names`, renam
   ``message 'canceled'``.
 * ``perception/scene`` (``llm_interaction_interfaces/msg/Scene``) at ``scene_rate_hz`` and
   after every skill;
+* ``household_sim/markers`` (``visualization_msgs/MarkerArray``, transient local): the world
+  in ``frame_id`` (objects, furniture, named locations, the robot and what each hand holds,
+  the human; see :mod:`.markers`) whenever it changed: after every skill, during moves and
+  after a reset;
 * ``household_sim/world_state`` (``std_msgs/String``, transient local): the JSON of
   ``HouseholdWorld.snapshot()`` plus ``"last_skill"`` (the last skill log entry or null), at
   start, after every skill and after a reset;
@@ -50,6 +54,8 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
+from visualization_msgs.msg import MarkerArray
+
 from llm_interaction_interfaces.msg import Scene
 
 from ..core.apis.humanoid import FAILURE, SUCCESS
@@ -57,6 +63,7 @@ from ..sims.household import CANCELED, HouseholdWorld
 from ..sims.worlds import DEFAULT_WORLD, load_household_world
 from . import names
 from .conversions import FRAME, base_pose_to_msg, msg_to_base_pose, scene_to_msg
+from .markers import MARKERS_QOS, household_markers
 
 RCLError = _rclpy.RCLError
 NODE_NAME = "household_sim"
@@ -107,6 +114,8 @@ class HouseholdSimNode(Node):
             self.declare_parameter(f"actions.{skill}", default, _descriptor(f"Name of the {skill} action"))
         self.declare_parameter("topics.scene", names.SCENE, _descriptor(
             "Scene topic (llm_interaction_interfaces/msg/Scene)"))
+        self.declare_parameter("topics.markers", names.SIM_MARKERS, _descriptor(
+            "RViz markers of the world (visualization_msgs/MarkerArray, transient local)"))
         self.declare_parameter("topics.world_state", names.WORLD_STATE, _descriptor(
             "World state topic (std_msgs/String, JSON, transient local)"))
         self.declare_parameter("services.reset", names.WORLD_RESET, _descriptor(
@@ -132,6 +141,10 @@ class HouseholdSimNode(Node):
 
         self._scene_pub = self.create_publisher(Scene, self._param("topics.scene"), 10)
         self._state_pub = self.create_publisher(String, self._param("topics.world_state"), WORLD_STATE_QOS)
+        self._markers_pub = self.create_publisher(MarkerArray, self._param("topics.markers"),
+                                                  MARKERS_QOS)
+        self._markers_key: str | None = None      # what the last published markers showed
+        self._markers_lock = threading.Lock()
         group = ReentrantCallbackGroup()
         skills = [_Skill("move_to", MoveTo, self._move_to), _Skill("grasp", Grasp, self._grasp),
                   _Skill("place", Place, self._place), _Skill("handover", Handover, self._handover),
@@ -286,6 +299,7 @@ class HouseholdSimNode(Node):
             self._progress = fraction
         if goal_handle is not None and skill is not None:
             self._feedback(skill, goal_handle, fraction, "moving")
+        self.publish_markers()
 
     def stop(self, timeout: float = 2.0) -> bool:
         """Before shutting down: interrupt the running skill, start no more, and wait (at most
@@ -352,6 +366,20 @@ class HouseholdSimNode(Node):
         stamp = self.get_clock().now().to_msg()
         self._scene_pub.publish(scene_to_msg(self.world.scene(), stamp=stamp, frame_id=self.frame_id))
 
+    def publish_markers(self) -> None:
+        """The world as RViz markers, if it changed since the last ones."""
+        with self._markers_lock:
+            scene, snapshot = self.world.scene(), self.world.snapshot()
+            key = json.dumps([snapshot["base_pose"], snapshot["objects"]], default=str)
+            if key == self._markers_key:
+                return
+            self._markers_key = key
+            self._markers_pub.publish(household_markers(
+                scene, self.world.named_locations(), furniture=self.world.furniture,
+                robot_pose=self.world.base_pose, hands=self.world.hands,
+                human_xy=self.world.human_xy, frame_id=self.frame_id,
+                stamp=self.get_clock().now().to_msg()))
+
     def world_state(self) -> dict[str, Any]:
         """``world.snapshot()`` plus ``'last_skill'``: the last skill log entry or None."""
         log = self.world.log
@@ -359,6 +387,7 @@ class HouseholdSimNode(Node):
 
     def publish_state(self) -> None:
         self._state_pub.publish(String(data=json.dumps(self.world_state(), default=str)))
+        self.publish_markers()
 
     def _on_reset(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         if not self._take_turn():

@@ -44,7 +44,9 @@ from ..paths import world_path
 from ..session import build_session
 from . import parameters
 from .ros_robot import SKILL_TYPES, RosHumanoidRobot
+from .markers import SceneMarkerPublisher
 from .scene_memory import SceneMemory
+from .skill_events import BasePoseTracker, SkillEventClient
 from .skill_client import SkillClient
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -93,6 +95,15 @@ class InteractionNode(Node):
                                callback_group=group, server_wait_s=own.timeouts.server_wait_s,
                                accept_s=own.timeouts.accept_s)
             for skill, action_type in SKILL_TYPES.items()}
+        # for viewers and the recorder: skill goals/results on a topic, the scene as markers
+        skill_events = self.create_publisher(String, ifaces["topics.skill_events"], 100)
+        self.base_pose = BasePoseTracker()
+        skills = {skill: SkillEventClient(skill, client, lambda text: self._send(
+                      skill_events, String(data=text)), self.base_pose.on_outcome)
+                  for skill, client in skills.items()}
+        self.markers = SceneMarkerPublisher(self, self.scene_memory, ifaces["topics.markers"],
+                                            ifaces["markers.frame_id"], lambda: self.base_pose.pose,
+                                            callback_group=group)
         self.robot = RosHumanoidRobot(skills, self.scene_memory,
                                       now_ns=lambda: self.get_clock().now().nanoseconds,
                                       timeouts=own.timeouts, on_failure=self._skill_unavailable)

@@ -35,6 +35,14 @@ RESET = "interaction/reset"                # std_srvs/Trigger
 LEARN = "interaction/learn"                # llm_interaction_interfaces/srv/Learn
 MEMORY = "interaction/memory"              # llm_interaction_interfaces/srv/ManageMemory
 
+# what the robot does, for RViz / Foxglove and the recorder
+MARKERS = "interaction/markers"            # visualization_msgs/MarkerArray of the scene memory
+SKILL_EVENTS = "interaction/skills"        # std_msgs/String, JSON: each skill goal and result
+SIM_MARKERS = "household_sim/markers"      # visualization_msgs/MarkerArray of the simulated world
+TABLETOP_MARKERS = "tabletop_sim/markers"  # visualization_msgs/MarkerArray of the tabletop
+CAMERA_IMAGE = "camera/image_raw"          # sensor_msgs/Image (rgb8) of the PyBullet tabletop
+RECORDER_NODE = "recorder"                 # the bag recorder's node name (listens, never answers)
+
 # the household simulator's extras (tests, debugging)
 WORLD_STATE = "household_sim/world_state"  # std_msgs/String, JSON snapshot, transient local
 WORLD_RESET = "household_sim/reset"        # std_srvs/Trigger

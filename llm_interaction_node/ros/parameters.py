@@ -76,6 +76,11 @@ INTERFACES: dict[str, tuple[str, str]] = {
     **{f"actions.{skill}": (name, f"action server of the {skill} skill")
        for skill, name in names.SKILL_ACTIONS.items()},
     "topics.scene": (names.SCENE, "perceived scene (Scene)"),
+    "topics.markers": (names.MARKERS, "the scene memory as RViz markers "
+                       "(visualization_msgs/MarkerArray, transient local)"),
+    "topics.skill_events": (names.SKILL_EVENTS, "each skill goal and result as JSON "
+                            "(std_msgs/String)"),
+    "markers.frame_id": ("map", "fixed frame of the markers (the scene's frame)"),
     "topics.asr_text": (names.ASR_TEXT, "recognised user speech (std_msgs/String)"),
     "topics.tts_text": (names.TTS_TEXT, "text for the robot to say (std_msgs/String)"),
     "topics.transcript": (names.TRANSCRIPT, "live console transcript (ConsoleEntry)"),

@@ -234,20 +234,29 @@ class SpeechConsoleNode(Node):
     def _publish(self, publisher, msg, wait: float) -> None:
         """Publish once somebody listens (up to ``wait`` s: discovery takes a moment after
         start); say so if nobody does."""
-        if publisher.get_subscription_count() == 0:
+        if not self._listened(publisher):
             start = time.monotonic()
             told = False
-            while (publisher.get_subscription_count() == 0
+            while (not self._listened(publisher)
                    and time.monotonic() < start + wait and not self.closed.is_set()):
                 if not told and time.monotonic() > start + 1.0:
                     told = True
                     self.write(f"(waiting up to {wait:g} s for a node listening on "
                                f"{publisher.topic_name} ...)")
                 time.sleep(0.02)
-            if publisher.get_subscription_count() == 0:
+            if not self._listened(publisher):
                 self.write(f"(nobody listens on {publisher.topic_name}; "
                            "is interaction_node running?)")
         publisher.publish(msg)
+
+    def _listened(self, publisher) -> bool:
+        """Somebody besides a recorder (``--record``: it listens, never answers) subscribes,
+        and every subscriber seen is matched."""
+        subscribers = self.get_subscriptions_info_by_topic(publisher.topic_name)
+        # a node's name is discovered after its subscription: '_NODE_NAME_UNKNOWN_' until then
+        return (any(info.node_name not in (names.RECORDER_NODE, "_NODE_NAME_UNKNOWN_")
+                    for info in subscribers)
+                and publisher.get_subscription_count() >= len(subscribers))
 
     def reset(self) -> None:
         name = self.reset_client.service_name

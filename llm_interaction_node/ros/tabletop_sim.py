@@ -5,12 +5,18 @@ The same interfaces as the household simulator: the generic skill action
 ``{"pick": [x, y, z], "place": [x, y, z]}``; the perceived scene (Scene: blocks with the
 ``grasp`` affordance, blocks and bowls with ``place_something_on_top``) goes to
 ``perception/scene``; the world's snapshot (JSON) to ``tabletop_sim/world_state``; and
-``tabletop_sim/reset`` (std_srvs/Trigger) rebuilds the scene.
+``tabletop_sim/reset`` (std_srvs/Trigger) rebuilds the scene. For viewers: RViz markers
+(``tabletop_sim/markers``, MarkerArray, transient local: blocks, bowls, the gripper, in
+``frame_id``) whenever the scene changed, and the PyBullet camera's view as
+``sensor_msgs/Image`` (rgb8, ``camera/image_raw``) at most ``camera_rate_hz`` times a second
+and only while no skill runs (the 2-D world has no camera). The eval's PNG strips are
+:meth:`TabletopWorldBullet.render` too.
 
     python -m llm_interaction_node.ros.tabletop_sim --ros-args -p objects:="red block,blue bowl"
 """
 from __future__ import annotations
 
+import array
 import json
 import threading
 
@@ -20,6 +26,8 @@ from rclpy.action import ActionServer
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from visualization_msgs.msg import MarkerArray
+from sensor_msgs.msg import Image
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
@@ -30,6 +38,7 @@ from ..core.apis.humanoid import GRASP, PLACE_ON_TOP, SceneObject
 from . import names
 from .conversions import scene_to_msg
 from .household_sim import RESULT_TIMEOUT_S, run_sim_node
+from .markers import MARKERS_QOS, tabletop_markers
 
 PICK_AND_PLACE = "pick_and_place"
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -63,7 +72,13 @@ class TabletopSimNode(Node):
                 ("n_bowls", 3, "random scene: number of bowls"),
                 ("seed", 0, "scene seed"),
                 ("scene_rate_hz", 2.0, "scene topic rate (also published after every skill)"),
-                ("frame_id", "map", "frame of the published poses"),
+                ("frame_id", "map", "frame of the published poses and markers"),
+                ("camera_rate_hz", 2.0, "camera image rate limit (PyBullet only; 0 = no images)"),
+                ("camera_width", 320, "camera image width (pixels)"),
+                ("camera_height", 240, "camera image height (pixels)"),
+                ("camera_frame_id", "tabletop_camera", "frame_id of the camera images"),
+                ("topics.markers", names.TABLETOP_MARKERS, "RViz markers (MarkerArray, latched)"),
+                ("topics.camera", names.CAMERA_IMAGE, "camera view (sensor_msgs/Image, rgb8)"),
                 ("actions.run_skill", names.RUN_SKILL, "generic skill action (pick_and_place)"),
                 ("topics.scene", names.SCENE, "perceived scene (Scene)"),
                 ("topics.world_state", "tabletop_sim/world_state", "JSON snapshot, latched"),
@@ -79,6 +94,18 @@ class TabletopSimNode(Node):
         group = ReentrantCallbackGroup()
         self._scene = self.create_publisher(Scene, p("topics.scene"), 10)
         self._state = self.create_publisher(String, p("topics.world_state"), LATCHED)
+        self._markers = self.create_publisher(MarkerArray, p("topics.markers"), MARKERS_QOS)
+        self._markers_key: str | None = None
+        self.camera_size = (int(p("camera_width")), int(p("camera_height")))
+        self.camera_frame_id = p("camera_frame_id")
+        if min(self.camera_size) < 1 or max(self.camera_size) > 4096:
+            raise ValueError(f"camera size {self.camera_size} must be 1..4096 pixels")
+        self._camera = None
+        self._frame, self._frame_key = None, None      # the last rendered view, and of what
+        camera_rate = float(p("camera_rate_hz"))
+        if camera_rate > 0 and hasattr(self.world, "render"):
+            self._camera = self.create_publisher(Image, p("topics.camera"), 2)
+            self.create_timer(1.0 / camera_rate, self._periodic_frame, callback_group=group)
         ActionServer(self, RunSkill, p("actions.run_skill"), self._execute, callback_group=group,
                      result_timeout=round(RESULT_TIMEOUT_S))
         self.create_service(Trigger, p("services.reset"), self._on_reset, callback_group=group)
@@ -115,9 +142,36 @@ class TabletopSimNode(Node):
         with self._lock:
             objects = self.scene_objects()
             snapshot = self.world.snapshot()
-        self._scene.publish(scene_to_msg(objects, stamp=self.get_clock().now().to_msg(),
-                                         frame_id=self.frame_id))
+            tip = self.world.gripper_position() if hasattr(self.world, "gripper_position") else None
+        stamp = self.get_clock().now().to_msg()
+        self._scene.publish(scene_to_msg(objects, stamp=stamp, frame_id=self.frame_id))
         self._state.publish(String(data=json.dumps(snapshot, default=str)))
+        key = json.dumps([snapshot, None if tip is None else tip.round(4).tolist()])
+        if key != self._markers_key:           # markers only when something moved
+            self._markers_key = key
+            self._markers.publish(tabletop_markers(
+                [(o.name, o.pose[:3]) for o in objects], tip, frame_id=self.frame_id, stamp=stamp))
+
+    def frame(self) -> Image:
+        """The camera's current view as sensor_msgs/Image (rgb8). A frame costs a render
+        (~0.2 s at 320x240 on a loaded machine, see docs/benchmarks.md), so the view is
+        rendered again only when the world changed; otherwise the last one goes out anew."""
+        key = self._markers_key
+        if self._frame is None or key != self._frame_key:
+            with self._lock:
+                rgb = self.world.render(size=self.camera_size)
+            self._frame, self._frame_key = rgb, key
+        rgb = self._frame
+        msg = Image(height=int(rgb.shape[0]), width=int(rgb.shape[1]), encoding="rgb8",
+                    is_bigendian=0, step=int(rgb.shape[1]) * 3,
+                    data=array.array("B", rgb.tobytes()))
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.header.frame_id = self.camera_frame_id
+        return msg
+
+    def _periodic_frame(self) -> None:
+        if not self._busy:
+            self._camera.publish(self.frame())
 
     def _periodic(self) -> None:
         if not self._busy:

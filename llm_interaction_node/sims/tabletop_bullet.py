@@ -234,6 +234,10 @@ class TabletopWorldBullet:
         pos, _ = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.client)
         return np.array(pos, dtype=float)
 
+    def gripper_position(self) -> np.ndarray:
+        """Where the suction cup's tip is (xyz)."""
+        return self._tip.copy()
+
     def pick_and_place(self, pick: np.ndarray, place: np.ndarray) -> str:
         pick = np.asarray(pick, dtype=float).reshape(-1)
         place = np.asarray(place, dtype=float).reshape(-1)
