@@ -46,6 +46,11 @@ class SandboxViolation(Exception):
     """Code refused by the robot console's sandbox; str(e) is a short sentence for the LLM."""
 
 
+class ImportRefused(SandboxViolation, ImportError):
+    """An import statement: refused like any other construct, and an ImportError for the
+    error budgets (the reference's import handler), so nothing depends on the message text."""
+
+
 # --- 1. The allowlist ---------------------------------------------------------------------
 
 _ALLOWED_NODES = frozenset({
@@ -111,6 +116,8 @@ class _Policy(ast.NodeVisitor):
 
     def generic_visit(self, node: ast.AST) -> None:
         kind = type(node)
+        if kind in (ast.Import, ast.ImportFrom):
+            raise ImportRefused(_REFUSED_NODES[kind])
         if kind in _REFUSED_NODES:
             raise SandboxViolation(_REFUSED_NODES[kind])
         if kind not in _ALLOWED_NODES:
