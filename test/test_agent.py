@@ -389,3 +389,31 @@ def test_a_definition_that_is_refused_or_wrong_is_not_run(answer):
     assert entries[1].source == "n = count_things(list_objects())"
     assert "NameError: name 'count_things' is not defined" in entries[1].output
     assert "count_things" not in agent.console.namespace
+
+
+def test_the_tabletop_fgen_prompt_shows_the_shapely_examples_and_the_helper_can_use_them():
+    from llm_interaction_node.sims.tabletop2d import TabletopWorld2D
+    world = TabletopWorld2D.random(2, 1, seed=0)
+    console = build_console("tabletop", world, EventQueue(["line them up"], close=True))
+    definition = ("def line_through(a, b):\n"
+                  "    return LineString([tuple(a[:2]), tuple(b[:2])])")
+    llm = ScriptedLLM(["names = get_obj_names()",
+                       "l = line_through(get_obj_pos(names[0]), get_obj_pos(names[1]))",
+                       definition, "l.length > 0", "wait_for_trigger()"])
+    agent = build_agent("tabletop", llm, console, (), config=AgentConfig(idle_retries=0))
+    agent.run()
+    fgen_prompt = llm.prompts[2]
+    assert "segment_between" in fgen_prompt and "turn_shape" in fgen_prompt   # shapely examples
+    assert "objects_named_like" not in fgen_prompt                            # humanoid only
+    assert [e.output for e in console.transcript.entries][-2] == "True"
+
+
+def test_function_generation_follows_the_setting():
+    from llm_interaction_node.settings import Settings
+    assert Settings().agent_config().function_generation is True
+    for value in (True, False):
+        config = Settings().with_overrides({"agent.function_generation": value}).agent_config()
+        world = make_world("humanoid", "drinks_and_cup")
+        console = build_console("humanoid", world, EventQueue(["hi"], close=True))
+        agent = build_agent("humanoid", ScriptedLLM([]), console, (), config=config)
+        assert (agent.fgen is not None) is value
