@@ -417,3 +417,22 @@ def test_function_generation_follows_the_setting():
         console = build_console("humanoid", world, EventQueue(["hi"], close=True))
         agent = build_agent("humanoid", ScriptedLLM([]), console, (), config=config)
         assert (agent.fgen is not None) is value
+
+
+def test_the_fgen_prompt_file_is_checked_and_calls_are_found_with_their_assignment(tmp_path):
+    import ast
+    from llm_interaction_node.core.fgen import load_fgen_prompt, undefined_calls
+    prompt = load_fgen_prompt()
+    assert len(prompt.examples) >= 6 and all(ex.code.lstrip().startswith("def ")
+                                             for ex in prompt.examples)
+    for text, named in [("- just a list\n", "expected a mapping"),
+                        ("header: h\nexamples:\n  - call: f()\n", "example 1 needs 'call' and 'code'"),
+                        ("header: h\nexamples:\n  - {call: f(), code: 'def f(): 1', uses: np}\n",
+                         "'uses' must be a list")]:
+        path = tmp_path / "fgen.yaml"
+        path.write_text(text)
+        with pytest.raises(ValueError, match=named):
+            load_fgen_prompt(path)
+    tree = ast.parse("i = get_closest_idx(pts, goal)\nfor p in pts:\n    shift(p)\nlen(pts)")
+    assert undefined_calls(tree, {"__builtins__": {"len": len}}) == [
+        ("get_closest_idx", "i = get_closest_idx(pts, goal)"), ("shift", "shift(p)")]
