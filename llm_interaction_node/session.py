@@ -70,7 +70,9 @@ def build_console(api: ApiName, robot, channel: UserChannel,
     builtins = InteractionBuiltins(channel, speak=speak, learner=learner)
     registry = ApiRegistry(robot_api(api, robot, api_options))
     registry.extend(getattr(builtins, name) for name in BUILTINS[api])
-    return ConsoleSession(registry, builtins, Sandbox(timeout_s=statement_timeout_s))
+    # the tabletop console has shapely's geometry names, as the reference's
+    return ConsoleSession(registry, builtins, Sandbox(timeout_s=statement_timeout_s,
+                                                      geometry=api == "tabletop"))
 
 
 def load_examples(api: ApiName, directory: str | Path | None = None) -> list[str]:

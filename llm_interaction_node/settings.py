@@ -57,6 +57,9 @@ class AgentSettings:
     idle_retries: int = setting(AgentConfig.idle_retries,
                                 "a user turn answered with nothing but wait_for_trigger() is "
                                 "asked again this often (at a raised temperature)")
+    function_generation: bool = setting(AgentConfig.function_generation,
+                                        "functions a statement calls that nobody defined are "
+                                        "written by a second LLM prompt first (config/fgen.yaml)")
 
     def __post_init__(self) -> None:
         if self.max_statements_per_turn < 1 or self.loop_repeats < 2 or self.redo_cycle < 0:
@@ -144,6 +147,7 @@ class Settings:
         return AgentConfig(temperature=self.llm.temperature, max_tokens=self.llm.max_tokens,
                            empty_temperature_step=self.agent.empty_temperature_step,
                            idle_retries=self.agent.idle_retries,
+                           function_generation=self.agent.function_generation,
                            policy=TurnPolicy(max_statements=self.agent.max_statements_per_turn,
                                              loop_repeats=self.agent.loop_repeats,
                                              redo_cycle=self.agent.redo_cycle))

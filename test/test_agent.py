@@ -19,16 +19,18 @@ FETCH_JUICE = [
 ]
 
 
-def make_agent(responses, utterances, examples=(), idle_retries=0, **policy):
+def make_agent(responses, utterances, examples=(), idle_retries=0, fgen=False, **policy):
     """An agent on the drinks_and_cup world; ``idle_retries`` 0 unless a test is about them
-    (scripts here often answer a turn with a plain wait_for_trigger())."""
+    (scripts here often answer a turn with a plain wait_for_trigger()); function generation
+    off unless a test is about it (scripts here call undefined names to spend budgets)."""
     world = make_world("humanoid", "drinks_and_cup")
     spoken = []
     console = build_console("humanoid", world, EventQueue(utterances, close=True),
                             speak=spoken.append)
     llm = ScriptedLLM(responses)
     agent = build_agent("humanoid", llm, console, examples,
-                        config=AgentConfig(idle_retries=idle_retries, policy=TurnPolicy(**policy)))
+                        config=AgentConfig(idle_retries=idle_retries, function_generation=fgen,
+                                          policy=TurnPolicy(**policy)))
     return agent, llm, world, spoken
 
 
@@ -104,7 +106,7 @@ def test_statement_cap_per_turn():
     agent, llm, _, _ = make_agent(responses, ["hello"], max_statements=3)
     agent.run()
     assert sources(agent)[4].startswith("# giving up: the limit of 3 statements")
-    assert llm.remaining == 1 and agent.turns[0].status == "error"
+    assert llm.remaining == 1 and agent.turns[0].status == "statement_cap"
 
 
 def test_a_loop_gets_an_intervention_then_a_reset():
@@ -116,21 +118,33 @@ def test_a_loop_gets_an_intervention_then_a_reset():
     # the second loop resets the interaction: fresh transcript with a marker
     assert sources(agent) == ["# " + NEW_TASK_MARKER.lstrip("# "), f"say({SORRY!r})",
                               "wait_for_trigger()"]
-    assert spoken == [SORRY] and agent.turns[0].status == "reset"
+    assert spoken == [SORRY] and agent.turns[0].status == "loop_reset"
+    # the transcript before the reset is kept in the turn's record
+    discarded = agent.turns[0].discarded
+    assert "where is the tea?" in discarded and discarded.count(">>> list_locations()") == 2
+    assert "# " + LOOP_NOTE in discarded
 
 
 def test_empty_output_is_retried_at_a_higher_temperature():
+    """Reference rule: each empty answer is asked again 0.1 hotter."""
     agent, llm, _, _ = make_agent(["", "  \n", "list_locations()", "wait_for_trigger()"], ["hi"])
     agent.run()
-    assert [c["temperature"] for c in llm.calls] == [0.0, 0.3, 0.6, 0.0]
+    assert [c["temperature"] for c in llm.calls] == [0.0, 0.1, 0.2, 0.0]
     assert sources(agent)[1:] == ["list_locations()", "wait_for_trigger()"]
 
 
-def test_output_that_stays_empty_ends_the_turn():
-    agent, llm, _, spoken = make_agent([""] * 4, ["hi"])
+def test_output_that_stays_empty_hands_back_with_a_wait():
+    """Reference rule: past temperature 1.0, wait_for_trigger() stands in for the answer: the
+    turn hands back normally (no error, no apology) and the next user turn works."""
+    agent, llm, _, spoken = make_agent([""] * 11 + ["list_locations()", "wait_for_trigger()"],
+                                       ["hi", "where can you go?"])
     agent.run()
-    assert llm.remaining == 0 and spoken == [SORRY]
-    assert "the language model returned no code" in sources(agent)[1]
+    temperatures = [c["temperature"] for c in llm.calls[:11]]
+    assert temperatures == pytest.approx([k / 10 for k in range(11)])
+    assert spoken == [] and llm.remaining == 0
+    assert sources(agent) == ["wait_for_trigger()"] * 2 + ["list_locations()",
+                                                           "wait_for_trigger()"]
+    assert [t.status for t in agent.turns] == ["waiting", "waiting"]
 
 
 def test_an_llm_failure_ends_the_turn_without_crashing():
@@ -206,7 +220,7 @@ def test_a_second_cycle_loop_resets_and_apologises():
     responses = CYCLE * 2 + CYCLE * 2
     agent, _, _, spoken = make_agent(responses, ["where is the tea?"], max_statements=40)
     agent.run()
-    assert spoken == [SORRY] and agent.turns[0].status == "reset"
+    assert spoken == [SORRY] and agent.turns[0].status == "loop_reset"
 
 
 def test_a_success_starts_the_error_budgets_again():
@@ -220,7 +234,8 @@ def test_a_success_starts_the_error_budgets_again():
 
 @pytest.mark.parametrize("error, kind", [
     (ImportError("no"), "import"), (SyntaxError("x"), "syntax"), (KeyError("k"), "lookup"),
-    (IndexError("i"), "lookup"), (TypeError("t"), "argument"), (NameError("n"), "name")])
+    (IndexError("i"), "lookup"), (TypeError("t"), "name"), (NameError("n"), "name"),
+    (ValueError("v"), "argument"), (AttributeError("a"), "argument")])
 def test_error_classes_and_reference_budgets(error, kind):
     from llm_interaction_node.core.policy import DEFAULT_BUDGETS, error_class
     assert error_class(error) == kind
@@ -242,7 +257,8 @@ def test_giving_up_on_the_tabletop_does_not_call_a_say_it_does_not_have():
     world = TabletopWorld2D.random(2, 1, seed=0)
     console = build_console("tabletop", world, EventQueue(["hi"], close=True))
     llm = ScriptedLLM([f"undefined_{i}()" for i in range(4)])
-    agent = build_agent("tabletop", llm, console, ())
+    agent = build_agent("tabletop", llm, console, (),
+                        config=AgentConfig(function_generation=False))
     agent.run()
     text = console.transcript.render()
     assert "# giving up: too many errors of kind 'name'" in text
@@ -301,3 +317,122 @@ def test_a_wait_the_model_insists_on_is_accepted():
     assert sources(agent) == ["wait_for_trigger()", "wait_for_trigger()", "list_locations()",
                               "wait_for_trigger()"]
     assert [c["temperature"] for c in llm.calls] == [0.0, 0.3, 0.6, 0.0, 0.0]
+
+
+def test_name_and_type_errors_share_one_budget():
+    """Reference rule: NameError and TypeError count against one budget of 3."""
+    responses = ["undefined_a()", "list_locations(1, 2, 3)", "undefined_b()", "grasp()",
+                 "wait_for_trigger()"]
+    agent, _, _, spoken = make_agent(responses, ["do something"])
+    agent.run()
+    assert "too many errors of kind 'name' (4 > 3)" in sources(agent)[5] and spoken == [SORRY]
+
+
+def test_an_import_is_refused_with_a_typed_error():
+    """The import class is a type (ImportRefused), not a message the policy reads."""
+    import ast
+    from llm_interaction_node.core.policy import error_class
+    from llm_interaction_node.core.sandbox import ImportRefused, Sandbox, SandboxViolation
+    for source in ("import os", "from math import pi", "def f():\n    import os"):
+        with pytest.raises(ImportRefused) as caught:
+            Sandbox().prepare(ast.parse(source))
+        assert isinstance(caught.value, SandboxViolation) and error_class(caught.value) == "import"
+    assert error_class(SandboxViolation("imports are fine in this message")) == "sandbox"
+
+
+COUNT_DEF = "def count_things(objects):\n    return len(objects)"
+
+
+def test_an_undefined_function_is_written_by_the_fgen_prompt_before_the_statement_runs():
+    agent, llm, _, _ = make_agent(["n = count_things(list_objects())", COUNT_DEF + "\n",
+                                   "n", "wait_for_trigger()"], ["how many things are there?"],
+                                  fgen=True)
+    agent.run()
+    entries = agent.console.transcript.entries
+    # a person at the console sees the definition typed in, then the statement
+    assert [e.source for e in entries[1:4]] == [COUNT_DEF, "n = count_things(list_objects())",
+                                                "n"]
+    assert entries[1].output == "" and entries[3].output == "6"
+    fgen_prompt = llm.prompts[1]
+    assert fgen_prompt.rstrip().endswith("# define function: n = count_things(list_objects()).")
+    assert "def list_objects(" in fgen_prompt                     # the API listing
+    assert "objects_named_like" in fgen_prompt                    # an example it can use
+    assert "LineString" not in fgen_prompt and "get_obj_names" not in fgen_prompt
+    assert llm.calls[1]["stop"][0] == "\n# define"
+    assert agent.ledger.by_purpose()["fgen"].calls == 1
+    assert agent.turns[0].statements == 3                         # the definition is no statement
+    assert agent.turns[0].usage.calls == 4
+
+
+def test_function_generation_writes_helpers_first_and_is_bounded():
+    parent = "def count_things(objects):\n    return tally(objects)"
+    helper = "def tally(items):\n    return len(items) + offset_of(items)"
+    agent, llm, _, _ = make_agent(["n = count_things(list_objects())", parent, helper,
+                                   "wait_for_trigger()"], ["how many?"], fgen=True)
+    agent.run()
+    src = sources(agent)
+    assert src[1:4] == [helper, parent, "n = count_things(list_objects())"]
+    # depth 2: tally's own helper (offset_of) is not generated; the statement says so
+    assert "NameError: name 'offset_of' is not defined" in agent.console.transcript.entries[3].output
+    assert "# define function: tally(objects)." in llm.prompts[2]
+    assert llm.remaining == 0
+
+
+@pytest.mark.parametrize("answer", ["def count_things(objects):\n    import os\n    return 1",
+                                    "Sorry, I cannot write that.",
+                                    "def something_else():\n    return 1"])
+def test_a_definition_that_is_refused_or_wrong_is_not_run(answer):
+    agent, _, _, _ = make_agent(["n = count_things(list_objects())", answer,
+                                 "wait_for_trigger()"], ["how many?"], fgen=True)
+    agent.run()
+    entries = agent.console.transcript.entries
+    assert entries[1].source == "n = count_things(list_objects())"
+    assert "NameError: name 'count_things' is not defined" in entries[1].output
+    assert "count_things" not in agent.console.namespace
+
+
+def test_the_tabletop_fgen_prompt_shows_the_shapely_examples_and_the_helper_can_use_them():
+    from llm_interaction_node.sims.tabletop2d import TabletopWorld2D
+    world = TabletopWorld2D.random(2, 1, seed=0)
+    console = build_console("tabletop", world, EventQueue(["line them up"], close=True))
+    definition = ("def line_through(a, b):\n"
+                  "    return LineString([tuple(a[:2]), tuple(b[:2])])")
+    llm = ScriptedLLM(["names = get_obj_names()",
+                       "l = line_through(get_obj_pos(names[0]), get_obj_pos(names[1]))",
+                       definition, "l.length > 0", "wait_for_trigger()"])
+    agent = build_agent("tabletop", llm, console, (), config=AgentConfig(idle_retries=0))
+    agent.run()
+    fgen_prompt = llm.prompts[2]
+    assert "segment_between" in fgen_prompt and "turn_shape" in fgen_prompt   # shapely examples
+    assert "objects_named_like" not in fgen_prompt                            # humanoid only
+    assert [e.output for e in console.transcript.entries][-2] == "True"
+
+
+def test_function_generation_follows_the_setting():
+    from llm_interaction_node.settings import Settings
+    assert Settings().agent_config().function_generation is True
+    for value in (True, False):
+        config = Settings().with_overrides({"agent.function_generation": value}).agent_config()
+        world = make_world("humanoid", "drinks_and_cup")
+        console = build_console("humanoid", world, EventQueue(["hi"], close=True))
+        agent = build_agent("humanoid", ScriptedLLM([]), console, (), config=config)
+        assert (agent.fgen is not None) is value
+
+
+def test_the_fgen_prompt_file_is_checked_and_calls_are_found_with_their_assignment(tmp_path):
+    import ast
+    from llm_interaction_node.core.fgen import load_fgen_prompt, undefined_calls
+    prompt = load_fgen_prompt()
+    assert len(prompt.examples) >= 6 and all(ex.code.lstrip().startswith("def ")
+                                             for ex in prompt.examples)
+    for text, named in [("- just a list\n", "expected a mapping"),
+                        ("header: h\nexamples:\n  - call: f()\n", "example 1 needs 'call' and 'code'"),
+                        ("header: h\nexamples:\n  - {call: f(), code: 'def f(): 1', uses: np}\n",
+                         "'uses' must be a list")]:
+        path = tmp_path / "fgen.yaml"
+        path.write_text(text)
+        with pytest.raises(ValueError, match=named):
+            load_fgen_prompt(path)
+    tree = ast.parse("i = get_closest_idx(pts, goal)\nfor p in pts:\n    shift(p)\nlen(pts)")
+    assert undefined_calls(tree, {"__builtins__": {"len": len}}) == [
+        ("get_closest_idx", "i = get_closest_idx(pts, goal)"), ("shift", "shift(p)")]

@@ -150,6 +150,53 @@ def test_cap_survives_llm_script_errors_in_sub_program():
     assert user.rounds[0].error.startswith("ValueError: parse_obj_name('the red thing') gave invalid code")
 
 
+def test_cap_runs_the_context_line_before_a_sub_program():
+    """Issue 16 (cap block_direction_of_bowl run 3): the sub-program's code uses ``objects``
+    from its context line, which must run first, as in the reference's LMP."""
+    task, world, initial = scene()
+    block, bowl = task.attributes["block"], task.attributes["bowl"]
+    llm = ScriptedLLM([
+        f"name = parse_obj_name('the {block}', f'objects = {{get_obj_names()}}')\n"
+        f"put_first_on_second(name, '{bowl}')\n",
+        f"ret_val = [o for o in objects if o == '{block}'][0]\n",
+    ])
+    user = User()
+    CaP(llm).run(world, task.instruction, user)
+    assert user.rounds[0].error is None, user.rounds[0].error
+    assert check(task, initial, world_positions(world))
+
+
+@pytest.mark.parametrize("place, xy", [("middle", (0.5, 0.5)), ("the top left corner", (0, 1)),
+                                       ("right side", (1, 0.5))])
+def test_cap_accepts_named_places_where_the_reference_does(place, xy):
+    """Issue 16 (cap blocks_on_place run 3): the reference's get_obj_pos (and with it
+    put_first_on_second) takes the named places of the table in place of an object name."""
+    import numpy as np
+    from llm_interaction_node.core.apis.tabletop import TabletopApi
+    task, world, _ = scene()
+    block = task.attributes["block"]
+    llm = ScriptedLLM([f"where = get_obj_pos('{place}')\nput_first_on_second('{block}', '{place}')\n"])
+    user = User()
+    CaP(llm).run(world, task.instruction, user)
+    assert user.rounds[0].error is None, user.rounds[0].error
+    target = TabletopApi(world).denormalize_xy(xy)
+    assert np.linalg.norm(world_positions(world)[block][:2] - target) < 0.03
+    # an unknown name is still refused with the object list
+    llm = ScriptedLLM(["put_first_on_second('a block', 'the moon')\n"])
+    user = User()
+    CaP(llm).run(world, task.instruction, user)
+    assert "unknown objects 'a block', 'the moon'" in user.rounds[0].error
+
+
+def test_cap_programs_have_the_shapely_names():
+    task, world, _ = scene()
+    llm = ScriptedLLM(["p = Point(*denormalize_xy([0.5, 0.5]))\n"
+                       f"put_first_on_second('{task.attributes['block']}', p)\n"])
+    user = User()
+    CaP(llm).run(world, task.instruction, user)
+    assert user.rounds[0].error is None, user.rounds[0].error
+
+
 # ---------------------------------------------------------------------------- Dynamic CaP
 def test_dynamic_cap_stores_and_retrieves_episode(tmp_path):
     task, world, initial = scene()

@@ -21,14 +21,40 @@ def test_run_outcomes():
     # a later solution does not matter for a success before it
     assert run_outcome(record(True, 1, ["instruction", "high_level", "solution"])) \
         == "right after feedback"
+    assert run_outcome(record(False, None, ["instruction"] + ["high_level"] * 5)) \
+        == "not right in time"
+
+
+def typed(statuses, errors=(), kinds=("instruction", "high_level")):
+    r = record(False, None, list(kinds), errors)
+    r.turn_statuses = [list(s) for s in statuses]
+    return r
+
+
+def test_failed_runs_are_classified_from_the_typed_turn_statuses():
+    # the error text says nothing: the statuses decide
+    assert run_outcome(typed([["waiting"], ["statement_cap"]], ["x"])) == "error: statement cap"
+    assert run_outcome(typed([["waiting"], ["error"]], ["x"])) == "error: other"
+    # a loop reset hands back normally: the run went on and did not end right
+    assert run_outcome(typed([["loop_reset"], ["waiting"]])) == "loop reset, not right"
+    assert run_outcome(typed([["waiting"], ["waiting"]])) == "not right in time"
+    # a text that looks like a cap or a reset does not matter once statuses are there
+    assert run_outcome(typed([["waiting"], ["error"]],
+                             ["reset: statements in one turn"])) == "error: other"
+    # a baseline's round: no statuses, an error
+    assert run_outcome(typed([[], []], ["NameError: name 'objects' is not defined"])) \
+        == "error: other"
+
+
+def test_records_without_statuses_are_classified_from_their_error_text():
+    """Runs written before the statuses were kept (docs/eval/embedded)."""
     cap = "error: the limit of 15 statements in one turn was reached"
     assert run_outcome(record(False, None, ["instruction"], [cap])) == "error: statement cap"
     assert run_outcome(record(False, None, ["instruction"], ["reset: the same statement was "
-                                                             "repeated again"])) == "error: loop reset"
+                                                             "repeated again"])) \
+        == "loop reset, not right"
     assert run_outcome(record(False, None, ["instruction"], ["error: too many errors"])) \
         == "error: other"
-    assert run_outcome(record(False, None, ["instruction"] + ["high_level"] * 5)) \
-        == "not right in time"
 
 
 def test_outcome_table_counts_learn_requests_and_calls():

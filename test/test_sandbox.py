@@ -56,7 +56,7 @@ def test_corpus_is_large_and_well_formed():
 def test_escape_attempt_is_refused(path, tmp_path):
     canary_dir = tmp_path / "canary"
     canary_dir.mkdir()
-    sandbox = Sandbox(timeout_s=0.3)
+    sandbox = Sandbox(timeout_s=0.3, geometry=True)    # the tabletop console: numpy + shapely
     namespace = sandbox.new_globals(lambda text: None)
     namespace["canary_dir"] = str(canary_dir)
     started = time.monotonic()
@@ -368,3 +368,34 @@ def test_wrap_api_keeps_signature_and_metadata():
     assert inspect.signature(wrapped) == inspect.signature(move_to)
     assert wrapped.__name__ == "move_to" and wrapped.__doc__ == "Move to an object."
     assert wrapped.api_comment == "moves" and wrapped("cup") is True
+
+
+# --- shapely (the tabletop console) ------------------------------------------------------
+
+def test_the_geometry_console_has_shapely_names_that_work():
+    sandbox = Sandbox(timeout_s=2.0, geometry=True)
+    output = []
+    ns = sandbox.new_globals(output.append)
+    execute(sandbox, "line = LineString([(0, 0), (0.2, 0)])\n"
+                     "mid = np.array(line.interpolate(0.5, normalized=True).coords[0])\n"
+                     "turned = rotate(line, 90, origin=Point(0, 0))\n"
+                     "print(isinstance(Point(1, 2), Point), mid.tolist(), "
+                     "[round(c, 6) for c in turned.coords[1]], "
+                     "box(0, 0, 1, 1).contains(translate(Point(0, 0), 0.5, 0.5)))", ns)
+    assert output == ["True [0.1, 0.0] [0.0, 0.2] True\n"]
+    execute(sandbox, "area = Point(0, 0).buffer(1).area\n"
+                     "pieces = len(line.segmentize(0.05).coords)", ns)
+    assert 3.1 < ns["area"] < 3.15 and ns["pieces"] == 5
+    for name in ("Polygon", "MultiPoint", "scale", "skew", "affine_transform", "shape", "mapping"):
+        assert name in ns
+    # the humanoid console (no geometry) has none of them
+    assert "Point" not in Sandbox().new_globals(print)
+
+
+def test_shapely_stand_ins_are_fresh_per_namespace():
+    sandbox = Sandbox(geometry=True)
+    first, second = sandbox.new_globals(print), sandbox.new_globals(print)
+    execute(sandbox, "rotate.note = 'mine'", first)
+    assert not hasattr(second["rotate"], "note")
+    with pytest.raises(AttributeError, match="read-only"):
+        execute(sandbox, "Polygon.area = 0", first)

@@ -5,6 +5,13 @@ returns (usually) one statement; it runs in the console at once and its output b
 part of the next prompt. A user turn ends when ``wait_for_trigger()`` blocks for the
 next utterance. Budgets, loop detection and the statement cap (see :mod:`.policy`) make
 sure a confused LLM ends its turn with a clear message instead of running forever.
+
+The reference method's rules: an empty answer is asked again with the temperature raised by
+0.1 up to 1.0, then ``wait_for_trigger()`` stands in for it; the first loop of a turn is not
+run (a note and the loop-prevention example take its place), a second loop resets the
+interaction, says sorry and hands back normally (``TurnStatus.LOOP_RESET``, not an error; the
+transcript before the reset stays in the turn's record); a function that a statement calls
+and nobody defined is written by :mod:`.fgen` and defined in the console first.
 """
 from __future__ import annotations
 
@@ -16,6 +23,7 @@ from typing import Callable, Sequence
 
 from .console import ConsoleSession
 from .errors import EndOfInteraction, InteractionAborted
+from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
 from .llm import LLMClient, LLMError, TokenLedger, Usage
 from .policy import TurnPolicy, TurnState, error_class
@@ -39,37 +47,52 @@ ExampleSource = Callable[[Sequence[str]], Sequence[str]]
 class AgentConfig:
     temperature: float = 0.0
     max_tokens: int = 512
-    empty_temperature_step: float = 0.3
+    # empty answers: asked again this much hotter each time (reference: 0.1) until the
+    # temperature would pass empty_temperature_max, then wait_for_trigger() stands in
+    empty_temperature_step: float = 0.1
+    empty_temperature_max: float = 1.0
     # a user turn answered with nothing but wait_for_trigger() (the robot ignores what the user
     # just said) is asked again this often at a raised temperature before the wait is accepted
     idle_retries: int = 2
+    idle_temperature_step: float = 0.3
+    # functions a statement calls that nobody defined are written by the fgen prompt first
+    function_generation: bool = True
     policy: TurnPolicy = field(default_factory=TurnPolicy)
 
 
 class TurnStatus(StrEnum):
     """How a user turn ended (a str, so records serialise as plain text)."""
 
-    WAITING = "waiting"      # the LLM handed back with wait_for_trigger()
-    ERROR = "error"          # a budget, the statement cap or the LLM failed
-    RESET = "reset"          # a second loop or a reset request started a fresh task
-    STOPPED = "stopped"      # a stop request ended the turn
+    WAITING = "waiting"              # the LLM handed back with wait_for_trigger()
+    ERROR = "error"                  # an error budget was spent or the LLM failed
+    STATEMENT_CAP = "statement_cap"  # the statement cap of one turn was reached (an error)
+    LOOP_RESET = "loop_reset"        # a second loop: reset, sorry, handed back (no error)
+    RESET = "reset"                  # a reset request started a fresh task
+    STOPPED = "stopped"              # a stop request ended the turn
+
+
+# the turns that end a round as a failure whatever the world shows (the reference: the run
+# errors); a loop reset hands back normally and the world is judged
+FAILED_STATUSES = frozenset({TurnStatus.ERROR, TurnStatus.STATEMENT_CAP})
 
 
 @dataclass
 class TurnRecord:
-    """How a user turn ended, with what it cost."""
+    """How a user turn ended, with what it cost; ``discarded``: the transcript a reset
+    threw away (rendered), so a record of the run can still show what happened."""
 
     status: TurnStatus
     reason: str = ""
     statements: int = 0
     usage: Usage = field(default_factory=Usage)
+    discarded: str = ""
 
 
 class Agent:
     def __init__(self, llm: LLMClient, console: ConsoleSession, prompt: PromptBuilder,
                  examples: ExampleSource | Sequence[str] = (), loop_example: str = "",
                  ledger: TokenLedger | None = None, config: AgentConfig | None = None,
-                 stop: StopSignal | None = None):
+                 stop: StopSignal | None = None, fgen: FunctionGenerator | None = None):
         self.llm = llm
         self.stop = stop or StopSignal()
         self.console = console
@@ -84,6 +107,11 @@ class Agent:
         self._examples_cache: tuple[int, list[str]] = (-1, [])
         self._loop_intervention = False
         self._reset_requested = threading.Event()
+        if fgen is None and self.config.function_generation:
+            fgen = FunctionGenerator(llm, prompt.api_listing, load_fgen_prompt(), self.ledger,
+                                     check=console.sandbox.prepare, call=self.stop.call,
+                                     max_tokens=self.config.max_tokens)
+        self.fgen = fgen
 
     # -- public -----------------------------------------------------------------------
     def run(self) -> None:
@@ -133,9 +161,8 @@ class Agent:
                 if self._reset_requested.is_set():
                     self._reset_requested.clear()
                     log.info("interaction reset: %s", reason)
-                    self.console.new_task(marker=True)
-                    self.ledger.new_interaction()
-                    self._record_turn(TurnStatus.RESET, reason)
+                    discarded = self._reset_interaction()
+                    self._record_turn(TurnStatus.RESET, reason, discarded)
                     self._wait()
                 else:
                     log.info("turn stopped: %s", reason)
@@ -148,7 +175,7 @@ class Agent:
     def _step(self) -> None:
         if self.turn.statements_left <= 0:
             return self._give_up(f"the limit of {self.config.policy.max_statements} "
-                                 "statements in one turn was reached")
+                                 "statements in one turn was reached", TurnStatus.STATEMENT_CAP)
         try:
             statements = self._generate()
         except LLMError as exc:
@@ -156,8 +183,6 @@ class Agent:
             self.console.annotate(f"the language model failed: {exc}")
             return self._end_turn(TurnStatus.ERROR, f"LLM error: {exc}", say="Sorry, I cannot reach "
                                   "my language model right now.")
-        if statements is None:
-            return self._give_up("the language model returned no code")
         for source in statements:
             if self.turn.would_loop(source):
                 return self._on_loop(source)
@@ -165,6 +190,7 @@ class Agent:
             if Entry(source).calls("wait_for_trigger"):
                 self._record_turn(TurnStatus.WAITING)
             self.stop.check()
+            self._define_missing(source)
             turn_before = self.console.builtins.turn
             result = self.console.execute(source)
             if self.console.builtins.turn != turn_before:
@@ -176,8 +202,9 @@ class Agent:
                 return                     # the rest of the batch assumed success
             self.turn.record_success()
 
-    def _generate(self) -> list[str] | None:
-        """Ask the LLM; retry empty answers at a raised temperature. None if it stays empty."""
+    def _generate(self) -> list[str]:
+        """Ask the LLM; retry empty answers at a raised temperature (reference: +0.1 up to
+        1.0), then stand in ``wait_for_trigger()`` for the answer that stayed empty."""
         prompt = self.prompt.build(self._current_examples(), self.console.transcript.render())
         temperature = self.config.temperature
         system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
@@ -195,13 +222,28 @@ class Agent:
                 # of acting on the user's feedback: ask again, a little less greedily
                 idle_left -= 1
                 log.info("the LLM answered the user with nothing but %s: asking again", WAIT)
-                temperature = min(temperature + self.config.empty_temperature_step, 2.0)
+                temperature = min(temperature + self.config.idle_temperature_step, 2.0)
                 continue
             if statements:
                 return statements
-            if self.turn.record_error("empty"):
-                return None
-            temperature = min(temperature + self.config.empty_temperature_step, 2.0)
+            step = self.config.empty_temperature_step
+            temperature = round(temperature + step, 6)
+            if step <= 0 or temperature > self.config.empty_temperature_max:
+                log.info("the LLM stayed empty: %s stands in for its answer", WAIT)
+                return [WAIT]
+            log.info("the LLM returned nothing: asking again at temperature %.1f", temperature)
+
+    def _define_missing(self, source: str) -> None:
+        """Function generation: define the functions ``source`` calls that nobody defined,
+        each as a console input of its own before the statement (see :mod:`.fgen`)."""
+        if self.fgen is None:
+            return
+        definitions = self.fgen.definitions_for(source, self.console.namespace)
+        self._turn_usage = self._turn_usage + self.fgen.last_usage
+        for definition in definitions:
+            log.info("function generation defined %s for %s", definition.name, definition.call)
+            self.stop.check()
+            self.console.execute(definition.source)
 
     def _ignores_the_user(self, statements: list[str]) -> bool:
         """The first answer to a user turn is wait_for_trigger() alone."""
@@ -250,23 +292,32 @@ class Agent:
             self.console.annotate(LOOP_NOTE)
             return
         log.info("second loop in one turn: resetting the interaction")
+        discarded = self._reset_interaction()
+        self._end_turn(TurnStatus.LOOP_RESET, "the same statement was repeated again",
+                       say=SORRY, discarded=discarded)
+
+    def _reset_interaction(self) -> str:
+        """Fresh locals and transcript (with the new-task marker); the old transcript."""
+        discarded = self.console.transcript.render()
         self.console.new_task(marker=True)
         self.ledger.new_interaction()
-        self._end_turn(TurnStatus.RESET, "the same statement was repeated again", say=SORRY)
+        return discarded
 
-    def _give_up(self, reason: str) -> None:
+    def _give_up(self, reason: str, status: TurnStatus = TurnStatus.ERROR) -> None:
         log.info("turn ends with an error: %s", reason)
         self.console.annotate(f"giving up: {reason}")
-        self._end_turn(TurnStatus.ERROR, reason, say=SORRY)
+        self._end_turn(status, reason, say=SORRY)
 
-    def _end_turn(self, status: TurnStatus, reason: str, say: str | None = None) -> None:
+    def _end_turn(self, status: TurnStatus, reason: str, say: str | None = None,
+                  discarded: str = "") -> None:
         if say and "say" in self.console.api.names:     # an API without speech stays silent
             self.console.execute(f"say({say!r})")
-        self._record_turn(status, reason)
+        self._record_turn(status, reason, discarded)
         self._wait()
 
-    def _record_turn(self, status: TurnStatus, reason: str = "") -> None:
-        self.turns.append(TurnRecord(status, reason, len(self.turn.statements), self._turn_usage))
+    def _record_turn(self, status: TurnStatus, reason: str = "", discarded: str = "") -> None:
+        self.turns.append(TurnRecord(status, reason, len(self.turn.statements), self._turn_usage,
+                                     discarded))
 
     def _wait(self) -> None:
         turn_before = self.console.builtins.turn

@@ -1,9 +1,11 @@
 """Per-turn limits on what the LLM may get wrong before the robot gives up.
 
-As in the reference method: each error class has its own retry budget (undefined names and
-bad arguments 3, semantic hints of the robot API 4, imports 3, index/key errors 3), and the
-counters start again after every statement that succeeds, so only errors in a row use a
-budget up; a turn may run a bounded number of statements; a statement, or a cycle of a few
+As in the reference method: undefined names and wrong calls (NameError, TypeError) share one
+budget of 3, semantic hints of the robot API have 4, imports 3, index and key errors share 3,
+and the counters start again after every statement that succeeds, so only errors in a row use
+a budget up. The reference ends the run at once on any other error; here the other classes
+(syntax, refused code, ValueError/AttributeError, timeouts, the rest) are fed back too, each
+with a budget of its own (docs/evaluation.md, "Differences from the reference's rules"); a turn may run a bounded number of statements; a statement, or a cycle of a few
 statements, repeated ``loop_repeats`` times in a row is a loop. A cycle of ``redo_cycle`` or
 more statements is a loop when done twice in a row: the whole plan again (a small model that
 finished a task and does not hand back repeats it until the statement cap, seen in benchmark
@@ -15,11 +17,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .errors import SemanticHintError, StatementTimeout
-from .sandbox import SandboxViolation
+from .sandbox import ImportRefused, SandboxViolation
 
 DEFAULT_BUDGETS = {
-    "name": 3,        # undefined names
-    "argument": 3,    # wrong arguments / attributes / values
+    "name": 3,        # undefined names and wrong calls (NameError, TypeError: one budget)
+    "argument": 3,    # wrong values / attributes (ValueError, AttributeError)
     "semantic": 4,    # SemanticHintError from the robot API
     "import": 3,      # import statements (refused by the sandbox)
     "lookup": 3,      # IndexError / KeyError
@@ -27,23 +29,21 @@ DEFAULT_BUDGETS = {
     "sandbox": 3,     # refused code
     "timeout": 2,     # statements that ran too long
     "runtime": 3,     # anything else
-    "empty": 3,       # empty LLM output (retried at a higher temperature)
 }
 
 
 def error_class(error: BaseException) -> str:
     if isinstance(error, SyntaxError):
         return "syntax"
-    if isinstance(error, ImportError) or (isinstance(error, SandboxViolation)
-                                          and str(error).startswith("imports ")):
+    if isinstance(error, (ImportError, ImportRefused)):
         return "import"
     if isinstance(error, SandboxViolation):
         return "sandbox"
     if isinstance(error, SemanticHintError):
         return "semantic"
-    if isinstance(error, NameError):
+    if isinstance(error, (NameError, TypeError)):
         return "name"
-    if isinstance(error, (TypeError, ValueError, AttributeError)):
+    if isinstance(error, (ValueError, AttributeError)):
         return "argument"
     if isinstance(error, (IndexError, KeyError)):
         return "lookup"

@@ -22,7 +22,8 @@ HEADERS = {
         "suction gripper. The robot is controlled through a Python console: each input line "
         "is run at once and its result is printed under it. Write Python code only, one "
         "statement per input, never explanations. Nothing can be imported; numpy is available "
-        "as np. When there is nothing left to do, call wait_for_trigger() to wait for the user."
+        "as np, and shapely's geometry and affinity names (Point, LineString, Polygon, rotate, "
+        "translate, ...) are defined. When there is nothing left to do, call wait_for_trigger() to wait for the user."
     ),
 }
 

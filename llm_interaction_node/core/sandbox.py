@@ -9,7 +9,8 @@ Three layers, each needed:
 2. The same pass rewrites the operations that can exhaust memory in one step (``+ * ** << @``,
    ``str.format``, the padding methods, format specs, ``ndarray.repeat``/``resize``) into guard
    calls that raise ``MemoryError`` before computing an oversized result. ``range``, ``pow``,
-   ``sum`` and numpy array creation (see ``sandbox_numpy``) are guarded the same way.
+   ``sum``, numpy array creation (see ``sandbox_numpy``) and the vertex-making methods of
+   shapely geometries (``sandbox_shapely``, tabletop console only) are guarded the same way.
 3. ``Sandbox.run`` executes with a watchdog thread that raises ``StatementTimeout`` in the
    running thread when the statement's own time (robot API calls excluded) runs out.
 
@@ -38,12 +39,19 @@ from typing import Any, Callable, Iterator
 from llm_interaction_node.core.errors import StatementTimeout
 from llm_interaction_node.core.sandbox_numpy import (array_method, numpy_view, operator_size,
                                                       size_error)
+from llm_interaction_node.core.sandbox_shapely import (GUARDED_GEOMETRY_METHODS, geometry_method,
+                                                        shapely_names)
 
 MAX_INT_BITS = 100_000
 
 
 class SandboxViolation(Exception):
     """Code refused by the robot console's sandbox; str(e) is a short sentence for the LLM."""
+
+
+class ImportRefused(SandboxViolation, ImportError):
+    """An import statement: refused like any other construct, and an ImportError for the
+    error budgets (the reference's import handler), so nothing depends on the message text."""
 
 
 # --- 1. The allowlist ---------------------------------------------------------------------
@@ -111,6 +119,8 @@ class _Policy(ast.NodeVisitor):
 
     def generic_visit(self, node: ast.AST) -> None:
         kind = type(node)
+        if kind in (ast.Import, ast.ImportFrom):
+            raise ImportRefused(_REFUSED_NODES[kind])
         if kind in _REFUSED_NODES:
             raise SandboxViolation(_REFUSED_NODES[kind])
         if kind not in _ALLOWED_NODES:
@@ -213,7 +223,8 @@ class _Policy(ast.NodeVisitor):
 _BINOP, _INPLACE, _METHOD, _FSTRING = (
     "__sandbox_binop__", "__sandbox_inplace__", "__sandbox_method__", "__sandbox_fstring__")
 _GUARDED_OPS = (ast.Add, ast.Mult, ast.Pow, ast.LShift, ast.MatMult)
-_GUARDED_METHODS = frozenset({"format", "ljust", "rjust", "center", "zfill", "repeat", "resize"})
+_GUARDED_METHODS = frozenset({"format", "ljust", "rjust", "center", "zfill", "repeat", "resize",
+                              *GUARDED_GEOMETRY_METHODS})
 
 
 def _call(helper: str, args: list[ast.expr], where: ast.AST) -> ast.Call:
@@ -316,8 +327,11 @@ class _Guards:
         return b
 
     def method(self, obj: Any, name: str) -> Any:
-        """`obj.name` for the names in _GUARDED_METHODS: checked on text and numpy arrays."""
+        """`obj.name` for the names in _GUARDED_METHODS: checked on text, numpy arrays and
+        shapely geometries."""
         checked = array_method(obj, name, self.max_len)
+        if checked is None:
+            checked = geometry_method(obj, name, self.max_len, size_error)
         if checked is not None:
             return checked
         bound = getattr(obj, name)
@@ -540,8 +554,12 @@ class _Watchdog:
 class Sandbox:
     """Checks, rewrites and runs console statements; one statement at a time per instance."""
 
-    def __init__(self, timeout_s: float = 10.0, max_sequence_len: int = 10_000_000) -> None:
+    def __init__(self, timeout_s: float = 10.0, max_sequence_len: int = 10_000_000,
+                 geometry: bool = False) -> None:
+        """``geometry``: the console also has shapely's geometry and affinity names (the
+        tabletop console, as in the reference; see ``sandbox_shapely``)."""
         self.timeout_s = timeout_s
+        self.geometry = geometry
         self.max_sequence_len = max_sequence_len
         self._guards = _Guards(max_sequence_len)
         self._np = numpy_view(max_sequence_len)
@@ -566,12 +584,15 @@ class Sandbox:
         safe.update({name: _unavailable(name) for name in _UNAVAILABLE})
         safe.update(print=_make_print(write), range=g.range, pow=g.pow, sum=g.sum,
                     format=g.format, hasattr=_hasattr, iter=_iter, __import__=_import_for_c_code)
-        return {
+        namespace = {
             "__builtins__": safe,
             "__name__": "__console__",
             "np": self._np,
             _BINOP: g.binop, _INPLACE: g.inplace, _METHOD: g.method, _FSTRING: g.fstring,
         }
+        if self.geometry:
+            namespace.update(shapely_names())
+        return namespace
 
     def run(self, code: types.CodeType, namespace: dict) -> None:
         """exec(code, namespace) in this thread; StatementTimeout when its time runs out."""

@@ -1,6 +1,7 @@
 """The evaluation protocol of the paper (section A of the seed) for one system.
 
-For each split, each round r = 1..runs, each instruction template of the split: a scene is
+For each split, each instruction template of the split, each run r = 1..runs (instruction-
+major, as the reference's ``setup.py``: all runs of one instruction in a row): a scene is
 generated (deterministic for the seed), the simulated user gives the instruction, the system
 acts; whenever it hands back, the world is judged with the template's success check and the
 simulated user answers (feedback, a request to learn, or nothing). A round that ends in an
@@ -10,8 +11,8 @@ which goal conditions fail (:func:`observe.observe`, from the round's initial an
 positions only), blocks dropped (off the table, released away from the place point, knocked
 away: :func:`execution_drops`) and whether the instruction's initial condition is destroyed
 (:func:`tasks.initial_destroyed`). The world is rebuilt for
-every run; the system's memory is kept across all runs. Rounds are the outer loop, so what was
-learned in round r of one instruction is available to round r+1 of it (and to the others).
+every run; the system's memory is kept across all runs, so what was learned in run r of an
+instruction is there for run r+1 of it (and for the instructions after it).
 
 Every run is written to ``OUT/runs/<split>/<template>/run_<r>.json`` (the interaction, the
 observations, the user's utterances, tokens) as soon as it ends; a run whose file exists is
@@ -54,6 +55,7 @@ class RunRecord:
     observations: list = field(default_factory=list)    # Observation dicts
     errors: list = field(default_factory=list)
     transcripts: list = field(default_factory=list)     # what the system did, per round
+    turn_statuses: list = field(default_factory=list)   # per round: the agent's TurnStatus list
     usage: dict = field(default_factory=dict)
     wall_s: float = 0.0
     learned: bool = False           # the user asked to learn in this run
@@ -143,6 +145,7 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
                               moved=view.moved, unmet=view.unmet)
             record.observations.append(asdict(obs))
             record.transcripts.append(round_result.transcript)
+            record.turn_statuses.append(list(round_result.statuses))
             if round_result.error:
                 record.errors.append(round_result.error)
             record.success = success
@@ -193,14 +196,15 @@ def run_seed(base_seed: int, split: str, template: str, round_: int) -> int:
 
 
 def plan(splits: Iterable[str], runs: int, templates: Iterable[str] | None = None):
-    """The runs in protocol order: (split, round, template)."""
+    """The runs in protocol order, instruction-major: (split, round, template), every run of
+    one template in a row (the reference's order)."""
     wanted = set(templates) if templates else None
     for split in splits:
         if split not in SPLITS:
             raise ValueError(f"unknown split {split!r}; use {', '.join(SPLITS)}")
         ids = [t.id for t in tasks_for_split(split) if wanted is None or t.id in wanted]
-        for round_ in range(1, runs + 1):
-            for template in ids:
+        for template in ids:
+            for round_ in range(1, runs + 1):
                 yield split, round_, template
 
 

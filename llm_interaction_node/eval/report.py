@@ -136,22 +136,42 @@ def rounds_markdown(records: list[RunRecord]) -> list[str]:
 
 
 OUTCOMES = ("right first time", "right after feedback", "right after the solution",
-            "error: statement cap", "error: loop reset", "error: other", "not right in time")
+            "error: statement cap", "loop reset, not right", "error: other", "not right in time")
+# run records written before the agent's turn statuses were kept: classified from the error
+# text as the harness wrote it then (the published runs of docs/eval/embedded)
+_LEGACY_CAP, _LEGACY_RESET = "statements in one turn", "reset"
 
 
 def run_outcome(record: RunRecord) -> str:
     """How a run ended, in the terms of the learning loop: only "right after feedback" (no
-    solution given) makes the simulated user ask to learn (seed, section B)."""
+    solution given) makes the simulated user ask to learn (seed, section B).
+
+    A failed run is classified from the agent's typed turn statuses of its last round
+    (``RunRecord.turn_statuses``): the statement cap, another error (a budget, the LLM), else
+    whether a loop reset came in any round (it hands back normally, the user carries on);
+    systems without turn statuses (the baselines) that errored are "error: other". Records
+    written before the statuses were kept are classified from their error text (legacy)."""
     if record.success:
         if record.first_success == 0:
             return OUTCOMES[0]
         told = any(kind == "solution" for kind, _ in record.utterances[:record.first_success + 1])
         return OUTCOMES[2] if told else OUTCOMES[1]
-    if record.errors:
-        last = record.errors[-1]
-        if "statements in one turn" in last:
+    statuses = record.turn_statuses[-1] if record.turn_statuses else None
+    if statuses:
+        if "statement_cap" in statuses:
             return OUTCOMES[3]
-        return OUTCOMES[4] if last.startswith("reset") else OUTCOMES[5]
+        if "error" in statuses:
+            return OUTCOMES[5]
+        if any("loop_reset" in round_ for round_ in record.turn_statuses):
+            return OUTCOMES[4]
+        return OUTCOMES[6]
+    if record.errors:
+        if record.turn_statuses:               # typed, but no status: a baseline's error
+            return OUTCOMES[5]
+        last = record.errors[-1]
+        if _LEGACY_CAP in last:
+            return OUTCOMES[3]
+        return OUTCOMES[4] if last.startswith(_LEGACY_RESET) else OUTCOMES[5]
     return OUTCOMES[6]
 
 

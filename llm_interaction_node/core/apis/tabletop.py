@@ -104,6 +104,8 @@ class TabletopApi:
                 raise SemanticHintError(f"cannot put {name!r} on itself; choose another target")
             place = np.asarray(self.robot.object_position(target), dtype=float).copy()
         else:
+            if hasattr(target_name_or_xy_pos, "geom_type") and hasattr(target_name_or_xy_pos, "x"):
+                target_name_or_xy_pos = (target_name_or_xy_pos.x, target_name_or_xy_pos.y)  # Point
             try:
                 point = np.asarray(target_name_or_xy_pos, dtype=float).reshape(-1)
             except (TypeError, ValueError):

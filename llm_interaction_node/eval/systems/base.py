@@ -28,6 +28,7 @@ class Round:
     error: str | None = None
     transcript: str = ""          # what the system did this round (console text or code)
     statements: int = 0           # statements / program lines executed this round
+    statuses: list[str] = field(default_factory=list)   # ours: the agent's TurnStatus per turn
     extra: dict = field(default_factory=dict)
 
 

@@ -27,7 +27,6 @@ instructions: per round, ``>>> wait_for_trigger()`` printing ``{'type': 'dialog'
 from __future__ import annotations
 
 import ast
-import builtins as _builtins
 import io
 import re
 import textwrap
@@ -42,7 +41,7 @@ from ...core.errors import SemanticHintError, StatementTimeout
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from ...core.memory.store import MemoryConfig
 from ...core.sandbox import Sandbox, SandboxViolation
-from ...core.statements import bound_names
+from ...core.fgen import undefined_calls
 from ...core.transcript import Entry, Transcript
 from ...paths import config_path
 from .base import Round, UserTurn
@@ -50,6 +49,14 @@ from .base import Round, UserTurn
 DEFAULT_K = MemoryConfig.k      # the settings' memory.k (the protocol's k = 16)
 
 CAP_PROMPTS = ("eval", "cap_tabletop.yaml")
+# Named places that the reference's get_obj_pos (and so put_first_on_second) accepts in place
+# of an object name, as normalised table points (its CORNER_POS: 5 cm inside the edges, the
+# inset of TabletopApi.denormalize_xy).
+PLACE_NAMES = {
+    "top left corner": (0, 1), "top side": (0.5, 1), "top right corner": (1, 1),
+    "left side": (0, 0.5), "middle": (0.5, 0.5), "right side": (1, 0.5),
+    "bottom left corner": (0, 0), "bottom side": (0.5, 0), "bottom right corner": (1, 0),
+}
 FILENAME = "<program>"
 STOP = ("\n# ", "\nobjects = ", "\n```\n")
 MAX_ERROR_CHARS = 500
@@ -134,29 +141,21 @@ def format_error(exc: BaseException) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + " ..."
 
 
-def undefined_calls(tree: ast.AST, namespace: dict) -> list[tuple[str, str]]:
-    """(name, call text) of the functions the code calls by a plain name that neither the code
-    nor the namespace (or its builtins) defines; first call site per name, in source order."""
-    known = bound_names(tree) | set(namespace)
-    b = namespace.get("__builtins__", {})
-    known |= set(b if isinstance(b, dict) else dir(_builtins))
-    found: dict[str, str] = {}
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-    calls.sort(key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
-    for node in calls:
-        if isinstance(node.func, ast.Name):
-            name = node.func.id
-            if name not in known and name not in found and not name.startswith("_"):
-                try:
-                    found[name] = ast.unparse(node)
-                except Exception:  # noqa: BLE001
-                    found[name] = f"{name}(...)"
-    return list(found.items())
-
-
 def count_statements(code: str) -> int:
     """Program lines that are neither blank nor comments."""
     return sum(1 for ln in code.splitlines() if ln.strip() and not ln.lstrip().startswith("#"))
+
+
+def place_point(api: TabletopApi, name: Any):
+    """The table point of a named place (``'middle'``, ``'the top left corner'``), None for
+    anything else (object names, positions)."""
+    if not isinstance(name, str):
+        return None
+    key = " ".join(name.lower().replace("_", " ").split())
+    key = key[4:] if key.startswith("the ") else key
+    if key not in PLACE_NAMES:
+        return None
+    return api.denormalize_xy(PLACE_NAMES[key])
 
 
 # ---------------------------------------------------------------------------- memory encoding
@@ -214,8 +213,9 @@ class ProgramSystem:
         for part in ("main", *SUB_KINDS):
             if part not in self.prompts:
                 raise ValueError(f"the CaP prompt file lacks the part {part!r}")
-        self.sandbox = Sandbox(timeout_s=timeout_s)       # the main program
-        self.sub_sandbox = Sandbox(timeout_s=timeout_s)   # sub-programs run inside it
+        # numpy and shapely's geometry names, as the reference's namespace
+        self.sandbox = Sandbox(timeout_s=timeout_s, geometry=True)       # the main program
+        self.sub_sandbox = Sandbox(timeout_s=timeout_s, geometry=True)   # sub-programs in it
         self._out = io.StringIO()
         self._sub_calls: list[tuple[str, str, str, str]] = []   # (kind, query, context, code)
         self._scene = ""
@@ -232,7 +232,20 @@ class ProgramSystem:
         self._out.write(text)
 
     def _api_functions(self, api: TabletopApi, sandbox: Sandbox) -> dict[str, Callable]:
-        return {n: sandbox.wrap_api(getattr(api, n)) for n in TabletopApi.API}
+        fns = {n: getattr(api, n) for n in TabletopApi.API}
+        get_pos, put = fns["get_obj_pos"], fns["put_first_on_second"]
+
+        def get_obj_pos(obj_name):
+            point = place_point(api, obj_name)
+            return point if point is not None else get_pos(obj_name)
+
+        def put_first_on_second(obj_name_1, target_name_or_xy_pos):
+            point = place_point(api, target_name_or_xy_pos)
+            return put(obj_name_1, point if point is not None else target_name_or_xy_pos)
+
+        for fn, real in ((get_obj_pos, get_pos), (put_first_on_second, put)):
+            fn.__doc__, fns[real.__name__] = real.__doc__, fn
+        return {n: sandbox.wrap_api(fn) for n, fn in fns.items()}
 
     def _namespace(self, api: TabletopApi) -> dict:
         ns = self.sandbox.new_globals(self._write)
@@ -282,6 +295,14 @@ class ProgramSystem:
             compiled = self._compile(code, self.sub_sandbox)
         except SyntaxError as exc:
             raise ValueError(f"{kind}({query!r}) gave invalid code: {format_error(exc)}") from None
+        if context:
+            # as the reference's LMP: the context line (``objects = [...]``) runs before the
+            # code, which was written to use its names
+            try:
+                self.sub_sandbox.run(self._compile(context, self.sub_sandbox), ns)
+            except SyntaxError as exc:
+                raise ValueError(f"{kind}: the context {context!r} is no code: "
+                                 f"{format_error(exc)}") from None
         self.sub_sandbox.run(compiled, ns)
         if "ret_val" not in ns:
             raise ValueError(f"{kind}({query!r}) did not set ret_val")

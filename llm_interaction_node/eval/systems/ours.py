@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...core.agent import TurnStatus
+from ...core.agent import FAILED_STATUSES
 from ...core.apis.tabletop import TabletopRobot
 from ...core.llm import LLMClient, TokenLedger
 from ...core.user import CallbackUser
@@ -20,8 +20,6 @@ from ...session import Session, build_session, open_memory, store_episode
 from ...settings import Settings
 from .base import Round, UserTurn
 
-# how a turn that hands the round back with a problem ended (the others end normally)
-FAILED_TURNS = (TurnStatus.ERROR, TurnStatus.RESET)
 
 
 @dataclass(frozen=True)
@@ -75,10 +73,17 @@ class OursSystem:
             agent, console = session.agent, session.console
             new_turns = agent.turns[state["seen_turns"]:]
             state["seen_turns"] = len(agent.turns)
+            # a budget spent or the statement cap fails the round; a loop reset hands back
+            # normally (reference): the world is judged and the user carries on
             error = next((f"{t.status}: {t.reason}" for t in new_turns
-                          if t.status in FAILED_TURNS), None)
-            return next_utterance(Round(error=error, transcript=console.transcript.render(),
-                                        statements=sum(t.statements for t in new_turns)))
+                          if t.status in FAILED_STATUSES), None)
+            # what a reset threw away comes first, so the record shows all that was done
+            before_reset = "".join(t.discarded.rstrip("\n") + "\n" for t in new_turns
+                                   if t.discarded)
+            return next_utterance(Round(error=error,
+                                        transcript=before_reset + console.transcript.render(),
+                                        statements=sum(t.statements for t in new_turns),
+                                        statuses=[str(t.status) for t in new_turns]))
 
         session = build_session("tabletop", robot, CallbackUser(respond), self.settings,
                                 llm=self.llm, memory=self.memory, ledger=self.ledger)
