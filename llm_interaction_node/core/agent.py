@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Callable, Sequence
 
 from .console import ConsoleSession
+from .constraint import ConsoleVocabulary
 from .errors import EndOfInteraction, InteractionAborted
 from .interrupt import StopSignal
 from .llm import LLMClient, LLMError, TokenLedger, Usage
@@ -43,6 +44,9 @@ class AgentConfig:
     # a user turn answered with nothing but wait_for_trigger() (the robot ignores what the user
     # just said) is asked again this often at a raised temperature before the wait is accepted
     idle_retries: int = 2
+    # a console input the console refuses (echoed output, an object not in the scene: see
+    # core/constraint.py) is asked for again this often, then noted in the transcript
+    refused_retries: int = 2
     policy: TurnPolicy = field(default_factory=TurnPolicy)
 
 
@@ -182,14 +186,25 @@ class Agent:
         temperature = self.config.temperature
         system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
         idle_left = self.config.idle_retries
+        constraint = ConsoleVocabulary.of(self.console).current()
+        refused_left = self.config.refused_retries
         while True:
             completion = self.stop.call(self.llm.complete, prompt, stop=STOP,
                                         temperature=temperature,
                                         max_tokens=self.config.max_tokens, system=system,
-                                        one_input=True)
+                                        one_input=True, grammar=constraint.gbnf())
             self.ledger.record(completion.usage, "interact")
             self._turn_usage = self._turn_usage + completion.usage
             statements = extract_statements(completion.text)
+            refusal = constraint.check_all(statements)
+            if refusal and refused_left > 0:
+                refused_left -= 1
+                log.info("refused console input (%s): asking again", refusal)
+                temperature = min(temperature + self.config.empty_temperature_step, 2.0)
+                continue
+            if refusal:
+                self.console.annotate(f"not run: {refusal}")
+                return None if self.turn.record_error("refused") else []
             if statements and idle_left > 0 and self._ignores_the_user(statements):
                 # small models tend to repeat the last statement (wait_for_trigger()) instead
                 # of acting on the user's feedback: ask again, a little less greedily

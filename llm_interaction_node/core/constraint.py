@@ -13,13 +13,17 @@ A :class:`Constraint` is a snapshot of what the console knows right now:
   and the names the current scene has: a string literal passed to such a parameter must be
   one of them; an expression (a variable, ``names[0]``, ``denormalize_xy(...)``) is free.
 
-``check(source)`` returns why an input is refused (or None): endpoints that take no grammar
-are checked before executing. ``gbnf()`` renders the same rules as a llama.cpp GBNF grammar
+``check(source)`` returns why an input must not run (or None), for endpoints that take no
+grammar: echoed output (a bare unknown name, text that is no Python and starts with an
+unknown word or with no word at all) and string literals not in the scene. A call of an
+unknown function is left to the console: its NameError is the model's feedback, as in the
+reference method. ``gbnf()`` renders the rules as a llama.cpp GBNF grammar
 of one console continuation (what follows ``>>>``: the input, ``... `` continuation lines,
 then whatever the model writes after it, which the client cuts off); the embedded model
 decodes with it (through llguidance), and llama.cpp / vLLM servers take it in the request.
-The grammar is looser than the check where a context-free grammar cannot follow Python
-(indented block lines may start with any name: the block binds its own), never stricter.
+The grammar is stricter than the check at the start of an input (only known words, no call
+of an unknown function) and looser inside blocks (indented lines may start with any name:
+the block binds its own), and it does not let a new name be a word of this task's output.
 """
 from __future__ import annotations
 
@@ -110,10 +114,11 @@ class Constraint:
             return self._start_reason(first, set())
         bound: set[str] = set()
         for statement in tree.body:
-            line = lines[statement.lineno - 1][statement.col_offset:]
-            reason = self._start_reason(line, bound | bound_names(statement))
-            if reason:
-                return reason
+            # a bare unknown name (``cannot``, ``Point``) is echoed output; a call of an
+            # unknown function is left to the console (its NameError is the model's feedback)
+            root = _bare_name(statement)
+            if root is not None and root not in self.known and root not in bound:
+                return self._start_reason(lines[statement.lineno - 1][statement.col_offset:], bound)
             bound |= bound_names(statement)
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -198,6 +203,16 @@ def listed_scene_names(api: ApiRegistry) -> list[str]:
             listed = api[fn_name].fn(**kwargs)
             names += [n for n in listed if isinstance(n, str)]
     return names
+
+
+def _bare_name(statement: ast.stmt) -> str | None:
+    """The name of an expression statement that is a name or a dotted name, else None."""
+    if not isinstance(statement, ast.Expr):
+        return None
+    node = statement.value
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _first_line(text: str, limit: int = 60) -> str:
