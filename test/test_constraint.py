@@ -117,3 +117,16 @@ def test_word_except_excludes_exact_words_and_dead_prefixes():
     assert accepted(gbnf, "gras") and accepted(gbnf, "grasp2") and accepted(gbnf, "can")
     assert not accepted(gbnf, "grasp")
     assert not accepted(gbnf, "cannot", whole=False) and not accepted(gbnf, "1x", whole=False)
+
+
+def test_program_grammar_for_cap_and_helper_holds_only_the_scene_names():
+    from llm_interaction_node.core.apis.tabletop import TabletopApi
+    from llm_interaction_node.core.constraint import program_constraint
+    from llm_interaction_node.core.registry import public_functions
+    world = make_world("tabletop", SCENE, seed=1)
+    api = TabletopApi(world)
+    gbnf = program_constraint(public_functions(api), api.get_obj_names()).gbnf(program=True)
+    program = ("block_names = parse_obj_name('the blocks', f'objects = {get_obj_names()}')\n"
+               "for name in block_names:\n    put_first_on_second(name, 'green bowl')\n")
+    assert accepted(gbnf, program)
+    assert not accepted(gbnf, "put_first_on_second('red block', 'yellow bowl')", whole=False)

@@ -157,9 +157,12 @@ class Constraint:
         return next((r for r in map(self.check, statements) if r), None)
 
     # -- the grammar --------------------------------------------------------------------
-    def gbnf(self) -> str:
-        """The rules as a llama.cpp GBNF grammar of one console continuation after ``>>>``."""
-        return _Gbnf(self).render()
+    def gbnf(self, program: bool = False) -> str:
+        """The rules as a llama.cpp GBNF grammar of one console continuation after ``>>>``;
+        ``program``: of a whole program (CaP, HELPER) instead, whose lines may start with
+        any word (programs define and call their own functions): only the name arguments of
+        scene functions are held to the scene."""
+        return _Gbnf(self).render(program)
 
 
 class ConsoleVocabulary:
@@ -193,6 +196,13 @@ class ConsoleVocabulary:
         echo = {w for text in self._outputs() for w in _IDENT.findall(_QUOTED.sub(" ", text))}
         return Constraint(frozenset(known), dict(self.scene_functions), names,
                           frozenset(echo - known))
+
+
+def program_constraint(functions: Iterable[Callable], scene_names: Iterable[str]) -> Constraint:
+    """The constraint of programs over ``functions`` in a scene (CaP, HELPER: no console)."""
+    registry = ApiRegistry(functions)
+    names = list(scene_names)
+    return ConsoleVocabulary(registry, dict, lambda: names).current()
 
 
 def listed_scene_names(api: ApiRegistry) -> list[str]:
@@ -324,11 +334,17 @@ arg-nw ::= string | group | [-+*/%@&|^~<>!.:;] | ws
     def __init__(self, c: Constraint):
         self.c = c
 
-    def render(self) -> str:
+    PROGRAM = r"""root ::= line ("\n" line)*
+line ::= [ \t]* (comment | wc rest)?
+"""
+
+    def render(self, program: bool = False) -> str:
         c = self.c
         fns = sorted(c.scene_functions)
         starts = sorted(c.known - set(fns))
         text = self.FIXED.format(call_start=" | call" if fns else "")
+        if program:
+            text = self.PROGRAM + text[text.index("\n") + 1:]      # another root
         rules = ["known ::= " + " | ".join(gbnf_literal(w) for w in starts or ["pass"])]
         rules += word_except("word", fns)
         rules += word_except("new", set(fns) | c.known, dead=c.echo_words, identifier=True)
