@@ -46,6 +46,7 @@ import logging
 import os
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -411,7 +412,9 @@ class LocalLlamaClient:
                            "llm.local_grammar: false to decode without it",
                            endpoint="embedded", model=self.spec.name) from exc
         if self._lltokenizer is None:
-            self._lltokenizer = llguidance.llamacpp.lltokenizer_from_vocab(self._vocab)
+            with warnings.catch_warnings():      # one deprecation warning per vocabulary entry
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self._lltokenizer = llguidance.llamacpp.lltokenizer_from_vocab(self._vocab)
         matcher = self._grammars.get(gbnf)
         if matcher is None:
             matcher = llguidance.LLMatcher(self._lltokenizer,
