@@ -347,7 +347,9 @@ line ::= [ \t]* (comment | wc rest)?
             text = self.PROGRAM + text[text.index("\n") + 1:]      # another root
         rules = ["known ::= " + " | ".join(gbnf_literal(w) for w in starts or ["pass"])]
         rules += word_except("word", fns)
-        rules += word_except("new", set(fns) | c.known, dead=c.echo_words, identifier=True)
+        # a new name (it is followed by "=", so known words and scene functions may be one):
+        # it does not start with a word of the output
+        rules += word_except("new", (), dead=c.echo_words, identifier=True)
         if fns:
             rules.append("call ::= " + " | ".join(f"call-{i}" for i in range(len(fns))))
             for i, name in enumerate(fns):
