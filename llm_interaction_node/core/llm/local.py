@@ -234,6 +234,8 @@ class LocalLlamaClient:
         text = self.render(prompt_prefix, system, open_end=True)
         start = time.perf_counter()
         with self._lock:
+            if persist and self.config.local_grammar and _llguidance_installed():
+                self._grammar_tokenizer()      # at start-up, not while the user waits
             tokens = self._tokenize(text)
             if self.states.covers(tokens) or (persist and self._load_from_disk(tokens)):
                 return Usage(prompt_tokens=len(tokens), cached_tokens=len(tokens),
@@ -402,6 +404,15 @@ class LocalLlamaClient:
                                       calls=1, wall_s=wall))
 
     # -- grammar -----------------------------------------------------------------------
+    def _grammar_tokenizer(self):
+        """llguidance's view of the model's vocabulary (built once: seconds on 2 cores)."""
+        if self._lltokenizer is None:
+            import llguidance.llamacpp
+            with warnings.catch_warnings():      # one deprecation warning per vocabulary entry
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self._lltokenizer = llguidance.llamacpp.lltokenizer_from_vocab(self._vocab)
+        return self._lltokenizer
+
     def _mask(self, gbnf: str) -> GrammarMask:
         """A fresh llguidance matcher for the GBNF grammar (compiled once per text)."""
         try:
@@ -411,13 +422,9 @@ class LocalLlamaClient:
             raise LLMError("the console grammar needs llguidance (requirements-llm.txt); set "
                            "llm.local_grammar: false to decode without it",
                            endpoint="embedded", model=self.spec.name) from exc
-        if self._lltokenizer is None:
-            with warnings.catch_warnings():      # one deprecation warning per vocabulary entry
-                warnings.simplefilter("ignore", DeprecationWarning)
-                self._lltokenizer = llguidance.llamacpp.lltokenizer_from_vocab(self._vocab)
         matcher = self._grammars.get(gbnf)
         if matcher is None:
-            matcher = llguidance.LLMatcher(self._lltokenizer,
+            matcher = llguidance.LLMatcher(self._grammar_tokenizer(),
                                            llguidance.grammar_from("gbnf", gbnf), log_level=0)
             if matcher.is_error():
                 raise LLMError(f"the console grammar is invalid: {matcher.get_error()}",
@@ -429,6 +436,10 @@ class LocalLlamaClient:
             self._grammars.move_to_end(gbnf)
             matcher.reset()
         return GrammarMask(matcher, self.llama.n_vocab())
+
+
+def _llguidance_installed() -> bool:
+    return models._installed("llguidance")
 
 
 def console_input(text: str) -> str:
