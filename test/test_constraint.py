@@ -130,3 +130,17 @@ def test_program_grammar_for_cap_and_helper_holds_only_the_scene_names():
                "for name in block_names:\n    put_first_on_second(name, 'green bowl')\n")
     assert accepted(gbnf, program)
     assert not accepted(gbnf, "put_first_on_second('red block', 'yellow bowl')", whole=False)
+
+
+def test_without_a_scene_the_name_arguments_stay_free():
+    from llm_interaction_node.core.registry import ApiRegistry
+
+    def get_obj_names() -> list[str]:
+        raise RuntimeError("no scene received yet")
+
+    def get_obj_pos(obj_name: str) -> list:
+        return [0, 0]
+    vocabulary = ConsoleVocabulary(ApiRegistry([get_obj_names, get_obj_pos]), dict)
+    constraint = vocabulary.current()
+    assert constraint.scene_functions == {} and constraint.check("get_obj_pos('x')") is None
+    assert accepted(constraint.gbnf(), " get_obj_pos('x')")

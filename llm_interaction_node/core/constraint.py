@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-import keyword
+import logging
 import re
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -49,6 +49,7 @@ SCENE_LISTINGS: Mapping[str, Mapping[str, object]] = {
     "list_objects": {"affordance": None},
     "list_locations": {},
 }
+log = logging.getLogger(__name__)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"\s*[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*=(?!=)")
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
@@ -192,10 +193,14 @@ class ConsoleVocabulary:
         if isinstance(builtins, Mapping):
             known |= {n for n in builtins if not n.startswith("_")}
         known |= set(self.api.names) | set(STATEMENT_KEYWORDS)
-        names = tuple(dict.fromkeys(str(n) for n in self._scene_names()))
+        functions = dict(self.scene_functions)
+        try:
+            names = tuple(dict.fromkeys(str(n) for n in self._scene_names()))
+        except Exception as exc:  # noqa: BLE001 - no scene yet: name arguments stay free
+            log.warning("the scene's names are unknown (%s): object names are not checked", exc)
+            names, functions = (), {}
         echo = {w for text in self._outputs() for w in _IDENT.findall(_QUOTED.sub(" ", text))}
-        return Constraint(frozenset(known), dict(self.scene_functions), names,
-                          frozenset(echo - known))
+        return Constraint(frozenset(known), functions, names, frozenset(echo - known))
 
 
 def program_constraint(functions: Iterable[Callable], scene_names: Iterable[str]) -> Constraint:
