@@ -144,6 +144,50 @@ def run(draft: int, max_tokens: int, llama_grammar_tokens: int = 6) -> dict:
             "logits_all_scores_bytes": llm.llama.n_ctx() * llm.llama.n_vocab() * 4}
 
 
+def grammar_cost(repeats: int = 3) -> dict:
+    """What llguidance costs apart from decoding: reading the vocabulary, compiling the
+    console grammar of each API (a new text each time), one full token mask."""
+    import warnings
+
+    import llama_cpp
+    import llguidance
+    import llguidance.llamacpp
+    import llguidance.numpy as llg_np
+    import numpy as np
+
+    from ..core.llm import models
+    from ..core.user import EventQueue
+    from ..session import build_console, make_world
+    llama = llama_cpp.Llama(model_path=str(models.get(None).ensure()), vocab_only=True,
+                            verbose=False)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(
+            llama_cpp.llama_model_get_vocab(llama.model))
+    out = {"vocabulary_s": round(time.perf_counter() - start, 2), "apis": {}}
+    for api, world in (("tabletop", ",".join(SCENE)), ("humanoid", None)):
+        console = build_console(api, make_world(api, world, seed=0), EventQueue([]))
+        gbnf = ConsoleVocabulary.of(console).current().gbnf()
+        compile_s, mask_s = [], []
+        bits = llg_np.allocate_token_bitmask(1, tokenizer.vocab_size)
+        for n in range(repeats):
+            start = time.perf_counter()
+            matcher = llguidance.LLMatcher(
+                tokenizer, llguidance.grammar_from("gbnf", gbnf + f'unused-{n} ::= "x"\n'),
+                log_level=0)
+            compile_s.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            llg_np.fill_next_token_bitmask(matcher, bits)
+            mask_s.append(time.perf_counter() - start)
+        allowed = int(np.unpackbits(bits.view(np.uint8)).sum())
+        out["apis"][api] = {"grammar_chars": len(gbnf),
+                            "compile_ms": [round(1000 * t) for t in compile_s],
+                            "first_mask_ms": round(1000 * min(mask_s), 1),
+                            "first_tokens_allowed": allowed}
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m llm_interaction_node.bench.decoding",
                                      description=__doc__,
@@ -152,8 +196,21 @@ def main(argv=None) -> int:
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--llama-grammar-tokens", type=int, default=6,
                         help="tokens of the llama.cpp grammar run (first prompt; 0 = skip)")
+    parser.add_argument("--grammar-cost", action="store_true",
+                        help="only llguidance's costs apart from decoding (vocabulary, compile, mask)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.grammar_cost:
+        cost = grammar_cost()
+        if args.json:
+            print(json.dumps(cost, indent=1))
+            return 0
+        print(f"llguidance reads Qwen's vocabulary in {cost['vocabulary_s']} s (once per process)")
+        for api, c in cost["apis"].items():
+            print(f"  {api}: console grammar {c['grammar_chars']} characters, compiled in "
+                  f"{c['compile_ms']} ms, first token mask {c['first_mask_ms']} ms "
+                  f"({c['first_tokens_allowed']} of 151936 tokens allowed)")
+        return 0
     report = run(args.draft, args.max_tokens, args.llama_grammar_tokens)
     if args.json:
         print(json.dumps(report, indent=1))
