@@ -75,15 +75,26 @@ def test_malformed_llm_output_is_handled_and_fed_back():
         " wait_for_trigger()",
     ]
     agent, _, world, _ = make_agent(responses, ["get me the juice"])
+    agent.config.refused_retries = 0      # refused inputs (core/constraint.py) are noted at once
     agent.run()
     entries = agent.console.transcript.entries
-    assert entries[1].source == "Sure! I will look for the juice first." and "SyntaxError" in entries[1].output
+    assert entries[1].source.startswith("# not run: 'Sure' is not a function")   # never run
     assert [e.source for e in entries[2:4]] == ["objs = list_objects()", "len(objs)"]
     assert entries[3].output == "6"
-    assert entries[4].source == "grasp('orange-juice_0')"
-    assert "unknown object 'orange-juice_0'" in entries[4].output and "mango-juice_0" in entries[4].output
+    assert entries[4].source.startswith("# not run: grasp(): 'orange-juice_0' is not in the scene")
+    assert "mango-juice_0" in entries[4].source
     assert entries[5].source == "wait_for_trigger()"
     assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] is None
+
+
+def test_refused_input_is_asked_again_before_it_is_noted():
+    responses = ["cannot", "Sure! Here it is.", "list_locations()", "wait_for_trigger()"]
+    agent, llm, _, _ = make_agent(responses, ["where can you go?"])
+    agent.run()
+    assert sources(agent)[1:] == ["list_locations()", "wait_for_trigger()"]
+    temperatures = [c["temperature"] for c in llm.calls]
+    assert temperatures[0] < temperatures[1] < temperatures[2]      # asked again, less greedily
+    assert "known ::=" in llm.calls[0]["grammar"] and "'tumbler_0'" in llm.calls[0]["grammar"]
 
 
 def test_error_budget_ends_the_turn_and_the_robot_says_so():

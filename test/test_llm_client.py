@@ -212,6 +212,17 @@ def test_completion_mode_sends_prompt_stop_temperature_max_tokens_model(server):
     assert req["auth"] == "Bearer sk-test"
 
 
+@pytest.mark.parametrize("kind, field", [("llama.cpp", "grammar"), ("vllm", "guided_grammar")])
+def test_the_console_grammar_goes_in_the_field_the_server_takes(server, kind, field):
+    grammar = 'root ::= "x"\n'
+    client_for(server, endpoint_grammar=kind).complete(">>>", grammar=grammar)
+    client_for(server).complete(">>>", grammar=grammar)             # default: none is sent
+    assert server.requests[0]["json"][field] == grammar
+    assert not {"grammar", "guided_grammar"} & set(server.requests[1]["json"])
+    with pytest.raises(ValueError, match="endpoint_grammar"):
+        LLMConfig.from_sources({"endpoint_grammar": "tgi"}, {})
+
+
 def test_completion_mode_limits_stop_to_four_and_omits_empty_stop(server):
     client = client_for(server)
     client.complete("p", stop=["a", "b", "", "c", "d", "e"])

@@ -142,3 +142,52 @@ def test_the_model_stops_when_the_console_input_is_whole(gemma):
     later = one.text.strip("\n").split("\n")[1:]
     assert all(line.startswith("...") for line in later[:-1]), one.text
     assert extract_statements(one.text) == extract_statements(free.text)
+
+
+def _console_prompt(examples=4, transcript=""):
+    return "\n\n".join(load_examples("tabletop")[:examples]) + \
+        f"\n\n>>> wait_for_trigger()\n{{'type': 'dialog', 'text': '{REQUEST}'}}\n{transcript}>>>"
+
+
+def test_drafts_give_the_plain_greedy_output(qwen):
+    """Prompt-lookup drafts (verified token by token) change the speed, never the text."""
+    prompt = _console_prompt(transcript=">>> get_obj_names()\n['red block', 'blue bowl', "
+                                        "'green block']\n")
+    qwen.lookup.tokens = 0
+    plain = qwen.complete(prompt, stop=["\n>>>"], max_tokens=32, one_input=True)
+    qwen.lookup.tokens = 4
+    drafted = qwen.complete(prompt, stop=["\n>>>"], max_tokens=32, one_input=True)
+    assert drafted.text == plain.text and plain.usage.completion_tokens > 3, plain.text
+    assert qwen.last_decoding.drafted > 0 and qwen.last_decoding.accepted > 0
+    assert drafted.usage.completion_tokens == plain.usage.completion_tokens
+
+
+def test_the_console_grammar_on_the_real_vocabulary(qwen):
+    """The grammar the embedded model decodes with, over Qwen's 152k tokens: an echoed output
+    line and an object not in the scene cannot be written, a loop can."""
+    world = make_world("tabletop", "red block,blue bowl,green block", seed=1)
+    console = build_console("tabletop", world, EventQueue([]))
+    console.execute("names = get_obj_names()")
+    console.execute("put_first_on_second('green block', 'red block')")
+    console.transcript.entries[-1].output = "cannot pick 'red block': it lies under another"
+    from llm_interaction_node.core.constraint import ConsoleVocabulary
+    gbnf = ConsoleVocabulary.of(console).current().gbnf()
+
+    def writable(text):
+        mask = qwen._mask(gbnf)
+        tokens = qwen.llama.tokenize(text.encode(), add_bos=False, special=False)
+        return mask.accepted_prefix(tokens) == len(tokens)
+    assert not writable(" cannot\n")
+    assert not writable(" put_first_on_second('yellow block', 'blue bowl')")
+    assert writable(" for name in names:\n...     if 'block' in name:\n...         "
+                    "put_first_on_second(name, 'blue bowl')\n'success'\n")
+    # decoding with it: the input the model writes is one the console accepts
+    out = qwen.complete(_console_prompt(), stop=["\n>>>"], max_tokens=48, one_input=True,
+                        grammar=gbnf)
+    statements = extract_statements(out.text)
+    assert statements and ConsoleVocabulary.of(console).current().check_all(statements) is None
+
+
+def test_one_input_returns_the_input_without_the_imagined_output(gemma):
+    text = gemma.complete(_console_prompt(), stop=["\n>>>"], max_tokens=64, one_input=True).text
+    assert all(line.startswith("...") for line in text.strip("\n").split("\n")[1:]), text

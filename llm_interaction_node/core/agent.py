@@ -22,6 +22,7 @@ from enum import StrEnum
 from typing import Callable, Sequence
 
 from .console import ConsoleSession
+from .constraint import ConsoleVocabulary
 from .errors import EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
@@ -57,7 +58,14 @@ class AgentConfig:
     idle_temperature_step: float = 0.3
     # functions a statement calls that nobody defined are written by the fgen prompt first
     function_generation: bool = True
+    # a console input the console refuses (echoed output, an object not in the scene: see
+    # core/constraint.py) is asked for again this often, then noted in the transcript
+    refused_retries: int = 2
     policy: TurnPolicy = field(default_factory=TurnPolicy)
+
+
+class _BudgetSpent(Exception):
+    """The budget of refused console inputs is spent: the turn gives up."""
 
 
 class TurnStatus(StrEnum):
@@ -178,6 +186,8 @@ class Agent:
                                  "statements in one turn was reached", TurnStatus.STATEMENT_CAP)
         try:
             statements = self._generate()
+        except _BudgetSpent as exc:
+            return self._give_up(str(exc))
         except LLMError as exc:
             log.error("LLM failed: %s", exc)
             self.console.annotate(f"the language model failed: {exc}")
@@ -209,14 +219,28 @@ class Agent:
         temperature = self.config.temperature
         system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
         idle_left = self.config.idle_retries
+        constraint = ConsoleVocabulary.of(self.console).current()
+        refused_left = self.config.refused_retries
         while True:
             completion = self.stop.call(self.llm.complete, prompt, stop=STOP,
                                         temperature=temperature,
                                         max_tokens=self.config.max_tokens, system=system,
-                                        one_input=True)
+                                        one_input=True, grammar=constraint.gbnf())
             self.ledger.record(completion.usage, "interact")
             self._turn_usage = self._turn_usage + completion.usage
             statements = extract_statements(completion.text)
+            refusal = constraint.check_all(statements)
+            if refusal and refused_left > 0:
+                refused_left -= 1
+                log.info("refused console input (%s): asking again", refusal)
+                temperature = min(temperature + self.config.empty_temperature_step, 2.0)
+                continue
+            if refusal:
+                self.console.annotate(f"not run: {refusal}")
+                reason = self.turn.record_error("refused")
+                if reason:
+                    raise _BudgetSpent(reason)
+                return []
             if statements and idle_left > 0 and self._ignores_the_user(statements):
                 # small models tend to repeat the last statement (wait_for_trigger()) instead
                 # of acting on the user's feedback: ask again, a little less greedily

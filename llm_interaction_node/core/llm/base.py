@@ -39,6 +39,7 @@ class LLMClient(Protocol):
         max_tokens: int | None = None,
         system: str | None = None,
         one_input: bool = False,
+        grammar: str | None = None,
     ) -> Completion:
         """One continuation of a console prompt.
 
@@ -48,6 +49,9 @@ class LLMClient(Protocol):
         to the config. Empty text is a valid result. ``one_input``: only the next console
         input is wanted; a client that sees the text as it is generated may stop as soon as
         that input is complete (the embedded model does; endpoints rely on ``stop``).
+        ``grammar``: a GBNF grammar the continuation should follow (core/constraint.py);
+        a client applies it where its model or server can (the embedded model; an endpoint
+        with ``llm.endpoint_grammar``) and otherwise ignores it (the caller checks).
         """
         ...
 

@@ -27,7 +27,12 @@ ENV_VARS: dict[str, str] = {
     "max_retries": "LLM_INTERACTION_MAX_RETRIES",
     "local_model": "LLM_INTERACTION_LOCAL_MODEL",
     "local_mode": "LLM_INTERACTION_LOCAL_MODE",
+    "local_draft": "LLM_INTERACTION_LOCAL_DRAFT",
+    "local_grammar": "LLM_INTERACTION_LOCAL_GRAMMAR",
+    "endpoint_grammar": "LLM_INTERACTION_ENDPOINT_GRAMMAR",
 }
+# how an endpoint takes the console grammar (GBNF) in the request body, per server kind
+ENDPOINT_GRAMMAR_FIELDS = {"llama.cpp": "grammar", "vllm": "guided_grammar"}
 # Lowest priority: used only when neither the LLM_INTERACTION_* variable nor the file sets the field.
 FALLBACK_ENV_VARS: dict[str, str] = {
     "base_url": "OPENAI_BASE_URL",
@@ -55,6 +60,14 @@ class LLMConfig:
                                "qwen2.5-coder-1.5b (default) or gemma-3-270m (tiny, plumbing)")
     local_mode: str = setting("", "prompt mode of the embedded model: completion or chat "
                               "('' = the mode measured best for that model)")
+    local_draft: int = setting(4, "prompt-lookup draft tokens per step of the embedded model "
+                               "(greedy decoding, same output; 0 = off)")
+    local_grammar: bool = setting(True, "the embedded model decodes console inputs with the "
+                                  "console grammar (known names, scene objects)")
+    endpoint_grammar: Literal["none", "llama.cpp", "vllm"] = setting(
+        "none", "pass the console grammar to the endpoint: 'llama.cpp' (llama-server, "
+        "'grammar'), 'vllm' ('guided_grammar'), 'none' (inputs are checked before they run "
+        "and asked again)")
 
     def __post_init__(self) -> None:
         _validate(self, lambda name: f"LLMConfig.{name}")
@@ -159,7 +172,7 @@ def _validate(config: LLMConfig, where) -> None:
             raise ValueError(f"{where(name)}={value!r} is out of range: temperature must be within 0..2")
         if name == "timeout_s" and not value > 0:
             raise ValueError(f"{where(name)}={value!r} must be > 0 seconds")
-    for name, low in (("max_tokens", 1), ("max_retries", 0)):
+    for name, low in (("max_tokens", 1), ("max_retries", 0), ("local_draft", 0)):
         value = getattr(config, name)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"{where(name)}={value!r} is not a whole number")
@@ -169,6 +182,11 @@ def _validate(config: LLMConfig, where) -> None:
     if config.local_model not in MODELS:
         raise ValueError(f"{where('local_model')}={config.local_model!r} is not an embedded model; "
                          f"use one of {', '.join(MODELS)}")
+    if config.endpoint_grammar not in ("none", *ENDPOINT_GRAMMAR_FIELDS):
+        raise ValueError(f"{where('endpoint_grammar')}={config.endpoint_grammar!r} is invalid: "
+                         "use 'none', 'llama.cpp' or 'vllm'")
+    if not isinstance(config.local_grammar, bool):
+        raise ValueError(f"{where('local_grammar')}={config.local_grammar!r} is not true or false")
     if config.local_mode not in ("", *MODES):
         raise ValueError(f"{where('local_mode')}={config.local_mode!r} is invalid: use '', "
                          "'completion' or 'chat'")

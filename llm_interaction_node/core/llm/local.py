@@ -27,6 +27,13 @@ Model state, three levels, all exact (the same tokens give the same state):
    agent prefills its stable prefix (header, API listing, the examples it will show) at
    start-up, and the next process loads it from disk instead of evaluating it (seconds).
 
+Decoding (:mod:`.decoding`): greedy with prompt-lookup drafts (``llm.local_draft`` tokens,
+the same output as plain greedy decoding) and, when the caller passes a ``grammar`` (GBNF,
+:mod:`..constraint`) and ``llm.local_grammar`` is on, llguidance masks over the model's
+vocabulary (measured far cheaper per token than llama.cpp's own grammar sampler on a 152k
+vocabulary: docs/benchmarks.md). With ``one_input`` the text returned is the console input
+alone, not the start of the output the model imagined after it.
+
 ``incremental=False`` drops all of it and evaluates every prompt whole (what a stateless
 endpoint costs). :class:`~.usage.Usage` reports ``evaluated_tokens`` (what the model
 actually evaluated) and ``cached_tokens`` (reused).
@@ -39,6 +46,7 @@ import logging
 import os
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -48,8 +56,10 @@ import numpy as np
 from . import models
 from .base import Completion, normalize_stop
 from .config import LLMConfig
+from .decoding import Decoder, GrammarMask, PromptLookup
 from .errors import LLMError, LLMNotConfigured
 from ..statements import input_complete
+from ..transcript import PS2
 from .scripted import render_chat
 from .usage import Usage
 
@@ -62,6 +72,7 @@ MODES = ("completion", "chat")
 DEFAULT_MODES = {"qwen2.5-coder-1.5b": "completion", "gemma-3-270m": "completion"}
 MIN_RESTORE_GAIN = 32       # restore a saved state only if it saves this many tokens
 DISK_STATES_KEPT = 8        # newest prefill states kept on disk per model
+GRAMMARS_KEPT = 16          # compiled grammars kept (one per distinct scene and namespace)
 _SENTINEL = "\u0000PROMPT\u0000"
 
 # kept for callers of the old module API
@@ -140,7 +151,8 @@ class LocalLlamaClient:
     def __init__(self, config: LLMConfig | None = None, model_path: str | Path | None = None,
                  incremental: bool = True, n_ctx: int = N_CTX, n_threads: int | None = None,
                  model: str | None = None, mode: str | None = None,
-                 state_cache_mb: int = 1536, persist_states: bool = True):
+                 state_cache_mb: int = 1536, persist_states: bool = True,
+                 draft_tokens: int | None = None, grammar: bool | None = None):
         try:
             from llama_cpp import Llama
         except ImportError as exc:
@@ -154,7 +166,10 @@ class LocalLlamaClient:
         self.config = LLMConfig(base_url=None, model=self.spec.name, mode=mode,
                                 temperature=base.temperature, max_tokens=base.max_tokens,
                                 timeout_s=base.timeout_s, max_retries=0,
-                                local_model=self.spec.name, local_mode=mode)
+                                local_model=self.spec.name, local_mode=mode,
+                                local_draft=0 if not self.spec.cuttable else
+                                base.local_draft if draft_tokens is None else int(draft_tokens),
+                                local_grammar=base.local_grammar if grammar is None else bool(grammar))
         self.model_path = Path(model_path) if model_path else self.spec.ensure()
         self.incremental = incremental
         self.persist_states = persist_states and incremental
@@ -163,6 +178,12 @@ class LocalLlamaClient:
                            n_threads=n_threads or min(2, os.cpu_count() or 1), verbose=False)
         self.states = PrefixStates(state_cache_mb * 1024 * 1024)
         self._template = _chat_formatter(self.llama)
+        self._vocab = self.llama_cpp.llama_model_get_vocab(self.llama.model)
+        self.decoder = Decoder(self.llama, lambda t: bool(self.llama_cpp.llama_vocab_is_eog(self._vocab, t)))
+        self.lookup = PromptLookup(self.config.local_draft)
+        self._lltokenizer = None
+        self._grammars: OrderedDict[str, object] = OrderedDict()
+        self.last_decoding = None           # the Decoded of the last call (benchmarks read it)
         self._fingerprint = hashlib.sha1(
             f"{self.model_path.name}:{self.model_path.stat().st_size}:{n_ctx}".encode()).hexdigest()[:12]
 
@@ -171,18 +192,29 @@ class LocalLlamaClient:
                 f"incremental={self.incremental})")
 
     def describe(self) -> str:
+        extras = ", ".join(x for x in (
+            f"{self.config.local_draft}-token prompt-lookup drafts" if self.config.local_draft else "",
+            "console grammar" if self.config.local_grammar else "") if x)
         return (f"embedded {self.spec.summary} via llama.cpp, {self.config.mode} mode, "
-                f"{'incremental' if self.incremental else 'naive'} decoding; set "
+                f"{'incremental' if self.incremental else 'naive'} decoding"
+                f"{' with ' + extras if extras else ''}; set "
                 "LLM_INTERACTION_BASE_URL for a larger model")
 
     # -- LLMClient ---------------------------------------------------------------------
     def complete(self, prompt: str, *, stop: Sequence[str] = (), temperature: float | None = None,
                  max_tokens: int | None = None, system: str | None = None,
-                 one_input: bool = False) -> Completion:
+                 one_input: bool = False, grammar: str | None = None) -> Completion:
         # completion mode: stop as soon as the console input is whole, instead of generating
         # the output the model imagines for it (often more tokens than the input itself)
-        until = input_complete if one_input and self.config.mode == "completion" else None
-        return self._complete(self.render(prompt, system), stop, temperature, max_tokens, until)
+        completion = self.config.mode == "completion"
+        until = input_complete if one_input and completion else None
+        # the console grammar describes a continuation after '>>>' (completion mode only)
+        grammar = grammar if grammar and completion and self.config.local_grammar else None
+        out = self._complete(self.render(prompt, system), stop, temperature, max_tokens, until,
+                             grammar)
+        if until is not None:
+            out.text = console_input(out.text)
+        return out
 
     def chat(self, messages: list[dict[str, str]], *, temperature: float | None = None,
              max_tokens: int | None = None) -> Completion:
@@ -202,6 +234,8 @@ class LocalLlamaClient:
         text = self.render(prompt_prefix, system, open_end=True)
         start = time.perf_counter()
         with self._lock:
+            if persist and self.config.local_grammar and _llguidance_installed():
+                self._grammar_tokenizer()      # at start-up, not while the user waits
             tokens = self._tokenize(text)
             if self.states.covers(tokens) or (persist and self._load_from_disk(tokens)):
                 return Usage(prompt_tokens=len(tokens), cached_tokens=len(tokens),
@@ -321,7 +355,8 @@ class LocalLlamaClient:
 
     # -- generation --------------------------------------------------------------------
     def _complete(self, text: str, stop, temperature, max_tokens,
-                  until: Callable[[str], bool] | None = None) -> Completion:
+                  until: Callable[[str], bool] | None = None,
+                  grammar: str | None = None) -> Completion:
         temperature = self.config.temperature if temperature is None else float(temperature)
         max_tokens = self.config.max_tokens if max_tokens is None else int(max_tokens)
         with self._lock:
@@ -337,34 +372,84 @@ class LocalLlamaClient:
                 self.llama.reset()
                 cached = 0
             start = time.perf_counter()
-            criteria = None
-            if until is not None:
-                from llama_cpp import StoppingCriteriaList
-                n_prompt = len(tokens)
+            stops = normalize_stop(stop)
+            n_prompt = len(tokens)
 
-                def done(input_ids, _logits) -> bool:
-                    generated = self.llama.detokenize(list(input_ids[n_prompt:]))
-                    return until(generated.decode("utf-8", "replace"))
-                criteria = StoppingCriteriaList([done])
+            def done(generated: list[int]) -> bool:
+                text = self.llama.detokenize(generated).decode("utf-8", "replace")
+                return any(s in text for s in stops) or (until is not None and until(text))
             try:
-                out = self.llama.create_completion(
-                    tokens, max_tokens=max_tokens, temperature=temperature,
-                    top_k=1 if temperature == 0 else 40, stop=normalize_stop(stop) or None,
-                    seed=0, stopping_criteria=criteria)
+                mask = self._mask(grammar) if grammar else None
+                decoded = self.decoder.generate(
+                    tokens, tokens[cached:], max_tokens, temperature, done,
+                    lookup=self.lookup if self.config.local_draft else None, mask=mask,
+                    n_ctx=self.llama.n_ctx())
+            except LLMError:
+                raise
             except Exception as exc:  # noqa: BLE001 - llama.cpp errors become LLMError
                 raise LLMError(f"embedded model failed: {exc}", endpoint="embedded",
                                model=self.spec.name) from exc
             wall = time.perf_counter() - start
-        choice = out["choices"][0]
-        usage = out.get("usage") or {}
-        prompt_tokens = int(usage.get("prompt_tokens", len(tokens)))
-        cached = min(cached, prompt_tokens)
-        return Completion(text=choice.get("text") or "", finish_reason=choice.get("finish_reason"),
-                          usage=Usage(prompt_tokens=prompt_tokens,
-                                      completion_tokens=int(usage.get("completion_tokens", 0)),
+            self.last_decoding = decoded
+        text = self.llama.detokenize(decoded.tokens).decode("utf-8", "replace")
+        cut = [i for i in (text.find(s) for s in stops) if i >= 0]
+        if cut:
+            text = text[:min(cut)]
+        cached = min(cached, n_prompt)
+        return Completion(text=text, finish_reason=decoded.finish_reason,
+                          usage=Usage(prompt_tokens=n_prompt,
+                                      completion_tokens=len(decoded.tokens),
                                       cached_tokens=cached,
-                                      evaluated_tokens=prompt_tokens - cached,
+                                      evaluated_tokens=n_prompt - cached,
                                       calls=1, wall_s=wall))
+
+    # -- grammar -----------------------------------------------------------------------
+    def _grammar_tokenizer(self):
+        """llguidance's view of the model's vocabulary (built once: seconds on 2 cores)."""
+        if self._lltokenizer is None:
+            import llguidance.llamacpp
+            with warnings.catch_warnings():      # one deprecation warning per vocabulary entry
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self._lltokenizer = llguidance.llamacpp.lltokenizer_from_vocab(self._vocab)
+        return self._lltokenizer
+
+    def _mask(self, gbnf: str) -> GrammarMask:
+        """A fresh llguidance matcher for the GBNF grammar (compiled once per text)."""
+        try:
+            import llguidance
+            import llguidance.llamacpp
+        except ImportError as exc:
+            raise LLMError("the console grammar needs llguidance (requirements-llm.txt); set "
+                           "llm.local_grammar: false to decode without it",
+                           endpoint="embedded", model=self.spec.name) from exc
+        matcher = self._grammars.get(gbnf)
+        if matcher is None:
+            matcher = llguidance.LLMatcher(self._grammar_tokenizer(),
+                                           llguidance.grammar_from("gbnf", gbnf), log_level=0)
+            if matcher.is_error():
+                raise LLMError(f"the console grammar is invalid: {matcher.get_error()}",
+                               endpoint="embedded", model=self.spec.name)
+            self._grammars[gbnf] = matcher
+            while len(self._grammars) > GRAMMARS_KEPT:
+                self._grammars.popitem(last=False)
+        else:
+            self._grammars.move_to_end(gbnf)
+            matcher.reset()
+        return GrammarMask(matcher, self.llama.n_vocab())
+
+
+def _llguidance_installed() -> bool:
+    return models._installed("llguidance")
+
+
+def console_input(text: str) -> str:
+    """The console input at the start of generated text: its first line and the ``...``
+    continuation lines after it, without what follows (the output the model imagined)."""
+    lines = text.split("\n")
+    end = 1
+    while end < len(lines) and lines[end].startswith(PS2.rstrip()):
+        end += 1
+    return "\n".join(lines[:end]).rstrip()
 
 
 def _chat_formatter(llama):

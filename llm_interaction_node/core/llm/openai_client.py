@@ -31,7 +31,7 @@ from typing import Any
 import openai
 
 from .base import Completion, normalize_stop
-from .config import LLMConfig
+from .config import ENDPOINT_GRAMMAR_FIELDS, LLMConfig
 from .errors import LLMError, LLMNotConfigured
 from .usage import Usage, estimate_tokens
 
@@ -74,6 +74,7 @@ class OpenAIClient:
         max_tokens: int | None = None,
         system: str | None = None,
         one_input: bool = False,
+        grammar: str | None = None,
     ) -> Completion:
         if self.config.mode == "chat":
             messages = ([{"role": "system", "content": system}] if system is not None else []) + [
@@ -83,6 +84,9 @@ class OpenAIClient:
         if system is not None:
             log.debug("completion mode: the system text is ignored (it belongs in the prompt)")
         kwargs = self._common(stop, temperature, max_tokens)
+        field = ENDPOINT_GRAMMAR_FIELDS.get(self.config.endpoint_grammar)
+        if grammar and field:     # llama.cpp server: "grammar"; vLLM: "guided_grammar"
+            kwargs["extra_body"] = {field: grammar}
         response, wall_s = self._request("completions", self._client.completions.create, prompt=prompt, **kwargs)
         choice = _first_choice(response, self, wall_s)
         text = getattr(choice, "text", None) or ""

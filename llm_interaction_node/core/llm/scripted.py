@@ -68,9 +68,11 @@ class ScriptedLLM:
         max_tokens: int | None = None,
         system: str | None = None,
         one_input: bool = False,
+        grammar: str | None = None,
     ) -> Completion:
         call = {"method": "complete", "stop": (stop,) if isinstance(stop, str) else tuple(stop or ()), "temperature": temperature,
-                "max_tokens": max_tokens, "system": system, "one_input": one_input}
+                "max_tokens": max_tokens, "system": system, "one_input": one_input,
+                "grammar": grammar}
         text = self._next(prompt, call)
         finish_reason = "stop"
         if self.apply_stop:

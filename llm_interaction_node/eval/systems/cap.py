@@ -37,9 +37,11 @@ from typing import Any, Callable, Sequence
 import yaml
 
 from ...core.apis.tabletop import TabletopApi, TabletopRobot
+from ...core.constraint import program_constraint
 from ...core.errors import SemanticHintError, StatementTimeout
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from ...core.memory.store import MemoryConfig
+from ...core.registry import public_functions
 from ...core.sandbox import Sandbox, SandboxViolation
 from ...core.fgen import undefined_calls
 from ...core.transcript import Entry, Transcript
@@ -112,6 +114,12 @@ def load_prompt_file(path: str | Path | None = None, *, default: tuple[str, ...]
 
 # ---------------------------------------------------------------------------- code helpers
 _FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
+
+
+def program_grammar(api: TabletopApi) -> str:
+    """The GBNF grammar programs in this scene are decoded with (the same constraint of
+    scene names as the console's, docs/evaluation.md "Decoding")."""
+    return program_constraint(public_functions(api), api.get_obj_names()).gbnf(program=True)
 
 
 def clean_code(text: str) -> str:
@@ -199,6 +207,7 @@ class ProgramSystem:
     with the TabletopApi bound, and the parse_obj_name / parse_position sub-programs."""
 
     name = "program_system"
+    grammar: str | None = None     # the scene's program grammar (core/constraint.py)
 
     def __init__(self, llm: LLMClient, memory_dir: str | Path | None = None, k: int = DEFAULT_K,
                  ledger: TokenLedger | None = None, *, prompts: str | Path | None = None,
@@ -223,7 +232,7 @@ class ProgramSystem:
     # -- LLM ------------------------------------------------------------------------
     def _complete(self, prompt: str, purpose: str, stop: Sequence[str] = STOP) -> str:
         c = self.llm.complete(prompt, stop=list(stop), temperature=self.temperature,
-                              max_tokens=self.max_tokens)
+                              max_tokens=self.max_tokens, grammar=self.grammar)
         self.ledger.record(c.usage, purpose)
         return c.text or ""
 
@@ -404,6 +413,7 @@ class CaP(ProgramSystem):
 
     def run(self, robot: TabletopRobot, instruction: str, next_utterance: UserTurn) -> None:
         api = TabletopApi(robot)
+        self.grammar = program_grammar(api)
         self._scene = f"objects = {api.get_obj_names()!r}"
         self.last_scene = self._scene
         self.last_rounds, self.last_definitions = [], []

@@ -23,7 +23,8 @@ from ...core.apis.tabletop import TabletopApi, TabletopRobot
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from .base import Round, UserTurn
 from .cap import (DEFAULT_K, FILENAME, ProgramSystem, PromptSet, clean_code, episode_transcript,
-                  format_error, load_prompt_file, render_transcript_example, seed_memory)
+                  format_error, load_prompt_file, program_grammar, render_transcript_example,
+                  seed_memory)
 
 HELPER_PROMPTS = ("eval", "helper_tabletop.yaml")
 
@@ -120,6 +121,7 @@ class Helper(ProgramSystem):
 
     def run(self, robot: TabletopRobot, instruction: str, next_utterance: UserTurn) -> None:
         api = TabletopApi(robot)
+        self.grammar = program_grammar(api)
         self._scene = f"objects = {api.get_obj_names()!r}"
         self.last_scene = self._scene
         self.last_rounds = []

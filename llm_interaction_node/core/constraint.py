@@ -1,0 +1,393 @@
+"""What the console accepts as a generated input, as a check and as a grammar for decoders.
+
+A small model copies what it sees: output lines (``cannot``, ``Point``, ``unknown``) come back
+as inputs, and object names from an example's scene (``'yellow block'``) come back as
+arguments. Both are valid Python, so the console would run them and spend the error budget.
+A :class:`Constraint` is a snapshot of what the console knows right now:
+
+* the words an input may start with: the API functions (live registry), the console's
+  built-ins, the names bound in this task (its namespace), the statement keywords, a
+  comment, or a new name being assigned (``names = ...``);
+* the scene functions (parameters named ``*name*`` that take a ``str``, e.g.
+  ``put_first_on_second(obj_name_1, target_name_or_xy_pos)``, ``grasp(object_name, hand)``)
+  and the names the current scene has: a string literal passed to such a parameter must be
+  one of them; an expression (a variable, ``names[0]``, ``denormalize_xy(...)``) is free.
+
+``check(source)`` returns why an input must not run (or None), for endpoints that take no
+grammar: echoed output (a bare unknown name, text that is no Python and starts with an
+unknown word or with no word at all) and string literals not in the scene. A call of an
+unknown function is left to the console: its NameError is the model's feedback, as in the
+reference method. ``gbnf()`` renders the rules as a llama.cpp GBNF grammar
+of one console continuation (what follows ``>>>``: the input, ``... `` continuation lines,
+then whatever the model writes after it, which the client cuts off); the embedded model
+decodes with it (through llguidance), and llama.cpp / vLLM servers take it in the request.
+The grammar is stricter than the check at the start of an input (only known words, no call
+of an unknown function) and looser inside blocks (indented lines may start with any name:
+the block binds its own), and it does not let a new name be a word of this task's output.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import logging
+import re
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from .registry import ApiRegistry
+from .statements import bound_names
+
+# Keywords a console input may start with (value keywords like None are echoed output).
+STATEMENT_KEYWORDS = ("assert", "break", "class", "continue", "def", "del", "for", "from",
+                      "global", "if", "import", "nonlocal", "pass", "raise", "return", "try",
+                      "while", "with")
+# Registry functions that list the current scene's names, with the arguments that list all
+# of them (tabletop: objects; humanoid: objects and surfaces, and the navigation locations).
+SCENE_LISTINGS: Mapping[str, Mapping[str, object]] = {
+    "get_obj_names": {},
+    "list_objects": {"affordance": None},
+    "list_locations": {},
+}
+log = logging.getLogger(__name__)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGNMENT = re.compile(r"\s*[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*=(?!=)")
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+_WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+
+@dataclass(frozen=True)
+class SceneFunction:
+    """An API function with parameters that take the name of something in the scene."""
+
+    name: str
+    params: tuple[str, ...]             # positional parameter names, in order
+    name_params: frozenset[str]         # those that take a scene name
+
+    def name_arguments(self, call: ast.Call) -> list[ast.expr]:
+        """The argument expressions of ``call`` that go to a scene-name parameter."""
+        args = [a for i, a in enumerate(call.args)
+                if i < len(self.params) and self.params[i] in self.name_params]
+        return args + [k.value for k in call.keywords if k.arg in self.name_params]
+
+
+def scene_function(name: str, fn: Callable) -> SceneFunction | None:
+    """The scene-name parameters of ``fn`` (named ``*name*``, annotated to admit ``str``)."""
+    try:
+        signature = inspect.signature(fn)
+        hints = typing.get_type_hints(fn)
+    except (TypeError, ValueError, NameError):
+        return None
+    params = tuple(p.name for p in signature.parameters.values()
+                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    takes = frozenset(p for p in params if "name" in p and _admits_str(hints.get(p)))
+    return SceneFunction(name, params, takes) if takes else None
+
+
+def _admits_str(annotation) -> bool:
+    if annotation is str:
+        return True
+    return any(_admits_str(a) for a in typing.get_args(annotation))
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """What the console accepts right now (see the module docstring)."""
+
+    known: frozenset[str]                               # words an input may start with
+    scene_functions: Mapping[str, SceneFunction] = field(default_factory=dict)
+    scene_names: tuple[str, ...] = ()
+    # words of this task's console output (outside quotes): the grammar does not let a new
+    # name be one of them (``cannot = ...`` is the model echoing "cannot pick ...")
+    echo_words: frozenset[str] = frozenset()
+
+    # -- the check ----------------------------------------------------------------------
+    def check(self, source: str) -> str | None:
+        """Why the console input ``source`` is refused, or None when it may run."""
+        lines = source.strip("\n").splitlines()
+        if not lines or all(not ln.strip() or ln.lstrip().startswith("#") for ln in lines):
+            return None
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            # broken code is the console's to report, except when it is echoed output
+            first = next(ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#"))
+            return self._start_reason(first, set())
+        bound: set[str] = set()
+        for statement in tree.body:
+            # a bare unknown name (``cannot``, ``Point``) is echoed output; a call of an
+            # unknown function is left to the console (its NameError is the model's feedback)
+            root = _bare_name(statement)
+            if root is not None and root not in self.known and root not in bound:
+                return self._start_reason(lines[statement.lineno - 1][statement.col_offset:], bound)
+            bound |= bound_names(statement)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                reason = self._argument_reason(node)
+                if reason:
+                    return reason
+        return None
+
+    def _start_reason(self, line: str, bound: set[str]) -> str | None:
+        text = line.lstrip()
+        if text.startswith("#"):
+            return None
+        word = _IDENT.match(text)
+        if word is None:
+            return (f"{_first_line(text)!r} is console output, not a statement: an input starts "
+                    "with a function, a name, a keyword or a comment")
+        name = word.group()
+        if name in self.known or name in bound or _ASSIGNMENT.match(text):
+            return None
+        return (f"{name!r} is not a function or a name of this console ({_first_line(text)!r} "
+                "looks like console output): call a function or use a name defined in this task")
+
+    def _argument_reason(self, call: ast.Call) -> str | None:
+        fn = self.scene_functions.get(call.func.id)
+        if fn is None:
+            return None
+        for arg in fn.name_arguments(call):
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str) \
+                    and arg.value not in self.scene_names:
+                return (f"{fn.name}(): {arg.value!r} is not in the scene; its names are "
+                        f"{list(self.scene_names)!r}")
+        return None
+
+    def check_all(self, statements: Iterable[str]) -> str | None:
+        """The first refusal among ``statements`` (None: all may run)."""
+        return next((r for r in map(self.check, statements) if r), None)
+
+    # -- the grammar --------------------------------------------------------------------
+    def gbnf(self, program: bool = False) -> str:
+        """The rules as a llama.cpp GBNF grammar of one console continuation after ``>>>``;
+        ``program``: of a whole program (CaP, HELPER) instead, whose lines may start with
+        any word (programs define and call their own functions): only the name arguments of
+        scene functions are held to the scene."""
+        return _Gbnf(self).render(program)
+
+
+class ConsoleVocabulary:
+    """Builds the current :class:`Constraint` of a console: live registry, namespace, scene."""
+
+    def __init__(self, api: ApiRegistry, namespace: Callable[[], Mapping[str, object]],
+                 scene_names: Callable[[], Iterable[str]] | None = None,
+                 outputs: Callable[[], Iterable[str]] = tuple):
+        self.api = api
+        self._namespace = namespace
+        self._outputs = outputs
+        self._scene_names = scene_names or (lambda: listed_scene_names(api))
+        self.scene_functions = {f.name: f for f in (scene_function(n, api[n].fn)
+                                                    for n in api.names) if f is not None}
+
+    @classmethod
+    def of(cls, console) -> "ConsoleVocabulary":
+        """The vocabulary of a :class:`~.console.ConsoleSession` (its namespace is re-read on
+        every call: a new task replaces it)."""
+        return cls(console.api, lambda: console.namespace,
+                   outputs=lambda: [e.output for e in console.transcript])
+
+    def current(self) -> Constraint:
+        namespace = self._namespace()
+        known = {n for n in namespace if not n.startswith("_")}
+        builtins = namespace.get("__builtins__", {})
+        if isinstance(builtins, Mapping):
+            known |= {n for n in builtins if not n.startswith("_")}
+        known |= set(self.api.names) | set(STATEMENT_KEYWORDS)
+        functions = dict(self.scene_functions)
+        try:
+            names = tuple(dict.fromkeys(str(n) for n in self._scene_names()))
+        except Exception as exc:  # noqa: BLE001 - no scene yet: name arguments stay free
+            log.warning("the scene's names are unknown (%s): object names are not checked", exc)
+            names, functions = (), {}
+        echo = {w for text in self._outputs() for w in _IDENT.findall(_QUOTED.sub(" ", text))}
+        return Constraint(frozenset(known), functions, names, frozenset(echo - known))
+
+
+def program_constraint(functions: Iterable[Callable], scene_names: Iterable[str]) -> Constraint:
+    """The constraint of programs over ``functions`` in a scene (CaP, HELPER: no console)."""
+    registry = ApiRegistry(functions)
+    names = list(scene_names)
+    return ConsoleVocabulary(registry, dict, lambda: names).current()
+
+
+def listed_scene_names(api: ApiRegistry) -> list[str]:
+    """The names of the current scene, from the API's listing functions (SCENE_LISTINGS)."""
+    names: list[str] = []
+    for fn_name, kwargs in SCENE_LISTINGS.items():
+        if fn_name in api:
+            listed = api[fn_name].fn(**kwargs)
+            names += [n for n in listed if isinstance(n, str)]
+    return names
+
+
+def _bare_name(statement: ast.stmt) -> str | None:
+    """The name of an expression statement that is a name or a dotted name, else None."""
+    if not isinstance(statement, ast.Expr):
+        return None
+    node = statement.value
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _first_line(text: str, limit: int = 60) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[:limit] + "..."
+
+
+# -- GBNF rendering -----------------------------------------------------------------------
+
+def gbnf_literal(text: str) -> str:
+    """A GBNF string literal."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _char_class(chars: Iterable[str]) -> str:
+    """A GBNF character class of exactly ``chars`` (ranges where they run on)."""
+    codes = sorted({ord(c) for c in chars})
+    parts, i = [], 0
+    while i < len(codes):
+        j = i
+        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
+            j += 1
+        esc = [_class_char(chr(c)) for c in (codes[i], codes[j])]
+        parts.append(esc[0] if i == j else f"{esc[0]}-{esc[1]}" if j > i + 1 else esc[0] + esc[1])
+        i = j + 1
+    return "[" + "".join(parts) + "]"
+
+
+def _class_char(ch: str) -> str:
+    return "\\" + ch if ch in "]\\-^[" else ch
+
+
+def word_except(rule: str, words: Iterable[str], dead: Iterable[str] = (),
+                identifier: bool = False) -> list[str]:
+    """GBNF rules ``rule ::= ...`` for a word (``[A-Za-z0-9_]+``) that is none of ``words``
+    and does not start with any of ``dead``: a trie over those words where every step but
+    into a dead end may leave it. ``identifier``: no leading digit (else numbers are words)."""
+    dead = set(dead)
+    words = sorted(set(words) | dead)
+    rules: list[str] = []
+    names: dict[str, str] = {}
+
+    def node(prefix: str) -> str:
+        if prefix in names:
+            return names[prefix]
+        name = rule if not prefix else f"{rule}-{len(names)}"
+        names[prefix] = name
+        children = sorted({w[len(prefix)] for w in words if w.startswith(prefix) and len(w) > len(prefix)})
+        first = _WORD_CHARS.replace("0123456789", "") if identifier and not prefix else _WORD_CHARS
+        alternatives = [f"{_char_class([c for c in first if c not in children])} {rule}-tail"]
+        alternatives += [f"{gbnf_literal(c)} {node(prefix + c)}" for c in children
+                         if prefix + c not in dead]
+        body = " | ".join(alternatives)
+        if prefix and prefix not in words:        # the word may end here
+            body = f"({body})?"
+        rules.append(f"{name} ::= {body}")
+        return name
+
+    node("")
+    rules.append(f"{rule}-tail ::= [A-Za-z0-9_]*")
+    return rules
+
+
+class _Gbnf:
+    """One console continuation: ``" "? first-line ("\\n..." continuation)* ("\\n" tail)?``.
+
+    Lines are sequences of units: words (``word``: identifiers, numbers, keywords; never a
+    scene function's name, those are ``call``), calls of scene functions with their
+    name arguments constrained, and non-word units (strings, bracketed groups, operators,
+    spaces). Words alternate with non-word units, so a word always ends where the text stops
+    being a word. Brackets balance within a line; the tail (what the model writes after the
+    input: its idea of the output) is free and cut off by the client.
+    """
+
+    FIXED = r"""root ::= " "? top ("\n..." (" " cont)?)* ("\n" tail)?
+top ::= comment | begin rest
+cont ::= comment | [ \t]+ (comment | wc rest) | begin rest
+begin ::= known | target{call_start}
+target ::= new (ws? "," ws? word)* ws? "=" ws? (wc | string | group | [-+~]) rest
+tail ::= [^.] [^\x00]*
+comment ::= "#" [^\n]*
+rest ::= (nw wc?)* comment?
+wc ::= word{call_start}
+nw ::= string | group | op | ws
+op ::= [-+*/%@&|^~<>=!.,:;]
+ws ::= [ \t]+
+string ::= [rbfRBF]? ("'" ([^'\\\n] | "\\" [^\n])* "'" | "\"" ([^"\\\n] | "\\" [^\n])* "\"")
+group ::= "(" inner ")" | "[" inner "]" | "{{" inner "}}"
+inner ::= ws? wc? (nw wc?)*
+"""
+    ARGUMENTS = r"""sep ::= ws? "," ws?
+free-arg ::= (wc | string | group | [-+~]) arg-rest
+arg-rest ::= (arg-nw wc?)*
+arg-nw ::= string | group | [-+*/%@&|^~<>!.:;] | ws
+"""
+
+    def __init__(self, c: Constraint):
+        self.c = c
+
+    PROGRAM = r"""root ::= line ("\n" line)*
+line ::= [ \t]* (comment | wc rest)?
+"""
+
+    def render(self, program: bool = False) -> str:
+        c = self.c
+        fns = sorted(c.scene_functions)
+        starts = sorted(c.known - set(fns))
+        text = self.FIXED.format(call_start=" | call" if fns else "")
+        if program:
+            text = self.PROGRAM + text[text.index("\n") + 1:]      # another root
+        rules = ["known ::= " + " | ".join(gbnf_literal(w) for w in starts or ["pass"])]
+        rules += word_except("word", fns)
+        # a new name (it is followed by "=", so known words and scene functions may be one):
+        # it does not start with a word of the output
+        rules += word_except("new", (), dead=c.echo_words, identifier=True)
+        if fns:
+            rules.append("call ::= " + " | ".join(f"call-{i}" for i in range(len(fns))))
+            for i, name in enumerate(fns):
+                rules += self._call_rules(f"call-{i}", c.scene_functions[name])
+            expression = "(wc | group | [-+~]) arg-rest"   # not a string literal: free
+            if c.scene_names:
+                quoted = [gbnf_literal(repr(n)) for n in c.scene_names]
+                quoted += [gbnf_literal(_double_quoted(n)) for n in c.scene_names]
+                rules.append("scene-name ::= " + " | ".join(quoted))
+                rules.append(f"name-arg ::= scene-name | {expression}")
+            else:
+                rules.append(f"name-arg ::= {expression}")
+        return text + self.ARGUMENTS + "\n".join(rules) + "\n"
+
+    def _call_rules(self, rule: str, fn: SceneFunction) -> list[str]:
+        """``name(...)``: positional arguments in order, then keyword arguments; the ones
+        that go to a scene-name parameter are ``name-arg``."""
+        kinds = ["name-arg" if p in fn.name_params else "free-arg" for p in fn.params]
+        positional = kinds[-1]
+        for kind in reversed(kinds[:-1]):          # a (sep b (sep c)?)? chain
+            positional = f"{kind} (sep {positional})?"
+        kw_names = sorted(fn.name_params)
+        other_kw = f"{rule}-kw"
+        keyword_item = " | ".join(
+            [f'{gbnf_literal(k)} ws? "=" ws? name-arg' for k in kw_names]
+            + [f'{other_kw} ws? "=" ws? free-arg'])
+        return [
+            f'{rule} ::= {gbnf_literal(fn.name)} ws? "(" ws? {rule}-args? ")"',
+            f"{rule}-args ::= {positional} (sep {rule}-kwitem)* sep? | "
+            f"{rule}-kwitem (sep {rule}-kwitem)* sep?",
+            f"{rule}-kwitem ::= {keyword_item}",
+        ] + word_except(other_kw, kw_names)
+
+
+def _double_quoted(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'

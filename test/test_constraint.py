@@ -1,0 +1,146 @@
+"""The console's constraint (core/constraint.py) on real consoles, without a model: the check
+endpoints get, and the GBNF grammar run by a real grammar engine (llguidance) over a byte
+vocabulary, so every case is decided by the grammar text the models get."""
+import pytest
+
+from llm_interaction_node.core.constraint import ConsoleVocabulary, word_except
+from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.session import build_console, make_world
+
+llguidance = pytest.importorskip("llguidance")
+
+SCENE = "red block,blue block,green bowl"
+ECHOED = ("cannot pick 'red block': 'blue block' lies on top of it. Move 'blue block' first",
+          "Point not in boundaries. Make sure to use denormalize_xy correctly.",
+          "unknown object 'yellow block'. Use one of the names returned by get_obj_names()")
+
+
+@pytest.fixture
+def tabletop():
+    console = build_console("tabletop", make_world("tabletop", SCENE, seed=1), EventQueue([]))
+    console.execute("names = get_obj_names()")
+    for output in ECHOED:                               # outputs the model would echo
+        console.execute("put_first_on_second('blue block', 'red block')")
+        console.transcript.entries[-1].output = output
+    return ConsoleVocabulary.of(console).current()
+
+
+@pytest.fixture
+def humanoid():
+    console = build_console("humanoid", make_world("humanoid", "drinks_and_cup"), EventQueue([]))
+    return ConsoleVocabulary.of(console).current()
+
+
+class _Bytes:
+    """A vocabulary of the 256 bytes and an end token: the grammar decides every character."""
+    tokens = [bytes([i]) for i in range(256)] + [b"<end>"]
+    eos_token_id, bos_token_id, special_token_ids = 256, None, [256]
+
+    def __call__(self, text):
+        return list(text if isinstance(text, bytes) else text.encode())
+
+
+def accepted(gbnf: str, text: str, whole: bool = True) -> bool:
+    """Whether the grammar lets a model write ``text`` (and end there, with ``whole``)."""
+    tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_Bytes()))
+    matcher = llguidance.LLMatcher(tokenizer, llguidance.grammar_from("gbnf", gbnf), log_level=0)
+    assert not matcher.is_error(), matcher.get_error()
+    ok = matcher.consume_tokens(list(text.encode())) and not matcher.is_error()
+    return ok and (matcher.is_accepting() or not whole)
+
+
+def test_the_vocabulary_comes_from_the_live_console(tabletop, humanoid):
+    assert {"get_obj_names", "put_first_on_second", "wait_for_trigger", "names", "np", "len",
+            "for"} <= tabletop.known
+    assert "cannot" not in tabletop.known and "cannot" in tabletop.echo_words
+    assert set(tabletop.scene_names) == set(SCENE.split(","))
+    assert set(tabletop.scene_functions) == {"get_obj_pos", "put_first_on_second"}
+    assert {"grasp", "place_object", "bring_object_to", "get_obj_pos",
+            "get_location_coordinates"} <= set(humanoid.scene_functions)
+    assert "hand" not in humanoid.scene_functions["grasp"].name_params       # 'left' is free
+    assert {"tumbler_0", "on_kitchen-counter_0", "handover_to_human"} <= set(humanoid.scene_names)
+
+
+@pytest.mark.parametrize("source", ["cannot", "Point", "unknown", "unknown.x",
+                                    "cannot pick 'red block': 'blue block' lies on top of it",
+                                    "Sure! I will put the block in the bowl."])
+def test_echoed_output_is_refused(tabletop, source):
+    assert "not a function or a name" in tabletop.check(source)
+    assert not accepted(tabletop.gbnf(), " " + source, whole=False)
+
+
+@pytest.mark.parametrize("source", [
+    "put_first_on_second('yellow block', 'green bowl')",
+    "put_first_on_second(obj_name_1='red block', target_name_or_xy_pos='yellow bowl')",
+    "x = get_obj_pos('yellow block')[0]",
+    "for name in names:\n    put_first_on_second(name, 'yellow bowl')",
+])
+def test_an_object_not_in_the_scene_is_refused(tabletop, source):
+    assert "is not in the scene" in tabletop.check(source)
+    text = " " + source.replace("\n", "\n... ")
+    assert not accepted(tabletop.gbnf(), text, whole=False)
+
+
+@pytest.mark.parametrize("source", [
+    "for name in names:\n    if name.endswith('block'):\n        put_first_on_second(name, 'green bowl')",
+    "put_first_on_second('red block', denormalize_xy([0.5, 0.5]))",
+    "put_first_on_second(names[0], get_obj_pos('blue block') + [0, 0.1])",
+    "blocks = [n for n in get_obj_names() if 'block' in n]",
+    "# the blue block lies on the red one\nput_first_on_second('blue block', 'green bowl')",
+    "say_hello = 'I cannot see a yellow block'",
+    "wait_for_trigger()",
+])
+def test_valid_inputs_pass(tabletop, source):
+    assert tabletop.check(source) is None
+    text = " " + source.replace("\n", "\n... ") + "\n'success'\n"    # the output is free
+    assert accepted(tabletop.gbnf(), text)
+
+
+def test_the_check_leaves_unknown_functions_to_the_console_the_grammar_does_not(tabletop):
+    assert tabletop.check("pick_up('red block')") is None      # NameError is the feedback
+    assert not accepted(tabletop.gbnf(), " pick_up('red block')")
+    assert not accepted(tabletop.gbnf(), " cannot = 1", whole=False)   # no echo as a new name
+
+
+def test_humanoid_grammar_constrains_name_arguments_only(humanoid):
+    gbnf = humanoid.gbnf()
+    assert accepted(gbnf, " grasp('tumbler_0', hand='left')")
+    assert accepted(gbnf, " move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))")
+    assert not accepted(gbnf, " grasp('glass_0')", whole=False)
+    assert not accepted(gbnf, " place_object('tumbler_0', 'on_shelf_9')", whole=False)
+    assert humanoid.check("bring_object_to('tumbler_0', 'on_shelf_9')")
+
+
+def test_word_except_excludes_exact_words_and_dead_prefixes():
+    gbnf = "root ::= word\n" + "\n".join(word_except("word", ["grasp"], dead=["cannot"],
+                                                        identifier=True)) + "\n"
+    assert accepted(gbnf, "gras") and accepted(gbnf, "grasp2") and accepted(gbnf, "can")
+    assert not accepted(gbnf, "grasp")
+    assert not accepted(gbnf, "cannot", whole=False) and not accepted(gbnf, "1x", whole=False)
+
+
+def test_program_grammar_for_cap_and_helper_holds_only_the_scene_names():
+    from llm_interaction_node.core.apis.tabletop import TabletopApi
+    from llm_interaction_node.core.constraint import program_constraint
+    from llm_interaction_node.core.registry import public_functions
+    world = make_world("tabletop", SCENE, seed=1)
+    api = TabletopApi(world)
+    gbnf = program_constraint(public_functions(api), api.get_obj_names()).gbnf(program=True)
+    program = ("block_names = parse_obj_name('the blocks', f'objects = {get_obj_names()}')\n"
+               "for name in block_names:\n    put_first_on_second(name, 'green bowl')\n")
+    assert accepted(gbnf, program)
+    assert not accepted(gbnf, "put_first_on_second('red block', 'yellow bowl')", whole=False)
+
+
+def test_without_a_scene_the_name_arguments_stay_free():
+    from llm_interaction_node.core.registry import ApiRegistry
+
+    def get_obj_names() -> list[str]:
+        raise RuntimeError("no scene received yet")
+
+    def get_obj_pos(obj_name: str) -> list:
+        return [0, 0]
+    vocabulary = ConsoleVocabulary(ApiRegistry([get_obj_names, get_obj_pos]), dict)
+    constraint = vocabulary.current()
+    assert constraint.scene_functions == {} and constraint.check("get_obj_pos('x')") is None
+    assert accepted(constraint.gbnf(), " get_obj_pos('x')")
