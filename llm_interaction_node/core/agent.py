@@ -154,8 +154,8 @@ class Agent:
         except LLMError as exc:
             log.error("LLM failed: %s", exc)
             self.console.annotate(f"the language model failed: {exc}")
-            return self._end_turn(TurnStatus.ERROR, f"LLM error: {exc}", say="Sorry, I cannot reach "
-                                  "my language model right now.")
+            return self._end_turn(TurnStatus.ERROR, f"LLM error: {exc}",
+                                  say=self._dropped_request_text())
         if statements is None:
             return self._give_up("the language model returned no code")
         for source in statements:
@@ -202,6 +202,17 @@ class Agent:
             if self.turn.record_error("empty"):
                 return None
             temperature = min(temperature + self.config.empty_temperature_step, 2.0)
+
+    def _dropped_request_text(self) -> str:
+        """What the robot says when the LLM cannot be reached: which request it drops, so
+        the user knows to say it again (issue 18)."""
+        utterances = self.console.builtins.utterances
+        if not utterances:
+            return "Sorry, I cannot reach my language model right now."
+        said = " ".join(str(utterances[-1]).split())
+        said = said if len(said) <= 80 else said[:77].rstrip() + "..."
+        return (f"Sorry, I cannot reach my language model right now, so I did not act on "
+                f"\"{said}\". Please say it again in a moment.")
 
     def _ignores_the_user(self, statements: list[str]) -> bool:
         """The first answer to a user turn is wait_for_trigger() alone."""
