@@ -257,7 +257,7 @@ def test_a_stop_said_while_the_robot_acted_is_a_stop_though_it_turned_idle_meanw
         assert [o for o, _ in ears.outcomes()] == ["stop"] * 3, ears.outcomes()
         ears.wait(lambda: len(ears.stops) == 3, 10, "three stop messages")
         state.publish(String(data="idle"))
-        time.sleep(0.3)
+        time.sleep(1.0)
         speak_live("stop it")                                # idle: just something said
         ears.wait(lambda: ears.text, 60, "'stop it' as text")
         assert [o for o, _ in ears.outcomes()][-1] == "sent" and len(ears.stops) == 3

@@ -69,11 +69,12 @@ class AsrNode(Node):
         self.stop_confidence = p("barge_in.min_confidence", 0.2)
         self.stop_max_words = p("barge_in.max_words", DEFAULT_STOP_MAX_WORDS)
         self.idle_flush_s = p("vad.idle_flush_s", 0.5)
+        self.speech_pad_s = p("vad.speech_pad_s", 0.5)
         backlog_s = p("max_backlog_s", 60.0)
         self.min_speech_s = p("vad.min_speech_s", 0.25)
         self.segmenter = Segmenter(
             threshold=p("vad.threshold", 0.5), min_silence_s=p("vad.min_silence_s", 0.7),
-            speech_pad_s=p("vad.speech_pad_s", 0.5), min_speech_s=self.min_speech_s,
+            speech_pad_s=self.speech_pad_s, min_speech_s=self.min_speech_s,
             max_utterance_s=p("vad.max_utterance_s", 20.0), step_s=p("vad.step_s", 0.2))
         self.gate = SpeakingGate(lead_s=p("self_voice.lead_s", 0.2),
                                  hangover_s=p("self_voice.hangover_s", 0.5))
@@ -245,7 +246,10 @@ class AsrNode(Node):
         # a spoken stop while the robot acted (judged over the time it was said, not now):
         # a missed stop costs more than a false one, so it has a threshold of its own
         # (barge_in.min_confidence), and an unknown state counts as acting
-        spoken_in, now = self.states_during(utterance.start, utterance.end)
+        # (the words themselves: the VAD's padding taken off both ends)
+        said_from = min(utterance.start + self.speech_pad_s, utterance.end)
+        said_to = max(utterance.end - self.speech_pad_s, said_from)
+        spoken_in, now = self.states_during(said_from, said_to)
         acting = not spoken_in or bool(spoken_in & set(ACTING_STATES))
         if self.barge_in and acting \
                 and is_stop_command(text, self.stop_phrases, self.stop_max_words) \
