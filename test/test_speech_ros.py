@@ -434,6 +434,47 @@ def test_saying_stop_while_the_robot_acts_stops_the_skill(tmp_path):
         llm.close()
 
 
+def test_a_stop_said_as_the_robot_finished_is_not_a_request_for_the_llm(tmp_path):
+    """Issue 18, with the interaction node: the robot is busy (its LLM call is under way)
+    while "Stop!" is spoken in real time; the call returns right after the word and the robot
+    turns idle while the asr is still recognising. The stop must not reach the LLM as a
+    request (on main it did: decided 'sent' with state 'idle')."""
+    word = espeak("Stop!", wpm=140)
+    lead = 0.3
+    llm = FakeLLMServer()
+    llm.text = "wait_for_trigger()"
+    try:
+        with running_robot(tmp_path, llm.url, tmp_path / "memory",
+                           **{"memory.enabled": "false"}) as (user, procs):
+            probe = user.probe
+            ears = Ears(probe)
+            procs["asr"] = NodeProcess(ASR, tmp_path / "asr.log", ros_args=params("asr"))
+            procs["asr"].wait_for_log("asr ready", 120)        # it has the node's state
+            pub = probe.node.create_publisher(AudioData, names.AUDIO, AUDIO_QOS)
+            probe.wait_until(lambda: pub.get_subscription_count() > 0
+                             and probe.node.count_subscribers(names.STOP) >= 2, 60, "asr, stop")
+            time.sleep(1.0)
+            # the LLM answers just after the word ends (then the robot is idle again)
+            llm.replies = [{"delay": lead + len(word) / 16000 + 0.2}]
+            llm.texts = ["say('Done.')", "wait_for_trigger()"]
+            n = len(llm.requests)
+            user.say("tell me when you are done")
+            probe.wait_until(lambda: len(llm.requests) > n, 30, "the LLM call")
+            stream(pub.publish, [word], chunk_ms=100, lead_s=lead, gap_s=1.5, realtime=True,
+                   clock=time.time, frame_id="test")
+            ears.wait(lambda: ears.results, 60, "the result for 'Stop!'")
+            probe.wait_until(lambda: user.states[-1].data == "idle", 30, "idle")
+            time.sleep(1.0)
+            assert ears.outcomes()[0][0] == "stop", ears.outcomes()
+            assert [m.data for m in ears.text] == ["tell me when you are done"]   # the probe's
+            prompts = [r["json"]["prompt"] for r in llm.requests[n:]]
+            assert not any("'text': 'Stop!'" in p or "'text': 'Stop.'" in p for p in prompts)
+            assert "heard: 'Stop" not in procs["node"].log()
+            assert_clean(procs["asr"])
+    finally:
+        llm.close()
+
+
 def test_run_with_speech_starts_microphone_and_asr(tmp_path):
     """`llm-interaction run --speech --no-console`: the graph plus microphone and asr; the
     missing microphone is reported in one line; Ctrl-C stops everything."""
