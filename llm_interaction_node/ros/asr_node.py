@@ -15,7 +15,7 @@ confidence, outcome); only the good ones reach the agent as std_msgs/String on
   said busy or learning becomes std_msgs/Empty on ``interaction/stop``, the interaction
   node's stop path, instead of text (with a threshold of its own, ``barge_in.min_confidence``:
   a missed stop costs more than a false one). The state is judged over the time the words
-  were spoken (a history of the state topic, stamped on arrival, against the utterance's
+  were spoken (a history of the state topic, stamped when it was published (DDS source timestamp), against the utterance's
   audio stamps), not when recognition finished: a stop said in the last second of a move is
   still a stop, and never a request for the LLM. Until the first state arrives a stop phrase
   is sent as a stop too (the interaction node ignores a stop while idle), and the node says
@@ -166,10 +166,16 @@ class AsrNode(Node):
     def _on_speaking(self, msg: Bool) -> None:
         self.gate.update(bool(msg.data), self._now())
 
-    def _on_state(self, msg: String) -> None:
+    def _on_state(self, msg: String, info) -> None:
+        # stamped when the interaction node published it (DDS source timestamp, the same
+        # clock as the audio stamps), not when this executor got round to it: on a loaded
+        # machine that can be a second later, and "stop it" said after the robot turned idle
+        # would look as if said while it was busy
+        source = info.get("source_timestamp") or 0
+        stamp = source / 1e9 if source > 0 else self._now()
         with self._states_lock:
             first = not self._states.known
-            self._states.update(msg.data, self._now())
+            self._states.update(msg.data, stamp)
         if first and self.barge_in:
             self.get_logger().info(f"asr ready: {self._ready_note}; the robot is {msg.data!r}")
 
