@@ -226,6 +226,50 @@ def test_memory_export_only_into_the_nodes_directory_and_errors_without_extra_qu
         llm.close()
 
 
+def test_a_bad_scene_message_keeps_the_robots_view_of_the_real_objects(tmp_path):
+    """Perception (here the probe, on a topic of its own) sends a good scene, then one with a
+    NaN pose on the juice, an entry without a name, a name given twice and a new object: the
+    LLM still sees the juice and the cup, and the new object; the duplicate is reported."""
+    import math
+    from llm_interaction_interfaces.msg import Scene, SceneObject as SceneObjectMsg
+    from llm_interaction_node.core.apis.humanoid import GRASP
+    from llm_interaction_node.ros.conversions import scene_to_msg
+    from llm_interaction_node.sims.worlds import load_household_world
+    llm = FakeLLMServer()
+    llm.text = "wait_for_trigger()"
+    try:
+        with running_robot(tmp_path, llm.url, tmp_path / "memory",
+                           **{"memory.enabled": "false", "topics.scene": "test/scene",
+                              "timeouts.first_scene_s": 1.0}) as (user, procs):
+            scene = user.probe.node.create_publisher(Scene, "test/scene", 10)
+            user.probe.wait_until(lambda: scene.get_subscription_count() > 0, 30, "the node")
+            grasped = [o for o in load_household_world("drinks_and_cup").scene()
+                       if GRASP in o.affordances]
+            scene.publish(scene_to_msg(grasped))
+            bad = scene_to_msg([o for o in grasped if o.name != "coffee-cup_0"])
+            for entry in bad.objects:
+                if entry.name == "mango-juice_0":
+                    entry.pose.position.x = math.nan
+            bad.objects = list(bad.objects) + [
+                SceneObjectMsg(name=""), SceneObjectMsg(name="apple_3", object_class="apple"),
+                SceneObjectMsg(name="bowl_9", object_class="bowl"),
+                SceneObjectMsg(name="bowl_9", object_class="bowl")]
+            time.sleep(0.5)
+            scene.publish(bad)
+            procs["node"].wait_for_log("scene message: dropped", 30)
+            llm.texts = ["list_objects()", "wait_for_trigger()"]
+            user.say("what can you grab?")
+            user.wait_idle_after(1)
+            seen = outputs_after(user, "list_objects()")[0].text
+            for name in ("mango-juice_0", "coffee-cup_0", "apple_3", "bowl_9"):
+                assert name in seen, (name, seen)
+            log = procs["node"].log()
+            assert "'bowl_9' given 2 times" in log and "mango-juice_0: non-finite pose" in log
+            assert procs["node"].alive()
+    finally:
+        llm.close()
+
+
 class ChromaServer:
     """`chroma run` on a fixed port and directory, to stop and start again (an outage)."""
 

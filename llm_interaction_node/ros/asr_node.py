@@ -15,9 +15,9 @@ confidence, outcome); only the good ones reach the agent as std_msgs/String on
   said busy or learning becomes std_msgs/Empty on ``interaction/stop``, the interaction
   node's stop path, instead of text (with a threshold of its own, ``barge_in.min_confidence``:
   a missed stop costs more than a false one). The state is judged over the time the words
-  were spoken (a history of the state topic, stamped when it was published (DDS source timestamp), against the utterance's
-  audio stamps), not when recognition finished: a stop said in the last second of a move is
-  still a stop, and never a request for the LLM. Until the first state arrives a stop phrase
+  were spoken (a history of the state topic, each change stamped when the interaction node
+  published it, against the utterance's audio stamps), not when recognition finished: a stop
+  said in the last second of a move is still a stop, and never a request for the LLM. Until the first state arrives a stop phrase
   is sent as a stop too (the interaction node ignores a stop while idle), and the node says
   "asr ready" only once it has the state.
 
