@@ -128,8 +128,13 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
                            realtime=True, clock=time.time, frame_id="bench")
             said_end = start + lead + voiced_end(word)
             done.wait(60)
-            canceled = [t for t, w in worlds[n_worlds:]
-                        if (w.get("last_skill") or {}).get("reason") == "canceled"]
+            deadline = time.monotonic() + 10        # the client returns before the world says so
+            while True:
+                canceled = [t for t, w in worlds[n_worlds:]
+                            if (w.get("last_skill") or {}).get("reason") == "canceled"]
+                if canceled or time.monotonic() > deadline:
+                    break
+                time.sleep(0.01)
             if canceled:
                 latencies.append(canceled[0] - said_end)
             else:
