@@ -8,6 +8,7 @@ one place that knows which functions make up each API set.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
@@ -27,6 +28,8 @@ from .core.transcript import Transcript
 from .core.user import UserChannel
 from .paths import config_path
 from .settings import AgentSettings, LearningSettings, Settings
+
+log = logging.getLogger(__name__)
 
 ApiName = Literal["humanoid", "tabletop"]
 API_NAMES = ("humanoid", "tabletop")
@@ -97,16 +100,53 @@ def open_memory(api: ApiName, config=None, seed: bool = True):
     return memory
 
 
-def memory_examples(memory, k: int | None = None,
-                    retrieval: bool = True) -> Callable[[Sequence[str]], list[str]]:
+MEMORY_OUTAGE = ("My memory is not reachable right now, so I will go on with what I knew "
+                 "from the start; what I learn meanwhile is kept until it is back.")
+MEMORY_BACK = "My memory is back: I stored the {n} thing(s) I learned while it was away."
+
+
+def memory_examples(memory, k: int | None = None, retrieval: bool = True,
+                    on_outage: Callable[[Exception], None] = lambda exc: None,
+                    on_back: Callable[[], None] = lambda: None,
+                    ) -> Callable[[Sequence[str]], list[str]]:
     """The agent's example source: top-k (default: the memory's configured k) retrieved for
     the latest utterances, in the memory's prompt order (``memory.order``: stable, or most
     similar last); with retrieval off every example in memory, oldest first. With no
-    utterance yet: the examples known before the user speaks (for prefilling a local model)."""
+    utterance yet: the examples known before the user speaks (for prefilling a local model).
+
+    A memory that cannot be reached (ConnectionError, the store's MemoryServerUnreachable)
+    does not end the turn: the seed examples read at start (cached here, in their stable
+    order) stand in, ``on_outage`` is called once per outage and ``on_back`` when the memory
+    answers again."""
+    from .core.memory.store import stable_order
+    k_seeds = memory.config.k if k is None else int(k)
+    try:
+        seeds = [e.transcript for e in stable_order(memory.list("seed"),
+                                                    memory.seed_centrality())][:k_seeds]
+    except ConnectionError as exc:
+        log.warning("cannot cache the seed examples: %s", exc)
+        seeds = []
+    down = False
+
     def examples(utterances: Sequence[str]) -> list[str]:
-        if not retrieval:
-            return [e.transcript for e in memory.list()]
-        return [e.transcript for e in memory.prompt_examples(utterances, k)]
+        nonlocal down
+        try:
+            if not retrieval:
+                found = [e.transcript for e in memory.list()]
+            else:
+                found = [e.transcript for e in memory.prompt_examples(utterances, k)]
+        except ConnectionError as exc:
+            log.warning("the example memory is unreachable; going on with the %d seed "
+                        "examples cached at start: %s", len(seeds), exc)
+            if not down:
+                down = True
+                on_outage(exc)
+            return list(seeds)
+        if down:
+            down = False
+            log.info("the example memory answers again")
+            on_back()
+        return found
     return examples
 
 
@@ -189,9 +229,16 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     learner = None
     if settings.memory.enabled:
         memory = memory if memory is not None else open_memory(api, settings.memory)
-        examples = memory_examples(memory, settings.memory.k, settings.learning.retrieval)
         if settings.learning.mode != "off":
             learner = attach_learning(console, llm, memory, settings.learning.mode, ledger)
+
+        def memory_back() -> None:
+            stored = learner.retry_pending() if learner is not None else 0
+            if stored:
+                speak(MEMORY_BACK.format(n=stored))
+        examples = memory_examples(memory, settings.memory.k, settings.learning.retrieval,
+                                   on_outage=lambda exc: speak(MEMORY_OUTAGE),
+                                   on_back=memory_back)
     else:
         memory, examples = None, load_examples(api, examples_dir)
     agent = build_agent(api, llm, console, examples, config=settings.agent_config(),

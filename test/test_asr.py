@@ -12,14 +12,22 @@ import wave
 
 import numpy as np
 import pytest
+import yaml
 
+from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import whisper_model
 from llm_interaction_node.ros.asr_engine import (OUTCOME_EMPTY, OUTCOME_LOW_CONFIDENCE,
                                                  OUTCOME_SENT, Segmenter, SpeakingGate,
-                                                 is_stop_command, judge, normalize_words)
+                                                 StateHistory, is_stop_command, judge,
+                                                 normalize_words)
 from llm_interaction_node.ros.audio import (AudioFormatError, decode_wav, from_msg, resample,
                                             to_msg)
 from llm_interaction_node.ros.wav_source_node import schedule
+
+
+def load_yaml(path):
+    return yaml.safe_load(open(path, encoding="utf-8"))
+
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
                                   reason="espeak-ng not installed")
@@ -202,6 +210,38 @@ def test_stop_phrases():
     for text in ("", "Stop the car and bring me the juice.", "don't stop", "Top.", "stopping"):
         assert not is_stop_command(text), text
     assert is_stop_command("Wait!", ["wait"]) and not is_stop_command("Stop!", ["wait"])
+
+
+
+def test_stop_phrases_count_inside_short_utterances():
+    """Issue 18: "no, stop!", "stop that", "wait", "halt" are stops, not text for the LLM."""
+    for text in ("No, stop!", "stop that", "Wait!", "wait a second", "Halt.", "please, hold on",
+                 "Robot, stop it now!"):
+        assert is_stop_command(text), text
+    for text in ("don't stop", "do not wait", "I said never halt", "wait for me at the door please",
+                 "stop the car and bring me the juice"):
+        assert not is_stop_command(text), text
+    assert not is_stop_command("No, stop!", max_words=1)
+    phrases = load_yaml(config_path("asr.yaml"))["asr"]["ros__parameters"]["barge_in"]
+    assert {"stop", "halt", "wait"} <= set(phrases["phrases"]) and phrases["max_words"] >= 3
+
+
+def test_state_history_judges_the_time_the_words_were_spoken():
+    """The stop said in the last second of a move counts although the state turned idle
+    while it was being recognised."""
+    history = StateHistory()
+    assert not history.known and history.during(0.0, 1.0) == set()
+    history.update("idle", 100.0)                    # the latched state: held since ever
+    assert history.during(0.0, 1.0) == {"idle"}
+    history.update("busy", 105.0)
+    history.update("busy", 106.0)                    # a repeat is no change
+    history.update("idle", 110.0)
+    assert history.during(108.0, 109.5) == {"busy"}
+    assert history.during(109.0, 110.5) == {"busy", "idle"}      # spoken as the move ended
+    assert history.during(110.5, 111.0) == {"idle"}              # after it: nothing to stop
+    assert history.current == "idle"
+    history.update("busy", 1000.0)                   # old changes are forgotten ...
+    assert history.during(999.0, 999.5) == {"idle"}  # ... but not the one in force
 
 
 # --- audio conversions --------------------------------------------------------------------------

@@ -1,14 +1,27 @@
-"""Issue 4 faults on real DDS: a dying skill server, unknown objects, garbage speech, stop.
+"""Issue 4 and 18 faults on real DDS: a dying skill server, unknown objects, garbage speech,
+stop; a Chroma server that stops (the turn goes on, nothing learned is lost), an LLM outage
+(the robot says which request it dropped), a flood of speech, memory export paths.
 
 The node must answer every fault with a clear message and keep running.
 """
+import json
+import re
+import subprocess
 import time
+import urllib.request
+from pathlib import Path
 
 import pytest
 
+from conftest import CHROMA, free_port
 from fake_llm_server import FakeLLMServer
+from llm_interaction_interfaces.srv import ManageMemory
+from llm_interaction_node.core.learning.learner import SAY_DEFERRED
+from llm_interaction_node.ros import names
+from llm_interaction_node.ros.interaction_node import QUEUED_NOTICE
+from llm_interaction_node.session import MEMORY_BACK, MEMORY_OUTAGE
 from ros_support import NodeProcess
-from test_ros_e2e import SIM, running_robot
+from test_ros_e2e import SIM, call, running_robot
 
 pytestmark = pytest.mark.slow
 
@@ -137,3 +150,201 @@ def test_stop_topic_cancels_a_running_move(robot):
     assert base != [-0.5, -1.5, -1.5708] and base != [0.0, 0.0, 0.0]     # stopped on the way
     assert "# stopped: stop topic" in user.transcript()
     assert procs["node"].alive()
+
+
+# --- issue 18 ---------------------------------------------------------------------------------
+
+def said(user):
+    return [m.data for m in user.said]
+
+
+def test_an_llm_outage_names_the_request_it_dropped_and_logs_in_the_ros_format(robot):
+    user, llm, procs, _ = robot
+    llm.replies = [{"status": 500, "body": {"error": {"message": "model down"}}}
+                   for _ in range(30)]
+    user.say("bring me the mango juice please")
+    user.probe.wait_until(lambda: any("cannot reach my language model" in m for m in said(user)),
+                          120, "the robot to say it cannot reach its model")
+    sorry = next(m for m in said(user) if "cannot reach my language model" in m)
+    assert '"bring me the mango juice please"' in sorry and "say it again" in sorry
+    llm.replies.clear()                                       # the model is back
+    llm.texts = ["say('I am back.')", "wait_for_trigger()"]
+    user.say("are you there?")
+    user.probe.wait_until(lambda: "I am back." in said(user), 60, "an answer after the outage")
+    log = procs["node"].log()
+    assert re.search(r"^\[ERROR\] \[\d+\.\d+\] \[interaction_node\]: LLM failed", log, re.M), log[-3000:]
+    assert procs["node"].alive()
+
+
+def test_a_flood_of_utterances_is_answered_in_order_and_the_user_hears_it_was_queued(robot):
+    user, llm, _procs, _ = robot
+    n = 8
+    llm.texts = [TO_COUNTER, "wait_for_trigger()"]
+    for i in range(n):
+        llm.texts += [f"say('answer {i}')", "wait_for_trigger()"]
+    user.say("go to the counter")
+    user.probe.wait_until(lambda: TO_COUNTER in inputs(user), 60, "the move to start")
+    first = len(llm.requests)
+    for i in range(n):                                        # while the robot drives
+        user.say(f"request number {i}")
+    user.probe.wait_until(lambda: f"answer {n - 1}" in said(user), 120, "every request answered")
+    notices = [m for m in said(user) if "I queued what you said" in m]
+    assert len(notices) == 1, said(user)
+    assert notices[0].startswith(QUEUED_NOTICE.split("{")[0])
+    answers = [m for m in said(user) if m.startswith("answer ")]
+    assert answers == [f"answer {i}" for i in range(n)]
+    prompts = [r["json"]["prompt"] for r in llm.requests[first:]]
+    heard = [int(m) for p in prompts for m in re.findall(r"'request number (\d+)'\}\n>>>$", p)]
+    assert heard == sorted(heard) and set(heard) == set(range(n))
+
+
+def test_memory_export_only_into_the_nodes_directory_and_errors_without_extra_quotes(tmp_path):
+    llm = FakeLLMServer()
+    llm.text = "wait_for_trigger()"
+    memory_dir = tmp_path / "memory"
+    try:
+        with running_robot(tmp_path, llm.url, memory_dir) as (user, procs):
+            def memory(command, argument):
+                return call(user.probe, ManageMemory, names.MEMORY,
+                            ManageMemory.Request(command=command, argument=argument))
+            export = ManageMemory.Request.COMMAND_EXPORT
+            outside = tmp_path / "outside.yaml"
+            for name in (str(outside), "../outside.yaml", "sub/x.yaml", "..", "", "~x.yaml"):
+                answer = memory(export, name)
+                assert not answer.success and "refused" in answer.message, (name, answer.message)
+            assert not outside.exists() and not (memory_dir / "outside.yaml").exists()
+            answer = memory(export, "mine.yaml")
+            assert answer.success, answer.message
+            path = Path(json.loads(answer.result_json)["path"])
+            assert path == memory_dir / "exports" / "mine.yaml" and path.exists()
+            assert json.loads(answer.result_json)["exported"] >= 10      # the seed examples
+            answer = memory(ManageMemory.Request.COMMAND_SHOW, "no-such-example")
+            assert not answer.success and answer.message.startswith("no example with id"), \
+                answer.message
+            assert procs["node"].alive()
+    finally:
+        llm.close()
+
+
+def test_a_bad_scene_message_keeps_the_robots_view_of_the_real_objects(tmp_path):
+    """Perception (here the probe, on a topic of its own) sends a good scene, then one with a
+    NaN pose on the juice, an entry without a name, a name given twice and a new object: the
+    LLM still sees the juice and the cup, and the new object; the duplicate is reported."""
+    import math
+    from llm_interaction_interfaces.msg import Scene, SceneObject as SceneObjectMsg
+    from llm_interaction_node.core.apis.humanoid import GRASP
+    from llm_interaction_node.ros.conversions import scene_to_msg
+    from llm_interaction_node.sims.worlds import load_household_world
+    llm = FakeLLMServer()
+    llm.text = "wait_for_trigger()"
+    try:
+        with running_robot(tmp_path, llm.url, tmp_path / "memory",
+                           **{"memory.enabled": "false", "topics.scene": "test/scene",
+                              "timeouts.first_scene_s": 1.0}) as (user, procs):
+            scene = user.probe.node.create_publisher(Scene, "test/scene", 10)
+            user.probe.wait_until(lambda: scene.get_subscription_count() > 0, 30, "the node")
+            grasped = [o for o in load_household_world("drinks_and_cup").scene()
+                       if GRASP in o.affordances]
+            scene.publish(scene_to_msg(grasped))
+            bad = scene_to_msg([o for o in grasped if o.name != "coffee-cup_0"])
+            for entry in bad.objects:
+                if entry.name == "mango-juice_0":
+                    entry.pose.position.x = math.nan
+            bad.objects = list(bad.objects) + [
+                SceneObjectMsg(name=""), SceneObjectMsg(name="apple_3", object_class="apple"),
+                SceneObjectMsg(name="bowl_9", object_class="bowl"),
+                SceneObjectMsg(name="bowl_9", object_class="bowl")]
+            time.sleep(0.5)
+            scene.publish(bad)
+            procs["node"].wait_for_log("scene message: dropped", 30)
+            llm.texts = ["list_objects()", "wait_for_trigger()"]
+            user.say("what can you grab?")
+            user.wait_idle_after(1)
+            seen = outputs_after(user, "list_objects()")[0].text
+            for name in ("mango-juice_0", "coffee-cup_0", "apple_3", "bowl_9"):
+                assert name in seen, (name, seen)
+            log = procs["node"].log()
+            assert "'bowl_9' given 2 times" in log and "mango-juice_0: non-finite pose" in log
+            assert procs["node"].alive()
+    finally:
+        llm.close()
+
+
+class ChromaServer:
+    """`chroma run` on a fixed port and directory, to stop and start again (an outage)."""
+
+    def __init__(self, path: Path, log: Path):
+        self.path, self.log, self.port, self.proc = path, log, free_port(), None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen([str(CHROMA), "run", "--path", str(self.path), "--port",
+                                      str(self.port), "--host", "127.0.0.1"],
+                                     stdout=open(self.log, "a"), stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/v2/heartbeat",
+                                            timeout=1) as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
+                pass
+            assert self.proc.poll() is None and time.monotonic() < deadline, \
+                self.log.read_text()[-2000:]
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.mark.skipif(not CHROMA.exists(), reason="no chroma script in the venv")
+def test_a_memory_outage_goes_on_with_the_seed_examples_and_loses_nothing_learned(tmp_path):
+    """memory.host set, the Chroma server stops: the turn goes on with the seed examples
+    cached at start, the user hears one sentence about it, a learn request keeps the example
+    and it is stored once the server is back."""
+    server = ChromaServer(tmp_path / "chroma", tmp_path / "chroma.log")
+    server.start()
+    llm = FakeLLMServer()
+    llm.text = "wait_for_trigger()"
+    try:
+        with running_robot(tmp_path, llm.url, tmp_path / "unused", time_scale=0.0,
+                           **{"memory.host": "127.0.0.1", "memory.port": server.port,
+                              "learning.mode": "raw"}) as (user, procs):
+            server.stop()                                         # the outage
+            first = len(llm.requests)
+            llm.texts = ["say('I will bring it with one hand.')", "wait_for_trigger()",
+                         "learn_from_interaction()", "wait_for_trigger()"]
+            user.say("bring me the mango juice")
+            user.wait_idle_after(1, timeout=90)
+            prompt = llm.requests[first]["json"]["prompt"]
+            examples = prompt.split("# Current interaction:")[0]
+            assert examples.count("'type': 'dialog'") >= 8        # memory.k = 8 seed examples
+            assert "I will bring it with one hand." in said(user)
+            user.say("thanks, but next time use both hands, remember that")
+            user.wait_idle_after(2, timeout=90)
+            out = outputs_after(user, "learn_from_interaction()")
+            assert out and "kept and will be stored when the memory is back" in out[0].text, \
+                user.transcript()
+            assert SAY_DEFERRED in said(user)
+            assert said(user).count(MEMORY_OUTAGE) == 1                  # one clear sentence
+            server.start()                                        # the server is back
+            llm.texts = ["say('Hello again.')", "wait_for_trigger()"]
+            user.say("hello robot")
+            user.probe.wait_until(lambda: MEMORY_BACK.format(n=1) in said(user), 90,
+                                  "the kept example to be stored")
+            answer = call(user.probe, ManageMemory, names.MEMORY, ManageMemory.Request(
+                command=ManageMemory.Request.COMMAND_LIST, argument="raw"))
+            assert answer.success, answer.message
+            stored = json.loads(answer.result_json)
+            assert len(stored) == 1 and any("mango juice" in u for u in stored[0]["utterances"])
+            assert "Hello again." in said(user) and procs["node"].alive()
+            assert "Traceback" not in procs["node"].log()
+    finally:
+        server.stop()
+        llm.close()

@@ -100,6 +100,47 @@ def test_scene_memory_keeps_the_valid_entries_and_adds_configured_furniture():
     assert set(memory.locations()) == set(world.named_locations())
 
 
+def test_a_bad_scene_message_updates_the_view_with_its_good_entries_only():
+    """Issue 18: one bad message (NaN pose, empty name, a duplicate) must not make the real
+    objects vanish; duplicates are reported, not silently resolved."""
+    knowledge = StaticKnowledge.from_yaml(world_path("drinks_and_cup"))
+    warnings = []
+    memory = SceneMemory(knowledge, warn=warnings.append)
+    world = load_household_world("drinks_and_cup")
+    grasped = [o for o in world.scene() if GRASP in o.affordances]
+    memory.update(scene_to_msg(grasped))                                  # a clean scene
+    before = {o.name: o for o in memory.objects()}
+    assert not warnings and {"mango-juice_0", "coffee-cup_0"} <= set(before)
+    msg = scene_to_msg([o for o in grasped if o.name != "coffee-cup_0"])
+    for entry in msg.objects:
+        if entry.name == "mango-juice_0":
+            entry.pose.position.x = math.nan                              # glitch on the juice
+    moved = SceneObjectMsg(name="apple_3", object_class="apple")          # a new object
+    twice = [SceneObjectMsg(name="bowl_9", object_class="bowl") for _ in range(2)]
+    twice[1].pose.position.x = 5.0
+    msg.objects = list(msg.objects) + [SceneObjectMsg(name=""), moved] + twice
+    memory.update(msg)
+    after = {o.name: o for o in memory.objects()}
+    assert np.allclose(after["mango-juice_0"].pose, before["mango-juice_0"].pose)   # kept
+    assert "coffee-cup_0" in after                  # absent from a bad message: not vanished
+    assert "apple_3" in after                       # the good entries updated the view
+    assert "bowl_9" in after and memory.duplicates == 1
+    assert "'bowl_9' given 2 times (no previous view: kept the first entry)" in warnings[-1]
+    assert "mango-juice_0: non-finite pose" in warnings[-1]
+    twice[0].pose.position.x = 7.0
+    msg = scene_to_msg(grasped)
+    msg.objects = list(msg.objects) + twice
+    memory.update(msg)                              # a duplicate again: the previous view stays
+    assert after["bowl_9"].pose[0] == memory_pose(memory, "bowl_9")[0]
+    assert "'bowl_9' given 2 times (kept the previous view of it)" in warnings[-1]
+    memory.update(scene_to_msg(grasped))            # a clean message replaces the view
+    assert "apple_3" not in {o.name for o in memory.objects()}
+
+
+def memory_pose(memory, name):
+    return next(o.pose for o in memory.objects() if o.name == name)
+
+
 def test_knowledge_matches_the_world_it_was_read_from():
     for name in ("drinks_and_cup", "ladder_and_shelf", "sponge_workbench"):
         knowledge = StaticKnowledge.from_yaml(world_path(name))

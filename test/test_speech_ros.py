@@ -42,6 +42,10 @@ MIC = "llm_interaction_node.ros.microphone_node"
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# the asr node alone has no robot state to wait for ("asr ready" comes once it has one)
+NO_BARGE_IN = {"barge_in.enabled": "false"}
+
+
 def unique_ns() -> str:
     return f"/t{uuid.uuid4().hex[:10]}"
 
@@ -122,7 +126,7 @@ def assert_clean(proc: NodeProcess) -> None:
 def test_asr_node_refuses_bad_audio_drops_garbage_and_keeps_listening(tmp_path):
     ns = unique_ns()
     with probe_node("asr_bad_probe") as probe, \
-            node_process(ASR, tmp_path / "asr.log", ros_args=params("asr", ns)) as asr:
+            node_process(ASR, tmp_path / "asr.log", ros_args=params("asr", ns, **NO_BARGE_IN)) as asr:
         asr.wait_for_log("asr ready", 120)
         ears = Ears(probe, ns)
         pub = probe.node.create_publisher(AudioData, ears.audio_topic, AUDIO_QOS)
@@ -172,7 +176,8 @@ def test_asr_ignores_the_robots_own_voice(tmp_path):
             node_process(TTS, tmp_path / "tts.log",
                          ros_args=params("tts", ns, backend="wav", wav_dir=tmp_path / "wav")) as tts, \
             node_process(ASR, tmp_path / "asr.log",
-                         ros_args=params("asr", ns) + ["-r", f"{names.AUDIO}:={names.TTS_AUDIO}"]) as asr:
+                         ros_args=params("asr", ns, **NO_BARGE_IN)
+                         + ["-r", f"{names.AUDIO}:={names.TTS_AUDIO}"]) as asr:
         asr.wait_for_log("asr ready", 120)
         assert f"listening on {ns}/{names.TTS_AUDIO}" in asr.log()
         ears = Ears(probe, ns)
@@ -203,6 +208,61 @@ def test_asr_ignores_the_robots_own_voice(tmp_path):
         assert len(heard) == 1 and heard[0].startswith("thank you") and "table" in heard[0]
         assert_clean(asr)
         assert_clean(tts)
+
+
+def test_a_stop_said_while_the_robot_acted_is_a_stop_though_it_turned_idle_meanwhile(tmp_path):
+    """Issue 18: barge-in is judged on the state while the words were spoken. The probe plays
+    the interaction node's state topic: busy while "Stop!" is spoken (in real time, as from a
+    microphone), idle right after the last word, before the VAD has even ended the utterance.
+    The stop still goes out on interaction/stop and never reaches asr_text (the LLM). Also:
+    "asr ready" only once the state is known; "no, stop!" and "wait" are stops while busy; a
+    stop phrase said while idle is text."""
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                         reliability=ReliabilityPolicy.RELIABLE)
+    ns = unique_ns()
+    with probe_node("asr_barge_probe") as probe, \
+            node_process(ASR, tmp_path / "asr.log", ros_args=params("asr", ns)) as asr:
+        ears = Ears(probe, ns)
+        state = probe.node.create_publisher(String, f"{ns}/{names.STATE}", latched)
+        asr.wait_for_log("waiting for the robot's state", 120)
+        time.sleep(1.0)
+        assert "asr ready" not in asr.log()                  # no state yet: not ready
+        state.publish(String(data="busy"))
+        asr.wait_for_log("asr ready", 30)
+        pub = probe.node.create_publisher(AudioData, ears.audio_topic, AUDIO_QOS)
+        probe.wait_until(lambda: pub.get_subscription_count() > 0, 60, "the asr subscription")
+        time.sleep(1.0)
+
+        def speak_live(text: str, then_state: str | None = None) -> None:
+            """Real-time audio; ``then_state`` is published right after the last word."""
+            stream(pub.publish, [espeak(text, wpm=140)], chunk_ms=100, lead_s=0.3, gap_s=0.0,
+                   realtime=True, clock=time.time, frame_id="test")
+            if then_state:
+                state.publish(String(data=then_state))
+            stream(pub.publish, [np.zeros(16000, np.int16)], chunk_ms=100, lead_s=0.0,
+                   gap_s=0.5, realtime=True, clock=time.time, frame_id="test")
+
+        speak_live("Stop!", then_state="idle")               # the move ended as it was said
+        ears.wait(lambda: len(ears.results) >= 1, 60, "the result for 'Stop!'")
+        assert ears.outcomes()[0][0] == "stop", ears.outcomes()
+        ears.wait(lambda: len(ears.stops) == 1, 10, "the stop message")
+        time.sleep(0.5)
+        assert ears.text == []                               # not a request for the LLM
+        state.publish(String(data="busy"))
+        time.sleep(0.3)
+        for text in ("No, stop!", "wait"):                   # stop phrases in short utterances
+            speak_live(text)
+        ears.wait(lambda: len(ears.results) >= 3, 60, "the results for 'no, stop' and 'wait'")
+        assert [o for o, _ in ears.outcomes()] == ["stop"] * 3, ears.outcomes()
+        ears.wait(lambda: len(ears.stops) == 3, 10, "three stop messages")
+        state.publish(String(data="idle"))
+        time.sleep(1.0)
+        speak_live("stop it")                                # idle: just something said
+        ears.wait(lambda: ears.text and len(ears.results) >= 4, 60, "'stop it' as text")
+        assert [o for o, _ in ears.outcomes()][-1] == "sent" and len(ears.stops) == 3
+        assert "while the robot was busy" in asr.log()
+        assert_clean(asr)
 
 
 def test_asr_node_without_the_model_packages_names_them_and_exits(tmp_path):
@@ -369,6 +429,47 @@ def test_saying_stop_while_the_robot_acts_stops_the_skill(tmp_path):
                       and len(ears.results) >= 2, 60, "'stop it' as text")
             assert [o for o, _ in ears.outcomes()] == ["stop", "sent"]
             assert len(ears.stops) == 1
+            assert_clean(procs["asr"])
+    finally:
+        llm.close()
+
+
+def test_a_stop_said_as_the_robot_finished_is_not_a_request_for_the_llm(tmp_path):
+    """Issue 18, with the interaction node: the robot is busy (its LLM call is under way)
+    while "Stop!" is spoken in real time; the call returns right after the word and the robot
+    turns idle while the asr is still recognising. The stop must not reach the LLM as a
+    request (on main it did: decided 'sent' with state 'idle')."""
+    word = espeak("Stop!", wpm=140)
+    lead = 0.3
+    llm = FakeLLMServer()
+    llm.text = "wait_for_trigger()"
+    try:
+        with running_robot(tmp_path, llm.url, tmp_path / "memory",
+                           **{"memory.enabled": "false"}) as (user, procs):
+            probe = user.probe
+            ears = Ears(probe)
+            procs["asr"] = NodeProcess(ASR, tmp_path / "asr.log", ros_args=params("asr"))
+            procs["asr"].wait_for_log("asr ready", 120)        # it has the node's state
+            pub = probe.node.create_publisher(AudioData, names.AUDIO, AUDIO_QOS)
+            probe.wait_until(lambda: pub.get_subscription_count() > 0
+                             and probe.node.count_subscribers(names.STOP) >= 2, 60, "asr, stop")
+            time.sleep(1.0)
+            # the LLM answers just after the word ends (then the robot is idle again)
+            llm.replies = [{"delay": lead + len(word) / 16000 + 0.2}]
+            llm.texts = ["say('Done.')", "wait_for_trigger()"]
+            n = len(llm.requests)
+            user.say("tell me when you are done")
+            probe.wait_until(lambda: len(llm.requests) > n, 30, "the LLM call")
+            stream(pub.publish, [word], chunk_ms=100, lead_s=lead, gap_s=1.5, realtime=True,
+                   clock=time.time, frame_id="test")
+            ears.wait(lambda: ears.results, 60, "the result for 'Stop!'")
+            probe.wait_until(lambda: user.states[-1].data == "idle", 30, "idle")
+            time.sleep(1.0)
+            assert ears.outcomes()[0][0] == "stop", ears.outcomes()
+            assert [m.data for m in ears.text] == ["tell me when you are done"]   # the probe's
+            prompts = [r["json"]["prompt"] for r in llm.requests[n:]]
+            assert not any("'text': 'Stop!'" in p or "'text': 'Stop.'" in p for p in prompts)
+            assert "heard: 'Stop" not in procs["node"].log()
             assert_clean(procs["asr"])
     finally:
         llm.close()

@@ -191,8 +191,8 @@ class Agent:
         except LLMError as exc:
             log.error("LLM failed: %s", exc)
             self.console.annotate(f"the language model failed: {exc}")
-            return self._end_turn(TurnStatus.ERROR, f"LLM error: {exc}", say="Sorry, I cannot reach "
-                                  "my language model right now.")
+            return self._end_turn(TurnStatus.ERROR, f"LLM error: {exc}",
+                                  say=self._dropped_request_text())
         for source in statements:
             if self.turn.would_loop(source):
                 return self._on_loop(source)
@@ -268,6 +268,17 @@ class Agent:
             log.info("function generation defined %s for %s", definition.name, definition.call)
             self.stop.check()
             self.console.execute(definition.source)
+
+    def _dropped_request_text(self) -> str:
+        """What the robot says when the LLM cannot be reached: which request it drops, so
+        the user knows to say it again (issue 18)."""
+        utterances = self.console.builtins.utterances
+        if not utterances:
+            return "Sorry, I cannot reach my language model right now."
+        said = " ".join(str(utterances[-1]).split())
+        said = said if len(said) <= 80 else said[:77].rstrip() + "..."
+        return (f"Sorry, I cannot reach my language model right now, so I did not act on "
+                f"\"{said}\". Please say it again in a moment.")
 
     def _ignores_the_user(self, statements: list[str]) -> bool:
         """The first answer to a user turn is wait_for_trigger() alone."""

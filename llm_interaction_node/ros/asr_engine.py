@@ -17,8 +17,11 @@ OUTCOME_EMPTY = "empty"
 OUTCOME_LOW_CONFIDENCE = "low_confidence"
 OUTCOME_OWN_VOICE = "own_voice"
 
-DEFAULT_STOP_PHRASES = ("stop", "stop it", "stop now", "stop please", "please stop", "halt",
-                        "stop robot", "robot stop")
+# a stop phrase counts anywhere in a short utterance ("no, stop!", "stop that", "wait")
+DEFAULT_STOP_PHRASES = ("stop", "halt", "wait", "hold on", "freeze", "abort")
+DEFAULT_STOP_MAX_WORDS = 4
+# "don't stop", "do not wait", "never halt": a phrase right after one of these is no stop
+_NEGATIONS = ("don't", "dont", "do not", "not", "never", "no need to")
 
 
 @dataclass
@@ -172,7 +175,58 @@ def normalize_words(text: str) -> str:
     return " ".join(w for i, w in enumerate(words) if i == 0 or w != words[i - 1])
 
 
-def is_stop_command(text: str, phrases: Iterable[str] = DEFAULT_STOP_PHRASES) -> bool:
-    """The whole utterance is one of the stop phrases (punctuation, case and repeats aside)."""
-    said = normalize_words(text)
-    return bool(said) and said in {normalize_words(p) for p in phrases}
+def is_stop_command(text: str, phrases: Iterable[str] = DEFAULT_STOP_PHRASES,
+                    max_words: int = DEFAULT_STOP_MAX_WORDS) -> bool:
+    """A short utterance (at most ``max_words`` words, repeats collapsed) that contains one of
+    the stop phrases as whole words, not right after a negation: "Stop!", "no, stop!",
+    "stop that", "wait", "please halt" are stops; "don't stop" and "stop the car and bring
+    me the juice" are not (a longer utterance is a request, even if it says stop)."""
+    said = normalize_words(text).split()
+    if not said or len(said) > max_words:
+        return False
+    negations = [n.split() for n in _NEGATIONS]
+    for phrase in phrases:
+        words = normalize_words(phrase).split()
+        for i in range(len(said) - len(words) + 1):
+            if said[i:i + len(words)] != words:
+                continue
+            if not any(said[max(0, i - len(n)):i] == n for n in negations):
+                return True
+    return False
+
+
+class StateHistory:
+    """The robot's state (``interaction/state``) over time, so an utterance is judged on the
+    state while it was spoken, not when its recognition finished.
+
+    ``update(state, t)`` records a state received at ``t`` (the first one is taken to have
+    held since ever: the topic is latched); ``during(start, end)`` is the set of states in
+    force at some moment of [start, end], empty while no state was received."""
+
+    def __init__(self, keep_s: float = 300.0):
+        self.keep_s = keep_s
+        self._changes: list[tuple[float, str]] = []
+
+    @property
+    def known(self) -> bool:
+        return bool(self._changes)
+
+    @property
+    def current(self) -> str:
+        return self._changes[-1][1] if self._changes else ""
+
+    def update(self, state: str, t: float) -> None:
+        if self._changes and self._changes[-1][1] == state:
+            return
+        self._changes.append((-math.inf if not self._changes else t, state))
+        # forget old changes, but keep the one in force keep_s ago
+        while len(self._changes) > 1 and self._changes[1][0] < t - self.keep_s:
+            self._changes.pop(0)
+
+    def during(self, start: float, end: float) -> set[str]:
+        states = set()
+        for i, (t, state) in enumerate(self._changes):
+            until = self._changes[i + 1][0] if i + 1 < len(self._changes) else math.inf
+            if t <= end and until > start:
+                states.add(state)
+        return states

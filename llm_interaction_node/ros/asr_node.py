@@ -10,10 +10,16 @@ confidence, outcome); only the good ones reach the agent as std_msgs/String on
 * audio inside the robot's own speech (``speech/speaking``, latched std_msgs/Bool from the tts
   node, widened by ``self_voice.lead_s`` / ``self_voice.hangover_s``) is not transcribed: the
   agent does not hear itself;
-* barge-in: an utterance that is just a stop phrase ("stop", "stop it", ... ``barge_in.phrases``)
-  while ``interaction/state`` says busy or learning becomes std_msgs/Empty on
-  ``interaction/stop``, the interaction node's stop path, instead of text (with a threshold
-  of its own, ``barge_in.min_confidence``: a missed stop costs more than a false one).
+* barge-in: a short utterance (at most ``barge_in.max_words`` words) with a stop phrase in it
+  ("stop", "no, stop!", "wait", ... ``barge_in.phrases``) spoken while ``interaction/state``
+  said busy or learning becomes std_msgs/Empty on ``interaction/stop``, the interaction
+  node's stop path, instead of text (with a threshold of its own, ``barge_in.min_confidence``:
+  a missed stop costs more than a false one). The state is judged over the time the words
+  were spoken (a history of the state topic, each change stamped when the interaction node
+  published it, against the utterance's audio stamps), not when recognition finished: a stop
+  said in the last second of a move is still a stop, and never a request for the LLM. Until the first state arrives a stop phrase
+  is sent as a stop too (the interaction node ignores a stop while idle), and the node says
+  "asr ready" only once it has the state.
 
 Threads: the executor only queues audio and follows the speaking and state topics; one worker
 thread runs the VAD and the recogniser, so a slow recognition never blocks a callback. Bad
@@ -40,9 +46,9 @@ from llm_interaction_interfaces.msg import AsrResult, AudioData
 
 from . import names
 from .node_main import spin_node
-from .asr_engine import (DEFAULT_STOP_PHRASES, OUTCOME_EMPTY, OUTCOME_OWN_VOICE, OUTCOME_SENT,
-                         OUTCOME_STOP, Segmenter, SpeakingGate, Utterance, is_stop_command,
-                         judge)
+from .asr_engine import (DEFAULT_STOP_MAX_WORDS, DEFAULT_STOP_PHRASES, OUTCOME_EMPTY,
+                         OUTCOME_OWN_VOICE, OUTCOME_SENT, OUTCOME_STOP, Segmenter, SpeakingGate,
+                         StateHistory, Utterance, is_stop_command, judge)
 from .audio import (AUDIO_QOS, SAMPLE_RATE, AudioFormatError, from_msg, seconds_to_stamp,
                     stamp_to_seconds)
 from .whisper_model import ModelUnavailable, Recogniser
@@ -61,12 +67,14 @@ class AsrNode(Node):
         self.barge_in = p("barge_in.enabled", True)
         self.stop_phrases = p("barge_in.phrases", list(DEFAULT_STOP_PHRASES))
         self.stop_confidence = p("barge_in.min_confidence", 0.2)
+        self.stop_max_words = p("barge_in.max_words", DEFAULT_STOP_MAX_WORDS)
         self.idle_flush_s = p("vad.idle_flush_s", 0.5)
+        self.speech_pad_s = p("vad.speech_pad_s", 0.5)
         backlog_s = p("max_backlog_s", 60.0)
         self.min_speech_s = p("vad.min_speech_s", 0.25)
         self.segmenter = Segmenter(
             threshold=p("vad.threshold", 0.5), min_silence_s=p("vad.min_silence_s", 0.7),
-            speech_pad_s=p("vad.speech_pad_s", 0.5), min_speech_s=self.min_speech_s,
+            speech_pad_s=self.speech_pad_s, min_speech_s=self.min_speech_s,
             max_utterance_s=p("vad.max_utterance_s", 20.0), step_s=p("vad.step_s", 0.2))
         self.gate = SpeakingGate(lead_s=p("self_voice.lead_s", 0.2),
                                  hangover_s=p("self_voice.hangover_s", 0.5))
@@ -83,7 +91,9 @@ class AsrNode(Node):
         self.get_logger().info(f"model {self.recogniser.path} loaded in "
                                f"{time.monotonic() - started:.1f} s")
 
-        self._state = ""
+        self._states = StateHistory()
+        self._states_lock = threading.Lock()       # the executor writes, the worker reads
+        self._ready_note = ""
         self._errors: dict[str, float] = {}
         self._error_counts: dict[str, int] = {}
         # ~10 chunks per second from a microphone: the queue holds max_backlog_s of them
@@ -97,12 +107,19 @@ class AsrNode(Node):
         self.create_subscription(String, names.STATE, self._on_state, LATCHED)
         self._worker = threading.Thread(target=self._work, name="asr-worker", daemon=True)
         self._worker.start()
-        self.get_logger().info(
-            f"asr ready: listening on {self.resolve_topic_name(names.AUDIO)} "
+        self._ready_note = (
+            f"listening on {self.resolve_topic_name(names.AUDIO)} "
             f"({SAMPLE_RATE} Hz mono S16LE); text on {self.resolve_topic_name(names.ASR_TEXT)}, "
             f"min_confidence {self.min_confidence:g}, barge-in "
             f"{'on' if self.barge_in else 'off'}, self-voice gate "
             f"{'on' if self.self_voice else 'off'}")
+        if self.barge_in:       # ready once the robot's state is known (_on_state)
+            self.get_logger().info(
+                f"asr {self._ready_note}; waiting for the robot's state on "
+                f"{self.resolve_topic_name(names.STATE)} before saying ready (until then a "
+                "stop phrase is sent as a stop)")
+        else:
+            self.get_logger().info(f"asr ready: {self._ready_note}")
 
     def _param(self, name: str, default):
         """A parameter converted to the type of its default (an int also reads 1.0 or '1')."""
@@ -149,8 +166,24 @@ class AsrNode(Node):
     def _on_speaking(self, msg: Bool) -> None:
         self.gate.update(bool(msg.data), self._now())
 
-    def _on_state(self, msg: String) -> None:
-        self._state = msg.data
+    def _on_state(self, msg: String, info) -> None:
+        # stamped when the interaction node published it (DDS source timestamp, the same
+        # clock as the audio stamps), not when this executor got round to it: on a loaded
+        # machine that can be a second later, and "stop it" said after the robot turned idle
+        # would look as if said while it was busy
+        source = info.get("source_timestamp") or 0
+        stamp = source / 1e9 if source > 0 else self._now()
+        with self._states_lock:
+            first = not self._states.known
+            self._states.update(msg.data, stamp)
+        if first and self.barge_in:
+            self.get_logger().info(f"asr ready: {self._ready_note}; the robot is {msg.data!r}")
+
+    def states_during(self, start: float, end: float) -> tuple[set[str], str]:
+        """The states in force while [start, end] was spoken ({} if none was received yet)
+        and the state now."""
+        with self._states_lock:
+            return self._states.during(start, end), self._states.current
 
     def _error(self, text: str) -> None:
         """Log an error; the same one again only every 10 s, with how often it came."""
@@ -216,15 +249,24 @@ class AsrNode(Node):
         result.processing_s = float(recognition.processing_s)
         what = f"{text!r} (confidence {recognition.confidence:.2f}, {utterance.duration:.1f} s " \
                f"of audio, recognised in {recognition.processing_s:.2f} s)"
-        # a spoken stop while the robot acts: a missed stop costs more than a false one, so
-        # it has a threshold of its own (barge_in.min_confidence)
-        if self.barge_in and self._state in ACTING_STATES \
-                and is_stop_command(text, self.stop_phrases) \
+        # a spoken stop while the robot acted (judged over the time it was said, not now):
+        # a missed stop costs more than a false one, so it has a threshold of its own
+        # (barge_in.min_confidence), and an unknown state counts as acting
+        # (the words themselves: the VAD's padding taken off both ends)
+        said_from = min(utterance.start + self.speech_pad_s, utterance.end)
+        said_to = max(utterance.end - self.speech_pad_s, said_from)
+        spoken_in, now = self.states_during(said_from, said_to)
+        acting = not spoken_in or bool(spoken_in & set(ACTING_STATES))
+        if self.barge_in and acting \
+                and is_stop_command(text, self.stop_phrases, self.stop_max_words) \
                 and recognition.confidence >= self.stop_confidence:
             outcome = OUTCOME_STOP
             self.stop_pub.publish(Empty())
-            self.get_logger().info(f"barge-in: heard {what} while the robot is {self._state}: "
-                                   f"stop sent on {self.stop_pub.topic_name}")
+            while_ = "/".join(sorted(spoken_in)) if spoken_in else "unknown (no state yet)"
+            late = "" if now in ACTING_STATES or not spoken_in else \
+                f"; the robot is {now} now, so the stop may find nothing left to stop"
+            self.get_logger().info(f"barge-in: heard {what} while the robot was {while_}: "
+                                   f"stop sent on {self.stop_pub.topic_name}{late}")
         elif (outcome := judge(text, recognition.confidence, self.min_confidence)) != OUTCOME_SENT:
             reason = "nothing recognised" if outcome == OUTCOME_EMPTY else \
                 f"confidence below {self.min_confidence:g}"

@@ -17,10 +17,12 @@ at once.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import sys
 import threading
 import traceback
+from pathlib import Path
 
 import rclpy
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -56,6 +58,8 @@ HISTORY = QoSProfile(depth=200, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")   # ANSI CSI, controls
 IDLE, BUSY, LEARNING = "idle", "busy", "learning"
+QUEUED_NOTICE = ("I heard you. I am still busy, so I queued what you said: {n} requests are "
+                 "waiting, and I will answer them in order.")
 
 
 def clean_utterance(text: str, max_chars: int) -> str:
@@ -84,6 +88,10 @@ class InteractionNode(Node):
         self._running: str | None = None      # the statement published as running
         group = ReentrantCallbackGroup()
         log = self.get_logger()
+        self._log_bridge = RosLogHandler(log)        # the core's logging in the ROS format
+        logging.getLogger("llm_interaction_node").addHandler(self._log_bridge)
+        logging.getLogger("llm_interaction_node").setLevel(logging.INFO)
+        self._queued_notice = False                  # said for the current flood
 
         # perception + static knowledge -> the ROS robot
         knowledge = StaticKnowledge.from_yaml(world_path(own.knowledge))
@@ -171,6 +179,7 @@ class InteractionNode(Node):
         self.queue.close()
         self.stop_signal.request("shutdown", idle=True)
         self._worker.join(timeout=5)
+        logging.getLogger("llm_interaction_node").removeHandler(self._log_bridge)
 
     # -- state ----------------------------------------------------------------------------
     @property
@@ -245,6 +254,11 @@ class InteractionNode(Node):
         busy = self.current_state != IDLE
         self.queue.put(text)
         self.get_logger().info(f"heard: {text[:200]!r}" + (" (queued, robot busy)" if busy else ""))
+        waiting = self.queue.pending()
+        notice_at = self.config.node.asr.queued_notice
+        if busy and notice_at > 0 and waiting >= notice_at and not self._queued_notice:
+            self._queued_notice = True               # once per flood (reset when drained)
+            self.say(QUEUED_NOTICE.format(n=waiting))
 
     def _skill_unavailable(self, skill: str, outcome) -> None:
         self.say(f"My {skill.replace('_', ' ')} skill is not working: {outcome.message}.")
@@ -287,20 +301,28 @@ class InteractionNode(Node):
             outcome = learner.learn(force=True)
             response.success, response.message = outcome.stored, outcome.message
         except Exception as exc:  # noqa: BLE001 - report, keep running
-            self.get_logger().error(f"learning failed: {exc}")
-            response.success, response.message = False, f"learning failed: {exc}"
+            self.get_logger().error(f"learning failed: {error_text(exc)}")
+            response.success, response.message = False, f"learning failed: {error_text(exc)}"
         finally:
             self.set_state(IDLE)
         return response
 
     def _on_memory(self, request, response):
         try:
-            result = memory_command(self.session.memory, request.command, request.argument)
+            result = memory_command(self.session.memory, request.command, request.argument,
+                                    export_dir=self.export_dir)
             response.success, response.message = True, "ok"
             response.result_json = json.dumps(result, default=str)
         except Exception as exc:  # noqa: BLE001 - a bad request gets an answer, not a crash
-            response.success, response.message, response.result_json = False, str(exc), "null"
+            response.success, response.message = False, error_text(exc)
+            response.result_json = "null"
         return response
+
+    @property
+    def export_dir(self) -> Path:
+        """Where memory exports go: ``export_dir``, by default ``<memory.path>/exports``."""
+        configured = self.config.node.export_dir
+        return Path(configured or Path(self.config.settings.memory.path) / "exports").expanduser()
 
 
 class _StateChannel:
@@ -312,14 +334,39 @@ class _StateChannel:
     def next_utterance(self, purpose, prompt=None) -> str:
         if purpose == "trigger":
             self.node.set_state(IDLE)
+            if not self.node.queue.pending():
+                self.node._queued_notice = False     # the flood is answered
         try:
             return self.node.queue.next_utterance(purpose, prompt)
         finally:
             self.node._become_busy()
 
 
-def memory_command(memory, command: str, argument: str):
-    """The ManageMemory service's commands over an ExampleMemory."""
+def error_text(exc: BaseException) -> str:
+    """An exception as a message: a KeyError's text without the quotes str() adds."""
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return exc.args[0]
+    return str(exc)
+
+
+def export_path(directory: Path, name: str) -> Path:
+    """The file an export named ``name`` goes to: inside ``directory`` only. Any peer on the
+    ROS domain can call the memory service, so a name with a path separator or '..' (or one
+    resolving elsewhere through a link) is refused."""
+    if not name or any(sep in name for sep in ("/", "\\", "\x00")) or ".." in name \
+            or name.startswith("~"):
+        raise ValueError(f"export name {name!r} refused: give a plain file name (no path "
+                         f"separators, no '..'); exports go to {directory}")
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    if path.resolve().parent != directory.resolve():
+        raise ValueError(f"export name {name!r} refused: it leads out of {directory}")
+    return path
+
+
+def memory_command(memory, command: str, argument: str, export_dir: Path | None = None):
+    """The ManageMemory service's commands over an ExampleMemory (exports: a file name in
+    ``export_dir``)."""
     if memory is None:
         raise RuntimeError("this node runs without a memory (memory.enabled is false)")
     if command == ManageMemory.Request.COMMAND_COUNT:
@@ -335,9 +382,33 @@ def memory_command(memory, command: str, argument: str):
     if command == ManageMemory.Request.COMMAND_FORGET:
         return {"removed": [_summary(e) for e in memory.forget(argument)]}
     if command == ManageMemory.Request.COMMAND_EXPORT:
-        return {"exported": memory.export_yaml(argument)}
+        if export_dir is None:
+            raise ValueError("exports are off: no export directory")
+        path = export_path(Path(export_dir), argument)
+        return {"exported": memory.export_yaml(path), "path": str(path)}
     raise ValueError(f"unknown command {command!r}; use count, list, show, search, delete, "
                      "forget or export")
+
+
+class RosLogHandler(logging.Handler):
+    """Python logging (the core: agent, learner, memory) to a ROS logger, so those lines
+    are in the ROS log format ("[ERROR] [stamp] [interaction_node]: LLM failed: ...")."""
+
+    def __init__(self, ros_logger):
+        super().__init__(logging.INFO)
+        self.ros_logger = ros_logger
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = self.format(record)
+            if record.levelno >= logging.ERROR:
+                self.ros_logger.error(text)
+            elif record.levelno >= logging.WARNING:
+                self.ros_logger.warning(text)
+            else:
+                self.ros_logger.info(text)
+        except Exception:  # noqa: BLE001 - logging must never break the node
+            self.handleError(record)
 
 
 def _summary(example) -> dict:

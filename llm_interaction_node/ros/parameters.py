@@ -52,6 +52,8 @@ class SpeechInput:
 
     max_chars: int = setting(2000, "longer utterances are cut (with a note) before they "
                              "reach the LLM")
+    queued_notice: int = setting(3, "when this many utterances wait while the robot is busy, "
+                                 "it says that it queued them (once per flood; 0 = never)")
 
 
 @dataclass
@@ -62,6 +64,9 @@ class NodeSettings:
     knowledge: str = setting(DEFAULT_WORLD, "static scene knowledge: a world name from "
                              "config/worlds or a YAML path (named locations, furniture, "
                              "object classes)")
+    export_dir: str = setting("", "directory of the interaction/memory export files ('' = "
+                              "<memory.path>/exports); names with a path separator or '..' "
+                              "are refused")
     robot: RobotLimits = field(default_factory=RobotLimits)
     timeouts: SkillTimeouts = field(default_factory=SkillTimeouts)
     asr: SpeechInput = field(default_factory=SpeechInput)

@@ -12,13 +12,17 @@ printed as the statement's output, so the L_interact LLM sees it. The learner
    interaction itself; ``off`` (ablation "w/o learning") refuses every call;
 4. tells the user with ``say`` what was learned or why nothing was stored.
 
-Nothing raised by the LLM client (LLMError) or by the memory reaches the console.
+Nothing raised by the LLM client (LLMError) or by the memory reaches the console. A memory
+that cannot be reached (a ConnectionError, e.g. the store's MemoryServerUnreachable) loses
+nothing: the example is kept in ``pending`` and stored by :meth:`Learner.retry_pending` (the
+session calls it when the memory answers again; every learn call tries first).
 """
 from __future__ import annotations
 
 import itertools
 import logging
 import re
+import threading
 import time
 from dataclasses import dataclass
 from enum import StrEnum
@@ -37,6 +41,10 @@ LEARNING_DISABLED = "Learning is disabled in this session: nothing was stored."
 ALREADY_LEARNED = ("learn_from_interaction() was already called for this user request; "
                    "nothing more was stored.")
 NO_MEMORY_STORE = "Could not store the example in the memory: {error}"
+STORE_DEFERRED = ("Could not store the example: the memory is not reachable ({error}). It is "
+                  "kept and will be stored when the memory is back.")
+SAY_DEFERRED = ("I could not store what I learned: my memory is not reachable right now. I "
+                "keep it and will store it as soon as the memory is back.")
 
 
 @dataclass
@@ -81,6 +89,7 @@ class LearnStatus(StrEnum):
     NOTHING_TO_LEARN = "nothing_to_learn"   # empty interaction, no problem, unchanged, invalid
     LLM_FAILED = "llm_failed"
     STORE_FAILED = "store_failed"
+    STORE_DEFERRED = "store_deferred"      # memory unreachable: kept in pending, retried
 
 
 @dataclass
@@ -123,6 +132,8 @@ class Learner:
         self._transcript_source: Callable[[], Transcript] | None = None
         self._utterances_source: Callable[[], Sequence[str]] | None = None
         self._honoured: int | None = None   # utterance count of the last honoured request
+        self.pending: list[LearnedExample] = []  # not stored yet: the memory was unreachable
+        self._pending_lock = threading.Lock()     # learn (worker/service) vs retry (worker)
 
     @property
     def last_outcome(self) -> LearnOutcome | None:
@@ -142,9 +153,36 @@ class Learner:
     def learn(self, force: bool = False) -> LearnOutcome:
         """Learn from the bound interaction. ``force``: the request came from outside the
         conversation (a learn service/button), so the position and gate checks are skipped."""
+        self.retry_pending()
         outcome = self._learn(force)
         self.outcomes.append(outcome)
         return outcome
+
+    def retry_pending(self) -> int:
+        """Store the examples kept while the memory was unreachable, oldest first; stops at
+        the first that still fails. Returns how many were stored now."""
+        done = 0
+        with self._pending_lock:
+            while self.pending:
+                learned = self.pending[0]
+                try:
+                    learned.example = self.memory.add(
+                        learned.transcript, source=learned.source, origin=learned.origin,
+                        problem=learned.problem, improvement=learned.improvement)
+                except ConnectionError as exc:
+                    log.info("the memory is still unreachable (%s): %d example(s) kept",
+                             exc, len(self.pending))
+                    break
+                except Exception:  # noqa: BLE001 - a bad example must not block the others
+                    log.exception("storing a kept example failed; it is dropped")
+                    self.pending.pop(0)
+                    continue
+                self.pending.pop(0)
+                self._stored(learned)
+                done += 1
+        if done:
+            log.info("stored %d example(s) kept while the memory was unreachable", done)
+        return done
 
     def _learn(self, force: bool = False) -> LearnOutcome:
         if self._transcript_source is None or self._utterances_source is None:
@@ -220,14 +258,24 @@ class Learner:
             learned.example = self.memory.add(learned.transcript, source=learned.source,
                                               origin=learned.origin, problem=learned.problem,
                                               improvement=learned.improvement)
+        except ConnectionError as exc:  # the memory server is down: keep it, retry later
+            log.warning("the memory is unreachable; the %s example is kept to store later: %s",
+                        learned.source, exc)
+            with self._pending_lock:
+                self.pending.append(learned)
+            self.say(SAY_DEFERRED)
+            return LearnOutcome(LearnStatus.STORE_DEFERRED, STORE_DEFERRED.format(error=exc))
         except Exception as exc:  # noqa: BLE001 - the console must go on; the user is told
             log.exception("storing a learned example failed")
             self.say("Sorry, I could not store what I learned.")
             return LearnOutcome(LearnStatus.STORE_FAILED, NO_MEMORY_STORE.format(error=exc))
+        self._stored(learned)
+        return None
+
+    def _stored(self, learned: LearnedExample) -> None:
         self.learned.append(learned)
         self.stored.append(learned.example if learned.example is not None else learned)
         log.info("stored a %s example (%s)", learned.source, learned.origin)
-        return None
 
 
 _USER_REASONS = {

@@ -191,14 +191,53 @@ def _check_id(example_id: str) -> str:
     return example_id
 
 
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """What the Chroma HTTP client raises when its server does not answer (httpx wraps most
+    httpcore errors, not all)."""
+    errors: list[type[BaseException]] = [ConnectionError]
+    try:
+        import httpx
+        errors.append(httpx.TransportError)
+    except ImportError:
+        pass
+    try:
+        import httpcore
+        errors += [httpcore.NetworkError, httpcore.TimeoutException]
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+_TRANSPORT_ERRORS = _transport_errors()
+
+
+def _server_errors(method):
+    """A Chroma server that stopped answering is a MemoryServerUnreachable (a
+    ConnectionError), so callers can go on without the memory instead of failing."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except MemoryServerUnreachable:
+            raise
+        except _TRANSPORT_ERRORS as exc:
+            if not self.config.host:
+                raise
+            raise MemoryServerUnreachable(
+                f"the Chroma server at {self.config.host}:{self.config.port} does not answer "
+                f"({type(exc).__name__}: {exc})") from exc
+    return run
+
+
 def _locked(method):
     """Run the method under the memory's lock: writers (learning, the memory service) and
-    readers (retrieval in the agent's thread) share the collection and the caches."""
+    readers (retrieval in the agent's thread) share the collection and the caches. Server
+    outages become MemoryServerUnreachable (:func:`_server_errors`)."""
     @functools.wraps(method)
     def run(self, *args, **kwargs):
         with self._lock:
             return method(self, *args, **kwargs)
-    return run
+    return _server_errors(run)
 
 
 def _connect(config: MemoryConfig):
@@ -424,6 +463,7 @@ class ExampleMemory:
             self._query_cache.popitem(last=False)
         return np.stack([self._query_cache[t] for t in texts])
 
+    @_server_errors
     def retrieve(self, utterances: Sequence[str], k: int | None = None) -> list[tuple[Example, float]]:
         """The top-k unique examples for the latest utterances (newest = last element),
         sorted by score ASCENDING: the most similar example comes LAST.
@@ -448,6 +488,7 @@ class ExampleMemory:
                 return self._retrieve_reference(query, k)
             return self._retrieve(query, k)
 
+    @_server_errors
     def prompt_examples(self, utterances: Sequence[str], k: int | None = None) -> list[Example]:
         """The examples for the prompt, in the configured order (``config.order``): the
         paper's (most similar last), a fixed one, or the fixed one followed by the most
