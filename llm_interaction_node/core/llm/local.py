@@ -49,6 +49,7 @@ from . import models
 from .base import Completion, normalize_stop
 from .config import LLMConfig
 from .errors import LLMError, LLMNotConfigured
+from .progress import DONE, PROMPT, LLMProgress, ProgressSink, report
 from ..statements import input_complete
 from .scripted import render_chat
 from .usage import Usage
@@ -162,6 +163,7 @@ class LocalLlamaClient:
         self.llama = Llama(model_path=str(self.model_path), n_ctx=n_ctx, seed=0,
                            n_threads=n_threads or min(2, os.cpu_count() or 1), verbose=False)
         self.states = PrefixStates(state_cache_mb * 1024 * 1024)
+        self.progress: ProgressSink | None = None   # told how far a prompt evaluation is
         self._template = _chat_formatter(self.llama)
         self._fingerprint = hashlib.sha1(
             f"{self.model_path.name}:{self.model_path.stat().st_size}:{n_ctx}".encode()).hexdigest()[:12]
@@ -207,7 +209,8 @@ class LocalLlamaClient:
                 return Usage(prompt_tokens=len(tokens), cached_tokens=len(tokens),
                              evaluated_tokens=0, wall_s=time.perf_counter() - start)
             held = self._keep(min(self._restore_best(tokens), len(tokens) - 1))
-            self.llama.eval(tokens[held:])
+            self._eval_prompt(tokens, held, len(tokens), start)
+            report(self.progress, LLMProgress(DONE, elapsed_s=time.perf_counter() - start))
             state = self._get_state()
             self.states.put(tokens, state)
             if persist and self.persist_states:
@@ -319,6 +322,15 @@ class LocalLlamaClient:
         except OSError as exc:
             log.warning("could not save the model state to %s: %s", path, exc)
 
+    def _eval_prompt(self, tokens: Sequence[int], held: int, end: int, start: float) -> None:
+        """Evaluate ``tokens[held:end]`` in the model's batches, telling ``progress`` after
+        each (llama.cpp's own eval does the same batches, without telling)."""
+        step = max(1, int(self.llama.n_batch))
+        for at in range(held, end, step):
+            self.llama.eval(tokens[at:min(end, at + step)])
+            report(self.progress, LLMProgress(PROMPT, min(end, at + step) - held, end - held,
+                                              elapsed_s=time.perf_counter() - start))
+
     # -- generation --------------------------------------------------------------------
     def _complete(self, text: str, stop, temperature, max_tokens,
                   until: Callable[[str], bool] | None = None) -> Completion:
@@ -337,6 +349,10 @@ class LocalLlamaClient:
                 self.llama.reset()
                 cached = 0
             start = time.perf_counter()
+            if self.progress is not None and len(tokens) - 1 - cached > self.llama.n_batch:
+                # a long prompt: evaluated here in batches, so a person sees how far it is
+                # (generation then finds it held, as it finds the reused prefix)
+                self._eval_prompt(tokens, cached, len(tokens) - 1, start)
             criteria = None
             if until is not None:
                 from llama_cpp import StoppingCriteriaList
@@ -354,6 +370,8 @@ class LocalLlamaClient:
             except Exception as exc:  # noqa: BLE001 - llama.cpp errors become LLMError
                 raise LLMError(f"embedded model failed: {exc}", endpoint="embedded",
                                model=self.spec.name) from exc
+            finally:
+                report(self.progress, LLMProgress(DONE, elapsed_s=time.perf_counter() - start))
             wall = time.perf_counter() - start
         choice = out["choices"][0]
         usage = out.get("usage") or {}
