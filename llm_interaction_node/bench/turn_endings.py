@@ -13,6 +13,7 @@ A turn is what the model does between the user's utterance (the value of a
   (a statement or comment moving something back where it was, the seed habit of issue 20).
 
     python -m llm_interaction_node.bench.turn_endings docs/eval/embedded/ours [DIR ...]
+        [--max-rounds N]   # only the first N interactions of each run (as eval --max-rounds)
 """
 from __future__ import annotations
 
@@ -71,6 +72,16 @@ def _said(output: str) -> str:
     return match.group(2) if match else ""
 
 
+def first_rounds(run: dict, n: int | None) -> dict:
+    """The run as if it had ended after ``n`` interactions (``eval --max-rounds n``)."""
+    if not n:
+        return run
+    cut = dict(run)
+    for key in ("transcripts", "observations", "utterances"):
+        cut[key] = list(run.get(key, []))[:n]
+    return cut
+
+
 def count_run(run: dict) -> Counts:
     """The counts of one run file. Its last transcript holds every turn of the run (the
     earlier ones are its prefixes); utterance t opens turn t, observation t says how it ended
@@ -127,17 +138,22 @@ def _scope(entries: list[Entry], loop: Entry) -> str:
     return "\n".join(e.source for e in entries[:entries.index(loop) + 1])
 
 
-def count_dir(path: Path) -> Counts:
+def count_dir(path: Path, max_rounds: int | None = None) -> Counts:
+    """All run files under ``path`` (an eval output directory or a part of its runs/)."""
     total = Counts()
     files = sorted(path.glob("runs/**/run_*.json")) or sorted(path.glob("**/run_*.json"))
     for file in files:
-        total.add(count_run(json.loads(file.read_text(encoding="utf-8"))))
+        run = json.loads(file.read_text(encoding="utf-8"))
+        total.add(count_run(first_rounds(run, max_rounds)))
     return total
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dirs", nargs="+", type=Path, help="eval output directories")
+    parser.add_argument("dirs", nargs="+", type=Path,
+                        help="eval output directories (or folders of their runs/)")
+    parser.add_argument("--max-rounds", type=int, default=None,
+                        help="count only the first N interactions of each run")
     args = parser.parse_args(argv)
     names = [f.name for f in fields(Counts)]
     print("| dir | " + " | ".join(names) + " |")
@@ -146,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         if not d.is_dir():
             print(f"error: {d} is not a directory", file=sys.stderr)
             return 2
-        c = count_dir(d)
+        c = count_dir(d, args.max_rounds)
         print(f"| {d} | " + " | ".join(str(getattr(c, n)) for n in names) + " |")
     return 0
 
