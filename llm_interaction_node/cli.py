@@ -135,6 +135,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
         return 2
     if not args.quiet:
         session.console.listeners.append(lambda e: print(e.render(), flush=True))
+    show_progress(client, lambda line: print(f"({line})", flush=True))
     print(f"llm-interaction chat: {args.api} robot; {client.describe()}; "
           f"memory: {session.memory_note}\nType a request; /tokens shows token use, "
           "/quit or Ctrl-D ends.", flush=True)
@@ -144,6 +145,17 @@ def cmd_chat(args: argparse.Namespace) -> int:
         print()
     print(f"tokens used: {_usage_line(session.ledger.total)}")
     return 0
+
+
+def show_progress(client, write) -> bool:
+    """Long LLM calls tell the user how far they are (a line every few seconds, see
+    ``core/llm/progress.py``), when the client can tell; True if it can."""
+    from .core.llm.progress import ProgressReporter
+
+    if not hasattr(client, "progress"):
+        return False
+    client.progress = ProgressReporter(write)
+    return True
 
 
 def _usage_line(usage) -> str:

@@ -10,6 +10,12 @@ class FakeLLMServer:
     """Records every request; answers from ``replies`` (in order), then with ``default``.
 
     A reply is a dict: status (200), body (dict; built by default), delay (s), headers.
+    A request with ``"stream": true`` is answered as server-sent events, one chunk per
+    ``chunk_chars`` characters of the text (default 4), then a usage chunk and ``[DONE]``;
+    stream keys of a reply: ``first_token_delay`` (s before the first text chunk), ``gap``
+    (s between chunks), ``progress`` (prompt_progress events sent first, llama.cpp style:
+    a list of (processed, total)), ``stall_after`` (n chunks, then ``stall_s`` (30) s of
+    silence). ``disconnects`` counts streams whose client left before the end.
     """
 
     def __init__(self) -> None:
@@ -20,6 +26,7 @@ class FakeLLMServer:
         self.usage: dict | None = {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
         self.extra: dict = {}  # extra top-level response fields (e.g. llama.cpp "timings")
         self.stop_event = threading.Event()
+        self.disconnects = 0
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -36,6 +43,8 @@ class FakeLLMServer:
                 if reply.get("delay"):
                     server.stop_event.wait(reply["delay"])
                 status = reply.get("status", 200)
+                if body.get("stream") and status == 200 and not reply.get("body"):
+                    return self.stream(reply, body)
                 payload = reply.get("body") or server.default_body(self.path, body)
                 data = json.dumps(payload).encode()
                 try:
@@ -48,6 +57,47 @@ class FakeLLMServer:
                     self.wfile.write(data)
                 except OSError:  # the client gave up (timeout test)
                     pass
+
+            def stream(self, reply: dict, request: dict) -> None:
+                chat = self.path.endswith("/chat/completions")
+                text = server.next_text()
+                size = reply.get("chunk_chars", 4)
+                pieces = [text[i:i + size] for i in range(0, len(text), size)]
+                wait = server.stop_event.wait
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()          # HTTP/1.0: the body ends when the server closes
+                    self.wfile.flush()
+                    for processed, total in reply.get("progress", []):
+                        wait(reply.get("gap", 0))
+                        self.event({"prompt_progress": {"total": total, "cache": 0,
+                                                        "processed": processed, "time_ms": 1},
+                                    "choices": []}, request)
+                    wait(reply.get("first_token_delay", 0))
+                    for n, piece in enumerate(pieces):
+                        if n and reply.get("gap"):
+                            wait(reply["gap"])
+                        if n == reply.get("stall_after"):
+                            wait(reply.get("stall_s", 30))   # silent, then the rest
+                        delta = {"delta": {"content": piece}} if chat else {"text": piece}
+                        self.event({"choices": [{"index": 0, "finish_reason": None, **delta}]}, request)
+                    last = {"delta": {}} if chat else {"text": ""}
+                    self.event({"choices": [{"index": 0, "finish_reason": "stop", **last}],
+                                **server.extra}, request)   # llama.cpp: timings here
+                    if server.usage is not None:
+                        self.event({"choices": [], "usage": server.usage}, request)
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except OSError:  # the client left
+                    server.disconnects += 1
+
+            def event(self, data: dict, request: dict) -> None:
+                chat = self.path.endswith("/chat/completions")
+                data = {"id": "x-1", "created": 0, "model": request.get("model", "?"),
+                        "object": "chat.completion.chunk" if chat else "text_completion", **data}
+                self.wfile.write(b"data: " + json.dumps(data).encode() + b"\n\n")
+                self.wfile.flush()
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

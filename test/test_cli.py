@@ -1,5 +1,6 @@
 """The `llm-interaction` command as a user runs it (a separate process each time)."""
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -115,3 +116,22 @@ def test_chat_timeout_option_sets_the_statement_time_limit(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "statement interrupted after 0.5 s" in r.stdout, r.stdout
     assert "memory: no memory" in r.stdout
+
+
+def test_chat_shows_how_far_a_long_llm_call_is(tmp_path):
+    """The first request takes ~3.6 s while the server reports its prompt progress: the
+    chat prints a progress line and a closing one; quick calls print none."""
+    server = FakeLLMServer()
+    server.texts = ["say('ready')", "wait_for_trigger()"]
+    server.replies.append({"progress": [(1024, 4096), (2048, 4096), (3072, 4096), (4096, 4096)],
+                           "gap": 0.9})
+    try:
+        r = run_cli("chat", "--api", "humanoid", "--no-memory", stdin="hello\n", timeout=60,
+                    env_extra={"LLM_INTERACTION_BASE_URL": server.url,
+                               "LLM_INTERACTION_MODEL": "test-model"})
+    finally:
+        server.close()
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"\(the model is reading the prompt: 4096 of 4096 tokens, \d+ s\)", r.stdout), r.stdout
+    assert r.stdout.count("(the model answered after") == 1           # the second call was quick
+    assert r.stdout.index("(the model answered after") < r.stdout.index("robot says: ready")

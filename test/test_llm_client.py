@@ -252,7 +252,7 @@ def test_chat_mode_complete_sends_system_and_user(server):
 
 
 def test_chat_mode_without_system_and_null_content(server):
-    client = client_for(server, mode="chat")
+    client = client_for(server, mode="chat", stream=False)   # a whole JSON answer
     server.replies.append({"body": {
         "id": "x", "object": "chat.completion", "created": 0, "model": "m",
         "choices": [{"index": 0, "finish_reason": "length",
@@ -508,3 +508,133 @@ def test_ledger_is_thread_safe():
     assert ledger.interaction == total
     assert len(ledger.calls) == n
     assert sum(u.calls for u in ledger.by_purpose().values()) == n
+
+
+# ---------------------------------------------------------------------------------------
+# Streaming: time out on silence, not on length; progress of long calls
+# ---------------------------------------------------------------------------------------
+
+from llm_interaction_node.core.llm.progress import (  # noqa: E402
+    DONE, GENERATE, PROMPT, LLMProgress, ProgressReporter)
+
+
+def test_a_stream_is_requested_with_usage_and_progress(server):
+    client_for(server).complete("p")
+    sent = server.requests[0]["json"]
+    assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
+    assert sent["return_progress"] is True          # llama.cpp: prompt_progress chunks
+    client_for(server, server_progress=False).complete("p")
+    assert "return_progress" not in server.requests[1]["json"]
+    client_for(server, stream=False).complete("p")
+    assert "stream" not in server.requests[2]["json"]
+
+
+def test_the_openai_api_is_never_asked_for_llamacpp_progress():
+    openai_api = OpenAIClient(LLMConfig(api_key="sk-x"))
+    assert openai_api.config.endpoint.startswith("https://api.openai.com")
+    assert not openai_api._asks_progress()
+    assert OpenAIClient(LLMConfig(base_url="http://localhost:8080/v1"))._asks_progress()
+
+
+@pytest.mark.parametrize("mode", ["completion", "chat"])
+def test_a_slow_answer_succeeds_while_tokens_keep_coming(server, mode):
+    """1.65 s of tokens, 0.15 s apart: longer than timeout_s (1 s), never silent for 0.8 s."""
+    server.text = "put_first_on_second('red block', 'blue bowl')"     # 12 chunks of 4 characters
+    server.replies.append({"gap": 0.15})
+    client = client_for(server, mode=mode, timeout_s=1.0, silence_timeout_s=0.8)
+    start = time.monotonic()
+    result = client.complete("p")
+    assert time.monotonic() - start > 1.5
+    assert result.text == server.text and result.finish_reason == "stop"
+    assert result.usage.completion_tokens == 3 and not result.usage.estimated   # the usage chunk
+
+
+def test_silence_after_the_first_tokens_fails_with_a_clear_error(server):
+    server.replies.append({"stall_after": 2, "stall_s": 5.0})
+    client = client_for(server, timeout_s=5.0, silence_timeout_s=0.5)
+    start = time.monotonic()
+    with pytest.raises(LLMError) as info:
+        client.complete("p")
+    assert time.monotonic() - start < 2.0
+    message = str(info.value)
+    assert "no token for 0.5 s" in message and "silence_timeout_s" in message
+    assert server.url in message and info.value.wall_s >= 0.5
+
+
+def test_no_first_token_within_timeout_s_says_what_to_raise(server):
+    server.replies.append({"first_token_delay": 5.0})
+    client = client_for(server, timeout_s=0.5, silence_timeout_s=10.0)
+    start = time.monotonic()
+    with pytest.raises(LLMError) as info:
+        client.complete("p")
+    assert time.monotonic() - start < 2.0
+    assert "no first token within 0.5 s" in str(info.value)
+    assert "LLM_INTERACTION_TIMEOUT_S" in str(info.value)
+
+
+def test_prompt_progress_is_reported_and_keeps_a_long_prompt_alive(server):
+    """The server evaluates for 1.6 s before the first token (timeout_s is 1 s) but reports
+    every 0.4 s: the call succeeds, and the listener hears prompt, generation, done."""
+    server.replies.append({"progress": [(512, 2048), (1024, 2048), (1536, 2048), (2048, 2048)],
+                           "gap": 0.4})
+    client = client_for(server, timeout_s=1.0, silence_timeout_s=1.0)
+    heard: list[LLMProgress] = []
+    client.progress = heard.append
+    assert client.complete("p").text == "print('hi')"
+    prompt = [e for e in heard if e.phase == PROMPT]
+    assert [(e.done, e.total) for e in prompt] == [(512, 2048), (1024, 2048), (1536, 2048), (2048, 2048)]
+    assert prompt[-1].elapsed_s > 1.4
+    assert [e.done for e in heard if e.phase == GENERATE] == [1, 2, 3]     # "print('hi')": 3 chunks
+    assert heard[-1].phase == DONE and not heard[-1].failed
+    assert "2048 of 2048 tokens" in prompt[-1].describe()
+
+
+def test_a_failed_call_tells_the_listener_it_ended(server):
+    server.replies.append({"status": 500, "body": error_body("boom")})
+    client = client_for(server)
+    heard: list[LLMProgress] = []
+    client.progress = heard.append
+    with pytest.raises(LLMError):
+        client.complete("p")
+    assert [e.phase for e in heard] == [DONE] and heard[0].failed
+
+
+def test_a_failing_progress_listener_does_not_break_the_call(server):
+    client = client_for(server)
+
+    def broken(_event):
+        raise RuntimeError("display gone")
+    client.progress = broken
+    assert client.complete("p").text == "print('hi')"
+
+
+def test_progress_reporter_is_quiet_for_short_calls_and_throttles_long_ones():
+    now = [0.0]
+    lines: list[str] = []
+    reporter = ProgressReporter(lines.append, after_s=3.0, every_s=5.0, clock=lambda: now[0])
+    reporter(LLMProgress(PROMPT, 100, 400, elapsed_s=1.0))
+    reporter(LLMProgress(DONE, elapsed_s=1.5))
+    assert lines == []                                    # a quick call says nothing
+    for t, done in ((3.5, 200), (6.0, 300), (9.0, 400)):
+        now[0] = t
+        reporter(LLMProgress(PROMPT, done, 400, elapsed_s=t))
+    assert lines == ["the model is reading the prompt: 200 of 400 tokens, 4 s",
+                     "the model is reading the prompt: 400 of 400 tokens, 9 s"]
+    reporter(LLMProgress(DONE, elapsed_s=9.5))
+    assert lines[-1] == "the model answered after 10 s"
+    reporter(LLMProgress(DONE, elapsed_s=0.1))            # a new call that was not reported
+    assert len(lines) == 3
+
+
+def test_config_stream_and_silence_timeout(monkeypatch):
+    cfg = LLMConfig.from_sources({"stream": "false", "silence_timeout_s": "12"}, env={})
+    assert cfg.stream is False and cfg.silence_timeout_s == 12.0
+    cfg = LLMConfig.from_sources({}, env={"LLM_INTERACTION_STREAM": "no",
+                                          "LLM_INTERACTION_SILENCE_TIMEOUT_S": "3"})
+    assert cfg.stream is False and cfg.silence_timeout_s == 3.0
+    assert LLMConfig().timeout_s == 300.0 and LLMConfig().stream
+    with pytest.raises(ValueError, match="silence_timeout_s"):
+        LLMConfig(silence_timeout_s=0)
+    with pytest.raises(ValueError, match="stream"):
+        LLMConfig(stream="maybe")
+    assert "30 s of silence" in LLMConfig().describe()

@@ -170,11 +170,15 @@ def test_speech_console_process(tmp_path):
         stop_sub = probe.node.create_subscription(Empty, f"{ns}/{names.STOP}", stops.append, 10)
         tts_pub = probe.node.create_publisher(String, f"{ns}/{names.TTS_TEXT}", 10)
         entries = probe.node.create_publisher(ConsoleEntry, f"{ns}/{names.TRANSCRIPT}", 100)
+        progress = probe.node.create_publisher(String, f"{ns}/{names.LLM_PROGRESS}", 10)
         console.wait_for_log("speech console: type what you say", 30)
         probe.wait_until(lambda: asr_sub.get_publisher_count() >= 1
                          and stop_sub.get_publisher_count() >= 1
                          and tts_pub.get_subscription_count() >= 1
-                         and entries.get_subscription_count() >= 1, 30, "the console to connect")
+                         and entries.get_subscription_count() >= 1
+                         and progress.get_subscription_count() >= 1, 30, "the console to connect")
+        progress.publish(String(data="the model is reading the prompt: 512 of 4096 tokens, 6 s"))
+        console.wait_for_log("(the model is reading the prompt: 512 of 4096 tokens, 6 s)", 20)
 
         def type_line(text):
             console.proc.stdin.write(text + "\n")

@@ -39,6 +39,7 @@ from ..core.apis.knowledge import StaticKnowledge
 from ..core.errors import EndOfInteraction
 from ..core.interrupt import StopSignal
 from ..core.llm import NoLLM, make_client
+from ..core.llm.progress import ProgressReporter
 from ..core.memory.store import MemoryStoreError
 from ..core.transcript import Entry
 from ..core.user import EventQueue
@@ -120,6 +121,7 @@ class InteractionNode(Node):
         self.tts = self.create_publisher(String, ifaces["topics.tts_text"], 10)
         self.transcript = self.create_publisher(ConsoleEntry, ifaces["topics.transcript"], HISTORY)
         self.state = self.create_publisher(String, ifaces["topics.state"], LATCHED)
+        self.llm_progress = self.create_publisher(String, ifaces["topics.llm_progress"], 10)
         self.create_subscription(String, ifaces["topics.asr_text"], self._on_utterance, 100,
                                  callback_group=group)
         self.create_subscription(Empty, ifaces["topics.stop"],
@@ -139,6 +141,8 @@ class InteractionNode(Node):
 
         # the core: console, LLM, memory, learner, agent
         llm = make_client(config.settings.llm, required=False)
+        if hasattr(llm, "progress"):    # a long prompt: a line every few seconds, log + topic
+            llm.progress = ProgressReporter(self._report_llm_progress)
         if isinstance(llm, NoLLM):
             log.error(f"{llm.describe()}: requests are answered with an error until "
                       "llm.base_url is set")
@@ -216,6 +220,10 @@ class InteractionNode(Node):
             self._change_state(BUSY)
 
     # -- speech / transcript --------------------------------------------------------------
+    def _report_llm_progress(self, line: str) -> None:
+        self.get_logger().info(line)
+        self._send(self.llm_progress, String(data=line))
+
     def _send(self, publisher, msg) -> None:
         """Publish from any thread; after shutdown began, drop instead of failing."""
         try:

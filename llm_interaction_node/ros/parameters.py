@@ -90,6 +90,7 @@ INTERFACES: dict[str, tuple[str, str]] = {
     "topics.tts_text": (names.TTS_TEXT, "text for the robot to say (std_msgs/String)"),
     "topics.transcript": (names.TRANSCRIPT, "live console transcript (ConsoleEntry)"),
     "topics.state": (names.STATE, "idle | busy | learning (std_msgs/String, latched)"),
+    "topics.llm_progress": (names.LLM_PROGRESS, "how far a long LLM call is (std_msgs/String)"),
     "topics.stop": (names.STOP, "stop the running skill and generation (std_msgs/Empty)"),
     "services.stop": (names.STOP, "stop, as a std_srvs/Trigger service"),
     "services.reset": (names.RESET, "forget the current interaction (std_srvs/Trigger)"),

@@ -1,7 +1,9 @@
 """ROS 2 node ``speech_console``: a terminal for talking to the robot.
 
 Each line typed is published as recognised speech (std_msgs/String on ``speech/asr_text``),
-what the robot says (``speech/tts_text``) is printed as ``robot: <text>``, and with
+what the robot says (``speech/tts_text``) is printed as ``robot: <text>``, how far a long LLM
+call is (``interaction/llm_progress``: a line every few seconds while the model reads a long
+prompt) as ``(the model is reading the prompt: ...)``, and with
 ``--transcript`` (or the parameter ``show_transcript``) the interaction node's console
 transcript (``interaction/transcript``) is shown too, dimmed on a terminal.
 
@@ -157,6 +159,7 @@ class SpeechConsoleNode(Node):
         self.stop_pub = self.create_publisher(Empty, names.STOP, 10)
         self.reset_client = self.create_client(Trigger, names.RESET)
         self.create_subscription(String, names.TTS_TEXT, self._on_tts, 50)
+        self.create_subscription(String, names.LLM_PROGRESS, self._on_llm_progress, 10)
         if self.show_transcript:
             self.create_subscription(ConsoleEntry, names.TRANSCRIPT, self._on_entry, 100)
         if self.speech:
@@ -185,6 +188,9 @@ class SpeechConsoleNode(Node):
 
     def _on_tts(self, msg) -> None:
         self.write(f"robot: {msg.data}")
+
+    def _on_llm_progress(self, msg) -> None:
+        self.write(f"({msg.data})", dim=True)
 
     def _on_entry(self, msg) -> None:
         text = render_entry(msg.kind, msg.text)

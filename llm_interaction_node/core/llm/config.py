@@ -25,6 +25,8 @@ ENV_VARS: dict[str, str] = {
     "max_tokens": "LLM_INTERACTION_MAX_TOKENS",
     "timeout_s": "LLM_INTERACTION_TIMEOUT_S",
     "max_retries": "LLM_INTERACTION_MAX_RETRIES",
+    "stream": "LLM_INTERACTION_STREAM",
+    "silence_timeout_s": "LLM_INTERACTION_SILENCE_TIMEOUT_S",
     "local_model": "LLM_INTERACTION_LOCAL_MODEL",
     "local_mode": "LLM_INTERACTION_LOCAL_MODE",
     "local_draft": "LLM_INTERACTION_LOCAL_DRAFT",
@@ -54,7 +56,17 @@ class LLMConfig:
         "one) or 'chat' (chat-only models)")
     temperature: float = setting(0.0, "sampling temperature")
     max_tokens: int = setting(512, "completion token limit per call")
-    timeout_s: float = setting(60.0, "HTTP timeout per LLM call")
+    # A first console prompt (4-4.6k tokens) took 113-147 s on a 2-core llama.cpp server before
+    # its first token: 300 s leaves room for half that speed (docs/benchmarks.md "Long LLM calls").
+    timeout_s: float = setting(300.0, "longest wait for the first token of an answer (the server "
+                               "evaluates the prompt); without streaming: for the whole answer")
+    stream: bool = setting(True, "stream answers from an endpoint: once tokens come, the call "
+                           "fails only on silence (silence_timeout_s), not on its length")
+    silence_timeout_s: float = setting(30.0, "streaming: longest gap between two tokens once "
+                                       "the answer has started")
+    server_progress: bool = setting(True, "ask the endpoint for prompt progress while it "
+                                    "evaluates (llama.cpp's return_progress; never sent to "
+                                    "api.openai.com); off for servers that refuse unknown fields")
     max_retries: int = setting(2, "retries of failed LLM calls (the openai client's)")
     local_model: str = setting("qwen2.5-coder-1.5b", "embedded model when no endpoint is set: "
                                "qwen2.5-coder-1.5b (default) or gemma-3-270m (tiny, plumbing)")
@@ -130,7 +142,10 @@ class LLMConfig:
         return (
             f"LLM {self.mode} mode, model {self.model!r} at {where} ({key}); "
             f"temperature {self.temperature:g}, max_tokens {self.max_tokens}, "
-            f"timeout {self.timeout_s:g} s, max_retries {self.max_retries}"
+            f"timeout {self.timeout_s:g} s"
+            + (f" to the first token, {self.silence_timeout_s:g} s of silence (streaming)"
+               if self.stream else "")
+            + f", max_retries {self.max_retries}"
         )
 
 
@@ -164,13 +179,14 @@ def _validate(config: LLMConfig, where) -> None:
             )
     if config.api_key is not None and not isinstance(config.api_key, str):
         raise ValueError(f"{where('api_key')} must be a string")
-    for name, low, high in (("temperature", 0.0, 2.0), ("timeout_s", 0.0, math.inf)):
+    for name, low, high in (("temperature", 0.0, 2.0), ("timeout_s", 0.0, math.inf),
+                            ("silence_timeout_s", 0.0, math.inf)):
         value = getattr(config, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
             raise ValueError(f"{where(name)}={value!r} is not a number")
         if name == "temperature" and not low <= value <= high:
             raise ValueError(f"{where(name)}={value!r} is out of range: temperature must be within 0..2")
-        if name == "timeout_s" and not value > 0:
+        if name.endswith("timeout_s") and not value > 0:
             raise ValueError(f"{where(name)}={value!r} must be > 0 seconds")
     for name, low in (("max_tokens", 1), ("max_retries", 0), ("local_draft", 0)):
         value = getattr(config, name)
@@ -187,6 +203,9 @@ def _validate(config: LLMConfig, where) -> None:
                          "use 'none', 'llama.cpp' or 'vllm'")
     if not isinstance(config.local_grammar, bool):
         raise ValueError(f"{where('local_grammar')}={config.local_grammar!r} is not true or false")
+    for name in ("stream", "server_progress"):
+        if not isinstance(getattr(config, name), bool):
+            raise ValueError(f"{where(name)}={getattr(config, name)!r} must be true or false")
     if config.local_mode not in ("", *MODES):
         raise ValueError(f"{where('local_mode')}={config.local_mode!r} is invalid: use '', "
                          "'completion' or 'chat'")

@@ -58,6 +58,7 @@ from .base import Completion, normalize_stop
 from .config import LLMConfig
 from .decoding import Decoder, GrammarMask, PromptLookup
 from .errors import LLMError, LLMNotConfigured
+from .progress import DONE, PROMPT, LLMProgress, ProgressSink, report
 from ..statements import input_complete
 from ..transcript import PS2
 from .scripted import render_chat
@@ -177,6 +178,7 @@ class LocalLlamaClient:
         self.llama = Llama(model_path=str(self.model_path), n_ctx=n_ctx, seed=0,
                            n_threads=n_threads or min(2, os.cpu_count() or 1), verbose=False)
         self.states = PrefixStates(state_cache_mb * 1024 * 1024)
+        self.progress: ProgressSink | None = None   # told how far a prompt evaluation is
         self._template = _chat_formatter(self.llama)
         self._vocab = self.llama_cpp.llama_model_get_vocab(self.llama.model)
         self.decoder = Decoder(self.llama, lambda t: bool(self.llama_cpp.llama_vocab_is_eog(self._vocab, t)))
@@ -241,7 +243,8 @@ class LocalLlamaClient:
                 return Usage(prompt_tokens=len(tokens), cached_tokens=len(tokens),
                              evaluated_tokens=0, wall_s=time.perf_counter() - start)
             held = self._keep(min(self._restore_best(tokens), len(tokens) - 1))
-            self.llama.eval(tokens[held:])
+            self._eval_prompt(tokens, held, len(tokens), start)
+            report(self.progress, LLMProgress(DONE, elapsed_s=time.perf_counter() - start))
             state = self._get_state()
             self.states.put(tokens, state)
             if persist and self.persist_states:
@@ -353,6 +356,15 @@ class LocalLlamaClient:
         except OSError as exc:
             log.warning("could not save the model state to %s: %s", path, exc)
 
+    def _eval_prompt(self, tokens: Sequence[int], held: int, end: int, start: float) -> None:
+        """Evaluate ``tokens[held:end]`` in the model's batches, telling ``progress`` after
+        each (llama.cpp's own eval does the same batches, without telling)."""
+        step = max(1, int(self.llama.n_batch))
+        for at in range(held, end, step):
+            self.llama.eval(tokens[at:min(end, at + step)])
+            report(self.progress, LLMProgress(PROMPT, min(end, at + step) - held, end - held,
+                                              elapsed_s=time.perf_counter() - start))
+
     # -- generation --------------------------------------------------------------------
     def _complete(self, text: str, stop, temperature, max_tokens,
                   until: Callable[[str], bool] | None = None,
@@ -374,6 +386,12 @@ class LocalLlamaClient:
             start = time.perf_counter()
             stops = normalize_stop(stop)
             n_prompt = len(tokens)
+            held = cached
+            if self.progress is not None and len(tokens) - 1 - cached > self.llama.n_batch:
+                # a long prompt: evaluated here in batches, so a person sees how far it is
+                # (the decoder then finds it held, as it finds the reused prefix)
+                self._eval_prompt(tokens, cached, len(tokens) - 1, start)
+                held = len(tokens) - 1
 
             def done(generated: list[int]) -> bool:
                 text = self.llama.detokenize(generated).decode("utf-8", "replace")
@@ -381,7 +399,7 @@ class LocalLlamaClient:
             try:
                 mask = self._mask(grammar) if grammar else None
                 decoded = self.decoder.generate(
-                    tokens, tokens[cached:], max_tokens, temperature, done,
+                    tokens, tokens[held:], max_tokens, temperature, done,
                     lookup=self.lookup if self.config.local_draft else None, mask=mask,
                     n_ctx=self.llama.n_ctx())
             except LLMError:
@@ -389,6 +407,8 @@ class LocalLlamaClient:
             except Exception as exc:  # noqa: BLE001 - llama.cpp errors become LLMError
                 raise LLMError(f"embedded model failed: {exc}", endpoint="embedded",
                                model=self.spec.name) from exc
+            finally:
+                report(self.progress, LLMProgress(DONE, elapsed_s=time.perf_counter() - start))
             wall = time.perf_counter() - start
             self.last_decoding = decoded
         text = self.llama.detokenize(decoded.tokens).decode("utf-8", "replace")

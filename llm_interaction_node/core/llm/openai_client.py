@@ -1,9 +1,19 @@
 """OpenAIClient: LLMClient over the official ``openai`` package (any OpenAI-compatible server).
 
-Retries and timeouts are openai's own: ``OpenAI(max_retries=config.max_retries,
-timeout=config.timeout_s)`` retries connection errors, timeouts, 408/409/429 and 5xx
-with exponential backoff (honouring Retry-After / retry-after-ms). Whatever still
-fails becomes one LLMError naming endpoint, model and cause.
+Retries are openai's own: ``OpenAI(max_retries=config.max_retries)`` retries connection
+errors, timeouts, 408/409/429 and 5xx with exponential backoff (honouring Retry-After /
+retry-after-ms) until the server answers. Whatever still fails becomes one LLMError naming
+endpoint, model and cause.
+
+Timeouts (``llm.stream``, on by default): the answer is streamed and the call times out on
+silence, not on its length. Until the first token the server evaluates the prompt, which
+may take minutes on a small machine: the wait for it is ``timeout_s`` (counted again from
+each progress report the server sends). Once tokens come, a gap of ``silence_timeout_s``
+without one ends the call. The stream is then closed, so a server that cancels on a closed
+connection (llama.cpp, vLLM) stops computing for nobody. Without streaming, ``timeout_s``
+bounds the whole call (httpx's read timeout). With ``server_progress`` the request asks for
+``return_progress`` (llama.cpp: ``prompt_progress`` chunks while the prompt is evaluated);
+the client's ``progress`` sink (:mod:`.progress`) gets prompt and generation progress.
 
 Token usage read from a response, in this order:
 
@@ -24,15 +34,20 @@ Token usage read from a response, in this order:
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 import time
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
+from urllib.parse import urlsplit
 
 import openai
 
 from .base import Completion, normalize_stop
-from .config import ENDPOINT_GRAMMAR_FIELDS, LLMConfig
+from .config import ENDPOINT_GRAMMAR_FIELDS, OPENAI_DEFAULT_BASE_URL, LLMConfig
 from .errors import LLMError, LLMNotConfigured
+from .progress import DONE, GENERATE, PROMPT, LLMProgress, ProgressSink, report
 from .usage import Usage, estimate_tokens
 
 log = logging.getLogger(__name__)
@@ -47,6 +62,7 @@ class OpenAIClient:
         if not config.is_configured:
             raise LLMNotConfigured("neither base_url nor an API key is set")
         self.config = config
+        self.progress: ProgressSink | None = None   # who is told how far a call is
         # base_url / api_key are always passed explicitly: openai would otherwise read
         # OPENAI_BASE_URL / OPENAI_API_KEY itself, bypassing LLMConfig's priorities.
         self._client = openai.OpenAI(
@@ -87,6 +103,8 @@ class OpenAIClient:
         field = ENDPOINT_GRAMMAR_FIELDS.get(self.config.endpoint_grammar)
         if grammar and field:     # llama.cpp server: "grammar"; vLLM: "guided_grammar"
             kwargs["extra_body"] = {field: grammar}
+        if self.config.stream:
+            return self._streamed("completions", self._client.completions.create, prompt, prompt=prompt, **kwargs)
         response, wall_s = self._request("completions", self._client.completions.create, prompt=prompt, **kwargs)
         choice = _first_choice(response, self, wall_s)
         text = getattr(choice, "text", None) or ""
@@ -106,15 +124,18 @@ class OpenAIClient:
 
     def _chat(self, messages, *, stop, temperature, max_tokens) -> Completion:
         kwargs = self._common(stop, temperature, max_tokens)
+        prompt_text = "\n".join(str(m.get("content", "")) for m in messages)
         # max_tokens (not max_completion_tokens): the name vLLM, llama.cpp, Ollama and
         # non-reasoning OpenAI models all accept.
+        if self.config.stream:
+            return self._streamed("chat/completions", self._client.chat.completions.create, prompt_text,
+                                  messages=messages, **kwargs)
         response, wall_s = self._request(
             "chat/completions", self._client.chat.completions.create, messages=messages, **kwargs
         )
         choice = _first_choice(response, self, wall_s)
         message = getattr(choice, "message", None)
         text = (getattr(message, "content", None) or "") if message is not None else ""
-        prompt_text = "\n".join(str(m.get("content", "")) for m in messages)
         usage = usage_from_response(response, wall_s=wall_s, prompt_text=prompt_text, completion_text=text)
         return Completion(text=text, usage=usage, finish_reason=getattr(choice, "finish_reason", None))
 
@@ -129,6 +150,93 @@ class OpenAIClient:
             kwargs["stop"] = stops
         return kwargs
 
+    def _streamed(self, path: str, create, prompt_text: str, **kwargs) -> Completion:
+        """One streamed call: the reader thread hands chunks over a queue, this thread waits
+        for each with the timeout of the phase it is in (see the module docstring)."""
+        cfg = self.config
+        extra = dict(kwargs.pop("extra_body", None) or {})
+        if self._asks_progress():
+            extra["return_progress"] = True
+        start = time.perf_counter()
+        failed = True
+        try:
+            stream, _ = self._request(path, create, stream=True, stream_options={"include_usage": True},
+                                      extra_body=extra or None, **kwargs)
+            events: queue.Queue = queue.Queue()
+            cancel = threading.Event()
+            reader = threading.Thread(target=_read_stream, args=(stream, events, cancel), daemon=True,
+                                      name="llm-stream")
+            reader.start()
+            pieces: list[str] = []
+            finish = usage = None
+            timings: dict = {}
+            try:
+                while True:
+                    wait = cfg.silence_timeout_s if pieces else cfg.timeout_s
+                    try:
+                        kind, item = events.get(timeout=wait)
+                    except queue.Empty:
+                        raise self._silence_error(path, bool(pieces), wait, start) from None
+                    if kind == "end":
+                        break
+                    if kind == "error":
+                        if isinstance(item, openai.OpenAIError):
+                            raise _to_llm_error(item, cfg, path, time.perf_counter() - start) from None
+                        raise LLMError(f"LLM request to {cfg.endpoint} ({path}, model {cfg.model!r}) "
+                                       f"failed while streaming: {type(item).__name__}: {item}",
+                                       endpoint=cfg.endpoint, model=cfg.model, cause=item,
+                                       wall_s=time.perf_counter() - start)
+                    usage = getattr(item, "usage", None) or usage
+                    more = _extra(item)
+                    if isinstance(more.get("timings"), dict):
+                        timings = more["timings"]
+                    choices = getattr(item, "choices", None) or []
+                    if choices:
+                        choice = choices[0]
+                        finish = getattr(choice, "finish_reason", None) or finish
+                        text = _chunk_text(choice)
+                        if text:
+                            pieces.append(text)
+                            report(self.progress, LLMProgress(GENERATE, len(pieces),
+                                                              elapsed_s=time.perf_counter() - start))
+                    progress = more.get("prompt_progress")
+                    if isinstance(progress, dict) and not pieces:
+                        cache = _int(progress.get("cache")) or 0
+                        total = _int(progress.get("total"))
+                        report(self.progress, LLMProgress(
+                            PROMPT, max(0, (_int(progress.get("processed")) or 0) - cache),
+                            None if total is None else max(0, total - cache),
+                            elapsed_s=time.perf_counter() - start))
+            finally:
+                cancel.set()      # the reader closes the stream (one thread uses it)
+            failed = False
+        finally:
+            report(self.progress, LLMProgress(DONE, elapsed_s=time.perf_counter() - start, failed=failed))
+        wall_s = time.perf_counter() - start
+        text = "".join(pieces)
+        response = SimpleNamespace(usage=usage, model_extra={"timings": timings} if timings else {})
+        return Completion(text=text, finish_reason=finish,
+                          usage=usage_from_response(response, wall_s=wall_s, prompt_text=prompt_text,
+                                                    completion_text=text))
+
+    def _asks_progress(self) -> bool:
+        """Ask for llama.cpp's prompt progress: set, and not the OpenAI API (which refuses
+        unknown request fields)."""
+        if not self.config.server_progress:
+            return False
+        return urlsplit(self.config.endpoint).hostname != urlsplit(OPENAI_DEFAULT_BASE_URL).hostname
+
+    def _silence_error(self, path: str, started: bool, wait: float, start: float) -> LLMError:
+        cfg = self.config
+        if started:
+            cause = (f"the answer stopped: no token for {wait:g} s (llm.silence_timeout_s; "
+                     "is the server overloaded or gone?)")
+        else:
+            cause = (f"no first token within {wait:g} s (llm.timeout_s): evaluating the prompt takes "
+                     "longer on this server; raise llm.timeout_s (LLM_INTERACTION_TIMEOUT_S)")
+        return LLMError(f"LLM request to {cfg.endpoint} ({path}, model {cfg.model!r}) failed: {cause}",
+                        endpoint=cfg.endpoint, model=cfg.model, wall_s=time.perf_counter() - start)
+
     def _request(self, path: str, create, **kwargs):
         start = time.perf_counter()
         try:
@@ -137,6 +245,42 @@ class OpenAIClient:
             wall_s = time.perf_counter() - start
             raise _to_llm_error(err, self.config, path, wall_s) from None
         return response, time.perf_counter() - start
+
+
+# -- streaming ---------------------------------------------------------------------------
+
+
+def _read_stream(stream, events: queue.Queue, cancel: threading.Event) -> None:
+    """The reader thread: every chunk, then ("end", None) or ("error", exc). When the waiting
+    thread gave up (``cancel``), the stream is closed at the next chunk; a read that waits
+    ends at httpx's read timeout (``timeout_s``), which closes the connection too."""
+    try:
+        for chunk in stream:
+            if cancel.is_set():
+                break
+            events.put(("chunk", chunk))
+        events.put(("end", None))
+    except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+        events.put(("error", exc))
+    finally:
+        stream_close(stream)
+
+
+def stream_close(stream) -> None:
+    """Close a stream (the connection); the server sees the client leave."""
+    try:
+        stream.close()
+    except Exception:  # noqa: BLE001 - closing a broken stream
+        log.debug("closing the LLM stream failed", exc_info=True)
+
+
+def _chunk_text(choice) -> str:
+    """The text of one streamed choice: ``text`` (completions) or ``delta.content`` (chat)."""
+    text = getattr(choice, "text", None)
+    if text is None:
+        delta = getattr(choice, "delta", None)
+        text = getattr(delta, "content", None) if delta is not None else None
+    return text or ""
 
 
 # -- response parsing -------------------------------------------------------------------
