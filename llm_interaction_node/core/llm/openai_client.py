@@ -160,8 +160,15 @@ class OpenAIClient:
         start = time.perf_counter()
         failed = True
         try:
-            stream, _ = self._request(path, create, stream=True, stream_options={"include_usage": True},
-                                      extra_body=extra or None, **kwargs)
+            try:
+                stream = create(stream=True, stream_options={"include_usage": True},
+                                extra_body=extra or None, **kwargs)
+            except openai.APITimeoutError:
+                # httpx's read timeout (timeout_s) before the server sent anything: the same
+                # "no first token" as the wait below, told the same way
+                raise self._silence_error(path, False, cfg.timeout_s, start) from None
+            except openai.OpenAIError as err:
+                raise _to_llm_error(err, cfg, path, time.perf_counter() - start) from None
             events: queue.Queue = queue.Queue()
             cancel = threading.Event()
             reader = threading.Thread(target=_read_stream, args=(stream, events, cancel), daemon=True,
@@ -180,6 +187,8 @@ class OpenAIClient:
                     if kind == "end":
                         break
                     if kind == "error":
+                        if isinstance(item, openai.APITimeoutError):
+                            raise self._silence_error(path, bool(pieces), wait, start) from None
                         if isinstance(item, openai.OpenAIError):
                             raise _to_llm_error(item, cfg, path, time.perf_counter() - start) from None
                         raise LLMError(f"LLM request to {cfg.endpoint} ({path}, model {cfg.model!r}) "
