@@ -75,7 +75,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-LEARNED_SOURCES = ("learned", "raw", "episode")
+LEARNED_SOURCES = ("learned", "corrected", "raw", "episode")
 
 
 def import_learned(system, source: str | Path, out: Path) -> int:

@@ -1,0 +1,33 @@
+"""The replay check of a learned example: does it show what the world really returns?
+
+An example is stored to be copied. If its recorded outputs were invented (a grasp 'success'
+at a place where the object is out of reach), the robot copies a plan that fails. So before
+an example is stored, its statements are run in a simulated world started from the state the
+interaction started in, and every recorded output must equal the one the world returns.
+
+The core knows no world (``core/`` never imports ``sims/``): the check is a plain callable,
+built where the worlds are known (``session.replay_check``) and handed to the learner.
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+from ..transcript import Transcript
+
+
+class ReplayCheck(Protocol):
+    """``check(transcript)``: None if every recorded output is what the world returns when the
+    statements are replayed from the interaction's initial state, else one sentence saying
+    where the first difference is (it is shown to L_improve when the rewrite is re-asked)."""
+
+    def __call__(self, transcript: Transcript) -> str | None: ...
+
+
+def mismatch_sentence(index: int, source: str, recorded: str, replayed: str) -> str:
+    """How a difference is told to L_improve (and logged)."""
+    first = source.strip().splitlines()[0] if source.strip() else source
+    return (f"at input {index} ({first!r}) the transcript shows {recorded or '(no output)'!r} "
+            f"but the world returns {replayed or '(no output)'!r}")
+
+
+__all__ = ["ReplayCheck", "mismatch_sentence"]
