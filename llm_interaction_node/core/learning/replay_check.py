@@ -15,6 +15,9 @@ from typing import Protocol
 from ..transcript import Transcript
 
 
+MAX_SHOWN = 300          # characters of an output quoted in the sentence
+
+
 class ReplayCheck(Protocol):
     """``check(transcript)``: None if every recorded output is what the world returns when the
     statements are replayed from the interaction's initial state, else one sentence saying
@@ -24,10 +27,15 @@ class ReplayCheck(Protocol):
 
 
 def mismatch_sentence(index: int, source: str, recorded: str, replayed: str) -> str:
-    """How a difference is told to L_improve (and logged)."""
+    """How a difference is told to L_improve (and logged); outputs are shown as the console
+    printed them (already repr'd)."""
     first = source.strip().splitlines()[0] if source.strip() else source
-    return (f"at input {index} ({first!r}) the transcript shows {recorded or '(no output)'!r} "
-            f"but the world returns {replayed or '(no output)'!r}")
+
+    def shown(output: str) -> str:
+        text = " ".join(output.split())
+        return (text[:MAX_SHOWN] + " ...") if len(text) > MAX_SHOWN else (text or "no output")
+    return (f"at input {index} ({first}) the transcript shows {shown(recorded)} but the world "
+            f"returns {shown(replayed)}")
 
 
 __all__ = ["ReplayCheck", "mismatch_sentence"]
