@@ -149,11 +149,14 @@ def tabletop_start(robot) -> WorldStart:
     import numpy as np
     positions = {n: np.asarray(robot.object_position(n), dtype=float).copy()
                  for n in robot.object_names()}
+    bounds = np.asarray(robot.bounds, dtype=float).copy() if hasattr(robot, "bounds") else None
 
     def start():
         world = TabletopWorld2D.from_names(positions)
         for name, xyz in positions.items():
             world.objects[name].position = xyz.copy()
+        if bounds is not None:
+            world.bounds = bounds.copy()       # denormalize_xy answers as in the robot's world
         return world
     return start
 
@@ -173,7 +176,11 @@ def replay_check(api: ApiName, start: Callable[[], Any],
     """The concrete :class:`~.core.learning.replay_check.ReplayCheck`: replay in the world
     ``start()`` builds and compare every output (``start()`` None: no world, passes)."""
     def check(transcript: Transcript) -> str | None:
-        world = start()
+        try:
+            world = start()
+        except Exception:  # noqa: BLE001 - learning must go on; the fallback is logged
+            log.exception("the replay world could not be built: syntax and names only")
+            return None
         if world is None:
             return None
         replayed = replay_transcript(api, world, transcript, statement_timeout_s)

@@ -153,6 +153,10 @@ def run_session(spec: dict) -> dict:
     session = build_session("humanoid", world, CallbackUser(respond), settings, llm=llm)
     session.console.listeners.append(
         lambda _e: trace.append(tuple(v is not None for v in world.hands.values())))
+    if spec.get("progress"):                  # the transcript as it grows, to follow a run
+        progress = open(spec["progress"], "a", encoding="utf-8")
+        session.console.listeners.append(lambda e: (progress.write(e.render() + "\n"),
+                                                    progress.flush()))
     t0 = time.perf_counter()
     error = None
     try:
@@ -200,9 +204,11 @@ def bench(modes, scenarios, out_dir: Path, echo=print) -> list[dict]:
         for name in scenarios:
             memory = out_dir / "memory" / f"{name}-{mode}"
             spec = {"scenario": name, "mode": mode, "memory": str(memory)}
-            teach = _spawn({**spec, "phase": "teach"}, out_dir / f"{name}-{mode}-teach.json")
-            check = _spawn({**spec, "phase": "check"}, out_dir / f"{name}-{mode}-check.json") \
-                if teach.get("learned") else None
+            base = out_dir / f"{name}-{mode}"
+            teach = _spawn({**spec, "phase": "teach", "progress": f"{base}-teach.log"},
+                           Path(f"{base}-teach.json"))
+            check = _spawn({**spec, "phase": "check", "progress": f"{base}-check.log"},
+                           Path(f"{base}-check.json")) if teach.get("learned") else None
             row = {"scenario": name, "mode": mode, "learned": bool(teach.get("learned")),
                    "used": bool(check and check.get("used")),
                    "learn_calls": [c["status"] for c in teach.get("learn_calls", [])],
