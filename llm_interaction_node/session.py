@@ -21,7 +21,7 @@ from .core.console import ConsoleSession
 from .core.errors import EndOfInteraction
 from .core.interrupt import StopSignal
 from .core.learning.learner import Learner
-from .core.learning.replay_check import ReplayCheck, mismatch_sentence
+from .core.learning.replay_check import ReplayCheck, Replayed, mismatch_sentence
 from .core.llm import LLMClient, TokenLedger, make_client
 from .core.prompt import HEADERS, LOOP_EXAMPLES, PromptBuilder
 from .core.registry import ApiRegistry, public_functions
@@ -96,13 +96,15 @@ def replay_transcript(api: ApiName, world, recorded: Transcript,
     return console.transcript
 
 
-def output_mismatches(recorded: Sequence[Entry], replayed: Sequence[Entry]):
+def output_mismatches(recorded: Sequence[Entry], replayed: Sequence[Entry],
+                      missing_ok: bool = False):
     """``(input number, recorded entry, replayed entry)`` for every output that differs; a
-    final input without recorded output (the closing ``wait_for_trigger()``) is not compared."""
+    final input without recorded output (the closing ``wait_for_trigger()``) is not compared,
+    with ``missing_ok`` no input without recorded output is."""
     out = []
     for n, (want, got) in enumerate(zip(recorded, replayed), 1):
         last = n == len(recorded) and not want.output
-        if want.output != got.output and not last:
+        if want.output != got.output and not last and not (missing_ok and not want.output):
             out.append((n, want, got))
     return out
 
@@ -174,8 +176,9 @@ def interaction_start(api: ApiName, robot) -> Callable[[], WorldStart] | None:
 def replay_check(api: ApiName, start: Callable[[], Any],
                  statement_timeout_s: float = AgentSettings.statement_timeout_s) -> ReplayCheck:
     """The concrete :class:`~.core.learning.replay_check.ReplayCheck`: replay in the world
-    ``start()`` builds and compare every output (``start()`` None: no world, passes)."""
-    def check(transcript: Transcript) -> str | None:
+    ``start()`` builds and compare every output the transcript shows; inputs it shows without
+    output get the world's (``start()`` None: no world, no replay)."""
+    def check(transcript: Transcript) -> Replayed | None:
         try:
             world = start()
         except Exception:  # noqa: BLE001 - learning must go on; the fallback is logged
@@ -184,14 +187,15 @@ def replay_check(api: ApiName, start: Callable[[], Any],
         if world is None:
             return None
         replayed = replay_transcript(api, world, transcript, statement_timeout_s)
-        bad = output_mismatches(transcript.entries, replayed.entries)
+        result = Transcript([Entry(e.source, e.output) for e in replayed.entries])
+        bad = output_mismatches(transcript.entries, replayed.entries, missing_ok=True)
         if bad:
             n, want, got = bad[0]
-            return mismatch_sentence(n, got.source, want.output, got.output)
+            return Replayed(result, mismatch_sentence(n, got.source, want.output, got.output))
         if len(replayed.entries) < len(transcript.entries):
             n = len(replayed.entries)
-            return f"the replay ended after input {n}, before the transcript did"
-        return None
+            return Replayed(result, f"the replay ended after input {n}, before the transcript did")
+        return Replayed(result)
     return check
 
 

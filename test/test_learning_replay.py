@@ -194,12 +194,12 @@ def test_the_ros_start_builds_the_world_from_its_file_and_the_perceived_scene():
 'success'
 >>> wait_for_trigger()""")
     start = household_start_from_scene(file, robot.scene())      # the juice is in a hand now
-    assert replay_check("humanoid", start)(held) is not None       # no base pose: not near the human
+    assert replay_check("humanoid", start)(held).mismatch is not None  # no base pose: not near the human
     moved = Transcript.parse(held.render().replace(
         ">>> handover", f">>> {HUMAN}\n'success'\n>>> handover"))
-    assert replay_check("humanoid", start)(moved) is None
+    assert replay_check("humanoid", start)(moved).mismatch is None
     fresh = household_start_from_scene(file, make_world("humanoid", "drinks_and_cup").scene())
-    assert replay_check("humanoid", fresh)(moved).startswith(
+    assert replay_check("humanoid", fresh)(moved).mismatch.startswith(
         "at input 3 (handover_object_to_human('mango-juice_0')) the transcript shows 'success'")
     # an object the world file does not know: no world, syntax and names only
     alien = SceneObject("alien-cup_0", "cup", robot.scene()[0].pose, "on_kitchen-counter_0", ("grasp",))
@@ -219,4 +219,17 @@ def test_the_tabletop_start_keeps_the_objects_where_they_were():
         except EndOfInteraction:      # the last wait: no more user input
             break
     assert (robot.object_position("red block") != pos).any()
-    assert replay_check("tabletop", start)(console.transcript) is None
+    assert replay_check("tabletop", start)(console.transcript).mismatch is None
+
+
+def test_outputs_left_out_of_a_rewrite_are_the_worlds_in_the_stored_example(memory):
+    """Leaving an output out invents nothing: the stored example gets the world's."""
+    console, learner, _, _ = session(ASKS, memory, TWO_TRIPS)
+    objects_line = console.transcript.entries[1].output
+    bare = correct(objects_line).replace(f"\n{objects_line}", "").replace("\n'success'", "")
+    assert "'success'" not in bare
+    learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, bare])
+    console.execute("learn_from_interaction()")
+    assert learner.last_outcome.status == LearnStatus.LEARNED and len(llm.calls) == 3
+    [example] = memory.list("learned")
+    assert example.transcript == imp.stored_example(Transcript.parse(correct(objects_line))).render()

@@ -479,13 +479,15 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
                     "the improved transcript changes no statement"
                 return _logged(result)
             stored = stored_example(improved)
-            mismatch = check(stored) if check is not None else None
-            if mismatch is None:
+            replayed = check(stored) if check is not None else None
+            if replayed is None or replayed.mismatch is None:
+                final = replayed.transcript if replayed is not None else stored
                 result.status, result.reason = IMPROVED, result.suggestion or ""
                 result.improvement = Improvement(result.problem, result.suggestion or "",
-                                                 stored.render())
+                                                 final.render())
                 return _logged(result)
-            status, problem = REPLAY_FAILED, f"replayed in the simulated world, {mismatch}"
+            status, problem = REPLAY_FAILED, \
+                f"replayed in the simulated world, {replayed.mismatch}"
         if attempt == 2:
             break
         log.info("L_improve: rewrite not usable (%s), asking once more", problem)

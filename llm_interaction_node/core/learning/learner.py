@@ -204,13 +204,14 @@ class Learner:
         if example is None:
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                                 "Nothing was learned: the interaction holds no request.")
-        mismatch = self.check(example) if self.check is not None else None
-        if mismatch is not None:
-            log.info("corrected example refused: replayed in the simulated world, %s", mismatch)
+        replayed = self.check(example) if self.check is not None else None
+        if replayed is not None and replayed.mismatch is not None:
+            log.info("corrected example refused: replayed in the simulated world, %s",
+                     replayed.mismatch)
             self.say(SAY_REPLAY_FAILED)
             return LearnOutcome(LearnStatus.REPLAY_FAILED,
                                 f"Nothing was learned: the example does not match the world: "
-                                f"replayed in the simulated world, {mismatch}.")
+                                f"replayed in the simulated world, {replayed.mismatch}.")
         learned = LearnedExample(example.render(), "corrected", self.interaction_id())
         failure = self._add(learned)
         if failure:

@@ -10,6 +10,7 @@ built where the worlds are known (``session.replay_check``) and handed to the le
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..transcript import Transcript
@@ -18,12 +19,24 @@ from ..transcript import Transcript
 MAX_SHOWN = 300          # characters of an output quoted in the sentence
 
 
-class ReplayCheck(Protocol):
-    """``check(transcript)``: None if every recorded output is what the world returns when the
-    statements are replayed from the interaction's initial state, else one sentence saying
-    where the first difference is (it is shown to L_improve when the rewrite is re-asked)."""
+@dataclass
+class Replayed:
+    """What a replay showed. ``transcript``: the example's inputs with the world's outputs
+    (an input the example shows without output gets the world's: nothing is invented, and a
+    small model often leaves outputs out); ``mismatch``: None if every output the example
+    does show is the world's, else one sentence saying where the first difference is (shown to
+    L_improve when the rewrite is re-asked)."""
 
-    def __call__(self, transcript: Transcript) -> str | None: ...
+    transcript: Transcript
+    mismatch: str | None = None
+
+
+class ReplayCheck(Protocol):
+    """``check(transcript)``: the :class:`Replayed` of the transcript replayed from the
+    interaction's initial state, or None if no world could be built (then only syntax and
+    names were checked)."""
+
+    def __call__(self, transcript: Transcript) -> Replayed | None: ...
 
 
 def mismatch_sentence(index: int, source: str, recorded: str, replayed: str) -> str:
@@ -38,4 +51,4 @@ def mismatch_sentence(index: int, source: str, recorded: str, replayed: str) -> 
             f"returns {shown(replayed)}")
 
 
-__all__ = ["ReplayCheck", "mismatch_sentence"]
+__all__ = ["ReplayCheck", "Replayed", "mismatch_sentence"]
