@@ -17,10 +17,9 @@ import re
 import sys
 from pathlib import Path
 
-from .core.errors import EndOfInteraction
-from .core.transcript import Entry, Transcript
-from .core.user import CallbackUser, EventQueue
-from .session import API_NAMES, build_console, build_session, make_world
+from .core.transcript import Transcript
+from .core.user import CallbackUser
+from .session import API_NAMES, build_session, make_world, output_mismatches, replay_transcript
 from .settings import AgentSettings, load_settings
 
 
@@ -50,25 +49,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not recorded.entries:
         _stderr(f"error: {args.file} holds no console input (lines starting with '>>> ')")
         return 2
-    channel = EventQueue(recorded.user_utterances(), close=True)
     timeout = AgentSettings.statement_timeout_s if args.timeout is None else args.timeout
-    # replay never learns: learn_from_interaction() runs silently, as in the seed examples
-    console = build_console(args.api, world, channel, speak=lambda t: _stderr(f"[say] {t}"),
-                            learner=lambda: None, statement_timeout_s=timeout)
-    for entry in recorded:
-        try:
-            console.execute(entry.source)
-        except EndOfInteraction:
-            break
-    print(console.transcript.render())
+    replayed = replay_transcript(args.api, world, recorded, timeout,
+                                 speak=lambda t: _stderr(f"[say] {t}"))
+    print(replayed.render())
     if args.check:
-        mismatches = _compare(recorded.entries, console.transcript.entries)
+        mismatches = output_mismatches(recorded.entries, replayed.entries)
         for n, want, got in mismatches:
             _stderr(f"mismatch at input {n}: {got.source.splitlines()[0]!r}\n"
                     f"  recorded: {want.output!r}\n  replayed: {got.output!r}")
         if mismatches:
             return 1
-        _stderr(f"all {len(console.transcript)} outputs match the recording")
+        _stderr(f"all {len(replayed)} outputs match the recording")
     return 0
 
 
@@ -81,15 +73,6 @@ def header_value(text: str, key: str) -> str | None:
         if match:
             return match.group(1)
     return None
-
-
-def _compare(recorded: list[Entry], replayed: list[Entry]):
-    out = []
-    for n, (want, got) in enumerate(zip(recorded, replayed), 1):
-        last = n == len(recorded) and not want.output     # a final wait_for_trigger()
-        if want.output != got.output and not last:
-            out.append((n, want, got))
-    return out
 
 
 def cmd_chat(args: argparse.Namespace) -> int:

@@ -75,7 +75,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-LEARNED_SOURCES = ("learned", "raw", "episode")
+LEARNED_SOURCES = ("learned", "corrected", "raw", "episode")
 
 
 def scripted_llm(args):

@@ -29,7 +29,7 @@ from pathlib import Path
 from .paths import config_path
 from .session import API_NAMES
 
-SOURCES = ("seed", "learned", "raw", "episode")
+SOURCES = ("seed", "learned", "corrected", "raw", "episode")
 
 
 class UserError(Exception):

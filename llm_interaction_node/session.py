@@ -18,14 +18,16 @@ from .core.apis.humanoid import HumanoidApi
 from .core.apis.tabletop import TabletopApi
 from .core.builtins import InteractionBuiltins
 from .core.console import ConsoleSession
+from .core.errors import EndOfInteraction
 from .core.interrupt import StopSignal
 from .core.learning.learner import Learner
+from .core.learning.replay_check import ReplayCheck, Replayed, mismatch_sentence
 from .core.llm import LLMClient, TokenLedger, make_client
 from .core.prompt import HEADERS, LOOP_EXAMPLES, PromptBuilder
 from .core.registry import ApiRegistry, public_functions
 from .core.sandbox import Sandbox
-from .core.transcript import Transcript
-from .core.user import UserChannel
+from .core.transcript import Entry, Transcript
+from .core.user import EventQueue, UserChannel
 from .paths import config_path
 from .settings import AgentSettings, LearningSettings, Settings
 
@@ -76,6 +78,127 @@ def build_console(api: ApiName, robot, channel: UserChannel,
     # the tabletop console has shapely's geometry names, as the reference's
     return ConsoleSession(registry, builtins, Sandbox(timeout_s=statement_timeout_s,
                                                       geometry=api == "tabletop"))
+
+
+def replay_transcript(api: ApiName, world, recorded: Transcript,
+                      statement_timeout_s: float = AgentSettings.statement_timeout_s,
+                      speak: Callable[[str], None] = lambda text: None) -> Transcript:
+    """Run a transcript's statements against ``world`` (no LLM); the user's replies come from
+    the transcript itself. Replay never learns: learn_from_interaction() runs silently, as in
+    the seed examples. Returns the replayed transcript (``llm-interaction replay``, the
+    replay check of learned examples)."""
+    channel = EventQueue(recorded.user_utterances(), close=True)
+    console = build_console(api, world, channel, speak=speak, learner=lambda: None,
+                            statement_timeout_s=statement_timeout_s)
+    for entry in recorded:
+        try:
+            console.execute(entry.source)
+        except EndOfInteraction:
+            break
+    return console.transcript
+
+
+def output_mismatches(recorded: Sequence[Entry], replayed: Sequence[Entry],
+                      missing_ok: bool = False):
+    """``(input number, recorded entry, replayed entry)`` for every output that differs; a
+    final input without recorded output (the closing ``wait_for_trigger()``) is not compared,
+    with ``missing_ok`` no input without recorded output is."""
+    out = []
+    for n, (want, got) in enumerate(zip(recorded, replayed), 1):
+        last = n == len(recorded) and not want.output
+        if want.output != got.output and not last and not (missing_ok and not want.output):
+            out.append((n, want, got))
+    return out
+
+
+# -- the replay check of learned examples ---------------------------------------------------
+# A "start" is taken when an interaction begins: a callable that builds a fresh world in the
+# state the interaction started from (None: no world can be built, so no replay).
+WorldStart = Callable[[], Any]
+
+
+def household_start(world) -> WorldStart:
+    """The in-process household world now: a new world of the same file, restored to it."""
+    from .sims.household import HouseholdWorld
+    state = world.checkpoint()
+    return lambda: HouseholdWorld(world.config, source=world.source).restore(state)
+
+
+def household_start_from_scene(world_file: str | Path, scene: Sequence[Any]) -> WorldStart:
+    """A household world from its file and what the robot perceives now (SceneObjects:
+    location, held_by, pose); the ROS node's start. The base starts at the file's start pose
+    (the robot's own pose is not perceived). If the scene holds an object the file does not
+    know, no world can be built: the start returns None (logged) and the learned example is
+    checked for syntax and names only."""
+    from .sims.household import HouseholdWorld
+    perceived = {o.name: {"location": o.location, "held_by": o.held_by, "pose": list(o.pose)}
+                 for o in scene}
+
+    def start():
+        try:
+            world = HouseholdWorld.from_yaml(world_file)
+            objects = {n: v for n, v in perceived.items() if n not in world.furniture}
+            return world.restore({"objects": objects})
+        except (OSError, ValueError) as exc:
+            log.warning("no simulated world for the replay check (%s): learned examples are "
+                        "checked for syntax and names only", exc)
+            return None
+    return start
+
+
+def tabletop_start(robot) -> WorldStart:
+    """A 2-D tabletop with the robot's objects where they are now (also for the PyBullet
+    world: the same names and positions; all objects start on the table)."""
+    from .sims.tabletop2d import TabletopWorld2D
+    import numpy as np
+    positions = {n: np.asarray(robot.object_position(n), dtype=float).copy()
+                 for n in robot.object_names()}
+    bounds = np.asarray(robot.bounds, dtype=float).copy() if hasattr(robot, "bounds") else None
+
+    def start():
+        world = TabletopWorld2D.from_names(positions)
+        for name, xyz in positions.items():
+            world.objects[name].position = xyz.copy()
+        if bounds is not None:
+            world.bounds = bounds.copy()       # denormalize_xy answers as in the robot's world
+        return world
+    return start
+
+
+def interaction_start(api: ApiName, robot) -> Callable[[], WorldStart] | None:
+    """How to take a start for an in-process robot (None: unknown robot, no replay)."""
+    from .sims.household import HouseholdWorld
+    if api == "humanoid" and isinstance(robot, HouseholdWorld):
+        return lambda: household_start(robot)
+    if api == "tabletop" and hasattr(robot, "object_names") and hasattr(robot, "object_position"):
+        return lambda: tabletop_start(robot)
+    return None
+
+
+def replay_check(api: ApiName, start: Callable[[], Any],
+                 statement_timeout_s: float = AgentSettings.statement_timeout_s) -> ReplayCheck:
+    """The concrete :class:`~.core.learning.replay_check.ReplayCheck`: replay in the world
+    ``start()`` builds and compare every output the transcript shows; inputs it shows without
+    output get the world's (``start()`` None: no world, no replay)."""
+    def check(transcript: Transcript) -> Replayed | None:
+        try:
+            world = start()
+        except Exception:  # noqa: BLE001 - learning must go on; the fallback is logged
+            log.exception("the replay world could not be built: syntax and names only")
+            return None
+        if world is None:
+            return None
+        replayed = replay_transcript(api, world, transcript, statement_timeout_s)
+        result = Transcript([Entry(e.source, e.output) for e in replayed.entries])
+        bad = output_mismatches(transcript.entries, replayed.entries, missing_ok=True)
+        if bad:
+            n, want, got = bad[0]
+            return Replayed(result, mismatch_sentence(n, got.source, want.output, got.output))
+        if len(replayed.entries) < len(transcript.entries):
+            n = len(replayed.entries)
+            return Replayed(result, f"the replay ended after input {n}, before the transcript did")
+        return Replayed(result)
+    return check
 
 
 def load_examples(api: ApiName, directory: str | Path | None = None) -> list[str]:
@@ -161,11 +284,28 @@ def store_episode(memory, console: ConsoleSession, learning: LearningSettings):
 
 
 def attach_learning(console: ConsoleSession, llm: LLMClient, memory, mode: str = "improve",
-                    ledger: TokenLedger | None = None):
-    """Give the console's learn_from_interaction()/forget_learned() a memory to act on."""
+                    ledger: TokenLedger | None = None, *, api: ApiName | None = None,
+                    start: Callable[[], WorldStart] | None = None,
+                    statement_timeout_s: float = AgentSettings.statement_timeout_s):
+    """Give the console's learn_from_interaction()/forget_learned() a memory to act on.
+
+    ``start`` (with ``api``): takes a :data:`WorldStart` when an interaction begins (before
+    its first statement runs); learned examples are then replayed from it before they are
+    stored. Without it they are checked for syntax and names only."""
     builtins = console.builtins
+    check = None
+    if start is not None and api is not None:
+        taken: dict[str, WorldStart] = {}
+
+        def on_input(source: str) -> None:
+            if not console.transcript.statements():      # the interaction's first statement
+                taken["start"] = start()
+        console.input_listeners.append(on_input)
+        check = replay_check(api, lambda: taken["start"]() if "start" in taken else None,
+                             statement_timeout_s)
     learner = Learner(llm, memory, console.api.listing(), console.api.names, mode=mode,
-                      say=builtins.say, ledger=ledger, interaction_id=lambda: console.task_id)
+                      say=builtins.say, ledger=ledger, interaction_id=lambda: console.task_id,
+                      check=check)
     learner.bind(lambda: console.transcript, lambda: builtins.utterances)
     builtins.learner = learner
 
@@ -211,13 +351,17 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
                   llm: LLMClient | None = None, speak: Callable[[str], None] = lambda text: None,
                   memory=None, examples_dir: str | Path | None = None,
                   stop: StopSignal | None = None, ledger: TokenLedger | None = None,
-                  api_options: Mapping[str, Any] | None = None) -> Session:
+                  api_options: Mapping[str, Any] | None = None,
+                  replay_start: Callable[[], WorldStart] | None = None) -> Session:
     """The agent for ``robot`` (a world or a ROS robot) of API set ``api``.
 
     ``channel``: where user utterances come from; ``speak``: where ``say()`` goes; ``llm``:
     default ``make_client(settings.llm)``; ``memory``: an open ExampleMemory to use (default:
     ``open_memory`` of ``settings.memory`` when ``memory.enabled``, else the fixed examples
-    of ``examples_dir``); ``stop``: a StopSignal shared with the robot's skills.
+    of ``examples_dir``); ``stop``: a StopSignal shared with the robot's skills;
+    ``replay_start``: how to take the world at an interaction's start for the replay check of
+    learned examples (default :func:`interaction_start` for in-process worlds; the ROS node
+    passes :func:`household_start_from_scene`).
     """
     settings = settings or Settings()
     console = build_console(api, robot, channel, speak=speak,
@@ -230,7 +374,13 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     if settings.memory.enabled:
         memory = memory if memory is not None else open_memory(api, settings.memory)
         if settings.learning.mode != "off":
-            learner = attach_learning(console, llm, memory, settings.learning.mode, ledger)
+            start = replay_start if replay_start is not None else interaction_start(api, robot)
+            if start is None:
+                log.info("no simulated world for %s: learned examples are checked for syntax "
+                         "and names only", type(robot).__name__)
+            learner = attach_learning(console, llm, memory, settings.learning.mode, ledger,
+                                      api=api, start=start,
+                                      statement_timeout_s=settings.agent.statement_timeout_s)
 
         def memory_back() -> None:
             stored = learner.retry_pending() if learner is not None else 0

@@ -85,8 +85,9 @@ class MemorySettings(MemoryConfig):
 class LearningSettings:
     """How the memory grows and is used (``learning:``); the ablations of the paper."""
 
-    mode: str = setting("improve", "improve (L_improve) | raw (store as is, w/o improve) | "
-                        "off (w/o learning)")
+    mode: str = setting("improve", "improve (L_improve) | corrected (no LLM: the request, "
+                        "what worked, the corrections as comments) | raw (store as is, "
+                        "w/o improve) | off (w/o learning)")
     retrieval: bool = setting(True, "false: every example in memory goes into the prompt, "
                               "oldest first (w/o retrieval)")
     store_episodes: bool = setting(False, "store successful episodes (HELPER / Dynamic CaP "

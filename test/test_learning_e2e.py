@@ -30,10 +30,11 @@ REQUEST = "I'd like the mango juice and a cup, please"
 CORRECTION = "thanks, but next time use both hands, remember that"
 PROBLEM = "The robot made two trips although it could carry both items at once."
 IMPROVEMENT = "Grasp the juice and the cup with different hands and bring them together."
+# every output as the world returns it: the example is replayed before it is stored
 IMPROVED = f""">>> wait_for_trigger()
 {{'type': 'dialog', 'text': "{REQUEST}"}}
 >>> list_object_locations(affordance='grasp')
-[('mango-juice_0', 'on_kitchen-counter_0'), ('coffee-cup_0', 'on_kitchen-counter_0')]
+[('mango-juice_0', 'on_kitchen-counter_0'), ('coffee-cup_0', 'on_kitchen-counter_0'), ('tumbler_0', 'on_kitchen-counter_0'), ('kitchen-sponge_0', 'on_dining-table_0'), ('milk-carton_0', 'on_dining-table_0'), ('empty-mug_0', None)]
 >>> move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))
 'success'
 >>> grasp('mango-juice_0', 'left')  # one item in each hand: a single trip

@@ -129,8 +129,9 @@ def test_an_unchanged_rewrite_stores_nothing():
                  "move_to(get_location_coordinates( 'inFrontOf_long-table_0' ))  # go")
     result, _, _ = run([PROBLEM, BETTER, same.rsplit("\n>>> wait_for_trigger()", 1)[0]])
     assert result.status == imp.UNCHANGED and result.improvement is None
-    assert improve_interaction(ScriptedLLM([PROBLEM, BETTER, SPONGE]), LISTING, SPONGE,
-                               api_names=API_NAMES) is None     # a copy with the learn call
+    # a copy with the learn call: invalid, asked once more, the same again
+    assert improve_interaction(ScriptedLLM([PROBLEM, BETTER, SPONGE, SPONGE]), LISTING, SPONGE,
+                               api_names=API_NAMES) is None
 
 
 @pytest.mark.parametrize("bad, why", [
@@ -144,14 +145,27 @@ def test_an_unchanged_rewrite_stores_nothing():
     ("I think the robot should simply go faster.", "no console transcript"),
 ])
 def test_invalid_rewrites_are_rejected_with_a_reason(bad, why):
-    result, _, _ = run([PROBLEM, BETTER, bad])
+    result, llm, _ = run([PROBLEM, BETTER, bad, bad])
     assert result.status == imp.INVALID and result.improvement is None
     assert why in result.reason
+    # asked once more, in the same chat, with the reason; the second answer is final
+    assert len(llm.calls) == 4
+    reask = llm.calls[3]["messages"][-1]
+    assert reask["role"] == "user" and why in reask["content"]
+    assert reask["content"].startswith("This transcript cannot be stored")
+
+
+def test_an_invalid_rewrite_fixed_on_the_reask_is_returned():
+    bad = SPONGE_FASTER.replace("grasp('kitchen-sponge_0')", "pick_up('kitchen-sponge_0')")
+    result, llm, ledger = run([PROBLEM, BETTER, bad, SPONGE_FASTER])
+    assert result.status == imp.IMPROVED and len(llm.calls) == 4
+    assert result.improvement.transcript == Transcript.parse(SPONGE_FASTER).render()
+    assert ledger.by_purpose()["improve"].calls == 4
 
 
 def test_too_long_rewrites_are_rejected():
     spam = SPONGE_FASTER + "".join(f"\n>>> say('step {i}')" for i in range(40))
-    result, _, _ = run([PROBLEM, BETTER, spam])
+    result, _, _ = run([PROBLEM, BETTER, spam, spam])
     assert result.status == imp.INVALID and "too long" in result.reason
 
 
@@ -299,9 +313,9 @@ def test_learning_stores_the_improved_transcript(memory):
     stored = memory.list("learned")
     assert len(stored) == 1 and memory.count() == 1
     example = stored[0]
-    # stored as rewritten, without the user's closing reply (see without_closing_reply)
-    assert example.transcript == \
-        imp.without_closing_reply(Transcript.parse(bimanual(objects_line))).render()
+    # stored as rewritten: the request done the better way, then the user's approval
+    assert example.transcript == Transcript.parse(bimanual(objects_line)).render()
+    assert example.transcript.endswith("'thanks, that was quick'}\n>>> wait_for_trigger()")
     assert "grasp('coffee-cup_0', 'right')" in example.transcript
     assert example.origin == "interaction-1" and example.improvement == BOTH_HANDS
     assert example.problem.startswith("The robot made two trips")
@@ -348,7 +362,8 @@ def test_the_paper_accepts_a_correction_without_a_word_of_learning(memory):
              "workbench. When moving on that route, you should go faster!")
     console, learner, _, _, _ = session(["could I get some mango juice?", reply], memory,
                                         statements=TWO_TRIPS[:7] + TWO_TRIPS[-1:])
-    learner.llm = ScriptedLLM(["The robot drove slowly.", "Go faster on that route.", "no transcript"])
+    learner.llm = ScriptedLLM(["The robot drove slowly.", "Go faster on that route.", "no transcript",
+                               "still no transcript"])
     console.execute("learn_from_interaction()")
     assert learner.last_outcome.gate.is_request and learner.last_outcome.gate.rule == "position"
 
@@ -374,7 +389,8 @@ def test_off_mode_stores_nothing(memory):
 @pytest.mark.parametrize("responses, told", [
     ([LLMError("connection refused")], "language model failed: connection refused"),
     (["No problem."], "has no problem"),
-    (["Two trips.", BOTH_HANDS, "The robot should use both hands."], "invalid"),
+    (["Two trips.", BOTH_HANDS, "The robot should use both hands.", "Use both hands."],
+     "invalid"),
 ])
 def test_nothing_stored_is_explained(memory, responses, told):
     console, learner, llm, _, spoken = session(ASKS + [REQUEST], memory, responses)

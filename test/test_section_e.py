@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_interaction_node.core.learning.improve import without_closing_reply
+from llm_interaction_node.core.learning.improve import stored_example
 from llm_interaction_node.core.transcript import Transcript
 
 DRIVER = Path(__file__).resolve().parent / "drivers" / "scripted_session.py"
@@ -56,7 +56,7 @@ def teach_then_use(tmp_path, world, session1, lesson, improved, session2):
         "memory": memory, "world": world, "utterances": [session2["utterance"]],
         "responses": session2["responses"]})
     shown = examples_of(second["prompts"][0])
-    stored = without_closing_reply(Transcript.parse(improved)).render()
+    stored = stored_example(Transcript.parse(improved)).render()   # with the user's approval
     assert shown[-1] == stored, "the lesson is the example nearest to the new request"
     assert second["remaining"] == 0
     return first, second

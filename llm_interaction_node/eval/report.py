@@ -194,7 +194,7 @@ def outcomes_markdown(systems: dict[str, list[RunRecord]]) -> list[str]:
 def _stored(records: Iterable[RunRecord]) -> int:
     """Learned examples the runs stored (improved or, when the rewrite failed, raw)."""
     return sum(1 for r in records for entry in r.learning
-               if entry.get("status") in ("learned", "stored_raw"))
+               if entry.get("status") in ("learned", "stored_corrected", "stored_raw"))
 
 
 def tables_csv(system: str, records: list[RunRecord], price_in: float = DEFAULT_PRICE_IN,

@@ -44,7 +44,7 @@ from ..core.memory.store import MemoryStoreError
 from ..core.transcript import Entry
 from ..core.user import EventQueue
 from ..paths import world_path
-from ..session import build_session
+from ..session import build_session, household_start_from_scene
 from . import parameters
 from .ros_robot import SKILL_TYPES, RosHumanoidRobot
 from .markers import SceneMarkerPublisher
@@ -148,9 +148,14 @@ class InteractionNode(Node):
                       "llm.base_url is set")
         if config.settings.memory.enabled:
             log.info("opening the example memory (first start: exports the embedding model) ...")
+        # learned examples are replayed in a household world built from the knowledge file
+        # and what the robot perceives when the interaction starts (session.py)
+        knowledge_file = world_path(own.knowledge)
         self.session = build_session("humanoid", self.robot, _StateChannel(self), config.settings,
                                      llm=llm, speak=self.say, stop=self.stop_signal,
-                                     api_options=own.robot.api_options())
+                                     api_options=own.robot.api_options(),
+                                     replay_start=lambda: household_start_from_scene(
+                                         knowledge_file, self.scene_memory.objects()))
         self.console, self.agent = self.session.console, self.session.agent
         self.console.input_listeners.append(self._publish_input)
         self.console.listeners.append(self._publish_entry)

@@ -308,6 +308,38 @@ class HouseholdWorld:
                 "skill_calls": len(self.log),
             }
 
+    def checkpoint(self) -> dict[str, Any]:
+        """The state, unrounded, with the failures still planned and the random state: what
+        :meth:`restore` needs to start another world of this file where this one is now."""
+        with self._lock:
+            return {"objects": {n: {"location": o.location, "held_by": o.held_by,
+                                    "pose": o.pose.copy()} for n, o in self.objects.items()},
+                    "base_pose": self.base_pose.copy(), "clock": self.clock,
+                    "failures_left": copy.deepcopy(self._failures_left),
+                    "random_state": self._rng.getstate()}
+
+    def restore(self, state: dict[str, Any]) -> "HouseholdWorld":
+        """Take over a :meth:`checkpoint` or a perceived state of the same form (``objects``:
+        name -> location, held_by, pose; optional ``base_pose``, ``clock``,
+        ``failures_left``, ``random_state``); what is missing keeps its current value.
+        Raises ValueError for an object this world does not have. Returns self."""
+        with self._skill_lock, self._lock:
+            for name, obj in (state.get("objects") or {}).items():
+                if name not in self.objects:
+                    raise ValueError(f"the world {self.name!r} has no object {name!r}")
+                mine = self.objects[name]
+                mine.location, mine.held_by = obj.get("location"), obj.get("held_by")
+                if obj.get("pose") is not None:
+                    mine.pose = _vec(obj["pose"], 6, f"object {name} pose")
+            if state.get("base_pose") is not None:
+                self.base_pose = _vec(state["base_pose"], 3, "base pose")
+            self.clock = float(state.get("clock", self.clock))
+            if "failures_left" in state:
+                self._failures_left = copy.deepcopy(state["failures_left"])
+            if "random_state" in state:
+                self._rng.setstate(state["random_state"])
+        return self
+
     def _object_pose(self, obj: _Object) -> np.ndarray:
         if obj.held_by in HANDS:
             dx, dy, z = HAND_OFFSETS[obj.held_by]

@@ -14,7 +14,7 @@ import sys
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import attach_learning, build_agent, build_console, \
-    make_world, memory_examples, open_memory
+    interaction_start, make_world, memory_examples, open_memory
 
 
 def main(spec_path: str, out_path: str) -> None:
@@ -25,7 +25,9 @@ def main(spec_path: str, out_path: str) -> None:
                             speak=spoken.append)
     llm = ScriptedLLM(spec["responses"])
     memory = open_memory("humanoid", spec["memory"])
-    learner = attach_learning(console, llm, memory, spec.get("learning", "improve"))
+    # as build_session attaches it: learned examples are replayed from the interaction's start
+    learner = attach_learning(console, llm, memory, spec.get("learning", "improve"),
+                              api="humanoid", start=interaction_start("humanoid", world))
     agent = build_agent("humanoid", llm, console,
                         memory_examples(memory))
     agent.run()

@@ -3,6 +3,8 @@
 * :mod:`.gate` - did the user explicitly ask to learn? (:func:`is_learning_request`)
 * :mod:`.improve` - L_improve (``improve.improve`` gives an ImproveResult; the package
   attribute ``improve`` is the module, not that function): problem, improvement, improved transcript, validated
+* :mod:`.corrected` - mode ``corrected``: the request, what worked, the corrections as comments
+* :mod:`.replay_check` - the protocol of the replay check a learned example must pass
 * :mod:`.learner` - :class:`Learner`, the hook ``learn_from_interaction()`` calls
 """
 from .gate import GateDecision, explain, is_learning_request

@@ -8,8 +8,12 @@ printed as the statement's output, so the L_interact LLM sees it. The learner
    returns ``LEARN_REFUSAL`` and stores nothing;
 2. honours one call per request (a second call for the same utterance stores nothing);
 3. by mode: ``improve`` runs L_improve (:mod:`.improve`) on the interaction so far and
-   stores the validated improved transcript; ``raw`` (ablation "w/o improve") stores the
-   interaction itself; ``off`` (ablation "w/o learning") refuses every call;
+   stores the validated improved transcript; ``corrected`` stores, without an LLM, the
+   request, the statements that worked and the user's corrections as comments
+   (:mod:`.corrected`); ``raw`` (ablation "w/o improve") stores the interaction itself;
+   ``off`` (ablation "w/o learning") refuses every call. With a replay ``check``
+   (:mod:`.replay_check`) an improved or corrected example is stored only if its outputs are
+   what the world returns from the interaction's initial state;
 4. tells the user with ``say`` what was learned or why nothing was stored.
 
 Nothing raised by the LLM client (LLMError) or by the memory reaches the console. A memory
@@ -32,11 +36,13 @@ from ..builtins import LEARN_REFUSAL
 from ..llm import LLMError, TokenLedger
 from ..transcript import Transcript
 from . import improve as improve_mod
+from .corrected import corrected_example
 from .gate import GateDecision, accepts
+from .replay_check import ReplayCheck
 
 log = logging.getLogger(__name__)
 
-MODES = ("improve", "raw", "off")
+MODES = ("improve", "corrected", "raw", "off")
 LEARNING_DISABLED = "Learning is disabled in this session: nothing was stored."
 ALREADY_LEARNED = ("learn_from_interaction() was already called for this user request; "
                    "nothing more was stored.")
@@ -45,6 +51,9 @@ STORE_DEFERRED = ("Could not store the example: the memory is not reachable ({er
                   "kept and will be stored when the memory is back.")
 SAY_DEFERRED = ("I could not store what I learned: my memory is not reachable right now. I "
                 "keep it and will store it as soon as the memory is back.")
+# What the user hears when the example does not survive the replay check (one sentence).
+SAY_REPLAY_FAILED = ("Sorry, I did not learn this: when I tried the better way in my simulation "
+                     "it did not work out as written, so I stored nothing.")
 
 
 @dataclass
@@ -83,10 +92,12 @@ class LearnStatus(StrEnum):
 
     LEARNED = "learned"            # an improved example was stored (L_improve)
     STORED_RAW = "stored_raw"      # the interaction itself was stored (mode raw)
+    STORED_CORRECTED = "stored_corrected"   # request + what worked + corrections (corrected)
     REFUSED = "refused"            # not right after an explicit request (the gate)
     ALREADY_LEARNED = "already_learned"
     DISABLED = "disabled"          # mode off
     NOTHING_TO_LEARN = "nothing_to_learn"   # empty interaction, no problem, unchanged, invalid
+    REPLAY_FAILED = "replay_failed"  # the example's outputs are not what the world returns
     LLM_FAILED = "llm_failed"
     STORE_FAILED = "store_failed"
     STORE_DEFERRED = "store_deferred"      # memory unreachable: kept in pending, retried
@@ -105,7 +116,8 @@ class LearnOutcome:
 
     @property
     def stored(self) -> bool:
-        return self.status in (LearnStatus.LEARNED, LearnStatus.STORED_RAW)
+        return self.status in (LearnStatus.LEARNED, LearnStatus.STORED_RAW,
+                               LearnStatus.STORED_CORRECTED)
 
 
 class Learner:
@@ -114,7 +126,8 @@ class Learner:
     def __init__(self, llm, memory, api_listing: str, api_names: Iterable[str],
                  mode: str = "improve", say: Callable[[str], None] = lambda text: None,
                  ledger: TokenLedger | None = None,
-                 interaction_id: Callable[[], str] = default_interaction_id):
+                 interaction_id: Callable[[], str] = default_interaction_id,
+                 check: ReplayCheck | None = None):
         if mode not in MODES:
             raise ValueError(f"unknown learning mode {mode!r}; use one of {MODES}")
         self.llm = llm
@@ -125,6 +138,7 @@ class Learner:
         self.say = say
         self.ledger = ledger
         self.interaction_id = interaction_id
+        self.check = check          # None: syntax and names only (no world to replay in)
         self.stored: list = []                   # what memory.add returned (Example objects)
         self.learned: list[LearnedExample] = []  # the same, with what was sent to the memory
         self.results: list[improve_mod.ImproveResult] = []   # every L_improve run
@@ -203,8 +217,12 @@ class Learner:
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                                 "Nothing was learned: there is no interaction to learn from.",
                                 gate=decision)
-        outcome = self._store_raw(interaction) if self.mode == "raw" \
-            else self._store_improved(interaction)
+        if self.mode == "raw":
+            outcome = self._store_raw(interaction)
+        elif self.mode == "corrected":
+            outcome = self._store_corrected(transcript)
+        else:
+            outcome = self._store_improved(interaction)
         outcome.gate = decision
         return outcome
 
@@ -219,10 +237,32 @@ class Learner:
         return LearnOutcome(LearnStatus.STORED_RAW, "Stored this interaction in the memory.",
                             learned.example)
 
+    def _store_corrected(self, transcript: Transcript) -> LearnOutcome:
+        example = corrected_example(transcript)
+        if example is None:
+            return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
+                                "Nothing was learned: the interaction holds no request.")
+        replayed = self.check(example) if self.check is not None else None
+        if replayed is not None and replayed.mismatch is not None:
+            log.info("corrected example refused: replayed in the simulated world, %s",
+                     replayed.mismatch)
+            self.say(SAY_REPLAY_FAILED)
+            return LearnOutcome(LearnStatus.REPLAY_FAILED,
+                                f"Nothing was learned: the example does not match the world: "
+                                f"replayed in the simulated world, {replayed.mismatch}.")
+        learned = LearnedExample(example.render(), "corrected", self.interaction_id())
+        failure = self._add(learned)
+        if failure:
+            return failure
+        self.say("Thank you, I will remember what worked and what you told me.")
+        return LearnOutcome(LearnStatus.STORED_CORRECTED,
+                            "Stored the request, the statements that worked and the user's "
+                            "corrections in the memory.", learned.example)
+
     def _store_improved(self, interaction: Transcript) -> LearnOutcome:
         try:
             result = improve_mod.improve(self.llm, self.api_listing, interaction, self.ledger,
-                                         api_names=self.api_names)
+                                         api_names=self.api_names, check=self.check)
         except LLMError as exc:      # improve() catches these; kept for other callers' LLMs
             result = improve_mod.ImproveResult(improve_mod.LLM_FAILED,
                                                f"the language model failed: {exc}", error=exc)
@@ -235,10 +275,11 @@ class Learner:
                                 improve=result)
         if result.improvement is None:
             self.say(_USER_REASONS.get(result.status, "Sorry, I could not learn from this."))
-            return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
-                                f"Nothing was learned: {result.reason}.", improve=result)
+            status = LearnStatus.REPLAY_FAILED if result.status == improve_mod.REPLAY_FAILED \
+                else LearnStatus.NOTHING_TO_LEARN
+            return LearnOutcome(status, f"Nothing was learned: {result.reason}.", improve=result)
         imp = result.improvement
-        stored = improve_mod.without_closing_reply(Transcript.parse(imp.transcript)).render()
+        stored = imp.transcript            # already in stored form (improve.stored_example)
         learned = LearnedExample(stored, "learned", self.interaction_id(), imp.problem,
                                  imp.improvement)
         failure = self._add(learned)
@@ -286,7 +327,9 @@ _USER_REASONS = {
     improve_mod.INVALID: "Sorry, I could not turn this into a correct example, so I did not "
                          "store anything.",
     improve_mod.EMPTY: "There is nothing to learn from yet.",
+    improve_mod.REPLAY_FAILED: SAY_REPLAY_FAILED,
 }
 
 __all__ = ["Learner", "LearnedExample", "LearnOutcome", "LearnStatus", "MODES", "LEARNING_DISABLED", "ALREADY_LEARNED",
+           "SAY_REPLAY_FAILED",
            "first_person", "default_interaction_id"]

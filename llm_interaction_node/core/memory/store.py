@@ -42,7 +42,7 @@ from . import retrieval
 
 log = logging.getLogger(__name__)
 
-SOURCES = ("seed", "learned", "raw", "episode")
+SOURCES = ("seed", "learned", "corrected", "raw", "episode")
 SCORINGS = ("reference", "per_utterance")
 ORDERS = ("stable_nearest", "stable", "similarity")
 COLLECTION_PREFIX = "examples_"
@@ -71,7 +71,7 @@ class MemoryServerUnreachable(MemoryStoreError, ConnectionError):
 class Example:
     id: str
     transcript: str               # console text as Transcript.render() gives it
-    source: str                   # 'seed' | 'learned' | 'raw' | 'episode'
+    source: str                   # 'seed' | 'learned' | 'corrected' | 'raw' | 'episode'
     origin: str = ""              # seed file name, or the interaction id it was learned from
     problem: str | None = None    # L_improve's one-sentence problem (learned examples)
     improvement: str | None = None

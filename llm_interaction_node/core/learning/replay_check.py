@@ -1,0 +1,54 @@
+"""The replay check of a learned example: does it show what the world really returns?
+
+An example is stored to be copied. If its recorded outputs were invented (a grasp 'success'
+at a place where the object is out of reach), the robot copies a plan that fails. So before
+an example is stored, its statements are run in a simulated world started from the state the
+interaction started in, and every recorded output must equal the one the world returns.
+
+The core knows no world (``core/`` never imports ``sims/``): the check is a plain callable,
+built where the worlds are known (``session.replay_check``) and handed to the learner.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..transcript import Transcript
+
+
+MAX_SHOWN = 300          # characters of an output quoted in the sentence
+
+
+@dataclass
+class Replayed:
+    """What a replay showed. ``transcript``: the example's inputs with the world's outputs
+    (an input the example shows without output gets the world's: nothing is invented, and a
+    small model often leaves outputs out); ``mismatch``: None if every output the example
+    does show is the world's, else one sentence saying where the first difference is (shown to
+    L_improve when the rewrite is re-asked)."""
+
+    transcript: Transcript
+    mismatch: str | None = None
+
+
+class ReplayCheck(Protocol):
+    """``check(transcript)``: the :class:`Replayed` of the transcript replayed from the
+    interaction's initial state, or None if no world could be built (then only syntax and
+    names were checked)."""
+
+    def __call__(self, transcript: Transcript) -> Replayed | None: ...
+
+
+def mismatch_sentence(index: int, source: str, recorded: str, replayed: str) -> str:
+    """How a difference is told to L_improve (and logged); outputs are shown as the console
+    printed them (already repr'd)."""
+    first = source.strip().splitlines()[0] if source.strip() else source
+
+    def shown(output: str) -> str:
+        text = " ".join(output.split())
+        return (text[:MAX_SHOWN] + " ...") if len(text) > MAX_SHOWN else (text or "no output")
+    return (f"at input {index} ({first}) the transcript shows {shown(recorded)} but the world "
+            f"returns {shown(replayed)}")
+
+
+__all__ = ["ReplayCheck", "Replayed", "mismatch_sentence"]

@@ -1,0 +1,235 @@
+"""Learned examples are replayed in the simulated world before they are stored.
+
+Only the LLM is scripted (ScriptedLLM): the household / tabletop worlds, the console, the
+replay and ChromaDB (tmp_path) are real. The learner is attached as build_session attaches
+it (session.attach_learning with the world's start taken at the interaction's first input).
+"""
+import pytest
+
+from llm_interaction_node.core.apis.humanoid import SceneObject
+from llm_interaction_node.core.errors import EndOfInteraction
+from llm_interaction_node.core.learning import improve as imp
+from llm_interaction_node.core.learning.corrected import corrected_example
+from llm_interaction_node.core.learning.learner import SAY_REPLAY_FAILED, LearnStatus
+from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
+from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+from llm_interaction_node.core.transcript import Transcript
+from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.paths import world_path
+from llm_interaction_node.session import (
+    attach_learning, build_console, household_start_from_scene, interaction_start, make_world,
+    replay_check)
+
+COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
+TABLE = "move_to(get_location_coordinates('inFrontOf_dining-table_0'))"
+HUMAN = "move_to(get_location_coordinates('handover_to_human'))"
+LOCATIONS = "list_object_locations(affordance='grasp')"
+TWO_TRIPS = ["wait_for_trigger()", LOCATIONS, COUNTER, "grasp('mango-juice_0')", HUMAN,
+             "handover_object_to_human('mango-juice_0')", "wait_for_trigger()", COUNTER,
+             "grasp('coffee-cup_0')", HUMAN, "handover_object_to_human('coffee-cup_0')",
+             "wait_for_trigger()"]
+ASKS = ["could I get some mango juice?", "and a cup to drink from, please",
+        "thanks, but next time bring both at once, you have two hands - remember that"]
+PROBLEM = "The robot made two trips although both things were on the same counter."
+BETTER = "The robot should carry the juice and the cup in one trip, one in each hand."
+
+
+def bimanual(objects_line: str, cup_at_handover: str = "'success'") -> str:
+    """The request done the better way; ``cup_at_handover``: what the rewrite claims the
+    cup's grasp printed."""
+    return f""">>> wait_for_trigger()
+{{'type': 'dialog', 'text': 'could I get some mango juice?'}}
+>>> {LOCATIONS}
+{objects_line}
+>>> {COUNTER}
+'success'
+>>> grasp('mango-juice_0', 'left')
+'success'
+>>> {HUMAN}
+'success'
+>>> grasp('coffee-cup_0', 'right')
+{cup_at_handover}
+>>> handover_object_to_human('mango-juice_0')
+'success'
+>>> wait_for_trigger()
+{{'type': 'dialog', 'text': 'thanks, that was quick'}}"""
+
+
+def correct(objects_line: str) -> str:
+    return f""">>> wait_for_trigger()
+{{'type': 'dialog', 'text': 'could I get some mango juice?'}}
+>>> {LOCATIONS}
+{objects_line}
+>>> {COUNTER}
+'success'
+>>> grasp('mango-juice_0', 'left')
+'success'
+>>> grasp('coffee-cup_0', 'right')
+'success'
+>>> {HUMAN}
+'success'
+>>> handover_object_to_human('mango-juice_0')
+'success'
+>>> handover_object_to_human('coffee-cup_0')
+'success'
+>>> wait_for_trigger()
+{{'type': 'dialog', 'text': 'thanks, that was quick'}}"""
+
+
+@pytest.fixture
+def memory(tmp_path):
+    return ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "memory")))
+
+
+def session(utterances, memory, statements, mode="improve", world="drinks_and_cup"):
+    spoken = []
+    robot = make_world("humanoid", world)
+    console = build_console("humanoid", robot, EventQueue(utterances, close=True),
+                            speak=spoken.append)
+    learner = attach_learning(console, ScriptedLLM([]), memory, mode, TokenLedger(),
+                              api="humanoid", start=interaction_start("humanoid", robot))
+    for statement in statements:
+        console.execute(statement)
+    return console, learner, spoken, robot
+
+
+def test_a_rewrite_with_an_invented_output_is_refused_after_one_reask(memory):
+    console, learner, spoken, _ = session(ASKS, memory, TWO_TRIPS)
+    objects_line = console.transcript.entries[1].output
+    invented = bimanual(objects_line)      # the cup cannot be grasped at the handover point
+    learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, invented, invented])
+    entry = console.execute("learn_from_interaction()").entry
+    assert learner.last_outcome.status == LearnStatus.REPLAY_FAILED
+    assert entry.output.startswith("Nothing was learned") and "does not match the world" in entry.output
+    assert memory.count() == 0 and learner.stored == []
+    # asked once more, with the mismatch: the input, what it claims, what the world returns
+    assert len(llm.calls) == 4
+    reask = llm.calls[3]["messages"][-1]["content"]
+    assert "grasp('coffee-cup_0', 'right')" in reask and "'success'" in reask
+    assert "the world returns 'failure'" in reask
+    assert spoken[-1] == SAY_REPLAY_FAILED
+
+
+def test_an_invented_output_fixed_on_the_reask_is_stored_and_retrieved(memory):
+    console, learner, spoken, robot = session(ASKS, memory, TWO_TRIPS)
+    objects_line = console.transcript.entries[1].output
+    # the robot's world changed during the interaction; the replay starts from its start
+    assert robot.snapshot()["objects"]["coffee-cup_0"]["held_by"] == "human"
+    learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, bimanual(objects_line), correct(objects_line)])
+    console.execute("learn_from_interaction()")
+    assert learner.last_outcome.status == LearnStatus.LEARNED and len(llm.calls) == 4
+    stored = memory.list("learned")
+    assert len(stored) == 1
+    assert stored[0].transcript == imp.stored_example(Transcript.parse(correct(objects_line))).render()
+    assert memory.retrieve(["can I have some juice and a cup?"], k=1)[0][0].id == stored[0].id
+    assert spoken[-1].startswith("Thank you, I will remember that.")
+
+
+def test_a_correct_rewrite_is_stored_without_a_reask(memory):
+    console, learner, _, _ = session(ASKS, memory, TWO_TRIPS)
+    objects_line = console.transcript.entries[1].output
+    learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, correct(objects_line)])
+    console.execute("learn_from_interaction()")
+    assert learner.last_outcome.status == LearnStatus.LEARNED and len(llm.calls) == 3
+    assert memory.count() == 1
+
+
+MILK = ["wait_for_trigger()", "list_object_locations(affordance='grasp')", TABLE,
+        "grasp('milk-carton_0')", "grasp('coffee-cup_0')",            # fails: not at the counter
+        HUMAN, "handover_object_to_human('milk-carton_0')",           # fails (the world's plan)
+        "handover_object_to_human('milk-carton_0')",                  # fails again
+        "say('Sorry, I cannot hand it over.')\nwait_for_trigger()",
+        TABLE, "place_object('milk-carton_0', 'on_dining-table_0')", "wait_for_trigger()"]
+MILK_SAID = ["can I have the milk?", "then just put it back on the table",
+             "next time, put it on the table right away when the handover fails - remember that"]
+
+
+def test_corrected_mode_stores_what_worked_with_the_corrections_as_comments(memory):
+    console, learner, spoken, _ = session(MILK_SAID, memory, MILK, mode="corrected")
+    entry = console.execute("learn_from_interaction()").entry
+    assert learner.last_outcome.status == LearnStatus.STORED_CORRECTED, entry.output
+    assert learner.llm.calls == []                     # no generation
+    [example] = memory.list("corrected")
+    sources = [e.source for e in Transcript.parse(example.transcript)]
+    assert sources == [
+        "wait_for_trigger()",
+        f"# The user's lesson for this request: {MILK_SAID[2]!r}",
+        "list_object_locations(affordance='grasp')", TABLE, "grasp('milk-carton_0')", HUMAN,
+        f"# The user said: {MILK_SAID[1]!r}",
+        TABLE, "place_object('milk-carton_0', 'on_dining-table_0')", "wait_for_trigger()"]
+    # the request with its reply; the outputs are the world's
+    parsed = Transcript.parse(example.transcript)
+    assert parsed.user_utterances() == [MILK_SAID[0]]
+    assert "'failure'" not in example.transcript and "learn_from_interaction" not in example.transcript
+    assert spoken[-1] == "Thank you, I will remember what worked and what you told me."
+
+
+def test_corrected_mode_refuses_an_example_the_world_does_not_replay(memory):
+    """Dropping the failed handovers makes the kept third one the world's first, which fails."""
+    statements = MILK[:8] + ["handover_object_to_human('milk-carton_0')", "wait_for_trigger()"]
+    said = ["can I have the milk?", "well done for trying again, remember that"]
+    console, learner, spoken, _ = session(said, memory, statements, mode="corrected")
+    assert console.transcript.entries[-2].output == "'success'"     # the third handover worked
+    entry = console.execute("learn_from_interaction()").entry
+    assert learner.last_outcome.status == LearnStatus.REPLAY_FAILED
+    assert "handover_object_to_human('milk-carton_0')" in entry.output
+    assert "the world returns 'failure'" in entry.output
+    assert memory.count() == 0 and spoken[-1] == SAY_REPLAY_FAILED
+
+
+def test_corrected_example_of_an_interaction_without_a_request_is_none():
+    assert corrected_example(Transcript.parse(">>> say('hello')")) is None
+
+
+def test_the_ros_start_builds_the_world_from_its_file_and_the_perceived_scene():
+    """The interaction node's start: the knowledge world file + what the robot perceives."""
+    file = world_path("drinks_and_cup")
+    robot = make_world("humanoid", "drinks_and_cup")
+    console = build_console("humanoid", robot, EventQueue(["juice please"], close=True))
+    for s in ["wait_for_trigger()", COUNTER, "grasp('mango-juice_0')"]:
+        console.execute(s)
+    held = Transcript.parse(""">>> wait_for_trigger()
+{'type': 'dialog', 'text': 'juice please'}
+>>> handover_object_to_human('mango-juice_0')
+'success'
+>>> wait_for_trigger()""")
+    start = household_start_from_scene(file, robot.scene())      # the juice is in a hand now
+    assert replay_check("humanoid", start)(held).mismatch is not None  # no base pose: not near the human
+    moved = Transcript.parse(held.render().replace(
+        ">>> handover", f">>> {HUMAN}\n'success'\n>>> handover"))
+    assert replay_check("humanoid", start)(moved).mismatch is None
+    fresh = household_start_from_scene(file, make_world("humanoid", "drinks_and_cup").scene())
+    assert replay_check("humanoid", fresh)(moved).mismatch.startswith(
+        "at input 3 (handover_object_to_human('mango-juice_0')) the transcript shows 'success'")
+    # an object the world file does not know: no world, syntax and names only
+    alien = SceneObject("alien-cup_0", "cup", robot.scene()[0].pose, "on_kitchen-counter_0", ("grasp",))
+    assert household_start_from_scene(file, [alien])() is None
+    assert replay_check("humanoid", household_start_from_scene(file, [alien]))(moved) is None
+
+
+def test_the_tabletop_start_keeps_the_objects_where_they_were():
+    robot = make_world("tabletop", "red block,blue bowl", seed=3)
+    pos = robot.object_position("red block")
+    start = interaction_start("tabletop", robot)()
+    console = build_console("tabletop", robot, EventQueue(["put the red block in the blue bowl"], close=True))
+    for s in ["wait_for_trigger()", "get_obj_pos('red block')",
+              "put_first_on_second('red block', 'blue bowl')", "wait_for_trigger()"]:
+        try:
+            console.execute(s)
+        except EndOfInteraction:      # the last wait: no more user input
+            break
+    assert (robot.object_position("red block") != pos).any()
+    assert replay_check("tabletop", start)(console.transcript).mismatch is None
+
+
+def test_outputs_left_out_of_a_rewrite_are_the_worlds_in_the_stored_example(memory):
+    """Leaving an output out invents nothing: the stored example gets the world's."""
+    console, learner, _, _ = session(ASKS, memory, TWO_TRIPS)
+    objects_line = console.transcript.entries[1].output
+    bare = correct(objects_line).replace(f"\n{objects_line}", "").replace("\n'success'", "")
+    assert "'success'" not in bare
+    learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, bare])
+    console.execute("learn_from_interaction()")
+    assert learner.last_outcome.status == LearnStatus.LEARNED and len(llm.calls) == 3
+    [example] = memory.list("learned")
+    assert example.transcript == imp.stored_example(Transcript.parse(correct(objects_line))).render()

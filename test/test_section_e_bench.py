@@ -1,0 +1,64 @@
+"""The section E bench's judgements of "the lesson was used", on real worlds (no model)."""
+from llm_interaction_node.bench.section_e import SCENARIOS, USED, _Trace
+from llm_interaction_node.core.errors import EndOfInteraction
+from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.session import build_console, make_world
+
+
+def play(world_name, statements, said=("go",)):
+    world = make_world("humanoid", world_name)
+    trace = _Trace()
+    console = build_console("humanoid", world, EventQueue(list(said), close=True))
+    console.listeners.append(lambda _e: trace.append(tuple(v is not None for v in world.hands.values())))
+    for s in ["wait_for_trigger()", *statements]:
+        try:
+            console.execute(s)
+        except EndOfInteraction:
+            break
+    return world, trace
+
+
+TABLE = "move_to(get_location_coordinates('inFrontOf_long-table_0'))"
+SPONGE = ["grasp('kitchen-sponge_0')", "place_object('kitchen-sponge_0', 'on_workshop-bench_0')"]
+
+
+def bench(speed):
+    return f"move_to(get_location_coordinates('inFrontOf_workshop-bench_0'), speed_factor={speed})"
+
+
+def test_faster_on_the_safe_route_only():
+    used = USED["faster_on_safe_route_only"]
+    assert used(*play("sponge_workbench", [TABLE, SPONGE[0], bench(2.0), SPONGE[1]]))
+    assert not used(*play("sponge_workbench", [TABLE, SPONGE[0], bench(1.0), SPONGE[1]]))
+    fast_everywhere = TABLE.replace("))", "), speed_factor=2.0)")
+    assert not used(*play("sponge_workbench", [fast_everywhere, SPONGE[0], bench(2.0), SPONGE[1]]))
+
+
+COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
+HUMAN = "move_to(get_location_coordinates('handover_to_human'))"
+
+
+def test_both_hands_and_the_cup_with_the_juice():
+    one_trip = [COUNTER, "grasp('mango-juice_0', 'left')", "grasp('coffee-cup_0', 'right')", HUMAN,
+                "handover_object_to_human('mango-juice_0')", "handover_object_to_human('coffee-cup_0')"]
+    two_trips = [COUNTER, "grasp('mango-juice_0')", HUMAN, "handover_object_to_human('mango-juice_0')",
+                 COUNTER, "grasp('coffee-cup_0')", HUMAN, "handover_object_to_human('coffee-cup_0')"]
+    assert USED["both_hands"](*play("drinks_and_cup", one_trip))
+    assert not USED["both_hands"](*play("drinks_and_cup", two_trips))
+    assert USED["cup_with_juice"](*play("drinks_and_cup", two_trips))
+    assert not USED["cup_with_juice"](*play("drinks_and_cup", two_trips[:4]))
+
+
+def test_the_ladder_unasked():
+    ladder = "bring_object_to('step-ladder_0', 'inFrontOf_fridge_0')"
+    world, trace = play("ladder_and_shelf", [ladder])
+    assert USED["ladder_unasked"](world, trace)
+    trace.asks.append("ask")
+    assert not USED["ladder_unasked"](world, trace)
+    assert not USED["ladder_unasked"](*play("ladder_and_shelf", []))
+
+
+def test_every_scenario_has_a_world_and_a_check():
+    for name, s in SCENARIOS.items():
+        assert s.lesson_used in USED and s.teach and s.check, name
+        make_world("humanoid", s.world)
