@@ -75,7 +75,7 @@ def test_malformed_llm_output_is_handled_and_fed_back():
         " wait_for_trigger()",
     ]
     agent, _, world, _ = make_agent(responses, ["get me the juice"])
-    agent.config.refused_retries = 0      # refused inputs (core/constraint.py) are noted at once
+    # refused inputs (core/constraint.py) are noted at once (agent.refused_retries = 0)
     agent.run()
     entries = agent.console.transcript.entries
     assert entries[1].source.startswith("# not run: 'Sure' is not a function")   # never run
@@ -90,6 +90,7 @@ def test_malformed_llm_output_is_handled_and_fed_back():
 def test_refused_input_is_asked_again_before_it_is_noted():
     responses = ["cannot", "Sure! Here it is.", "list_locations()", "wait_for_trigger()"]
     agent, llm, _, _ = make_agent(responses, ["where can you go?"])
+    agent.config.refused_retries = 2      # asked again silently before a note (default: 0)
     agent.run()
     assert sources(agent)[1:] == ["list_locations()", "wait_for_trigger()"]
     temperatures = [c["temperature"] for c in llm.calls]

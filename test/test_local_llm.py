@@ -89,6 +89,7 @@ def test_one_valid_statement_from_a_console_prompt(qwen):
     assert completion.usage.prompt_tokens > 200 and completion.usage.completion_tokens > 0
 
 
+@pytest.mark.timeout(900)     # naive decoding evaluates every ~4k-token prompt whole
 def test_incremental_and_naive_decoding_agree_and_incremental_evaluates_less(qwen):
     naive = LocalLlamaClient(model_path=qwen.model_path, incremental=False)
     naive.llama = qwen.llama                     # the same weights; only the state policy differs

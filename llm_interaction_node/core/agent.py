@@ -59,8 +59,10 @@ class AgentConfig:
     # functions a statement calls that nobody defined are written by the fgen prompt first
     function_generation: bool = True
     # a console input the console refuses (echoed output, an object not in the scene: see
-    # core/constraint.py) is asked for again this often, then noted in the transcript
-    refused_retries: int = 2
+    # core/constraint.py) is noted in the transcript in its place ("# not run: why"), so the
+    # model sees why, as it sees an error; > 0: first asked again this often, silently, at a
+    # raised temperature (the same prompt tells a capable endpoint model nothing new)
+    refused_retries: int = 0
     policy: TurnPolicy = field(default_factory=TurnPolicy)
 
 
