@@ -486,16 +486,21 @@ class BlockInBowl(Template):
         return _named_block_mismatch(a["block"], initial, final, f"in the {a['bowl']}")
 
 
-# ---------------------------------------------------------------------------- 3 blocks on place
-class BlocksOnPlace(Template):
-    id, seen = "blocks_on_place", True
-    pattern = "put all the blocks on the {place}"
+class _AllBlocksToPlace(Template):
+    """Every block goes to one named place (blocks_on_place, stack_on_place): the place is
+    sampled alone and must be clear of everything but the blocks."""
 
     def sample(self, split, rng):
         return {"place": _one(split, rng, "places")}
 
     def feasible(self, task, pos):
         return _place_clear(PLACES[task.attributes["place"]], pos, moving=tuple(_blocks(pos)))
+
+
+# ---------------------------------------------------------------------------- 3 blocks on place
+class BlocksOnPlace(_AllBlocksToPlace):
+    id, seen = "blocks_on_place", True
+    pattern = "put all the blocks on the {place}"
 
     def check(self, initial, final, task):
         target = PLACES[task.attributes["place"]]
@@ -873,15 +878,9 @@ class MismatchedBowls(Template):
 
 
 # ---------------------------------------------------------------------------- 11 stack on place
-class StackOnPlace(Template):
+class StackOnPlace(_AllBlocksToPlace):
     id, seen = "stack_on_place", False
     pattern = "stack all the blocks on the {place}"
-
-    def sample(self, split, rng):
-        return {"place": _one(split, rng, "places")}
-
-    def feasible(self, task, pos):
-        return _place_clear(PLACES[task.attributes["place"]], pos, moving=tuple(_blocks(pos)))
 
     def check(self, initial, final, task):
         target = PLACES[task.attributes["place"]]
