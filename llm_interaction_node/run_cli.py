@@ -121,6 +121,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             console_args.append("--speech")
         # the interaction node may need a while to load; typed lines wait for it
         console_args += ["--ros-args", "-p", f"listener_timeout:={format_value(float(args.wait))}"]
+        if args.record:
+            console_args += ["-p", "recorded:=true"]
         return run_console(console_args)
     except KeyboardInterrupt:
         print(flush=True)

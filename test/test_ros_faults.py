@@ -345,7 +345,9 @@ def test_a_memory_outage_goes_on_with_the_seed_examples_and_loses_nothing_learne
             assert answer.success, answer.message
             stored = json.loads(answer.result_json)
             assert len(stored) == 1 and any("mango juice" in u for u in stored[0]["utterances"])
-            assert "Hello again." in said(user) and procs["node"].alive()
+            # the memory-back sentence comes before the turn's own say(): wait for that too
+            user.probe.wait_until(lambda: "Hello again." in said(user), 90, "the turn's answer")
+            assert procs["node"].alive()
             assert "Traceback" not in procs["node"].log()
     finally:
         server.stop()

@@ -143,6 +143,8 @@ class SpeechConsoleNode(Node):
                                     or show_transcript)
         # speech mode: the microphone and the asr node talk; typed text is not sent
         self.speech = bool(self.declare_parameter("speech", False).value or speech)
+        # ``run --record``: a typed line also waits for the recorder, so the bag holds it
+        self.recorded = bool(self.declare_parameter("recorded", False).value)
         # seconds: a line waits this long for a listener on asr_text (discovery, startup);
         # /reset waits for the service to appear, then for its answer
         self.listener_timeout = self._seconds("listener_timeout", 5.0)
@@ -257,11 +259,12 @@ class SpeechConsoleNode(Node):
 
     def _listened(self, publisher) -> bool:
         """Somebody besides a recorder (``--record``: it listens, never answers) subscribes,
-        and every subscriber seen is matched."""
+        the recorder too when ``recorded``, and every subscriber seen is matched."""
         subscribers = self.get_subscriptions_info_by_topic(publisher.topic_name)
+        nodes = {info.node_name for info in subscribers}
         # a node's name is discovered after its subscription: '_NODE_NAME_UNKNOWN_' until then
-        return (any(info.node_name not in (names.RECORDER_NODE, "_NODE_NAME_UNKNOWN_")
-                    for info in subscribers)
+        return (bool(nodes - {names.RECORDER_NODE, "_NODE_NAME_UNKNOWN_"})
+                and (not self.recorded or names.RECORDER_NODE in nodes)
                 and publisher.get_subscription_count() >= len(subscribers))
 
     def reset(self) -> None:
