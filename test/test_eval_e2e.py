@@ -62,6 +62,11 @@ def test_reduced_protocol_writes_tables_and_plots_that_follow_from_the_runs(tmp_
     assert first.instruction == fail and first.success and first.first_success == 1
     assert [k for k, _ in first.utterances] == ["instruction", "high_level", "learn"]
     assert system.memory.list("learned"), "the learn request stored an improved example"
+    stored = [e["example_id"] for e in first.learning if e["example_id"]]
+    assert stored and first.retrieved == []                   # nothing learned before run 1
+    second = records[1]                                       # the same instruction, run 2
+    assert (second.template, second.round) == (first.template, 2)
+    assert stored[0] in second.retrieved, "run 2's prompt held what run 1 learned"
     files = write_report(out, system.name)
     for f in files.values():
         assert f.exists() and f.stat().st_size > 0

@@ -61,6 +61,7 @@ class RunRecord:
     learned: bool = False           # the user asked to learn in this run
     learning: list = field(default_factory=list)   # what each learn call did (status, lesson, example)
     first_statement_s: float | None = None     # instruction -> first statement (systems that say)
+    retrieved: list = field(default_factory=list)  # ids of the non-seed examples in its prompts
 
     def path(self, out: Path) -> Path:
         return run_path(out, self.split, self.template, self.round)
@@ -166,6 +167,7 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
         if learning_log is not None:
             record.learning = learning_log()
         record.first_statement_s = getattr(system, "first_statement_s", None)
+        record.retrieved = list(getattr(system, "retrieved", None) or [])
         usage: Usage = system.ledger.total
         record.usage = {
             "prompt_tokens": usage.prompt_tokens - before.prompt_tokens,

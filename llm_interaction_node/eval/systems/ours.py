@@ -60,7 +60,7 @@ class OursSystem:
         self.llm = llm
         self.ledger = ledger or TokenLedger()
         self.settings = self.variant.settings(settings or Settings(), memory_dir)
-        self.memory = open_memory("tabletop", self.settings.memory)
+        self.memory = RetrievalLog(open_memory("tabletop", self.settings.memory))
         self.session: Session | None = None
         self.first_statement_s: float | None = None   # last run: instruction -> first statement
 
@@ -89,6 +89,7 @@ class OursSystem:
         session = build_session("tabletop", robot, CallbackUser(respond), self.settings,
                                 llm=self.llm, memory=self.memory, ledger=self.ledger)
         self.session = session
+        self.memory.ids.clear()
         started = time.perf_counter()
         self.first_statement_s = None
 
@@ -97,6 +98,12 @@ class OursSystem:
                 self.first_statement_s = round(time.perf_counter() - started, 2)
         session.console.input_listeners.append(first_input)
         session.agent.run()
+
+    @property
+    def retrieved(self) -> list[str]:
+        """Ids of the learned (non-seed) examples the last run's prompts held, first seen first:
+        the run record's answer to "was what an earlier run learned retrieved?"."""
+        return list(self.memory.ids)
 
     def learning_log(self) -> list[dict]:
         """What each learn_from_interaction() of the last run did (for the run record)."""
@@ -116,3 +123,19 @@ class OursSystem:
     def episode_succeeded(self) -> None:
         if self.session is not None:
             store_episode(self.memory, self.session.console, self.settings.learning)
+
+
+class RetrievalLog:
+    """An example memory that notes the non-seed examples it hands out for prompts."""
+
+    def __init__(self, memory):
+        self._memory = memory
+        self.ids: list[str] = []
+
+    def prompt_examples(self, utterances, k=None):
+        found = self._memory.prompt_examples(utterances, k)
+        self.ids.extend(e.id for e in found if e.source != "seed" and e.id not in self.ids)
+        return found
+
+    def __getattr__(self, name):
+        return getattr(self._memory, name)
