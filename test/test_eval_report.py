@@ -66,3 +66,32 @@ def test_outcome_table_counts_learn_requests_and_calls():
     row = dict(zip(header, [c.strip() for c in lines[4].strip("|").split("|")]))
     assert [row[o] for o in OUTCOMES] == ["1", "1", "0", "0", "0", "0", "0"]
     assert row["asked to learn"] == "1" and row["learn calls: status"] == "learned 1, refused 1"
+
+
+def run(round_, success, first, kinds, learning=(), retrieved=()):
+    r = record(success, first, kinds, learning=learning)
+    r.round, r.retrieved = round_, list(retrieved)
+    return r
+
+
+def test_loop_breaks_say_which_stage_of_the_learning_loop_did_not_happen():
+    from llm_interaction_node.eval.report import loop_breaks, loop_breaks_markdown
+    learned = [{"status": "learned", "example_id": "ex1"}]
+    records = [
+        run(1, False, None, ["instruction", "high_level", "high_level"]),            # never solved
+        run(2, True, 1, ["instruction", "high_level", "learn"],
+            [{"status": "replay_failed", "example_id": None}]),                       # rewrite failed
+        run(3, True, 1, ["instruction", "high_level", "learn"], learned),             # stored
+        run(4, True, 2, ["instruction", "high_level", "high_level"]),                 # lesson missed
+        run(5, True, 1, ["instruction", "high_level"], retrieved=["ex1"]),            # there, ignored
+        run(6, True, 0, ["instruction"], retrieved=["ex1", "seedless"]),              # used
+    ]
+    verdicts = [row["verdict"] for row in loop_breaks(records)]
+    assert verdicts == ["never asked", "bad rewrite (replay failed)", "stored",
+                        "not retrieved; never asked", "retrieved but ignored; never asked",
+                        "used: retrieved, right first time"]
+    rows = loop_breaks(records)
+    assert [r["lessons_before"] for r in rows] == [0, 0, 0, 1, 1, 1]
+    assert rows[5]["lessons_retrieved"] == 1                  # only earlier lessons count
+    text = "\n".join(loop_breaks_markdown(records))
+    assert "| blocks_in_bowl | 6 | right first time |" in text and "| never asked | 3 |" in text

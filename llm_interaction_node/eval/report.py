@@ -114,6 +114,7 @@ def tables_markdown(system: str, records: list[RunRecord], price_in: float = DEF
                        f"| {cost(r.prompt_tokens, r.completion_tokens, price_in, price_out):.4f} |")
         out.append("")
     out += rounds_markdown(records)
+    out += loop_breaks_markdown(records)
     out.append(f"Prices: {price_in} $ / 1M prompt tokens, {price_out} $ / 1M completion tokens.")
     return "\n".join(out) + "\n"
 
@@ -191,10 +192,83 @@ def outcomes_markdown(systems: dict[str, list[RunRecord]]) -> list[str]:
     return out + [""]
 
 
+STORED = ("learned", "stored_corrected", "stored_raw")
+# where the learning loop broke, per run (issue 17): the first stage that did not happen
+LOOP_VERDICTS = ("right first time, nothing learned before", "used: retrieved, right first time",
+                 "retrieved but ignored", "not retrieved", "never asked", "refused",
+                 "bad rewrite (replay failed)", "stored")
+
+
+def loop_breaks(records: Iterable[RunRecord]) -> list[dict]:
+    """Per run of a learning system, in protocol order per instruction: what it learned and
+    whether the lessons of the earlier runs of that instruction reached it. ``verdict`` is
+    the first stage of the loop that did not happen (or "stored" / "used" when all did):
+
+    * a run after a stored lesson of its instruction: the lesson was not in its prompts
+      ("not retrieved"), was in them and the run needed feedback anyway ("retrieved but
+      ignored"), or was in them and the run was right first time ("used");
+    * otherwise (nothing to reuse, or reused and still wrong): right first time; never solved
+      after feedback, so the user never asked ("never asked"); asked, and the learner refused
+      ("refused") or the rewrite did not replay ("bad rewrite"); or "stored"."""
+    by_template: dict[tuple[str, str], list[RunRecord]] = {}
+    for r in records:
+        by_template.setdefault((r.split, r.template), []).append(r)
+    rows = []
+    for (split, template), runs in by_template.items():
+        lessons: list[str] = []                  # ids stored by the earlier runs
+        for r in sorted(runs, key=lambda x: x.round):
+            stored = [e["example_id"] for e in r.learning
+                      if e.get("status") in STORED and e.get("example_id")]
+            statuses = [str(e.get("status")) for e in r.learning]
+            reached = [i for i in lessons if i in r.retrieved]
+            first_time = r.success and r.first_success == 0
+            if lessons and not reached:
+                verdict = "not retrieved"
+            elif reached and first_time:
+                verdict = "used: retrieved, right first time"
+            elif reached:
+                verdict = "retrieved but ignored"
+            elif first_time:
+                verdict = LOOP_VERDICTS[0]
+            else:
+                verdict = None
+            if verdict in (None, "retrieved but ignored", "not retrieved") and not first_time:
+                asked = any(kind == "learn" for kind, _ in r.utterances)
+                learn_verdict = ("stored" if stored else
+                                 "never asked" if not asked else
+                                 "bad rewrite (replay failed)" if "replay_failed" in statuses
+                                 else "refused")
+                verdict = learn_verdict if verdict is None else f"{verdict}; {learn_verdict}"
+            rows.append({"split": split, "template": template, "round": r.round,
+                         "outcome": run_outcome(r), "interactions": r.interactions,
+                         "lessons_before": len(lessons), "lessons_retrieved": len(reached),
+                         "learn_calls": ", ".join(statuses) or "-", "stored": stored,
+                         "verdict": verdict})
+            lessons += stored
+    return rows
+
+
+def loop_breaks_markdown(records: list[RunRecord]) -> list[str]:
+    """:func:`loop_breaks` as a table plus the count of each verdict."""
+    rows = loop_breaks(records)
+    if not any(r.learning for r in records) and not any(r.retrieved for r in records):
+        return []
+    out = ["## Where the learning loop breaks (`eval.report.loop_breaks`)", "",
+           "| instruction | run | outcome | rounds | lessons before / retrieved | learn calls "
+           "| verdict |", "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        out.append(f"| {row['template']} | {row['round']} | {row['outcome']} | "
+                   f"{row['interactions']} | {row['lessons_before']} / {row['lessons_retrieved']} "
+                   f"| {row['learn_calls']} | {row['verdict']} |")
+    counts = Counter(part for row in rows for part in row["verdict"].split("; "))
+    out += ["", "| verdict | runs |", "|---|---|"]
+    out += [f"| {v} | {counts[v]} |" for v in LOOP_VERDICTS if counts.get(v)]
+    return out + [""]
+
+
 def _stored(records: Iterable[RunRecord]) -> int:
     """Learned examples the runs stored (improved or, when the rewrite failed, raw)."""
-    return sum(1 for r in records for entry in r.learning
-               if entry.get("status") in ("learned", "stored_corrected", "stored_raw"))
+    return sum(1 for r in records for entry in r.learning if entry.get("status") in STORED)
 
 
 def tables_csv(system: str, records: list[RunRecord], price_in: float = DEFAULT_PRICE_IN,
