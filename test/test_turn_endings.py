@@ -62,3 +62,26 @@ def test_a_first_loop_over_get_obj_names_counts(tmp_path, capsys):
     assert main([str(tmp_path)]) == 0
     assert "all_blocks_loop" in capsys.readouterr().out
     assert main([str(tmp_path / "nope")]) == 2
+
+
+def test_refused_echoed_and_unknown_object_inputs_are_counted(tmp_path):
+    text = """>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'put the red block in the green bowl'}
+>>> get_obj_names()
+['red block', 'green bowl']
+>>> put_first_on_second('red block', 'yellow bowl')
+ValueError: unknown object 'yellow bowl'; use one of ['red block', 'green bowl']
+>>> use
+NameError: name 'use' is not defined
+>>> # not run: put_first_on_second(): 'yellow bowl' is not in the scene
+>>> put_first_on_second('red block', 'green bowl')
+'success'
+"""
+    c = count_run(run([text], kinds=("instruction",)))
+    assert (c.refused, c.echoed, c.unknown_object) == (1, 1, 1)
+    for round_, body in ((1, text), (4, text)):
+        folder = tmp_path / "runs" / "sa_si" / "t"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"run_{round_:02d}.json").write_text(
+            json.dumps(dict(run([body], kinds=("instruction",)), round=round_)))
+    assert count_dir(tmp_path).refused == 2 and count_dir(tmp_path, max_run=3).refused == 1

@@ -10,10 +10,15 @@ A turn is what the model does between the user's utterance (the value of a
 * first attempts at an "all the blocks" instruction (the instruction turn of a template whose
   text says "the blocks"), and how many of them used a ``for`` loop over ``get_obj_names()``;
 * feedback turns (the reply to a high-level correction) that started with a "put it back"
-  (a statement or comment moving something back where it was, the seed habit of issue 20).
+  (a statement or comment moving something back where it was, the seed habit of issue 20);
+* console inputs refused before they ran (``# not run: ...``), and inputs that ran although
+  they were echoed output (a bare word of an earlier output, e.g. ``cannot``) or named an
+  object that is not in the scene (the targets of issue 20: 0 of each).
 
     python -m llm_interaction_node.bench.turn_endings docs/eval/embedded/ours [DIR ...]
         [--max-rounds N]   # only the first N interactions of each run (as eval --max-rounds)
+        [--max-run N]      # only runs 1..N of each instruction (--max-run 3: the 12 runs
+                           # of `make eval-embedded` inside a 5-run protocol)
 """
 from __future__ import annotations
 
@@ -29,6 +34,9 @@ from ..core.transcript import Entry, Transcript
 
 _UNDO = re.compile(r"\bback\b|where it was|start_xy\[", re.IGNORECASE)
 _ALL_BLOCKS = re.compile(r"\b(all (of )?the|the) blocks\b", re.IGNORECASE)
+_UNKNOWN_OBJECT = re.compile(r"unknown object|is not in the scene|no object (named|called)",
+                             re.IGNORECASE)
+_BARE_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass
@@ -45,6 +53,9 @@ class Counts:
     all_blocks_loop: int = 0
     feedback_turns: int = 0
     feedback_undo: int = 0
+    refused: int = 0          # '# not run: why' in place of an input
+    echoed: int = 0           # ran, and was a bare word of an earlier output
+    unknown_object: int = 0   # ran, and its error says the object is not in the scene
 
     def add(self, other: "Counts") -> None:
         for f in fields(self):
@@ -120,6 +131,16 @@ def count_run(run: dict) -> Counts:
             if any(e.source.lstrip().startswith(("for ", "#")) and "\nfor " in "\n" + _code(e)
                    and "get_obj_names" in _scope(entries, e) for e in entries):
                 c.all_blocks_loop += 1
+        for i, e in enumerate(entries):
+            if e.is_comment:
+                c.refused += e.source.lstrip("# ").startswith("not run:")
+                continue
+            if _UNKNOWN_OBJECT.search(e.output or ""):
+                c.unknown_object += 1
+            word = e.source.strip()
+            if _BARE_WORD.fullmatch(word) and any(
+                    word in (p.output or "") for p in entries[:i] if not p.is_comment):
+                c.echoed += 1
         if t > 0 and t < len(kinds) and kinds[t] == "high_level":
             c.feedback_turns += 1
             first = next((e for e in entries if not e.source.startswith("get_obj_names")), None)
@@ -138,12 +159,15 @@ def _scope(entries: list[Entry], loop: Entry) -> str:
     return "\n".join(e.source for e in entries[:entries.index(loop) + 1])
 
 
-def count_dir(path: Path, max_rounds: int | None = None) -> Counts:
-    """All run files under ``path`` (an eval output directory or a part of its runs/)."""
+def count_dir(path: Path, max_rounds: int | None = None, max_run: int | None = None) -> Counts:
+    """All run files under ``path`` (an eval output directory or a part of its runs/), only
+    runs 1..``max_run`` of each instruction if given."""
     total = Counts()
     files = sorted(path.glob("runs/**/run_*.json")) or sorted(path.glob("**/run_*.json"))
     for file in files:
         run = json.loads(file.read_text(encoding="utf-8"))
+        if max_run and int(run.get("round", 0)) > max_run:
+            continue
         total.add(count_run(first_rounds(run, max_rounds)))
     return total
 
@@ -154,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="eval output directories (or folders of their runs/)")
     parser.add_argument("--max-rounds", type=int, default=None,
                         help="count only the first N interactions of each run")
+    parser.add_argument("--max-run", type=int, default=None,
+                        help="count only runs 1..N of each instruction")
     args = parser.parse_args(argv)
     names = [f.name for f in fields(Counts)]
     print("| dir | " + " | ".join(names) + " |")
@@ -162,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         if not d.is_dir():
             print(f"error: {d} is not a directory", file=sys.stderr)
             return 2
-        c = count_dir(d, args.max_rounds)
+        c = count_dir(d, args.max_rounds, args.max_run)
         print(f"| {d} | " + " | ".join(str(getattr(c, n)) for n in names) + " |")
     return 0
 
