@@ -57,6 +57,10 @@ class AgentSettings:
     idle_retries: int = setting(AgentConfig.idle_retries,
                                 "a user turn answered with nothing but wait_for_trigger() is "
                                 "asked again this often (at a raised temperature)")
+    repeat_notes: int = setting(AgentConfig.repeat_notes,
+                                "a turn about to repeat, statement for statement, the attempt the "
+                                "user just answered gets a note instead of the last statement, "
+                                "this often per turn (0: off)")
     function_generation: bool = setting(AgentConfig.function_generation,
                                         "functions a statement calls that nobody defined are "
                                         "written by a second LLM prompt first (config/fgen.yaml)")
@@ -148,6 +152,7 @@ class Settings:
         return AgentConfig(temperature=self.llm.temperature, max_tokens=self.llm.max_tokens,
                            empty_temperature_step=self.agent.empty_temperature_step,
                            idle_retries=self.agent.idle_retries,
+                           repeat_notes=self.agent.repeat_notes,
                            function_generation=self.agent.function_generation,
                            policy=TurnPolicy(max_statements=self.agent.max_statements_per_turn,
                                              loop_repeats=self.agent.loop_repeats,

@@ -19,10 +19,12 @@ FETCH_JUICE = [
 ]
 
 
-def make_agent(responses, utterances, examples=(), idle_retries=0, fgen=False, **policy):
+def make_agent(responses, utterances, examples=(), idle_retries=0, fgen=False, repeat_notes=0,
+               **policy):
     """An agent on the drinks_and_cup world; ``idle_retries`` 0 unless a test is about them
-    (scripts here often answer a turn with a plain wait_for_trigger()); function generation
-    off unless a test is about it (scripts here call undefined names to spend budgets)."""
+    (scripts here often answer a turn with a plain wait_for_trigger()), ``repeat_notes`` too
+    (scripts repeat turns); function generation off unless a test is about it (scripts here
+    call undefined names to spend budgets)."""
     world = make_world("humanoid", "drinks_and_cup")
     spoken = []
     console = build_console("humanoid", world, EventQueue(utterances, close=True),
@@ -30,6 +32,7 @@ def make_agent(responses, utterances, examples=(), idle_retries=0, fgen=False, *
     llm = ScriptedLLM(responses)
     agent = build_agent("humanoid", llm, console, examples,
                         config=AgentConfig(idle_retries=idle_retries, function_generation=fgen,
+                                          repeat_notes=repeat_notes,
                                           policy=TurnPolicy(**policy)))
     return agent, llm, world, spoken
 
@@ -448,3 +451,37 @@ def test_the_fgen_prompt_file_is_checked_and_calls_are_found_with_their_assignme
     tree = ast.parse("i = get_closest_idx(pts, goal)\nfor p in pts:\n    shift(p)\nlen(pts)")
     assert undefined_calls(tree, {"__builtins__": {"len": len}}) == [
         ("get_closest_idx", "i = get_closest_idx(pts, goal)"), ("shift", "shift(p)")]
+
+
+def test_a_turn_that_would_redo_the_answered_attempt_gets_a_note_first():
+    """Benchmark transcripts: after "put the green block on the top side" the embedded model
+    did again what the user had just answered. The statement that would complete the copy is
+    not run; a note in its place says why, and the model is asked again."""
+    agent, llm, _, spoken = make_agent(
+        ["list_locations()", "say('I can go there.')", "wait_for_trigger()",
+         "list_locations()", "say('I can go there.')",          # the copy: noted, not run
+         "say('Sorry, I will bring it now.')", "wait_for_trigger()"],
+        ["where can you go?", "no, I asked you to bring me the juice"], repeat_notes=1)
+    agent.run()
+    got = sources(agent)
+    assert got[4] == "list_locations()" and got[5].startswith("# not run: say('I can go there.') "
+                                                               "would do again exactly")
+    assert got[6:] == ["say('Sorry, I will bring it now.')", "wait_for_trigger()"]
+    assert spoken == ["I can go there.", "Sorry, I will bring it now."]
+
+
+def test_a_repeat_the_model_insists_on_runs_and_no_notes_is_the_reference_rule():
+    agent, _, _, spoken = make_agent(
+        ["say('Here it is.')", "wait_for_trigger()",
+         "say('Here it is.')", "say('Here it is.')", "wait_for_trigger()"],
+        ["say it", "you dropped it, try again"], repeat_notes=1)
+    agent.run()
+    assert spoken == ["Here it is.", "Here it is."]               # noted once, then it runs
+    assert sum(s.startswith("# not run:") for s in sources(agent)) == 1
+    # repeat_notes 0: the reference's behaviour, no note
+    agent, _, _, spoken = make_agent(
+        ["say('Here it is.')", "wait_for_trigger()", "say('Here it is.')", "wait_for_trigger()"],
+        ["say it", "again"], repeat_notes=0)
+    agent.run()
+    assert spoken == ["Here it is.", "Here it is."]
+    assert not any(s.startswith("#") for s in sources(agent))

@@ -40,6 +40,9 @@ STOPPED = "Okay, I stopped."
 # written into the transcript (not run) in place of the statement that closed the first loop
 LOOP_NOTE = ("That repeats what was already done. If the task is done, hand back with "
              "wait_for_trigger(); otherwise try something different.")
+# written (not run) in place of the statement that would repeat the attempt the user answered
+REPEAT_NOTE = ("{source} would do again exactly what was done before the user's last words; "
+               "do what they ask for instead.")
 
 ExampleSource = Callable[[Sequence[str]], Sequence[str]]
 
@@ -56,6 +59,10 @@ class AgentConfig:
     # just said) is asked again this often at a raised temperature before the wait is accepted
     idle_retries: int = 2
     idle_temperature_step: float = 0.3
+    # a turn that is about to do again, statement for statement, the attempt the user has just
+    # answered (a small model copies its last turn after a correction) gets a note in place of
+    # the statement that would complete the copy, this often per turn; then it runs
+    repeat_notes: int = 1
     # functions a statement calls that nobody defined are written by the fgen prompt first
     function_generation: bool = True
     # a console input the console refuses (echoed output, an object not in the scene: see
@@ -116,6 +123,8 @@ class Agent:
         self._turn_usage = Usage()
         self._examples_cache: tuple[int, list[str]] = (-1, [])
         self._loop_intervention = False
+        self._answered: list[str] = []      # the attempt the user's last utterance answered
+        self._repeat_notes = 0
         self._reset_requested = threading.Event()
         if fgen is None and self.config.function_generation:
             fgen = FunctionGenerator(llm, prompt.api_listing, load_fgen_prompt(), self.ledger,
@@ -150,6 +159,7 @@ class Agent:
         """Fresh locals and transcript, then wait for the user's first request."""
         self.console.new_task(marker=marker)
         self.ledger.new_interaction()
+        self.turn = TurnState(self.config.policy)    # nothing of the last task is "answered"
         self._wait()
 
     def step(self) -> None:
@@ -243,6 +253,13 @@ class Agent:
                 if reason:
                     raise _BudgetSpent(reason)
                 return []
+            if (statements and self._repeat_notes < self.config.repeat_notes
+                    and self._repeats_the_answered_attempt(statements[0])):
+                self._repeat_notes += 1
+                log.info("the LLM repeats the attempt the user answered: noted, asking again")
+                self.console.annotate("not run: " + REPEAT_NOTE.format(
+                    source=" ".join(statements[0].split())))
+                return []
             if statements and idle_left > 0 and self._ignores_the_user(statements):
                 # small models tend to repeat the last statement (wait_for_trigger()) instead
                 # of acting on the user's feedback: ask again, a little less greedily
@@ -281,6 +298,14 @@ class Agent:
         said = said if len(said) <= 80 else said[:77].rstrip() + "..."
         return (f"Sorry, I cannot reach my language model right now, so I did not act on "
                 f"\"{said}\". Please say it again in a moment.")
+
+    def _repeats_the_answered_attempt(self, source: str) -> bool:
+        """Running ``source`` would complete, statement for statement, the attempt that the
+        user's last utterance answered (comments and the hand-back left out): after a
+        correction a small model copies its last turn instead of acting on the words. A
+        wanted repeat ("you dropped it, try again") is only delayed: the note comes once."""
+        attempt = self._answered
+        return bool(attempt) and _actions(self.turn.statements + [source]) == attempt
 
     def _ignores_the_user(self, statements: list[str]) -> bool:
         """The first answer to a user turn is wait_for_trigger() alone."""
@@ -364,6 +389,19 @@ class Agent:
 
     def _new_turn(self) -> None:
         self.stop.clear()          # a stop pressed while idle does not abort the new turn
+        self._answered = _actions(self.turn.statements)
+        self._repeat_notes = 0
         self.turn = TurnState(self.config.policy)
         self._turn_usage = Usage()
         self._loop_intervention = False
+
+
+def _actions(statements: Sequence[str]) -> list[str]:
+    """The statements without comment lines, blank ones and hand-backs, whitespace-normalised."""
+    out = []
+    for source in statements:
+        code = " ".join(" ".join(line.split()) for line in source.splitlines()
+                        if line.strip() and not line.lstrip().startswith("#"))
+        if code and code != WAIT:
+            out.append(code)
+    return out
