@@ -148,6 +148,10 @@ def learned_restart(states: str | None = None, model: str | None = None) -> dict
 
             def respond(purpose, prompt):
                 marks.append({"at": time.perf_counter(), "ledger": session.ledger.by_purpose()})
+                print(f"[process {process}] utterance {len(marks)} at "
+                      f"{marks[-1]['at'] - start:.1f} s: evaluated so far "
+                      f"{ {k: u.evaluated_prompt_tokens for k, u in marks[-1]['ledger'].items()} }",
+                      file=sys.stderr, flush=True)
                 if not plan:
                     return None
                 said = plan.pop(0)
