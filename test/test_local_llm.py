@@ -133,6 +133,45 @@ def test_saved_states_are_reused_and_give_the_same_output(gemma, tmp_path, monke
     assert got.text == want and got.usage.evaluated_tokens < 40
 
 
+def test_a_longer_prompt_restores_the_disk_state_it_extends(qwen, tmp_path, monkeypatch):
+    """Issue 17: the state saved for prompt A (the seed examples at the last start); a new
+    client prefilling A + B (a learned example stored since) restores it and evaluates about
+    B alone, and completes the same text as from scratch. Damaged files are skipped and the
+    number of files stays bounded."""
+    from llm_interaction_node.core.llm import local
+    monkeypatch.setattr(local, "DISK_STATES_KEPT", 2)
+    examples = load_examples("tabletop")
+    a = "\n\n".join(examples[:2]) + "\n\n"
+    b, c = examples[2] + "\n\n", examples[3] + "\n\n"
+    tail = f">>> wait_for_trigger()\n{{'type': 'dialog', 'text': '{REQUEST}'}}\n>>>"
+    qwen.llama.reset()                                    # from scratch: nothing held or saved
+    qwen.states = local.PrefixStates(qwen.states.max_bytes)
+    want = qwen.complete(a + b + tail, stop=["\n>>>"], max_tokens=16, one_input=True)
+    assert want.usage.cached_tokens == 0
+
+    first = LocalLlamaClient(model_path=qwen.model_path, states_dir=tmp_path)
+    saved = first.prefill(a, persist=True)
+    assert saved.evaluated_tokens == saved.prompt_tokens > 200
+    del first
+
+    other = LocalLlamaClient(model_path=qwen.model_path, states_dir=tmp_path)
+    grown = other.prefill(a + b, persist=True)            # nothing holds A + B exactly
+    b_tokens = grown.prompt_tokens - saved.prompt_tokens
+    assert b_tokens > 50 and grown.cached_tokens >= saved.prompt_tokens - 2
+    assert grown.evaluated_tokens <= b_tokens + 2
+    got = other.complete(a + b + tail, stop=["\n>>>"], max_tokens=16, one_input=True)
+    assert got.text == want.text and got.usage.evaluated_tokens < 40
+
+    # a damaged file (the newest) is skipped; the others still serve; two files are kept
+    (tmp_path / f"{other._fingerprint}-damaged.npz").write_bytes(b"not a saved state")
+    third = LocalLlamaClient(model_path=qwen.model_path, states_dir=tmp_path)
+    del other
+    branched = third.prefill(a + c, persist=True)
+    assert branched.cached_tokens >= saved.prompt_tokens - 2
+    assert branched.evaluated_tokens <= branched.prompt_tokens - saved.prompt_tokens + 2
+    assert len(list(tmp_path.glob("*.npz"))) == 2
+
+
 def test_the_model_stops_when_the_console_input_is_whole(gemma):
     """one_input: no made-up output after the statement (it costs generation time)."""
     prompt = "\n\n".join(load_examples("tabletop")[:3]) + \

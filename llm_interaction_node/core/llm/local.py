@@ -26,6 +26,9 @@ Model state, three levels, all exact (the same tokens give the same state):
 3. saved states on disk for :meth:`LocalLlamaClient.prefill` with ``persist=True``: the
    agent prefills its stable prefix (header, API listing, the examples it will show) at
    start-up, and the next process loads it from disk instead of evaluating it (seconds).
+   A prefill whose tokens no file holds exactly restores the file sharing the longest
+   prefix with them and evaluates only the rest: after a learned example is stored (it
+   comes after the seed examples), the next start evaluates that example, not the seeds.
 
 Decoding (:mod:`.decoding`): greedy with prompt-lookup drafts (``llm.local_draft`` tokens,
 the same output as plain greedy decoding) and, when the caller passes a ``grammar`` (GBNF,
@@ -153,7 +156,8 @@ class LocalLlamaClient:
                  incremental: bool = True, n_ctx: int = N_CTX, n_threads: int | None = None,
                  model: str | None = None, mode: str | None = None,
                  state_cache_mb: int = 1536, persist_states: bool = True,
-                 draft_tokens: int | None = None, grammar: bool | None = None):
+                 draft_tokens: int | None = None, grammar: bool | None = None,
+                 states_dir: str | Path | None = None):
         try:
             from llama_cpp import Llama
         except ImportError as exc:
@@ -173,7 +177,9 @@ class LocalLlamaClient:
                                 local_grammar=base.local_grammar if grammar is None else bool(grammar))
         self.model_path = Path(model_path) if model_path else self.spec.ensure()
         self.incremental = incremental
-        self.persist_states = persist_states and incremental
+        self.persist_states = persist_states and incremental   # read and write disk states
+        self._states_dir = Path(states_dir) if states_dir else None
+        self._disk_tokens_cache: dict[Path, tuple[tuple[int, int], list[int]]] = {}
         self._lock = threading.Lock()
         self.llama = Llama(model_path=str(self.model_path), n_ctx=n_ctx, seed=0,
                            n_threads=n_threads or min(2, os.cpu_count() or 1), verbose=False)
@@ -239,10 +245,13 @@ class LocalLlamaClient:
             if persist and self.config.local_grammar and _llguidance_installed():
                 self._grammar_tokenizer()      # at start-up, not while the user waits
             tokens = self._tokenize(text)
-            if self.states.covers(tokens) or (persist and self._load_from_disk(tokens)):
+            if self.states.covers(tokens) or (self.persist_states and self._load_from_disk(tokens)):
                 return Usage(prompt_tokens=len(tokens), cached_tokens=len(tokens),
                              evaluated_tokens=0, wall_s=time.perf_counter() - start)
-            held = self._keep(min(self._restore_best(tokens), len(tokens) - 1))
+            held = self._restore_best(tokens)
+            if self.persist_states and self.spec.cuttable:   # gemma-3 could not cut it
+                held = self._restore_from_disk(tokens, held)
+            held = self._keep(min(held, len(tokens) - 1))
             self._eval_prompt(tokens, held, len(tokens), start)
             report(self.progress, LLMProgress(DONE, elapsed_s=time.perf_counter() - start))
             state = self._get_state()
@@ -284,6 +293,7 @@ class LocalLlamaClient:
         self.llama._ctx.kv_cache_seq_rm(-1, 0, -1)
         buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
         if self.llama_cpp.llama_state_seq_set_data(self.llama.ctx, buffer, len(state), 0) == 0:
+            self.llama.reset()                      # the cache was cleared: it holds nothing
             raise LLMError("restoring a saved state of the embedded model failed",
                            endpoint="embedded", model=self.spec.name)
         n = len(tokens)
@@ -319,9 +329,41 @@ class LocalLlamaClient:
         self.llama._ctx.kv_cache_seq_rm(-1, 0, -1)
         return 0
 
+    def _disk_dir(self) -> Path:
+        return self._states_dir or cache_dir() / "states" / self.spec.name
+
     def _disk_path(self, tokens: Sequence[int]) -> Path:
         digest = hashlib.sha1(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()[:20]
-        return cache_dir() / "states" / self.spec.name / f"{self._fingerprint}-{digest}.npz"
+        return self._disk_dir() / f"{self._fingerprint}-{digest}.npz"
+
+    def _disk_states(self) -> list[Path]:
+        """This model's saved state files, newest first (files being written excluded)."""
+        found = []
+        for path in self._disk_dir().glob(f"{self._fingerprint}-*.npz"):
+            if ".tmp." in path.name:
+                continue
+            try:
+                found.append((path.stat().st_mtime, path))
+            except OSError:                     # removed by another process meanwhile
+                continue
+        return [path for _, path in sorted(found, reverse=True)]
+
+    def _disk_tokens(self, path: Path) -> list[int] | None:
+        """The tokens a saved state holds (its state array is not read); None if the file
+        cannot be read. Remembered per file version, so a scan reads each file once."""
+        try:
+            st = path.stat()
+            version = (st.st_mtime_ns, st.st_size)
+            known = self._disk_tokens_cache.get(path)
+            if known is not None and known[0] == version:
+                return known[1]
+            with np.load(path) as data:
+                tokens = data["tokens"].tolist()
+        except Exception as exc:  # noqa: BLE001 - a damaged file is skipped
+            log.warning("ignoring the saved model state %s: %s", path, exc)
+            return None
+        self._disk_tokens_cache[path] = (version, tokens)
+        return tokens
 
     def _load_from_disk(self, tokens: Sequence[int]) -> bool:
         path = self._disk_path(tokens)
@@ -341,6 +383,34 @@ class LocalLlamaClient:
         os.utime(path)
         return True
 
+    def _restore_from_disk(self, tokens: Sequence[int], held: int) -> int:
+        """Restore the saved state on disk sharing the longest prefix with ``tokens`` if it
+        beats the ``held`` tokens the model holds now; returns the prefix length then held
+        (the caller cuts the state there). E.g. the start-up prefix of the last session,
+        when a learned example was stored after its seed examples since."""
+        best, best_path, best_tokens = held + MIN_RESTORE_GAIN - 1, None, None
+        for path in self._disk_states():
+            saved = self._disk_tokens(path)
+            if saved is None:
+                continue
+            n = common_prefix(saved, tokens)
+            if n > best:
+                best, best_path, best_tokens = n, path, saved
+        if best_path is None:
+            return held
+        try:
+            with np.load(best_path) as data:
+                state = data["state"].tobytes()
+            self._set_state(best_tokens, state)
+        except Exception as exc:  # noqa: BLE001 - a damaged file is evaluated again
+            log.warning("ignoring the saved model state %s: %s", best_path, exc)
+            self._disk_tokens_cache.pop(best_path, None)
+            return self._restore_best(tokens)   # the live state may be gone: RAM or nothing
+        log.info("prefill: restored %d of %d tokens from %s", best, len(tokens), best_path.name)
+        self.states.put(best_tokens, state)
+        os.utime(best_path)
+        return best
+
     def _save_to_disk(self, tokens: Sequence[int], state: bytes) -> None:
         path = self._disk_path(tokens)
         try:
@@ -349,10 +419,9 @@ class LocalLlamaClient:
             np.savez(tmp, tokens=np.asarray(tokens, dtype=np.int32),
                      state=np.frombuffer(state, dtype=np.uint8))
             tmp.replace(path)
-            kept = sorted(path.parent.glob(f"{self._fingerprint}-*.npz"),
-                          key=lambda p: p.stat().st_mtime, reverse=True)
-            for old in kept[DISK_STATES_KEPT:]:
+            for old in self._disk_states()[DISK_STATES_KEPT:]:
                 old.unlink(missing_ok=True)
+                self._disk_tokens_cache.pop(old, None)
         except OSError as exc:
             log.warning("could not save the model state to %s: %s", path, exc)
 

@@ -1,0 +1,83 @@
+"""Issue 17: a learned example lands after the seed examples in the start-up prefix and in
+the next request's prompt, so the embedded model's saved state for everything before it is
+reused (in this process from RAM, in the next from disk: test_local_llm.py measures that).
+
+The LLM is a scripted stand-in that records what it is asked to prefill; the memory
+(ChromaDB, the embedding model) and the household world are real."""
+from llm_interaction_node.core.llm import ScriptedLLM, Usage
+from llm_interaction_node.core.prompt import CURRENT_HEADING, EXAMPLE_HEADING
+from llm_interaction_node.core.user import CallbackUser
+from llm_interaction_node.session import build_session, make_world
+from llm_interaction_node.settings import Settings
+
+LEARNED = """>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'bring me the mango juice'}
+>>> say('I will bring you the mango juice.')
+>>> move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))
+'success'
+>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'thanks, that is how I like it'}
+>>> wait_for_trigger()"""
+
+
+class PrefillingLLM(ScriptedLLM):
+    """The scripted stand-in with the embedded model's prefill hook (records its calls)."""
+
+    def __init__(self, responses):
+        super().__init__(responses)
+        self.prefilled: list[tuple[str, bool]] = []
+
+    def prefill(self, prefix, system=None, persist=False):
+        self.prefilled.append((prefix, persist))
+        return Usage(prompt_tokens=1)
+
+
+def _session(tmp_path, llm, respond):
+    settings = Settings().with_overrides({"memory.path": str(tmp_path / "memory")})
+    return build_session("humanoid", make_world("humanoid", "drinks_and_cup"),
+                         CallbackUser(respond), settings, llm=llm)
+
+
+def _before_current(prefix: str) -> str:
+    """The start-up prefix without its closing heading: what a longer prefix shares."""
+    assert prefix.endswith(CURRENT_HEADING + "\n")
+    return prefix[: -len(CURRENT_HEADING + "\n")]
+
+
+def test_a_learned_example_comes_after_everything_the_saved_prefix_holds(tmp_path):
+    said = ["bring me the juice please"]
+    memory = {}
+
+    def respond(purpose, prompt):
+        if said:
+            return said.pop(0)
+        if "learned" not in memory:       # the first request is done: store a lesson now
+            memory["learned"] = session.memory.add(LEARNED, "learned", origin="lesson")
+            return "bring me the juice please, thanks"
+        return None
+
+    llm = PrefillingLLM(["say('Here it comes.')", "wait_for_trigger()", "say('Here it is.')",
+                         "wait_for_trigger()"])
+    session = _session(tmp_path, llm, respond)
+    seeds = session.memory.count("seed")
+    session.agent.run()
+
+    startup, persist = llm.prefilled[0]
+    assert persist and startup.count("# Example ") == seeds
+    # the request after the lesson: the seeds as at start-up, then the lesson, then the
+    # most similar example again (memory.order stable_nearest)
+    after = [p for p, persisted in llm.prefilled[1:] if LEARNED in p]
+    assert after and not any(persisted for p, persisted in llm.prefilled[1:])
+    shared = _before_current(startup)
+    assert after[0].startswith(shared)
+    rest = after[0][len(shared):]
+    assert rest.startswith(EXAMPLE_HEADING.format(n=seeds + 1) + "\n" + LEARNED)
+    assert llm.prompts[-1].startswith(after[0])      # the prompt the model then completed
+
+    # the next start: the same seeds first, the lesson after them
+    again = PrefillingLLM([])
+    _session(tmp_path, again, lambda purpose, prompt: None).agent.run()
+    restart, persist = again.prefilled[0]
+    assert persist and restart.startswith(shared)
+    assert restart[len(shared):] == (EXAMPLE_HEADING.format(n=seeds + 1) + "\n" + LEARNED
+                                     + "\n\n" + CURRENT_HEADING + "\n")
