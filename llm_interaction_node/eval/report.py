@@ -251,7 +251,7 @@ def loop_breaks(records: Iterable[RunRecord]) -> list[dict]:
 def loop_breaks_markdown(records: list[RunRecord]) -> list[str]:
     """:func:`loop_breaks` as a table plus the count of each verdict."""
     rows = loop_breaks(records)
-    if not any(r.learning for r in records) and not any(r.retrieved for r in records):
+    if not records or not _learns(records[0].system):
         return []
     out = ["## Where the learning loop breaks (`eval.report.loop_breaks`)", "",
            "| instruction | run | outcome | rounds | lessons before / retrieved | learn calls "
@@ -264,6 +264,13 @@ def loop_breaks_markdown(records: list[RunRecord]) -> list[str]:
     out += ["", "| verdict | runs |", "|---|---|"]
     out += [f"| {v} | {counts[v]} |" for v in LOOP_VERDICTS if counts.get(v)]
     return out + [""]
+
+
+def _learns(system: str) -> bool:
+    """A system that stores what it is taught (ours and its learning ablations)."""
+    from .systems.ours import VARIANTS
+    variant = VARIANTS.get(system)
+    return variant is not None and variant.mode != "off"
 
 
 def _stored(records: Iterable[RunRecord]) -> int:
