@@ -99,6 +99,14 @@ def coerce(value: Any, kind: Any, where: str) -> Any:
         if value not in args:
             raise ValueError(f"{where}={value!r} is invalid: use one of {', '.join(map(repr, args))}")
         return value
+    if typing.get_origin(kind) is list:
+        if isinstance(value, str):                 # 'stop, halt' from a command line
+            value = value.split(",")
+        if not isinstance(value, (list, tuple)):
+            raise ValueError(f"{where}={value!r} is not a list")
+        (item,) = typing.get_args(kind) or (Any,)
+        items = [coerce(v, item, where) for v in value]
+        return [v.strip() for v in items if v.strip()] if item is str else items
     if kind is bool:
         if isinstance(value, str) and value.strip().lower() in _BOOL_WORDS:
             return _BOOL_WORDS[value.strip().lower()]

@@ -37,17 +37,19 @@ import subprocess
 import sys
 import threading
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, String
 
 from llm_interaction_interfaces.msg import AudioData
 
+from ..core.config import setting
 from . import names
 from .node_main import spin_node
+from .node_parameters import declare_section
 from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, chunks, decode_wav, to_msg
 
 TTS_DONE = "speech/tts_done"
@@ -116,18 +118,34 @@ def _short(text: str) -> str:
     return text if len(text) <= _LOG_CHARS else text[:_LOG_CHARS] + f"... ({len(text)} chars)"
 
 
+@dataclass
+class TtsSettings:
+    """The tts node's parameters (``config/tts.yaml``)."""
+
+    backend: str = setting("wav", "wav (one WAV file per utterance in wav_dir), espeak (the "
+                           "default audio device) or log (the text only)")
+    wav_dir: str = setting(DEFAULT_WAV_DIR, "where the wav backend writes tts_NNNN.wav")
+    voice: str = setting("en", "espeak-ng voice: en, en-us, de, fr, ... (espeak-ng --voices)")
+    words_per_minute: int = setting(160, "speaking rate", minimum=1)
+    espeak_command: str = setting("espeak-ng", "the espeak-ng program (a full path if it is "
+                                  "not on PATH)")
+    max_chars: int = setting(MAX_CHARS, "longer texts are cut", minimum=1)
+    publish_audio: bool = setting(True, "publish what it says on speech/tts_audio")
+
+
 class TtsNode(Node):
     """Queues ``tts_text`` messages and speaks them, in order, from a worker thread."""
 
     def __init__(self, **kwargs):
         super().__init__("tts", **kwargs)
-        self._backend = self._param("backend", "wav").strip().lower()
-        self._wav_dir = Path(self._param("wav_dir", DEFAULT_WAV_DIR)).expanduser()
-        self._voice = self._param("voice", "en")
-        self._wpm = self._param("words_per_minute", 160)
-        self._command = self._param("espeak_command", "espeak-ng")
-        self._max_chars = self._param("max_chars", MAX_CHARS)
-        self._publish_audio = bool(self._param("publish_audio", True))
+        config = declare_section(self, TtsSettings)
+        self._backend = config.backend.strip().lower()
+        self._wav_dir = Path(config.wav_dir).expanduser()
+        self._voice = config.voice
+        self._wpm = config.words_per_minute
+        self._command = config.espeak_command
+        self._max_chars = config.max_chars
+        self._publish_audio = config.publish_audio
         self._warned = False
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._proc: subprocess.Popen | None = None
@@ -162,16 +180,6 @@ class TtsNode(Node):
         self.get_logger().info(f"backend {self._backend}{where}; voice {self._voice}, "
                                f"{self._wpm} words/min; listening on "
                                f"{self.resolve_topic_name(names.TTS_TEXT)}")
-
-    def _param(self, name: str, default):
-        """A parameter converted to the type of its default (so 160.0 or '160' work for an int)."""
-        descriptor = ParameterDescriptor(dynamic_typing=True)
-        value = self.declare_parameter(name, default, descriptor).value
-        try:
-            return type(default)(float(value)) if isinstance(default, int) else type(default)(value)
-        except (TypeError, ValueError):
-            kind = {int: "an integer", float: "a number"}.get(type(default), "a string")
-            raise ValueError(f"parameter {name}: {value!r} is not {kind}") from None
 
     @property
     def backend(self) -> str:
