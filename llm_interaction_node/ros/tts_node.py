@@ -141,11 +141,8 @@ class TtsNode(Node):
         config = declare_section(self, TtsSettings)
         self._backend = config.backend.strip().lower()
         self._wav_dir = Path(config.wav_dir).expanduser()
-        self._voice = config.voice
-        self._wpm = config.words_per_minute
-        self._command = config.espeak_command
-        self._max_chars = config.max_chars
-        self._publish_audio = config.publish_audio
+        self.config = config
+        self._publish_audio = config.publish_audio     # off after a failure to publish
         self._warned = False
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._proc: subprocess.Popen | None = None
@@ -154,9 +151,9 @@ class TtsNode(Node):
 
         if self._backend not in BACKENDS:
             self._fall_back(f"unknown backend {self._backend!r} (use one of {', '.join(BACKENDS)})")
-        if self._backend != "log" and shutil.which(self._command) is None:
-            self._fall_back(f"{self._command!r} not found (install it: apt install espeak-ng, "
-                            "or set the espeak_command parameter)")
+        if self._backend != "log" and shutil.which(self.config.espeak_command) is None:
+            self._fall_back(f"{self.config.espeak_command!r} not found (install it: apt install "
+                            "espeak-ng, or set the espeak_command parameter)")
         if self._backend == "wav":
             try:
                 self._wav_dir.mkdir(parents=True, exist_ok=True)
@@ -177,8 +174,8 @@ class TtsNode(Node):
         self._worker = threading.Thread(target=self._work, name="tts-worker", daemon=True)
         self._worker.start()
         where = f" into {self._wav_dir}" if self._backend == "wav" else ""
-        self.get_logger().info(f"backend {self._backend}{where}; voice {self._voice}, "
-                               f"{self._wpm} words/min; listening on "
+        self.get_logger().info(f"backend {self._backend}{where}; voice {self.config.voice}, "
+                               f"{self.config.words_per_minute} words/min; listening on "
                                f"{self.resolve_topic_name(names.TTS_TEXT)}")
 
     @property
@@ -235,7 +232,8 @@ class TtsNode(Node):
     def _synthesize(self, text: str) -> bytes | None:
         """espeak-ng's WAV of ``text`` (for tts_audio while the speaker plays it); None after a
         failure (then espeak-ng does not work: the node falls back to the log)."""
-        args = espeak_args(self._command, self._voice, self._wpm, stdout=True)
+        c = self.config
+        args = espeak_args(c.espeak_command, c.voice, c.words_per_minute, stdout=True)
         try:
             self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE)
@@ -258,7 +256,7 @@ class TtsNode(Node):
         if failure is None and len(data) <= _WAV_HEADER:
             failure = "no audio written to stdout"
         if failure:
-            self._fall_back(f"{self._command} failed synthesizing ({failure})")
+            self._fall_back(f"{self.config.espeak_command} failed synthesizing ({failure})")
             return None
         return data
 
@@ -275,7 +273,7 @@ class TtsNode(Node):
             if text is None or self._closing.is_set():
                 return
             try:
-                spoken = clean_text(text, self._max_chars)
+                spoken = clean_text(text, self.config.max_chars)
                 if len(text) > len(spoken) and len(clean_text(text, 0)) > len(spoken):
                     self.get_logger().warning(f"a text of {len(text)} characters was cut to "
                                               f"{len(spoken)} (max_chars)")
@@ -305,7 +303,8 @@ class TtsNode(Node):
                     self._speak(text)
                 return
             self._send_audio(audio)
-        args = espeak_args(self._command, self._voice, self._wpm, wav)
+        c = self.config
+        args = espeak_args(c.espeak_command, c.voice, c.words_per_minute, wav)
         timeout = 30.0 + 0.15 * len(text)          # ~13 characters per second when spoken
         try:
             self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
@@ -316,8 +315,8 @@ class TtsNode(Node):
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.communicate()
-                self.get_logger().warning(f"{self._command} took more than {timeout:.0f} s; "
-                                          f"stopped it: {_short(text)}")
+                self.get_logger().warning(f"{self.config.espeak_command} took more than "
+                                          f"{timeout:.0f} s; stopped it: {_short(text)}")
                 return
             returncode = self._proc.returncode
         except OSError as exc:
@@ -332,7 +331,7 @@ class TtsNode(Node):
         failure = espeak_failure(returncode, stderr, wav)
         if failure:
             what = "writing a WAV file" if wav else "playing on the audio device"
-            self._fall_back(f"{self._command} failed {what} ({failure})")
+            self._fall_back(f"{self.config.espeak_command} failed {what} ({failure})")
             self._speak(text)
         elif wav is not None:
             self._next_wav += 1
