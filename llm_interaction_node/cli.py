@@ -19,8 +19,10 @@ from pathlib import Path
 
 from .core.transcript import Transcript
 from .core.user import CallbackUser
+from .llm_options import add_llm_options, endpoint_line, llm_overrides
 from .session import API_NAMES, build_session, make_world, output_mismatches, replay_transcript
-from .settings import AgentSettings, load_settings
+from .core.agent import AgentConfig
+from .settings import load_settings
 
 
 def _add_world_args(p: argparse.ArgumentParser) -> None:
@@ -31,7 +33,7 @@ def _add_world_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of a random tabletop scene")
     p.add_argument("--timeout", type=float, default=None,
                    help="seconds a statement's own code may run (default: the setting "
-                   f"agent.statement_timeout_s, {AgentSettings.statement_timeout_s:g})")
+                   f"agent.statement_timeout_s, {AgentConfig.statement_timeout_s:g})")
 
 
 def _stderr(text: str) -> None:
@@ -49,8 +51,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not recorded.entries:
         _stderr(f"error: {args.file} holds no console input (lines starting with '>>> ')")
         return 2
-    timeout = AgentSettings.statement_timeout_s if args.timeout is None else args.timeout
-    replayed = replay_transcript(args.api, world, recorded, timeout,
+    agent = AgentConfig() if args.timeout is None else AgentConfig(statement_timeout_s=args.timeout)
+    replayed = replay_transcript(args.api, world, recorded, agent,
                                  speak=lambda t: _stderr(f"[say] {t}"))
     print(replayed.render())
     if args.check:
@@ -82,7 +84,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(args.config, overrides={
             "agent.statement_timeout_s": args.timeout, "memory.path": args.memory_path,
-            "memory.enabled": False if args.no_memory else None})
+            "memory.enabled": False if args.no_memory else None, **llm_overrides(args)})
+        print(endpoint_line(settings.llm), flush=True)
         client = make_client(settings.llm)
         world = make_world(args.api, args.world, args.seed)
     except LLMNotConfigured as exc:
@@ -172,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="no example memory: fixed examples, no learning")
     chat.add_argument("--memory-path", help="embedded memory directory (overrides the config)")
     chat.add_argument("-q", "--quiet", action="store_true", help="do not echo the console")
+    add_llm_options(chat)
     chat.set_defaults(func=cmd_chat)
 
     from .memory_cli import add_memory_parser

@@ -1,7 +1,7 @@
 """llm-interaction eval / eval-report: the paper's benchmark on the PyBullet tabletop.
 
     llm-interaction eval --system ours --split sa_si ua_si ua_ui --runs 10 --seed 0 \\
-        --llm http://localhost:8000/v1 --model qwen2.5-7b --out results/ours
+        --llm-base-url http://localhost:8000/v1 --llm-model qwen2.5-7b --out results/ours
     llm-interaction eval-report results/ours results/cap results/helper
 
 Table III (learned examples reused on unseen tasks, without learning more; also across
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .eval.systems import SYSTEMS
 from .eval.worlds import GRIPPERS, WORLDS, world_factory
+from .llm_options import add_llm_options, endpoint_line, llm_overrides
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -35,8 +36,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from .eval.systems import make_system
     from .settings import load_settings
     try:
-        settings = load_settings(args.config, overrides={
-            "llm.base_url": args.llm, "llm.model": args.model, "llm.mode": args.llm_mode})
+        settings = load_settings(args.config, overrides=llm_overrides(args))
         llm = scripted_llm(args) if args.scripted else make_client(settings.llm)
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -135,10 +135,7 @@ def add_eval_parsers(subparsers) -> None:
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--templates", nargs="+", choices=TEMPLATE_IDS,
                     help="only these instruction templates (default: all of each split)")
-    ev.add_argument("--llm", metavar="URL", help="OpenAI-compatible endpoint "
-                    "(default: LLM_INTERACTION_BASE_URL / OPENAI_* as for chat)")
-    ev.add_argument("--model", help="model name at the endpoint")
-    ev.add_argument("--llm-mode", choices=("chat", "completion"))
+    add_llm_options(ev, aliases={"llm_base_url": ("--llm",), "llm_model": ("--model",)})
     ev.add_argument("--scripted", choices=("right", "wrong-first"),
                     help="the scripted stand-in instead of an LLM (checks the harness and the "
                     "simulated user; never results): the right program, or a wrong one first")

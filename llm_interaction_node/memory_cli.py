@@ -119,7 +119,6 @@ def memory_settings(args: argparse.Namespace):
             f"memory.{name}": getattr(args, name, None) for name in ("path", "host", "port")})
         if hasattr(args, "path") and not hasattr(args, "host"):
             settings.memory.host = None
-        settings.memory.validate()
     except (TypeError, ValueError) as exc:
         raise UserError(f"bad settings: {exc}") from exc
     return settings.memory

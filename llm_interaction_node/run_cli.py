@@ -22,9 +22,11 @@ import signal
 import sys
 
 from pathlib import Path
+from typing import Mapping
 
 import yaml
 
+from .llm_options import add_llm_options, endpoint_line, llm_environment
 from .paths import config_path
 from .ros.graph import GRAPHS, LAUNCH_ARGUMENTS, GraphRunner, NodeSpec, format_value, graph_nodes
 
@@ -55,6 +57,8 @@ def build_overrides(args: argparse.Namespace, graph: tuple[NodeSpec, ...]) -> di
                              f"(its nodes: {', '.join(s.name for s in graph)})")
         overrides.setdefault(node, {})[name] = value
 
+    # the --llm-* options also reach the node as its environment (llm_environment), which
+    # beats its params file and the caller's LLM_INTERACTION_* variables
     for argument, option in (("world", "--world"), ("llm_base_url", "--llm-base-url"),
                              ("llm_model", "--llm-model"), ("memory_path", "--memory-path")):
         value = getattr(args, argument)
@@ -67,13 +71,14 @@ def build_overrides(args: argparse.Namespace, graph: tuple[NodeSpec, ...]) -> di
     return overrides
 
 
-def interaction_settings(graph: tuple[NodeSpec, ...], overrides: dict[str, dict]):
+def interaction_settings(graph: tuple[NodeSpec, ...], overrides: dict[str, dict],
+                         env: Mapping[str, str] = os.environ):
     """The Settings the graph's interaction node will read (its params files, the overrides,
-    the environment): checked before any node starts."""
+    its environment ``env``): checked before any node starts."""
     from .ros.parameters import read_params_files
     spec = next(s for s in graph if s.module.endswith(".interaction_node"))
     return read_params_files([config_path(f) for f in spec.params_files], spec.name,
-                             overrides.get(spec.name)).settings
+                             overrides.get(spec.name), env).settings
 
 
 def record_path(text: str) -> Path:
@@ -91,13 +96,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         overrides = build_overrides(args, graph)
         if args.record:
             overrides.setdefault("recorder", {})["path"] = str(record_path(args.record))
+        env = llm_environment(args)
         runner = GraphRunner(graph, overrides, log_dir=args.log_dir,
-                             echo="all" if args.no_console else "warnings")
-        settings = interaction_settings(graph, overrides)
+                             echo="all" if args.no_console else "warnings", env=env)
+        settings = interaction_settings(graph, overrides, env)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if not settings.llm.is_configured:
+    print(endpoint_line(settings.llm), flush=True)
+    if not settings.llm.is_configured and settings.llm.local:
         from .core.llm.models import get
         print(f"no LLM endpoint is set: the robot uses the embedded {get(settings.llm.local_model).summary} "
               "(llama.cpp in-process, no key; see README 'What the embedded model can do'). "
@@ -150,9 +157,6 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
                      "robot: interaction_node only, with config/robot.yaml")
     run.add_argument("--world", help="household scenario (a name in config/worlds or a YAML "
                      "path): household_sim world and interaction_node knowledge")
-    run.add_argument("--llm-base-url", metavar="URL",
-                     help="OpenAI-compatible endpoint (interaction_node llm.base_url)")
-    run.add_argument("--llm-model", metavar="NAME", help="model name (interaction_node llm.model)")
     run.add_argument("--memory-path", metavar="PATH",
                      help="embedded example memory directory (interaction_node memory.path)")
     run.add_argument("--param", action="append", metavar="NODE:NAME:=VALUE",
@@ -174,5 +178,6 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
     run.add_argument("--wait", type=float, default=60.0, metavar="S",
                      help="how long a typed line waits for the interaction node to listen "
                      "(default 60 s)")
+    add_llm_options(run)
     run.set_defaults(func=cmd_run)
     return run

@@ -29,7 +29,7 @@ from .core.sandbox import Sandbox
 from .core.transcript import Entry, Transcript
 from .core.user import EventQueue, UserChannel
 from .paths import config_path
-from .settings import AgentSettings, LearningSettings, Settings
+from .settings import LearningSettings, Settings
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +69,11 @@ def robot_api(api: ApiName, robot, options: Mapping[str, Any] | None = None) -> 
 def build_console(api: ApiName, robot, channel: UserChannel,
                   speak: Callable[[str], None] = lambda text: None,
                   learner: Callable[[], str | None] | None = None,
-                  statement_timeout_s: float = AgentSettings.statement_timeout_s,
+                  agent: AgentConfig | None = None,
                   api_options: Mapping[str, Any] | None = None) -> ConsoleSession:
-    """The console alone (replay and tests; agents get theirs from :func:`build_session`)."""
+    """The console alone (replay and tests; agents get theirs from :func:`build_session`);
+    ``agent``: the agent settings (the statement timeout)."""
+    statement_timeout_s = (agent or AgentConfig()).statement_timeout_s
     builtins = InteractionBuiltins(channel, speak=speak, learner=learner)
     registry = ApiRegistry(robot_api(api, robot, api_options))
     registry.extend(getattr(builtins, name) for name in BUILTINS[api])
@@ -81,15 +83,14 @@ def build_console(api: ApiName, robot, channel: UserChannel,
 
 
 def replay_transcript(api: ApiName, world, recorded: Transcript,
-                      statement_timeout_s: float = AgentSettings.statement_timeout_s,
+                      agent: AgentConfig | None = None,
                       speak: Callable[[str], None] = lambda text: None) -> Transcript:
     """Run a transcript's statements against ``world`` (no LLM); the user's replies come from
     the transcript itself. Replay never learns: learn_from_interaction() runs silently, as in
     the seed examples. Returns the replayed transcript (``llm-interaction replay``, the
     replay check of learned examples)."""
     channel = EventQueue(recorded.user_utterances(), close=True)
-    console = build_console(api, world, channel, speak=speak, learner=lambda: None,
-                            statement_timeout_s=statement_timeout_s)
+    console = build_console(api, world, channel, speak=speak, learner=lambda: None, agent=agent)
     for entry in recorded:
         try:
             console.execute(entry.source)
@@ -176,7 +177,7 @@ def interaction_start(api: ApiName, robot) -> Callable[[], WorldStart] | None:
 
 
 def replay_check(api: ApiName, start: Callable[[], Any],
-                 statement_timeout_s: float = AgentSettings.statement_timeout_s) -> ReplayCheck:
+                 agent: AgentConfig | None = None) -> ReplayCheck:
     """The concrete :class:`~.core.learning.replay_check.ReplayCheck`: replay in the world
     ``start()`` builds and compare every output the transcript shows; inputs it shows without
     output get the world's (``start()`` None: no world, no replay)."""
@@ -188,7 +189,7 @@ def replay_check(api: ApiName, start: Callable[[], Any],
             return None
         if world is None:
             return None
-        replayed = replay_transcript(api, world, transcript, statement_timeout_s)
+        replayed = replay_transcript(api, world, transcript, agent)
         result = Transcript([Entry(e.source, e.output) for e in replayed.entries])
         bad = output_mismatches(transcript.entries, replayed.entries, missing_ok=True)
         if bad:
@@ -212,11 +213,13 @@ def load_examples(api: ApiName, directory: str | Path | None = None) -> list[str
 
 def open_memory(api: ApiName, config=None, seed: bool = True):
     """The example memory of an API set (``config``: a MemoryConfig such as
-    ``settings.memory``, or its fields as a dict), with the seed examples of
+    ``settings.memory``, or its fields as a mapping), with the seed examples of
     ``config/transcripts/<api>`` added if missing."""
-    from .core.memory.store import ExampleMemory, MemoryConfig
+    from .core.config import from_mapping
+    from .core.memory.config import MemoryConfig
+    from .core.memory.store import ExampleMemory
     if not isinstance(config, MemoryConfig):
-        config = MemoryConfig.from_dict(config)
+        config = from_mapping(MemoryConfig, config, "memory")
     memory = ExampleMemory(api, config)
     if seed:
         memory.seed_from(config_path("transcripts", api))
@@ -228,13 +231,13 @@ MEMORY_OUTAGE = ("My memory is not reachable right now, so I will go on with wha
 MEMORY_BACK = "My memory is back: I stored the {n} thing(s) I learned while it was away."
 
 
-def memory_examples(memory, k: int | None = None, retrieval: bool = True,
+def memory_examples(memory, learning: LearningSettings | None = None,
                     on_outage: Callable[[Exception], None] = lambda exc: None,
                     on_back: Callable[[], None] = lambda: None,
                     ) -> Callable[[Sequence[str]], list[str]]:
-    """The agent's example source: top-k (default: the memory's configured k) retrieved for
-    the latest utterances, in the memory's prompt order (``memory.order``: stable, or most
-    similar last); with retrieval off every example in memory, oldest first. With no
+    """The agent's example source: top-k (k: the memory's ``memory.k``) retrieved for the
+    latest utterances, in the memory's prompt order (``memory.order``: stable, or most
+    similar last); with ``learning.retrieval`` off every example in memory, oldest first. With no
     utterance yet: the examples known before the user speaks (for prefilling a local model).
 
     A memory that cannot be reached (ConnectionError, the store's MemoryServerUnreachable)
@@ -242,7 +245,8 @@ def memory_examples(memory, k: int | None = None, retrieval: bool = True,
     order) stand in, ``on_outage`` is called once per outage and ``on_back`` when the memory
     answers again."""
     from .core.memory.store import stable_order
-    k_seeds = memory.config.k if k is None else int(k)
+    retrieval = (learning or LearningSettings()).retrieval
+    k_seeds = memory.config.k
     try:
         seeds = [e.transcript for e in stable_order(memory.list("seed"),
                                                     memory.seed_centrality())][:k_seeds]
@@ -257,7 +261,7 @@ def memory_examples(memory, k: int | None = None, retrieval: bool = True,
             if not retrieval:
                 found = [e.transcript for e in memory.list()]
             else:
-                found = [e.transcript for e in memory.prompt_examples(utterances, k)]
+                found = [e.transcript for e in memory.prompt_examples(utterances)]
         except ConnectionError as exc:
             log.warning("the example memory is unreachable; going on with the %d seed "
                         "examples cached at start: %s", len(seeds), exc)
@@ -283,11 +287,13 @@ def store_episode(memory, console: ConsoleSession, learning: LearningSettings):
     return memory.add(console.transcript.render(), "episode", origin=console.task_id)
 
 
-def attach_learning(console: ConsoleSession, llm: LLMClient, memory, mode: str = "improve",
+def attach_learning(console: ConsoleSession, llm: LLMClient, memory,
+                    learning: LearningSettings | None = None,
                     ledger: TokenLedger | None = None, *, api: ApiName | None = None,
                     start: Callable[[], WorldStart] | None = None,
-                    statement_timeout_s: float = AgentSettings.statement_timeout_s):
-    """Give the console's learn_from_interaction()/forget_learned() a memory to act on.
+                    agent: AgentConfig | None = None):
+    """Give the console's learn_from_interaction()/forget_learned() a memory to act on
+    (``learning.mode``; ``agent``: the statement timeout of the replay check).
 
     ``start`` (with ``api``): takes a :data:`WorldStart` when an interaction begins (before
     its first statement runs); learned examples are then replayed from it before they are
@@ -301,9 +307,9 @@ def attach_learning(console: ConsoleSession, llm: LLMClient, memory, mode: str =
             if not console.transcript.statements():      # the interaction's first statement
                 taken["start"] = start()
         console.input_listeners.append(on_input)
-        check = replay_check(api, lambda: taken["start"]() if "start" in taken else None,
-                             statement_timeout_s)
-    learner = Learner(llm, memory, console.api.listing(), console.api.names, mode=mode,
+        check = replay_check(api, lambda: taken["start"]() if "start" in taken else None, agent)
+    learner = Learner(llm, memory, console.api.listing(), console.api.names,
+                      mode=(learning or LearningSettings()).mode,
                       say=builtins.say, ledger=ledger, interaction_id=lambda: console.task_id,
                       check=check)
     learner.bind(lambda: console.transcript, lambda: builtins.utterances)
@@ -364,8 +370,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     passes :func:`household_start_from_scene`).
     """
     settings = settings or Settings()
-    console = build_console(api, robot, channel, speak=speak,
-                            statement_timeout_s=settings.agent.statement_timeout_s,
+    console = build_console(api, robot, channel, speak=speak, agent=settings.agent,
                             api_options=api_options)
     llm = llm if llm is not None else make_client(settings.llm)
     ledger = ledger or TokenLedger()
@@ -378,19 +383,17 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
             if start is None:
                 log.info("no simulated world for %s: learned examples are checked for syntax "
                          "and names only", type(robot).__name__)
-            learner = attach_learning(console, llm, memory, settings.learning.mode, ledger,
-                                      api=api, start=start,
-                                      statement_timeout_s=settings.agent.statement_timeout_s)
+            learner = attach_learning(console, llm, memory, settings.learning, ledger,
+                                      api=api, start=start, agent=settings.agent)
 
         def memory_back() -> None:
             stored = learner.retry_pending() if learner is not None else 0
             if stored:
                 speak(MEMORY_BACK.format(n=stored))
-        examples = memory_examples(memory, settings.memory.k, settings.learning.retrieval,
-                                   on_outage=lambda exc: speak(MEMORY_OUTAGE),
+        examples = memory_examples(memory, settings.learning, on_outage=lambda exc: speak(MEMORY_OUTAGE),
                                    on_back=memory_back)
     else:
         memory, examples = None, load_examples(api, examples_dir)
-    agent = build_agent(api, llm, console, examples, config=settings.agent_config(),
+    agent = build_agent(api, llm, console, examples, config=settings.agent,
                         ledger=ledger, stop=stop)
     return Session(api, settings, robot, console, llm, agent, ledger, stop, memory, learner)

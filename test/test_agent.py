@@ -4,7 +4,6 @@ import pytest
 from llm_interaction_node.core.agent import LOOP_NOTE, SORRY, AgentConfig
 from llm_interaction_node.core.console import NEW_TASK_MARKER
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM
-from llm_interaction_node.core.policy import TurnPolicy
 from llm_interaction_node.core.prompt import LOOP_EXAMPLES
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_agent, build_console, load_examples, make_world
@@ -33,7 +32,7 @@ def make_agent(responses, utterances, examples=(), idle_retries=0, fgen=False, r
     agent = build_agent("humanoid", llm, console, examples,
                         config=AgentConfig(idle_retries=idle_retries, function_generation=fgen,
                                           repeat_notes=repeat_notes,
-                                          policy=TurnPolicy(**policy)))
+                                          **policy))
     return agent, llm, world, spoken
 
 
@@ -118,7 +117,7 @@ def test_error_budget_ends_the_turn_and_the_robot_says_so():
 
 def test_statement_cap_per_turn():
     responses = ["list_locations()", "list_objects()", "get_object_in_hand()", "list_locations()"]
-    agent, llm, _, _ = make_agent(responses, ["hello"], max_statements=3)
+    agent, llm, _, _ = make_agent(responses, ["hello"], max_statements_per_turn=3)
     agent.run()
     assert sources(agent)[4].startswith("# giving up: the limit of 3 statements")
     assert llm.remaining == 1 and agent.turns[0].status == "statement_cap"
@@ -171,6 +170,18 @@ def test_an_llm_failure_ends_the_turn_without_crashing():
     assert sources(agent)[-1] == "wait_for_trigger()" and agent.turns[-1].status == "waiting"
 
 
+def test_a_prompt_too_long_for_the_server_is_told_as_that_not_as_unreachable():
+    from llm_interaction_node.core.llm.errors import Failure
+    error = LLMError("the prompt is too long", failure=Failure.CONTEXT_LENGTH,
+                     context_size=4096, needed_tokens=5032)
+    agent, _, _, spoken = make_agent([error, "wait_for_trigger()"], ["bring me the juice"])
+    agent.run()
+    assert agent.turns[0].status == "error"
+    assert "cannot reach" not in spoken[0] and "too long" in spoken[0]
+    assert "4096 tokens" in spoken[0] and "5032" in spoken[0]
+    assert '"bring me the juice"' in spoken[0]
+
+
 @pytest.mark.parametrize("hostile", ["import os", "open('/etc/passwd').read()",
                                      "().__class__.__base__.__subclasses__()"])
 def test_hostile_code_from_the_llm_is_refused_and_the_session_goes_on(hostile):
@@ -189,7 +200,7 @@ PAIR = ["list_locations()", "list_objects()"]
 def test_a_repeated_cycle_of_statements_is_a_loop():
     """Issue 10: a cycle of statements repeated went unnoticed until the statement cap."""
     responses = PAIR * 3 + ["wait_for_trigger()"]
-    agent, llm, _, spoken = make_agent(responses, ["where is the tea?"], max_statements=30)
+    agent, llm, _, spoken = make_agent(responses, ["where is the tea?"], max_statements_per_turn=30)
     agent.run()
     closing = 3 * len(PAIR) - 1              # index of the call whose statement closes it
     assert LOOP_EXAMPLES["humanoid"] not in llm.prompts[closing]
@@ -233,7 +244,7 @@ def test_repeated_cycle_lengths():
 
 def test_a_second_cycle_loop_resets_and_apologises():
     responses = CYCLE * 2 + CYCLE * 2
-    agent, _, _, spoken = make_agent(responses, ["where is the tea?"], max_statements=40)
+    agent, _, _, spoken = make_agent(responses, ["where is the tea?"], max_statements_per_turn=40)
     agent.run()
     assert spoken == [SORRY] and agent.turns[0].status == "loop_reset"
 
@@ -425,9 +436,9 @@ def test_the_tabletop_fgen_prompt_shows_the_shapely_examples_and_the_helper_can_
 
 def test_function_generation_follows_the_setting():
     from llm_interaction_node.settings import Settings
-    assert Settings().agent_config().function_generation is True
+    assert Settings().agent.function_generation is True
     for value in (True, False):
-        config = Settings().with_overrides({"agent.function_generation": value}).agent_config()
+        config = Settings().with_overrides({"agent.function_generation": value}).agent
         world = make_world("humanoid", "drinks_and_cup")
         console = build_console("humanoid", world, EventQueue(["hi"], close=True))
         agent = build_agent("humanoid", ScriptedLLM([]), console, (), config=config)

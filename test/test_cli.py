@@ -135,3 +135,67 @@ def test_chat_shows_how_far_a_long_llm_call_is(tmp_path):
     assert re.search(r"\(the model is reading the prompt: 4096 of 4096 tokens, \d+ s\)", r.stdout), r.stdout
     assert r.stdout.count("(the model answered after") == 1           # the second call was quick
     assert r.stdout.index("(the model answered after") < r.stdout.index("robot says: ready")
+
+
+def dead_url():
+    """An endpoint nobody listens on: where the environment points in the precedence tests."""
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+ENV_ENDPOINT = {"LLM_INTERACTION_MODEL": "env-model", "LLM_INTERACTION_MODE": "chat",
+                "LLM_INTERACTION_MAX_RETRIES": "0"}
+
+
+def test_chat_llm_options_beat_the_environment_and_the_endpoint_is_printed_first(tmp_path):
+    server = FakeLLMServer()
+    server.texts = ["say('hello')", "wait_for_trigger()"]
+    try:
+        r = run_cli("chat", "--no-memory", "--llm-base-url", server.url, "--llm-model",
+                    "option-model", "--llm-mode", "completion", "--llm-timeout", "20",
+                    stdin="hi\n", timeout=120,
+                    env_extra={**ENV_ENDPOINT, "LLM_INTERACTION_BASE_URL": dead_url()})
+    finally:
+        server.close()
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[0]
+    assert first.startswith("LLM: LLM completion mode, model 'option-model' at " + server.url)
+    assert "timeout 20 s" in first
+    assert "robot says: hello" in r.stdout
+    assert {q["json"]["model"] for q in server.requests} == {"option-model"}
+    assert all(q["path"] == "/v1/completions" for q in server.requests)
+
+
+def test_chat_reads_the_api_key_from_the_variable_an_option_names(tmp_path):
+    server = FakeLLMServer()
+    server.texts = ["wait_for_trigger()"]
+    try:
+        r = run_cli("chat", "--no-memory", "--llm-base-url", server.url,
+                    "--llm-api-key-env", "MY_KEY", stdin="hi\n",
+                    env_extra={"MY_KEY": "sk-from-my-key", "LLM_INTERACTION_API_KEY": "sk-env"})
+        missing = run_cli("chat", "--no-memory", "--llm-base-url", server.url,
+                          "--llm-api-key-env", "NOT_SET_ANYWHERE", stdin="hi\n")
+    finally:
+        server.close()
+    assert r.returncode == 0, r.stderr
+    assert server.requests[0]["auth"] == "Bearer sk-from-my-key"
+    assert "sk-from-my-key" not in r.stdout
+    assert missing.returncode == 2 and "NOT_SET_ANYWHERE" in missing.stderr
+
+
+def test_eval_llm_options_beat_the_environment(tmp_path):
+    server = FakeLLMServer()
+    server.text = "wait_for_trigger()"
+    try:
+        r = run_cli("eval", "--system", "ours_no_learning", "--split", "sa_si", "--templates",
+                    "block_in_bowl", "--runs", "1", "--world", "2d", "--max-rounds", "1",
+                    "--llm-base-url", server.url, "--llm-model", "option-model",
+                    "--llm-mode", "completion", "--out", str(tmp_path / "out"), "-q",
+                    timeout=300, env_extra={**ENV_ENDPOINT, "LLM_INTERACTION_BASE_URL": dead_url()})
+    finally:
+        server.close()
+    assert r.returncode == 0, r.stderr
+    assert f"model 'option-model' at {server.url}" in r.stdout
+    assert server.requests and {q["json"]["model"] for q in server.requests} == {"option-model"}

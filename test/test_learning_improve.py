@@ -12,7 +12,8 @@ from llm_interaction_node.core.learning.improve import (
     load_examples, says_no_problem, validate_transcript)
 from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, Learner, LearnStatus, first_person
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
-from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+from llm_interaction_node.core.memory.config import MemoryConfig
+from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_console, make_world

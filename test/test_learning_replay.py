@@ -12,10 +12,12 @@ from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.corrected import corrected_example
 from llm_interaction_node.core.learning.learner import SAY_REPLAY_FAILED, LearnStatus
 from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
-from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+from llm_interaction_node.core.memory.config import MemoryConfig
+from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.paths import world_path
+from llm_interaction_node.settings import LearningSettings
 from llm_interaction_node.session import (
     attach_learning, build_console, household_start_from_scene, interaction_start, make_world,
     replay_check)
@@ -86,7 +88,8 @@ def session(utterances, memory, statements, mode="improve", world="drinks_and_cu
     robot = make_world("humanoid", world)
     console = build_console("humanoid", robot, EventQueue(utterances, close=True),
                             speak=spoken.append)
-    learner = attach_learning(console, ScriptedLLM([]), memory, mode, TokenLedger(),
+    learner = attach_learning(console, ScriptedLLM([]), memory, LearningSettings(mode=mode),
+                              TokenLedger(),
                               api="humanoid", start=interaction_start("humanoid", robot))
     for statement in statements:
         console.execute(statement)

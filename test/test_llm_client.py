@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from llm_interaction_node.core.config import load_section
+
 from llm_interaction_node.core.llm import (
     Completion,
     LLMClient,
@@ -25,6 +27,11 @@ from llm_interaction_node.core.llm import (
 )
 
 from fake_llm_server import FakeLLMServer
+
+
+def llm_section(values=None, env=None, overrides=None):
+    """The ``llm`` section from a file's values, the environment and options (one parser)."""
+    return load_section(LLMConfig, values, "llm", {} if env is None else env, overrides)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -65,8 +72,7 @@ def error_body(message: str, code: str | None = None) -> dict:
 
 
 def test_config_from_file_values():
-    cfg = LLMConfig.from_sources(
-        {"base_url": "http://localhost:8000/v1", "model": "qwen", "mode": "chat",
+    cfg = llm_section({"base_url": "http://localhost:8000/v1", "model": "qwen", "mode": "chat",
          "temperature": 0.3, "max_tokens": 100, "timeout_s": 10, "max_retries": 1},
         env={},
     )
@@ -77,7 +83,7 @@ def test_config_from_file_values():
 
 
 def test_config_defaults_and_none_values():
-    cfg = LLMConfig.from_sources({"base_url": None, "model": None}, env={})
+    cfg = llm_section({"base_url": None, "model": None}, env={})
     assert cfg == LLMConfig()
     assert not cfg.is_configured
 
@@ -93,8 +99,7 @@ def test_config_env_overrides_file():
         "OPENAI_BASE_URL": "http://ignored/v1",
         "OPENAI_API_KEY": "ignored",
     }
-    cfg = LLMConfig.from_sources(
-        {"base_url": "http://file/v1", "model": "m-file", "api_key": "k-file", "mode": "completion",
+    cfg = llm_section({"base_url": "http://file/v1", "model": "m-file", "api_key": "k-file", "mode": "completion",
          "temperature": 0.0, "max_tokens": 512},
         env=env,
     )
@@ -104,14 +109,14 @@ def test_config_env_overrides_file():
 
 def test_config_openai_env_vars_are_fallbacks():
     env = {"OPENAI_BASE_URL": "http://fallback/v1", "OPENAI_API_KEY": "sk-fallback"}
-    cfg = LLMConfig.from_sources({}, env=env)
+    cfg = llm_section({}, env=env)
     assert (cfg.base_url, cfg.api_key) == ("http://fallback/v1", "sk-fallback")
     # the config file beats the fallbacks, an empty LLM_INTERACTION_* variable counts as unset
-    cfg = LLMConfig.from_sources({"base_url": "http://file/v1"},
+    cfg = llm_section({"base_url": "http://file/v1"},
                                  env={**env, "LLM_INTERACTION_BASE_URL": ""})
     assert (cfg.base_url, cfg.api_key) == ("http://file/v1", "sk-fallback")
     # only an API key: the default OpenAI endpoint
-    cfg = LLMConfig.from_sources(None, env={"OPENAI_API_KEY": "sk-x"})
+    cfg = llm_section(None, env={"OPENAI_API_KEY": "sk-x"})
     assert cfg.is_configured and cfg.base_url is None
     assert cfg.endpoint == "https://api.openai.com/v1"
 
@@ -136,7 +141,7 @@ def test_config_openai_env_vars_are_fallbacks():
 )
 def test_config_invalid_values_raise_clear_valueerror(values, env, fragment):
     with pytest.raises(ValueError) as info:
-        LLMConfig.from_sources(values, env=env)
+        llm_section(values, env=env)
     assert fragment in str(info.value)
 
 
@@ -158,7 +163,7 @@ def test_describe_and_repr_hide_the_key():
 
 def test_make_client_unconfigured_raises_with_instructions():
     with pytest.raises(LLMNotConfigured) as info:
-        make_client(LLMConfig.from_sources({}, env={}), local=False)
+        make_client(llm_section({}, env={}), local=False)
     msg = str(info.value)
     for needle in ("LLM_INTERACTION_BASE_URL", "OPENAI_API_KEY", "http://localhost:11434/v1", "vLLM", "llama.cpp"):
         assert needle in msg
@@ -174,7 +179,7 @@ def test_without_an_llm_a_long_running_caller_gets_nollm_that_says_what_to_set()
     from llm_interaction_node.core.llm import NoLLM
     from llm_interaction_node.core.llm.factory import make_client as factory_make_client
     assert factory_make_client is make_client              # one factory, re-exported
-    client = make_client(LLMConfig.from_sources({}, env={}), local=False, required=False)
+    client = make_client(llm_section({}, env={}), local=False, required=False)
     assert isinstance(client, NoLLM) and isinstance(client, LLMClient)
     assert "no LLM" in client.describe()
     for call in (lambda: client.complete(">>>"), lambda: client.chat([])):
@@ -184,11 +189,11 @@ def test_without_an_llm_a_long_running_caller_gets_nollm_that_says_what_to_set()
 
 def test_options_override_the_environment_which_overrides_the_file():
     env = {"LLM_INTERACTION_MODEL": "env-model", "LLM_INTERACTION_MAX_TOKENS": "64"}
-    config = LLMConfig.from_sources({"model": "file-model", "max_tokens": 8}, env,
+    config = llm_section({"model": "file-model", "max_tokens": 8}, env,
                                     overrides={"model": "option-model"})
     assert config.model == "option-model" and config.max_tokens == 64
     with pytest.raises(ValueError, match="LLM_INTERACTION_MAX_TOKENS"):
-        LLMConfig.from_sources({}, {"LLM_INTERACTION_MAX_TOKENS": "many"})
+        llm_section({}, {"LLM_INTERACTION_MAX_TOKENS": "many"})
 
 
 # ---------------------------------------------------------------------------------------
@@ -220,7 +225,7 @@ def test_the_console_grammar_goes_in_the_field_the_server_takes(server, kind, fi
     assert server.requests[0]["json"][field] == grammar
     assert not {"grammar", "guided_grammar"} & set(server.requests[1]["json"])
     with pytest.raises(ValueError, match="endpoint_grammar"):
-        LLMConfig.from_sources({"endpoint_grammar": "tgi"}, {})
+        llm_section({"endpoint_grammar": "tgi"}, {})
 
 
 def test_completion_mode_limits_stop_to_four_and_omits_empty_stop(server):
@@ -627,9 +632,9 @@ def test_progress_reporter_is_quiet_for_short_calls_and_throttles_long_ones():
 
 
 def test_config_stream_and_silence_timeout(monkeypatch):
-    cfg = LLMConfig.from_sources({"stream": "false", "silence_timeout_s": "12"}, env={})
+    cfg = llm_section({"stream": "false", "silence_timeout_s": "12"}, env={})
     assert cfg.stream is False and cfg.silence_timeout_s == 12.0
-    cfg = LLMConfig.from_sources({}, env={"LLM_INTERACTION_STREAM": "no",
+    cfg = llm_section({}, env={"LLM_INTERACTION_STREAM": "no",
                                           "LLM_INTERACTION_SILENCE_TIMEOUT_S": "3"})
     assert cfg.stream is False and cfg.silence_timeout_s == 3.0
     assert LLMConfig().timeout_s == 300.0 and LLMConfig().stream
@@ -638,3 +643,73 @@ def test_config_stream_and_silence_timeout(monkeypatch):
     with pytest.raises(ValueError, match="stream"):
         LLMConfig(stream="maybe")
     assert "30 s of silence" in LLMConfig().describe()
+
+
+# ---------------------------------------------------------------------------------------
+# Server errors told as what they are (issue 21 item 8)
+# ---------------------------------------------------------------------------------------
+
+LLAMA_CPP_CONTEXT = {"error": {"code": 400, "type": "exceed_context_size_error",
+                               "message": "the request exceeds the available context size, "
+                                          "try increasing it", "n_prompt_tokens": 4520,
+                               "n_ctx": 4096}}
+VLLM_CONTEXT = error_body("This model's maximum context length is 4096 tokens. However, you "
+                          "requested 5032 tokens (4520 in the messages, 512 in the completion). "
+                          "Please reduce the length of the messages or completion.")
+
+
+def said_for(error: LLMError) -> str:
+    from llm_interaction_node.core.llm.errors import spoken
+    return spoken(error, "bring me the juice")
+
+
+@pytest.mark.parametrize("body, size, needed", [(LLAMA_CPP_CONTEXT, 4096, 4520),
+                                                (VLLM_CONTEXT, 4096, 5032)])
+def test_a_context_length_refusal_says_the_prompt_is_too_long_and_what_size_is_needed(
+        server, body, size, needed):
+    from llm_interaction_node.core.llm.errors import Failure
+    server.replies.append({"status": 400, "body": body})
+    with pytest.raises(LLMError) as info:
+        client_for(server).complete("p")
+    error = info.value
+    assert error.failure is Failure.CONTEXT_LENGTH
+    assert (error.context_size, error.needed_tokens) == (size, needed)
+    assert "too long for the server's context of 4096 tokens" in str(error)
+    assert "at least" in str(error) and "-c 6144" in str(error)
+    sentence = said_for(error)
+    assert "cannot reach" not in sentence
+    assert "too long" in sentence and "4096 tokens" in sentence and str(needed) in sentence
+
+
+@pytest.mark.parametrize("status, body, model, failure, words", [
+    (401, error_body("Incorrect API key provided"), "test-model", "auth", "refused my API key"),
+    (403, error_body("not allowed"), "test-model", "auth", "refused my API key"),
+    (404, error_body("The model `nope` does not exist", "model_not_found"), "nope",
+     "model_not_found", "does not have the model 'nope'"),
+    (429, error_body("slow down"), "test-model", "rate_limited", "rate-limiting"),
+    (500, error_body("boom"), "test-model", "server_error", "internal error"),
+])
+def test_each_server_error_has_its_own_sentence(server, status, body, model, failure, words):
+    server.replies.append({"status": status, "body": body})
+    with pytest.raises(LLMError) as info:
+        client_for(server, model=model).complete("p")
+    assert info.value.failure == failure
+    sentence = said_for(info.value)
+    assert words in sentence and "cannot reach" not in sentence
+    assert 'did not act on "bring me the juice"' in sentence
+
+
+def test_a_timeout_and_an_unreachable_server_are_told_apart(server):
+    server.replies.append({"first_token_delay": 3})
+    with pytest.raises(LLMError) as info:
+        client_for(server, timeout_s=0.5).complete("p")
+    assert info.value.failure == "timeout" and "llm.timeout_s" in str(info.value)
+    assert "did not answer in time" in said_for(info.value)
+    with socket.socket() as sock:                 # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(LLMError) as info:
+        OpenAIClient(LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", api_key="k",
+                               max_retries=0, timeout_s=2)).complete("p")
+    assert info.value.failure == "unreachable"
+    assert "cannot reach my language model" in said_for(info.value)

@@ -5,14 +5,20 @@ from dataclasses import replace
 
 import pytest
 
+from llm_interaction_node.core.config import load_section
+
 from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.llm import LLMConfig, LLMNotConfigured, TokenLedger, make_client
 from llm_interaction_node.core.llm import models
 from llm_interaction_node.core.llm.local import LocalLlamaClient, local_available
-from llm_interaction_node.core.policy import TurnPolicy
 from llm_interaction_node.core.statements import extract_statements
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_agent, build_console, load_examples, make_world
+
+
+def llm_section(values=None, env=None, overrides=None):
+    """The ``llm`` section from a file's values, the environment and options (one parser)."""
+    return load_section(LLMConfig, values, "llm", {} if env is None else env, overrides)
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not local_available(), reason="embedded model not installed")]
@@ -36,14 +42,14 @@ def run_interaction(llm, statements=4):
     console = build_console("tabletop", world, EventQueue([REQUEST], close=True))
     ledger = TokenLedger()
     agent = build_agent("tabletop", llm, console, load_examples("tabletop")[:6],
-                        config=AgentConfig(policy=TurnPolicy(max_statements=statements)),
+                        config=AgentConfig(max_statements_per_turn=statements),
                         ledger=ledger)
     agent.run()
     return [e.source for e in console.transcript][1:], ledger
 
 
 def test_no_endpoint_means_the_embedded_qwen_model():
-    client = make_client(LLMConfig.from_sources({}, env={}))
+    client = make_client(llm_section({}, env={}))
     assert isinstance(client, LocalLlamaClient)
     assert client.spec.name == models.DEFAULT_MODEL == "qwen2.5-coder-1.5b"
     assert "Qwen2.5-Coder-1.5B" in client.describe()

@@ -16,8 +16,8 @@ import pytest
 
 from conftest import free_port
 
-from llm_interaction_node.core.memory.store import (ExampleMemory, MemoryConfig,
-                                                    MemoryServerUnreachable)
+from llm_interaction_node.core.memory.config import MemoryConfig
+from llm_interaction_node.core.memory.store import ExampleMemory, MemoryServerUnreachable
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,7 +32,8 @@ def dialog(*utterances: str) -> str:
 
 READER = textwrap.dedent("""
     import json, sys
-    from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.store import ExampleMemory
     memory = ExampleMemory("humanoid", MemoryConfig(host="127.0.0.1", port=int(sys.argv[1])))
     example, score = memory.retrieve([sys.argv[2]], k=1)[0]
     print(json.dumps({"id": example.id, "transcript": example.transcript, "score": score,
@@ -71,7 +72,8 @@ def test_unreachable_server_is_a_clear_error():
 
 WRITER = textwrap.dedent("""
     import hashlib, sys, numpy as np
-    from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.store import ExampleMemory
 
     def fake_embed(texts):      # no model: the test is about Chroma's writes
         rows = []
@@ -96,7 +98,8 @@ WRITER = textwrap.dedent("""
 
 CHECKER = textwrap.dedent("""
     import hashlib, json, sys
-    from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.store import ExampleMemory
     memory = ExampleMemory("humanoid", MemoryConfig(path=sys.argv[1]), embedder=lambda t: None)
     got = memory.collection.get(include=["documents", "metadatas"])
     groups = {}

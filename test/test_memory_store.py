@@ -16,7 +16,8 @@ import pytest
 
 from llm_interaction_node.core.memory import retrieval
 from llm_interaction_node.core.memory.embedding import embed
-from llm_interaction_node.core.memory.store import Example, ExampleMemory, MemoryConfig
+from llm_interaction_node.core.memory.config import MemoryConfig
+from llm_interaction_node.core.memory.store import Example, ExampleMemory
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "config" / "transcripts" / "humanoid"
@@ -337,23 +338,12 @@ def test_export_import_round_trip(memory, tmp_path):
         other.import_yaml(path)
 
 
-def test_config_from_dict():
-    config = MemoryConfig.from_dict({"k": 4, "host": "robot-server", "port": 9000})
-    assert (config.k, config.host, config.port, config.recency_decay) == (4, "robot-server", 9000, 0.6)
-    assert MemoryConfig.from_dict(None) == MemoryConfig()
-    with pytest.raises(ValueError, match="bogus.*typo|typo.*bogus"):
-        MemoryConfig.from_dict({"k": 4, "bogus": 1, "typo": 2})
-    with pytest.raises(ValueError, match="k must be"):
-        MemoryConfig.from_dict({"k": -1})
-    with pytest.raises(ValueError, match="recency_decay"):
-        MemoryConfig.from_dict({"recency_decay": 2})
-
-
 REOPEN = textwrap.dedent("""
     import json, sys
     import chromadb
     from chromadb.config import Settings
-    from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.store import ExampleMemory
     memory = ExampleMemory("humanoid", MemoryConfig(path=sys.argv[1]))
     print("loaded before retrieve:", "sentence_transformers" in sys.modules, file=sys.stderr)
     results = memory.retrieve(["could you bring me a glass of orange juice"], k=1)

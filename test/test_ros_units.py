@@ -17,7 +17,7 @@ from llm_interaction_node.ros.interaction_node import clean_utterance
 from llm_interaction_node.ros.scene_memory import SceneMemory
 from llm_interaction_node.core.config import flatten
 from llm_interaction_node.core.llm import LLMConfig
-from llm_interaction_node.core.memory.store import MemoryConfig
+from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.paths import world_path
 from llm_interaction_node.ros.ros_robot import SKILL_TYPES, SkillTimeouts
 from llm_interaction_node.settings import settings_info

@@ -54,10 +54,19 @@ def test_run_starts_the_graph_and_the_console_talks_to_the_robot(tmp_path):
                  "say('I am at the kitchen counter.')", "wait_for_trigger()"]
     llm.text = "wait_for_trigger()"
     log_dir = tmp_path / "logs"
-    proc = start_run(tmp_path, "--llm-base-url", llm.url, "--llm-model", "scripted")
+    # the options beat the environment (defaults < params file < environment < options)
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    proc = start_run(tmp_path, "--llm-base-url", llm.url, "--llm-model", "scripted",
+                     "--llm-mode", "completion",
+                     env={**os.environ, "LLM_INTERACTION_BASE_URL": dead,
+                          "LLM_INTERACTION_MODEL": "env-model", "LLM_INTERACTION_MODE": "chat"})
     lines: list[str] = []
     try:
         assert read_until(proc, lines, "speech console", 60), "".join(lines)
+        assert f"LLM: LLM completion mode, model 'scripted' at {llm.url}" in "".join(lines)
         type_line(proc, "please go to the kitchen counter")
         assert read_until(proc, lines, "robot: I am at the kitchen counter.", 180), \
             "".join(lines) + "".join(p.read_text() for p in log_dir.glob("*.log"))
@@ -72,6 +81,7 @@ def test_run_starts_the_graph_and_the_console_talks_to_the_robot(tmp_path):
         llm.close()
     output = "".join(lines)
     assert ">>> move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))" in output
+    assert llm.requests and {q["json"]["model"] for q in llm.requests} == {"scripted"}
     assert sorted(p.name for p in log_dir.glob("*.log")) == [
         "household_sim.log", "interaction_node.log", "tts.log"]
     # each node of the interaction node's process has its own name (a global __node remapping)

@@ -2,7 +2,9 @@
 import pytest
 
 from llm_interaction_node.core.builtins import FORGET_REFUSAL
+from llm_interaction_node.core.config import from_mapping
 from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import attach_learning, build_console, build_session, \
     make_world, memory_examples, open_memory, store_episode
@@ -27,24 +29,29 @@ def console_with(memory, utterances):
 
 
 def test_learning_settings_validate():
-    assert LearningSettings.from_dict(None) == LearningSettings()
-    assert LearningSettings.from_dict({"mode": "raw", "retrieval": False}).mode == "raw"
+    assert from_mapping(LearningSettings, None, "learning") == LearningSettings()
+    assert from_mapping(LearningSettings, {"mode": "raw", "retrieval": False},
+                        "learning").mode == "raw"
     with pytest.raises(ValueError, match="learning.mode"):
-        LearningSettings.from_dict({"mode": "sometimes"})
+        from_mapping(LearningSettings, {"mode": "sometimes"}, "learning")
+    with pytest.raises(ValueError, match="learning.mode"):
+        LearningSettings(mode="sometimes")
     with pytest.raises(ValueError, match="unknown learning setting"):
-        LearningSettings.from_dict({"k": 3})
+        from_mapping(LearningSettings, {"k": 3}, "learning")
 
 
 def test_seeded_memory_feeds_the_prompt_with_and_without_retrieval(memory):
     seeds = memory.count("seed")
     assert seeds >= 10
-    retrieved = memory_examples(memory, k=4)(["can you hand me the milk?"])
+    four = open_memory("humanoid", MemoryConfig(path=memory.config.path, k=4), seed=False)
+    retrieved = memory_examples(four)(["can you hand me the milk?"])
     # memory.order stable_nearest: the 4 retrieved in their fixed order, the most similar again
     assert len(retrieved) == 5 and len(set(retrieved)) == 4 and retrieved[-1] in retrieved[:-1]
     assert "milk-carton_0" in retrieved[-1]                                # most similar last
-    everything = memory_examples(memory, k=4, retrieval=False)(["can you hand me the milk?"])
+    everything = memory_examples(four, LearningSettings(retrieval=False))(
+        ["can you hand me the milk?"])
     assert len(everything) == memory.count()
-    assert memory_examples(memory, k=4)([]) == []
+    assert memory_examples(four)([]) == []
 
 
 def test_successful_episodes_are_stored_only_when_enabled(memory):
@@ -74,14 +81,17 @@ def test_forget_removes_learned_examples_only_on_request(memory):
 def test_build_session_assembles_the_agent_from_the_settings(memory):
     settings = Settings().with_overrides({"memory.k": 3, "agent.statement_timeout_s": 0.5,
                                           "agent.max_statements_per_turn": 7,
-                                          "learning.mode": "raw"})
+                                          "learning.mode": "raw",
+                                          "memory.path": memory.config.path})
     llm = ScriptedLLM(["learn_from_interaction()", "wait_for_trigger()"])
     world = make_world("humanoid", "drinks_and_cup")
+    memory = open_memory("humanoid", settings.memory, seed=False)    # memory.k = 3: its own
     session = build_session("humanoid", world, EventQueue(["remember this, please"], close=True),
                             settings, llm=llm, memory=memory)
     assert session.memory is memory and session.learner.mode == "raw"
     assert session.console.sandbox.timeout_s == 0.5
-    assert session.agent.config.policy.max_statements == 7
+    assert session.agent.config is settings.agent                    # the section, as is
+    assert session.agent.config.max_statements_per_turn == 7
     assert session.agent.stop is session.stop and session.agent.ledger is session.ledger
     raw_before = memory.count("raw")
     session.agent.run()                                     # the queue closes: the run ends

@@ -32,12 +32,14 @@ def test_the_llm_mode_default_is_completion_everywhere():
 
 @pytest.mark.parametrize("text,named", [
     ("agent:\n  max_statments_per_turn: 4\n", "unknown agent setting.*max_statments_per_turn"),
-    ("llm:\n  modle: x\n", "unknown LLM config key.*modle"),
+    ("llm:\n  modle: x\n", "unknown llm setting.*modle"),
     ("memory:\n  kk: 4\n", "unknown memory setting.*kk"),
     ("learning:\n  k: 4\n", "unknown learning setting.*k; known: mode"),
     ("agnet:\n  loop_repeats: 4\n", "unknown settings section.*agnet"),
     ("agent:\n  statement_timeout_s: soon\n", "agent.statement_timeout_s='soon' is not a number"),
-    ("learning:\n  mode: sometimes\n", "learning.mode must be one of"),
+    ("learning:\n  mode: sometimes\n", "learning.mode='sometimes' is invalid: use one of"),
+    ("memory:\n  port: 0\n", "memory.port=0 must be >= 1"),
+    ("memory:\n  order: random\n", "memory.order='random' is invalid"),
     ("agent: 3\n", "'agent' settings must be a mapping"),
 ])
 def test_unknown_keys_and_bad_values_are_refused_in_every_section(tmp_path, text, named):
@@ -66,9 +68,8 @@ def test_sources_in_order_defaults_file_environment_options(tmp_path):
 def test_the_settings_reach_the_agent():
     settings = Settings().with_overrides({"agent.max_statements_per_turn": 4,
                                           "agent.loop_repeats": 5, "llm.temperature": 0.5})
-    config = settings.agent_config()
-    assert config.policy.max_statements == 4 and config.policy.loop_repeats == 5
-    assert config.temperature == 0.5 and config.max_tokens == settings.llm.max_tokens
+    assert settings.agent.max_statements_per_turn == 4 and settings.agent.loop_repeats == 5
+    assert settings.llm.temperature == 0.5
 
 
 def test_a_setting_is_one_dataclass_field():

@@ -17,7 +17,6 @@ from itertools import cycle, islice
 
 from ..core.agent import AgentConfig
 from ..core.llm import ScriptedLLM, estimate_tokens
-from ..core.policy import TurnPolicy
 from ..core.user import EventQueue
 from ..session import build_agent, build_console, load_examples, make_world
 
@@ -63,7 +62,7 @@ def run(statements: int = 50, n_examples: int = 16) -> dict:
     scripted = ScriptedLLM(script)
     llm = TimedLLM(scripted)
     agent = build_agent("humanoid", llm, console, examples,
-                        config=AgentConfig(policy=TurnPolicy(max_statements=len(TURN))))
+                        config=AgentConfig(max_statements_per_turn=len(TURN)))
     agent.start_task(marker=False)
     overhead_ms = []
     while scripted.remaining:

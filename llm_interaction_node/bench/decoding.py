@@ -36,7 +36,8 @@ import time
 from ..core.constraint import ConsoleVocabulary
 from ..core.llm.local import LocalLlamaClient, console_input
 from ..core.llm.scripted import ScriptedLLM
-from ..core.memory.store import ExampleMemory, MemoryConfig
+from ..core.memory.config import MemoryConfig
+from ..core.memory.store import ExampleMemory
 from ..core.prompt import STOP
 from ..core.statements import input_complete
 from ..core.user import CallbackUser

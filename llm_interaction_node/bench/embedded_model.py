@@ -40,7 +40,8 @@ import time
 from pathlib import Path
 
 from ..core.llm.local import LocalLlamaClient
-from ..core.memory.store import ExampleMemory, MemoryConfig
+from ..core.memory.config import MemoryConfig
+from ..core.memory.store import ExampleMemory
 from ..core.user import CallbackUser
 from ..eval.harness import run_seed
 from ..eval.tasks import TEMPLATES, check, make_task, make_world, tasks_for_split, world_positions

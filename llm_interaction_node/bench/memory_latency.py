@@ -37,7 +37,9 @@ import time
 
 import numpy as np
 
-from ..core.memory.store import ExampleMemory, MemoryConfig
+from ..core.memory.config import MemoryConfig
+from ..core.memory.embedding import embedding_settings
+from ..core.memory.store import ExampleMemory
 
 OBJECTS = ["mango juice", "coffee cup", "tumbler", "kitchen sponge", "milk carton", "empty mug",
            "screwdriver", "tape measure", "cleaning spray", "mineral water", "muesli", "apple",
@@ -155,7 +157,7 @@ def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k
         vectors.append(embed(texts[i:i + 512]))
         _progress(f"[{size}] embedding utterance pool", min(i + 512, len(texts)), len(texts), start)
     print(file=sys.stderr)
-    _set_threads(int(os.environ.get("LLM_INTERACTION_EMBED_THREADS", "1")))
+    _set_threads(embedding_settings().threads)
     table = dict(zip(texts, np.concatenate(vectors)))
     embed_pool_s = time.perf_counter() - start
 
@@ -360,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
     report = {"benchmark": "memory_latency", "machine": {
         "python": platform.python_version(), "cpus": os.cpu_count(),
-        "embed_threads": int(os.environ.get("LLM_INTERACTION_EMBED_THREADS", "1"))},
+        "embed_threads": embedding_settings().threads},
         "results": results}
     print(json.dumps(report, indent=2) if args.json else _table(results))
     return 0

@@ -19,7 +19,8 @@ import tempfile
 
 from ..core.llm.local import common_prefix
 from ..core.llm.models import get as get_model
-from ..core.memory.store import ExampleMemory, MemoryConfig, stable_order
+from ..core.memory.config import MemoryConfig
+from ..core.memory.store import ExampleMemory, stable_order
 from ..core.prompt import HEADERS, PromptBuilder
 from ..core.user import EventQueue
 from ..eval.harness import run_seed

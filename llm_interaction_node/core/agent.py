@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Callable, Sequence
 
+from .config import check_section, setting
 from .console import ConsoleSession
 from .constraint import ConsoleVocabulary
 from .errors import EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
 from .llm import LLMClient, LLMError, TokenLedger, Usage
-from .policy import TurnPolicy, TurnState, error_class
+from .llm.errors import spoken
+from .policy import TurnState, error_class
 from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
 from .statements import extract_statements
 from .transcript import Entry
@@ -49,28 +51,43 @@ ExampleSource = Callable[[Sequence[str]], Sequence[str]]
 
 @dataclass
 class AgentConfig:
-    temperature: float = 0.0
-    max_tokens: int = 512
+    """The ``agent`` section of the settings: the interaction loop's limits and retries (the
+    temperature and token limit are the LLM's: ``llm.config``)."""
+
+    max_statements_per_turn: int = setting(15, "statement cap per user turn", minimum=1)
+    loop_repeats: int = setting(3, "the same statement this often in a row is a loop", minimum=2)
+    redo_cycle: int = setting(3, "a cycle of this many statements or more is a loop when done "
+                              "twice in a row (0: only loop_repeats)", minimum=0)
+    statement_timeout_s: float = setting(10.0, "generated code's own running time per statement "
+                                         "(API calls such as skills excluded)", above=0.0)
     # empty answers: asked again this much hotter each time (reference: 0.1) until the
     # temperature would pass empty_temperature_max, then wait_for_trigger() stands in
-    empty_temperature_step: float = 0.1
-    empty_temperature_max: float = 1.0
-    # a user turn answered with nothing but wait_for_trigger() (the robot ignores what the user
-    # just said) is asked again this often at a raised temperature before the wait is accepted
-    idle_retries: int = 2
-    idle_temperature_step: float = 0.3
-    # a turn that is about to do again, statement for statement, the attempt the user has just
-    # answered (a small model copies its last turn after a correction) gets a note in place of
-    # the statement that would complete the copy, this often per turn; then it runs
-    repeat_notes: int = 1
-    # functions a statement calls that nobody defined are written by the fgen prompt first
-    function_generation: bool = True
+    empty_temperature_step: float = setting(0.1, "temperature raise when the LLM returns nothing",
+                                            minimum=0.0)
+    empty_temperature_max: float = setting(1.0, "empty answers are asked again up to this "
+                                           "temperature, then wait_for_trigger() stands in",
+                                           minimum=0.0, maximum=2.0)
+    idle_retries: int = setting(2, "a user turn answered with nothing but wait_for_trigger() is "
+                                "asked again this often (at a raised temperature)", minimum=0)
+    idle_temperature_step: float = setting(0.3, "temperature raise per idle retry", minimum=0.0)
+    repeat_notes: int = setting(1, "a turn about to redo, statement for statement, the attempt "
+                                "the user just answered gets a note in place of the statement "
+                                "that completes the copy (a small model copies its last turn "
+                                "after a correction), this often per turn; then it runs "
+                                "(0: the reference's rule)", minimum=0)
+    function_generation: bool = setting(True, "functions a statement calls that nobody defined "
+                                        "are written by a second LLM prompt first "
+                                        "(config/fgen.yaml)")
     # a console input the console refuses (echoed output, an object not in the scene: see
     # core/constraint.py) is noted in the transcript in its place ("# not run: why"), so the
     # model sees why, as it sees an error; > 0: first asked again this often, silently, at a
     # raised temperature (the same prompt tells a capable endpoint model nothing new)
-    refused_retries: int = 0
-    policy: TurnPolicy = field(default_factory=TurnPolicy)
+    refused_retries: int = setting(0, "a console input the console refuses is asked again "
+                                   "this often, silently, before a note takes its place",
+                                   minimum=0)
+
+    def __post_init__(self) -> None:
+        check_section(self, "agent")
 
 
 class _BudgetSpent(Exception):
@@ -119,7 +136,7 @@ class Agent:
         self.ledger = ledger or TokenLedger()
         self.config = config or AgentConfig()
         self.turns: list[TurnRecord] = []
-        self.turn = TurnState(self.config.policy)
+        self.turn = TurnState(self.config)
         self._turn_usage = Usage()
         self._examples_cache: tuple[int, list[str]] = (-1, [])
         self._loop_intervention = False
@@ -129,7 +146,7 @@ class Agent:
         if fgen is None and self.config.function_generation:
             fgen = FunctionGenerator(llm, prompt.api_listing, load_fgen_prompt(), self.ledger,
                                      check=console.sandbox.prepare, call=self.stop.call,
-                                     max_tokens=self.config.max_tokens)
+                                     max_tokens=self.llm.config.max_tokens)
         self.fgen = fgen
 
     # -- public -----------------------------------------------------------------------
@@ -159,7 +176,7 @@ class Agent:
         """Fresh locals and transcript, then wait for the user's first request."""
         self.console.new_task(marker=marker)
         self.ledger.new_interaction()
-        self.turn = TurnState(self.config.policy)    # nothing of the last task is "answered"
+        self.turn = TurnState(self.config)    # nothing of the last task is "answered"
         self._wait()
 
     def step(self) -> None:
@@ -194,7 +211,7 @@ class Agent:
 
     def _step(self) -> None:
         if self.turn.statements_left <= 0:
-            return self._give_up(f"the limit of {self.config.policy.max_statements} "
+            return self._give_up(f"the limit of {self.config.max_statements_per_turn} "
                                  "statements in one turn was reached", TurnStatus.STATEMENT_CAP)
         try:
             statements = self._generate()
@@ -204,7 +221,7 @@ class Agent:
             log.error("LLM failed: %s", exc)
             self.console.annotate(f"the language model failed: {exc}")
             return self._end_turn(TurnStatus.ERROR, f"LLM error: {exc}",
-                                  say=self._dropped_request_text())
+                                  say=self._dropped_request_text(exc))
         for source in statements:
             if self.turn.would_loop(source):
                 return self._on_loop(source)
@@ -228,7 +245,7 @@ class Agent:
         """Ask the LLM; retry empty answers at a raised temperature (reference: +0.1 up to
         1.0), then stand in ``wait_for_trigger()`` for the answer that stayed empty."""
         prompt = self.prompt.build(self._current_examples(), self.console.transcript.render())
-        temperature = self.config.temperature
+        temperature = self.llm.config.temperature
         system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
         idle_left = self.config.idle_retries
         constraint = ConsoleVocabulary.of(self.console).current()
@@ -236,7 +253,7 @@ class Agent:
         while True:
             completion = self.stop.call(self.llm.complete, prompt, stop=STOP,
                                         temperature=temperature,
-                                        max_tokens=self.config.max_tokens, system=system,
+                                        max_tokens=self.llm.config.max_tokens, system=system,
                                         one_input=True, grammar=constraint.gbnf())
             self.ledger.record(completion.usage, "interact")
             self._turn_usage = self._turn_usage + completion.usage
@@ -288,16 +305,16 @@ class Agent:
             self.stop.check()
             self.console.execute(definition.source)
 
-    def _dropped_request_text(self) -> str:
-        """What the robot says when the LLM cannot be reached: which request it drops, so
-        the user knows to say it again (issue 18)."""
+    def _dropped_request_text(self, error: LLMError) -> str:
+        """What the robot says when the LLM call failed: what the failure is (unreachable,
+        a prompt too long for the server's context, a refused key, ...) and which request it
+        drops, so the user knows what to do (issue 18)."""
         utterances = self.console.builtins.utterances
         if not utterances:
-            return "Sorry, I cannot reach my language model right now."
+            return spoken(error)
         said = " ".join(str(utterances[-1]).split())
         said = said if len(said) <= 80 else said[:77].rstrip() + "..."
-        return (f"Sorry, I cannot reach my language model right now, so I did not act on "
-                f"\"{said}\". Please say it again in a moment.")
+        return spoken(error, said)
 
     def _repeats_the_answered_attempt(self, source: str) -> bool:
         """Running ``source`` would complete, statement for statement, the attempt that the
@@ -391,7 +408,7 @@ class Agent:
         self.stop.clear()          # a stop pressed while idle does not abort the new turn
         self._answered = _actions(self.turn.statements)
         self._repeat_notes = 0
-        self.turn = TurnState(self.config.policy)
+        self.turn = TurnState(self.config)
         self._turn_usage = Usage()
         self._loop_intervention = False
 

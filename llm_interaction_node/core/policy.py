@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .errors import SemanticHintError, StatementTimeout
 from .sandbox import ImportRefused, SandboxViolation
@@ -53,19 +54,22 @@ def error_class(error: BaseException) -> str:
 
 
 @dataclass
-class TurnPolicy:
-    max_statements: int = 15
-    loop_repeats: int = 3           # a statement or cycle repeated this often in a row is a loop
-    max_cycle: int = 6              # longest cycle of statements looked for
-    redo_cycle: int = 3             # cycles this long are a loop when done twice in a row
-    budgets: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_BUDGETS))
+class TurnLimits(Protocol):
+    """What a turn is limited by: the ``agent`` settings section (``core.agent.AgentConfig``)."""
+
+    max_statements_per_turn: int
+    loop_repeats: int               # a statement or cycle repeated this often in a row is a loop
+    redo_cycle: int                 # cycles this long are a loop when done twice in a row
+
+
+MAX_CYCLE = 6                       # longest cycle of statements looked for
 
 
 @dataclass
 class TurnState:
     """Counters for the current user turn; a fresh one starts with each utterance."""
 
-    policy: TurnPolicy
+    limits: TurnLimits
     statements: list[str] = field(default_factory=list)
     errors: Counter = field(default_factory=Counter)
     loops: int = 0
@@ -80,20 +84,20 @@ class TurnState:
     def record_error(self, kind: str) -> str | None:
         """Count an error; return a reason string when its budget is spent."""
         self.errors[kind] += 1
-        budget = self.policy.budgets.get(kind, DEFAULT_BUDGETS["runtime"])
+        budget = DEFAULT_BUDGETS.get(kind, DEFAULT_BUDGETS["runtime"])
         if self.errors[kind] > budget:
             return f"too many errors of kind '{kind}' ({self.errors[kind]} > {budget})"
         return None
 
     def would_loop(self, source: str) -> bool:
         """True if running ``source`` would complete ``loop_repeats`` repetitions in a row of
-        one statement or of a cycle of up to ``max_cycle`` statements (e.g. A B C A B C A B C)."""
-        return repeated_cycle(self.statements + [_normalise(source)], self.policy.loop_repeats,
-                              self.policy.max_cycle, self.policy.redo_cycle) is not None
+        one statement or of a cycle of up to ``MAX_CYCLE`` statements (e.g. A B C A B C A B C)."""
+        return repeated_cycle(self.statements + [_normalise(source)], self.limits.loop_repeats,
+                              MAX_CYCLE, self.limits.redo_cycle) is not None
 
     @property
     def statements_left(self) -> int:
-        return self.policy.max_statements - len(self.statements)
+        return self.limits.max_statements_per_turn - len(self.statements)
 
 
 def repeated_cycle(statements: list[str], repeats: int, max_cycle: int,

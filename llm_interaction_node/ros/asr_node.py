@@ -36,16 +36,18 @@ import queue
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, Empty, String
 
 from llm_interaction_interfaces.msg import AsrResult, AudioData
 
+from ..core.config import setting
 from . import names
 from .node_main import spin_node
+from .node_parameters import declare_section
 from .asr_engine import (DEFAULT_STOP_MAX_WORDS, DEFAULT_STOP_PHRASES, OUTCOME_EMPTY,
                          OUTCOME_OWN_VOICE, OUTCOME_SENT, OUTCOME_STOP, Segmenter, SpeakingGate,
                          StateHistory, Utterance, is_stop_command, judge)
@@ -59,35 +61,94 @@ ACTING_STATES = ("busy", "learning")
 _ERROR_REPEAT_S = 10.0
 
 
+@dataclass
+class Vad:
+    """``vad.*``: faster-whisper's Silero VAD."""
+
+    threshold: float = setting(0.5, "speech probability", minimum=0.0, maximum=1.0)
+    min_silence_s: float = setting(0.7, "silence that ends an utterance", minimum=0.0)
+    speech_pad_s: float = setting(0.5, "kept before and after the speech", minimum=0.0)
+    min_speech_s: float = setting(0.25, "shorter speech is ignored", minimum=0.0)
+    max_utterance_s: float = setting(20.0, "longer speech is split", above=0.0)
+    step_s: float = setting(0.2, "the VAD looks at the stream this often (s of new audio)",
+                            above=0.0)
+    idle_flush_s: float = setting(0.5, "no audio for this long ends a pending utterance",
+                                  minimum=0.0)
+
+
+@dataclass
+class SelfVoice:
+    """``self_voice.*``: the robot does not hear itself (speech/speaking from tts)."""
+
+    enabled: bool = setting(True, "drop audio inside the robot's speaking windows")
+    lead_s: float = setting(0.2, "audio this long before the robot starts speaking is "
+                            "ignored too", minimum=0.0)
+    hangover_s: float = setting(0.5, "... and this long after it stops", minimum=0.0)
+
+
+@dataclass
+class BargeIn:
+    """``barge_in.*``: "stop" while the robot acts -> interaction/stop."""
+
+    enabled: bool = setting(True, "send stop phrases spoken while the robot acts as a stop")
+    phrases: list[str] = setting(list(DEFAULT_STOP_PHRASES), "the stop phrases")
+    min_confidence: float = setting(0.2, "lowest confidence of a stop phrase while acting",
+                                    minimum=0.0, maximum=1.0)
+    max_words: int = setting(DEFAULT_STOP_MAX_WORDS, "a stop phrase counts inside an "
+                             "utterance of up to this many words", minimum=1)
+
+
+@dataclass
+class AsrSettings:
+    """The asr node's parameters (``config/asr.yaml``)."""
+
+    model_dir: str = setting("", "'' = the Whisper base model joined once from its packages; "
+                             "or a faster-whisper model directory")
+    compute_type: str = setting("int8", "CTranslate2 compute type on the CPU")
+    cpu_threads: int = setting(1, "recogniser threads", minimum=1)
+    beam_size: int = setting(5, "beam search width", minimum=1)
+    language: str = setting("en", "the language spoken")
+    min_window_s: float = setting(10.0, "shortest encoder window (s); Whisper's own is 30 s",
+                                  above=0.0)
+    initial_prompt: str = setting("", "text Whisper takes as said before each utterance")
+    min_confidence: float = setting(0.35, "results below are dropped", minimum=0.0,
+                                    maximum=1.0)
+    max_backlog_s: float = setting(60.0, "audio queued while recognising; beyond it chunks "
+                                   "are dropped", above=0.0)
+    vad: Vad = field(default_factory=Vad)
+    self_voice: SelfVoice = field(default_factory=SelfVoice)
+    barge_in: BargeIn = field(default_factory=BargeIn)
+
+
 class AsrNode(Node):
     def __init__(self, **kwargs):
         super().__init__("asr", **kwargs)
-        p = self._param
-        self.min_confidence = p("min_confidence", 0.35)
-        self.barge_in = p("barge_in.enabled", True)
-        self.stop_phrases = p("barge_in.phrases", list(DEFAULT_STOP_PHRASES))
-        self.stop_confidence = p("barge_in.min_confidence", 0.2)
-        self.stop_max_words = p("barge_in.max_words", DEFAULT_STOP_MAX_WORDS)
-        self.idle_flush_s = p("vad.idle_flush_s", 0.5)
-        self.speech_pad_s = p("vad.speech_pad_s", 0.5)
-        backlog_s = p("max_backlog_s", 60.0)
-        self.min_speech_s = p("vad.min_speech_s", 0.25)
+        config = declare_section(self, AsrSettings)
+        vad, barge_in = config.vad, config.barge_in
+        self.min_confidence = config.min_confidence
+        self.barge_in = barge_in.enabled
+        self.stop_phrases = barge_in.phrases
+        self.stop_confidence = barge_in.min_confidence
+        self.stop_max_words = barge_in.max_words
+        self.idle_flush_s = vad.idle_flush_s
+        self.speech_pad_s = vad.speech_pad_s
+        backlog_s = config.max_backlog_s
+        self.min_speech_s = vad.min_speech_s
         self.segmenter = Segmenter(
-            threshold=p("vad.threshold", 0.5), min_silence_s=p("vad.min_silence_s", 0.7),
+            threshold=vad.threshold, min_silence_s=vad.min_silence_s,
             speech_pad_s=self.speech_pad_s, min_speech_s=self.min_speech_s,
-            max_utterance_s=p("vad.max_utterance_s", 20.0), step_s=p("vad.step_s", 0.2))
-        self.gate = SpeakingGate(lead_s=p("self_voice.lead_s", 0.2),
-                                 hangover_s=p("self_voice.hangover_s", 0.5))
-        self.self_voice = p("self_voice.enabled", True)
-        model_path = p("model_dir", "")
+            max_utterance_s=vad.max_utterance_s, step_s=vad.step_s)
+        self.gate = SpeakingGate(lead_s=config.self_voice.lead_s,
+                                 hangover_s=config.self_voice.hangover_s)
+        self.self_voice = config.self_voice.enabled
         started = time.monotonic()
         self.get_logger().info("loading the Whisper model (assembled from its packages on "
                                "first use) ...")
-        self.recogniser = Recogniser(model_path or None, compute_type=p("compute_type", "int8"),
-                                     cpu_threads=p("cpu_threads", 1),
-                                     beam_size=p("beam_size", 5), language=p("language", "en"),
-                                     min_window_s=p("min_window_s", 10.0),
-                                     initial_prompt=p("initial_prompt", ""))
+        self.recogniser = Recogniser(config.model_dir or None, compute_type=config.compute_type,
+                                     cpu_threads=config.cpu_threads,
+                                     beam_size=config.beam_size, language=config.language,
+                                     min_window_s=config.min_window_s,
+                                     initial_prompt=config.initial_prompt)
         self.get_logger().info(f"model {self.recogniser.path} loaded in "
                                f"{time.monotonic() - started:.1f} s")
 
@@ -120,29 +181,6 @@ class AsrNode(Node):
                 "stop phrase is sent as a stop)")
         else:
             self.get_logger().info(f"asr ready: {self._ready_note}")
-
-    def _param(self, name: str, default):
-        """A parameter converted to the type of its default (an int also reads 1.0 or '1')."""
-        descriptor = ParameterDescriptor(dynamic_typing=True)
-        value = self.declare_parameter(name, default, descriptor).value
-        try:
-            if isinstance(default, bool):
-                if isinstance(value, str):
-                    if value.lower() not in ("true", "false"):
-                        raise ValueError
-                    return value.lower() == "true"
-                return bool(value)
-            if isinstance(default, list):
-                if isinstance(value, str):
-                    value = [v for v in value.split(",")]
-                return [str(v).strip() for v in value if str(v).strip()]
-            if isinstance(default, int):
-                return int(float(value))
-            return type(default)(value)
-        except (TypeError, ValueError):
-            kind = {bool: "true or false", int: "an integer", float: "a number",
-                    list: "a list of strings"}.get(type(default), "a string")
-            raise ValueError(f"parameter {name}: {value!r} is not {kind}") from None
 
     # -- executor callbacks (short) --------------------------------------------------------
     def _now(self) -> float:

@@ -34,13 +34,12 @@ import sys
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field, make_dataclass
 from functools import partial
 from typing import Any, Callable
 
 import numpy as np
 import rclpy
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -61,9 +60,11 @@ from llm_interaction_interfaces.msg import Scene
 from ..core.apis.humanoid import FAILURE, SUCCESS
 from ..sims.household import CANCELED, HouseholdWorld
 from ..sims.worlds import DEFAULT_WORLD, load_household_world
+from ..core.config import setting
 from . import names
 from .conversions import FRAME, base_pose_to_msg, msg_to_base_pose, scene_to_msg
 from .markers import MARKERS_QOS, household_markers
+from .node_parameters import declare_section
 
 RCLError = _rclpy.RCLError
 NODE_NAME = "household_sim"
@@ -85,17 +86,56 @@ class _Skill:
     run: Callable[[Any, Any], str]                 # (goal, result) -> 'success' / 'failure'
 
 
-def _descriptor(description: str, minimum: float | None = None) -> ParameterDescriptor:
-    descriptor = ParameterDescriptor(description=description, read_only=True)
-    if minimum is not None:
-        descriptor.floating_point_range = [FloatingPointRange(from_value=minimum, to_value=1e9)]
-    return descriptor
-
-
 # Finished goals are kept (and listed in every status message) this long; rclpy's default of
 # 900 s made each status message, and so each skill call, slower with every goal. Our client
 # asks for the result when the goal is accepted, so it never needs a late result.
 RESULT_TIMEOUT_S = 1.0
+
+
+SkillActions = make_dataclass("SkillActions", [
+    (skill, str, setting(default, f"Name of the {skill} action"))
+    for skill, default in names.SKILL_ACTIONS.items()])
+SkillActions.__doc__ = "``actions.*``: the skill action servers' names."
+
+
+@dataclass
+class SimTopics:
+    """``topics.*``."""
+
+    scene: str = setting(names.SCENE, "Scene topic (llm_interaction_interfaces/msg/Scene)")
+    markers: str = setting(names.SIM_MARKERS, "RViz markers of the world "
+                           "(visualization_msgs/MarkerArray, transient local)")
+    world_state: str = setting(names.WORLD_STATE, "World state topic (std_msgs/String, JSON, "
+                               "transient local)")
+
+
+@dataclass
+class SimServices:
+    """``services.*``."""
+
+    reset: str = setting(names.WORLD_RESET, "Reset service (std_srvs/Trigger)")
+
+
+@dataclass
+class HouseholdSimSettings:
+    """The household_sim node's parameters (``config/household_sim.yaml``)."""
+
+    world: str = setting(DEFAULT_WORLD, "World name (config/worlds/<name>.yaml) or path to a "
+                         "world YAML file")
+    time_scale: float = setting(0.1, "Wall seconds per simulated second of a skill; 0 = skills "
+                                "finish at once", minimum=0.0)
+    scene_rate_hz: float = setting(5.0, "Rate of the scene topic (it is also published after "
+                                   "every skill); 0 = only then", minimum=0.0)
+    frame_id: str = setting(FRAME, "Frame of all published poses")
+    actions: SkillActions = field(default_factory=SkillActions)
+    topics: SimTopics = field(default_factory=SimTopics)
+    services: SimServices = field(default_factory=SimServices)
+    failures_json: str = setting("", "JSON object merged into the world's 'failures', e.g. "
+                                 "{\"grasp\": {\"*\": 1}}")
+    result_timeout_s: float = setting(RESULT_TIMEOUT_S, "How long a finished goal's result is "
+                                      "kept for clients that ask late; every kept goal is listed "
+                                      "in each status message, so long values slow busy clients",
+                                      minimum=0.1)
 
 
 class HouseholdSimNode(Node):
@@ -103,28 +143,7 @@ class HouseholdSimNode(Node):
 
     def __init__(self, **kwargs: Any):
         super().__init__(NODE_NAME, **kwargs)
-        self.declare_parameter("world", DEFAULT_WORLD, _descriptor(
-            "World name (config/worlds/<name>.yaml) or path to a world YAML file"))
-        self.declare_parameter("time_scale", 0.1, _descriptor(
-            "Wall seconds per simulated second of a skill; 0 = skills finish at once", 0.0))
-        self.declare_parameter("scene_rate_hz", 5.0, _descriptor(
-            "Rate of the scene topic (it is also published after every skill); 0 = only then", 0.0))
-        self.declare_parameter("frame_id", FRAME, _descriptor("Frame of all published poses"))
-        for skill, default in names.SKILL_ACTIONS.items():
-            self.declare_parameter(f"actions.{skill}", default, _descriptor(f"Name of the {skill} action"))
-        self.declare_parameter("topics.scene", names.SCENE, _descriptor(
-            "Scene topic (llm_interaction_interfaces/msg/Scene)"))
-        self.declare_parameter("topics.markers", names.SIM_MARKERS, _descriptor(
-            "RViz markers of the world (visualization_msgs/MarkerArray, transient local)"))
-        self.declare_parameter("topics.world_state", names.WORLD_STATE, _descriptor(
-            "World state topic (std_msgs/String, JSON, transient local)"))
-        self.declare_parameter("services.reset", names.WORLD_RESET, _descriptor(
-            "Reset service (std_srvs/Trigger)"))
-        self.declare_parameter("failures_json", "", _descriptor(
-            "JSON object merged into the world's 'failures', e.g. {\"grasp\": {\"*\": 1}}"))
-        self.declare_parameter("result_timeout_s", RESULT_TIMEOUT_S, _descriptor(
-            "How long a finished goal's result is kept for clients that ask late; every kept "
-            "goal is listed in each status message, so long values slow busy clients", 0.1))
+        config = declare_section(self, HouseholdSimSettings)
 
         self._goal_lock = threading.Lock()          # guards the fields below
         self._turn = threading.Condition(self._goal_lock)   # notified when _busy ends or a cancel comes
@@ -135,13 +154,13 @@ class HouseholdSimNode(Node):
         self._progress = 0.0                   # of the running goal
         self._stopping = False
 
-        self.frame_id = self._param("frame_id")
-        self.world = self._load_world(self._param("world"), self._param("time_scale"),
-                                      self._param("failures_json"))
+        self.config = config
+        self.frame_id = config.frame_id
+        self.world = self._load_world(config.world, config.time_scale, config.failures_json)
 
-        self._scene_pub = self.create_publisher(Scene, self._param("topics.scene"), 10)
-        self._state_pub = self.create_publisher(String, self._param("topics.world_state"), WORLD_STATE_QOS)
-        self._markers_pub = self.create_publisher(MarkerArray, self._param("topics.markers"),
+        self._scene_pub = self.create_publisher(Scene, config.topics.scene, 10)
+        self._state_pub = self.create_publisher(String, config.topics.world_state, WORLD_STATE_QOS)
+        self._markers_pub = self.create_publisher(MarkerArray, config.topics.markers,
                                                   MARKERS_QOS)
         self._markers_key: str | None = None      # what the last published markers showed
         self._markers_lock = threading.Lock()
@@ -150,18 +169,15 @@ class HouseholdSimNode(Node):
                   _Skill("place", Place, self._place), _Skill("handover", Handover, self._handover),
                   _Skill("receive", Receive, self._receive), _Skill("run_skill", RunSkill, self._run_skill)]
         self._servers = [self._serve(skill, group) for skill in skills]
-        self._reset_srv = self.create_service(Trigger, self._param("services.reset"), self._on_reset,
+        self._reset_srv = self.create_service(Trigger, config.services.reset, self._on_reset,
                                               callback_group=group)
-        rate = self._param("scene_rate_hz")
+        rate = config.scene_rate_hz
         self._scene_timer = self.create_timer(1.0 / rate, self._periodic_scene) if rate > 0 else None
         self.publish_state()
         self.get_logger().info(f"household_sim ready: world {self.world.name}, {len(self.world.objects)} "
                                f"objects, time_scale {self.world.time_scale:g}")
 
     # ------------------------------------------------------------------ setup
-    def _param(self, name: str) -> Any:
-        return self.get_parameter(name).value
-
     def _load_world(self, world: str, time_scale: float, failures_json: str) -> HouseholdWorld:
         """The world file, with failures_json merged into its 'failures' (ValueError if invalid)."""
         loaded = load_household_world(world, time_scale=time_scale, progress=self._on_progress)
@@ -182,12 +198,12 @@ class HouseholdSimNode(Node):
                                         source=loaded.source)
 
     def _serve(self, skill: _Skill, group: ReentrantCallbackGroup) -> ActionServer:
-        return ActionServer(self, skill.action, self._param(f"actions.{skill.name}"),
+        return ActionServer(self, skill.action, getattr(self.config.actions, skill.name),
                             execute_callback=partial(self._execute, skill),
                             goal_callback=lambda _goal: GoalResponse.ACCEPT,
                             handle_accepted_callback=self._on_accepted,
                             cancel_callback=self._on_cancel, callback_group=group,
-                            result_timeout=max(1, round(self._param("result_timeout_s"))))
+                            result_timeout=max(1, round(self.config.result_timeout_s)))
 
     # ------------------------------------------------------------------ goal plumbing (all skills)
     def _on_accepted(self, goal_handle: ServerGoalHandle) -> None:

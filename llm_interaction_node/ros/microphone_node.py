@@ -20,15 +20,17 @@ from __future__ import annotations
 import queue
 import sys
 import time
+from dataclasses import dataclass
 
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 
 from llm_interaction_interfaces.msg import AudioData
 
+from ..core.config import setting
 from . import names
 from .node_main import spin_node
+from .node_parameters import declare_section
 from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, StreamResampler, to_msg
 
 
@@ -64,19 +66,25 @@ def resolve_device(sd, device: str):
     return spec, info
 
 
+@dataclass
+class MicrophoneSettings:
+    """The microphone node's parameters (``config/microphone.yaml``)."""
+
+    device: str = setting("", "'' = the default input; a name part or an index "
+                          "(python -m sounddevice)")
+    chunk_ms: int = setting(100, "audio per message (ms)", minimum=10, maximum=1000)
+    retry_s: float = setting(5.0, "without a device: try again this often (quietly)", above=0.0)
+    frame_id: str = setting("microphone", "frame_id of the audio messages")
+
+
 class MicrophoneNode(Node):
     def __init__(self, **kwargs):
         super().__init__("microphone", **kwargs)
-        descriptor = ParameterDescriptor(dynamic_typing=True)
-        self.device = str(self.declare_parameter("device", "", descriptor).value).strip()
-        try:
-            self.chunk_ms = int(float(self.declare_parameter("chunk_ms", 100, descriptor).value))
-            self.retry_s = float(self.declare_parameter("retry_s", 5.0, descriptor).value)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"parameters chunk_ms / retry_s must be numbers ({exc})") from None
-        if not 10 <= self.chunk_ms <= 1000:
-            raise ValueError(f"parameter chunk_ms: {self.chunk_ms} is not between 10 and 1000")
-        self.frame_id = str(self.declare_parameter("frame_id", "microphone", descriptor).value)
+        config = declare_section(self, MicrophoneSettings)
+        self.device = config.device.strip()
+        self.chunk_ms = config.chunk_ms
+        self.retry_s = config.retry_s
+        self.frame_id = config.frame_id
         self.pub = self.create_publisher(AudioData, names.AUDIO, AUDIO_QOS)
         self._chunks: queue.SimpleQueue = queue.SimpleQueue()
         self._stream = None

@@ -37,17 +37,19 @@ import subprocess
 import sys
 import threading
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, String
 
 from llm_interaction_interfaces.msg import AudioData
 
+from ..core.config import setting
 from . import names
 from .node_main import spin_node
+from .node_parameters import declare_section
 from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, chunks, decode_wav, to_msg
 
 TTS_DONE = "speech/tts_done"
@@ -116,18 +118,31 @@ def _short(text: str) -> str:
     return text if len(text) <= _LOG_CHARS else text[:_LOG_CHARS] + f"... ({len(text)} chars)"
 
 
+@dataclass
+class TtsSettings:
+    """The tts node's parameters (``config/tts.yaml``)."""
+
+    backend: str = setting("wav", "wav (one WAV file per utterance in wav_dir), espeak (the "
+                           "default audio device) or log (the text only)")
+    wav_dir: str = setting(DEFAULT_WAV_DIR, "where the wav backend writes tts_NNNN.wav")
+    voice: str = setting("en", "espeak-ng voice: en, en-us, de, fr, ... (espeak-ng --voices)")
+    words_per_minute: int = setting(160, "speaking rate", minimum=1)
+    espeak_command: str = setting("espeak-ng", "the espeak-ng program (a full path if it is "
+                                  "not on PATH)")
+    max_chars: int = setting(MAX_CHARS, "longer texts are cut", minimum=1)
+    publish_audio: bool = setting(True, "publish what it says on speech/tts_audio")
+
+
 class TtsNode(Node):
     """Queues ``tts_text`` messages and speaks them, in order, from a worker thread."""
 
     def __init__(self, **kwargs):
         super().__init__("tts", **kwargs)
-        self._backend = self._param("backend", "wav").strip().lower()
-        self._wav_dir = Path(self._param("wav_dir", DEFAULT_WAV_DIR)).expanduser()
-        self._voice = self._param("voice", "en")
-        self._wpm = self._param("words_per_minute", 160)
-        self._command = self._param("espeak_command", "espeak-ng")
-        self._max_chars = self._param("max_chars", MAX_CHARS)
-        self._publish_audio = bool(self._param("publish_audio", True))
+        config = declare_section(self, TtsSettings)
+        self._backend = config.backend.strip().lower()
+        self._wav_dir = Path(config.wav_dir).expanduser()
+        self.config = config
+        self._publish_audio = config.publish_audio     # off after a failure to publish
         self._warned = False
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._proc: subprocess.Popen | None = None
@@ -136,9 +151,9 @@ class TtsNode(Node):
 
         if self._backend not in BACKENDS:
             self._fall_back(f"unknown backend {self._backend!r} (use one of {', '.join(BACKENDS)})")
-        if self._backend != "log" and shutil.which(self._command) is None:
-            self._fall_back(f"{self._command!r} not found (install it: apt install espeak-ng, "
-                            "or set the espeak_command parameter)")
+        if self._backend != "log" and shutil.which(self.config.espeak_command) is None:
+            self._fall_back(f"{self.config.espeak_command!r} not found (install it: apt install "
+                            "espeak-ng, or set the espeak_command parameter)")
         if self._backend == "wav":
             try:
                 self._wav_dir.mkdir(parents=True, exist_ok=True)
@@ -159,19 +174,9 @@ class TtsNode(Node):
         self._worker = threading.Thread(target=self._work, name="tts-worker", daemon=True)
         self._worker.start()
         where = f" into {self._wav_dir}" if self._backend == "wav" else ""
-        self.get_logger().info(f"backend {self._backend}{where}; voice {self._voice}, "
-                               f"{self._wpm} words/min; listening on "
+        self.get_logger().info(f"backend {self._backend}{where}; voice {self.config.voice}, "
+                               f"{self.config.words_per_minute} words/min; listening on "
                                f"{self.resolve_topic_name(names.TTS_TEXT)}")
-
-    def _param(self, name: str, default):
-        """A parameter converted to the type of its default (so 160.0 or '160' work for an int)."""
-        descriptor = ParameterDescriptor(dynamic_typing=True)
-        value = self.declare_parameter(name, default, descriptor).value
-        try:
-            return type(default)(float(value)) if isinstance(default, int) else type(default)(value)
-        except (TypeError, ValueError):
-            kind = {int: "an integer", float: "a number"}.get(type(default), "a string")
-            raise ValueError(f"parameter {name}: {value!r} is not {kind}") from None
 
     @property
     def backend(self) -> str:
@@ -227,7 +232,8 @@ class TtsNode(Node):
     def _synthesize(self, text: str) -> bytes | None:
         """espeak-ng's WAV of ``text`` (for tts_audio while the speaker plays it); None after a
         failure (then espeak-ng does not work: the node falls back to the log)."""
-        args = espeak_args(self._command, self._voice, self._wpm, stdout=True)
+        c = self.config
+        args = espeak_args(c.espeak_command, c.voice, c.words_per_minute, stdout=True)
         try:
             self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE)
@@ -250,7 +256,7 @@ class TtsNode(Node):
         if failure is None and len(data) <= _WAV_HEADER:
             failure = "no audio written to stdout"
         if failure:
-            self._fall_back(f"{self._command} failed synthesizing ({failure})")
+            self._fall_back(f"{self.config.espeak_command} failed synthesizing ({failure})")
             return None
         return data
 
@@ -267,7 +273,7 @@ class TtsNode(Node):
             if text is None or self._closing.is_set():
                 return
             try:
-                spoken = clean_text(text, self._max_chars)
+                spoken = clean_text(text, self.config.max_chars)
                 if len(text) > len(spoken) and len(clean_text(text, 0)) > len(spoken):
                     self.get_logger().warning(f"a text of {len(text)} characters was cut to "
                                               f"{len(spoken)} (max_chars)")
@@ -297,7 +303,8 @@ class TtsNode(Node):
                     self._speak(text)
                 return
             self._send_audio(audio)
-        args = espeak_args(self._command, self._voice, self._wpm, wav)
+        c = self.config
+        args = espeak_args(c.espeak_command, c.voice, c.words_per_minute, wav)
         timeout = 30.0 + 0.15 * len(text)          # ~13 characters per second when spoken
         try:
             self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
@@ -308,8 +315,8 @@ class TtsNode(Node):
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.communicate()
-                self.get_logger().warning(f"{self._command} took more than {timeout:.0f} s; "
-                                          f"stopped it: {_short(text)}")
+                self.get_logger().warning(f"{self.config.espeak_command} took more than "
+                                          f"{timeout:.0f} s; stopped it: {_short(text)}")
                 return
             returncode = self._proc.returncode
         except OSError as exc:
@@ -324,7 +331,7 @@ class TtsNode(Node):
         failure = espeak_failure(returncode, stderr, wav)
         if failure:
             what = "writing a WAV file" if wav else "playing on the audio device"
-            self._fall_back(f"{self._command} failed {what} ({failure})")
+            self._fall_back(f"{self.config.espeak_command} failed {what} ({failure})")
             self._speak(text)
         elif wav is not None:
             self._next_wav += 1

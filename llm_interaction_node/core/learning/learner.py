@@ -28,9 +28,10 @@ import logging
 import re
 import threading
 import time
+import typing
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Literal, Sequence
 
 from ..builtins import LEARN_REFUSAL
 from ..llm import LLMError, TokenLedger
@@ -42,7 +43,8 @@ from .replay_check import ReplayCheck
 
 log = logging.getLogger(__name__)
 
-MODES = ("improve", "corrected", "raw", "off")
+LearningMode = Literal["improve", "corrected", "raw", "off"]
+MODES = typing.get_args(LearningMode)
 LEARNING_DISABLED = "Learning is disabled in this session: nothing was stored."
 ALREADY_LEARNED = ("learn_from_interaction() was already called for this user request; "
                    "nothing more was stored.")
@@ -330,6 +332,6 @@ _USER_REASONS = {
     improve_mod.REPLAY_FAILED: SAY_REPLAY_FAILED,
 }
 
-__all__ = ["Learner", "LearnedExample", "LearnOutcome", "LearnStatus", "MODES", "LEARNING_DISABLED", "ALREADY_LEARNED",
+__all__ = ["Learner", "LearnedExample", "LearnOutcome", "LearnStatus", "LearningMode", "MODES", "LEARNING_DISABLED", "ALREADY_LEARNED",
            "SAY_REPLAY_FAILED",
            "first_person", "default_interaction_id"]

@@ -1,7 +1,7 @@
 """LLM client layer: configuration, the client factory, the OpenAI-compatible client, NoLLM, the
 scripted stand-in, token accounting."""
 from .base import MAX_STOP_SEQUENCES, Completion, LLMClient, normalize_stop
-from .config import ENV_VARS, FALLBACK_ENV_VARS, OPENAI_DEFAULT_BASE_URL, LLMConfig
+from .config import ENV_VARS, OPENAI_DEFAULT_BASE_URL, LLMConfig
 from .errors import LLMError, LLMNotConfigured
 from .factory import make_client
 from .no_llm import NoLLM
@@ -12,7 +12,6 @@ from .usage import TokenLedger, Usage, estimate_tokens
 __all__ = [
     "Completion",
     "ENV_VARS",
-    "FALLBACK_ENV_VARS",
     "LLMClient",
     "LLMConfig",
     "LLMError",

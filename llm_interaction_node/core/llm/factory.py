@@ -1,14 +1,12 @@
 """Which LLM client answers: the one place that chooses the backend from an LLMConfig.
 
 An endpoint (``base_url`` or an API key) -> :class:`~.openai_client.OpenAIClient`; none ->
-the embedded llama.cpp model (:mod:`.local`) unless disabled (``local=False`` or
-``LLM_INTERACTION_LOCAL=0``) or not installed; otherwise :class:`LLMNotConfigured`, or with
+the embedded llama.cpp model (:mod:`.local`) unless disabled (``local=False`` or the setting
+``llm.local``, ``LLM_INTERACTION_LOCAL=0``) or not installed; otherwise :class:`LLMNotConfigured`, or with
 ``required=False`` a :class:`~.no_llm.NoLLM` that fails every call with the fix (a node keeps
 running and tells its user).
 """
 from __future__ import annotations
-
-import os
 
 from .base import LLMClient
 from .config import LLMConfig
@@ -19,17 +17,12 @@ from .openai_client import OpenAIClient
 NOT_CONFIGURED = "neither base_url nor an API key is set"
 
 
-def local_enabled(env=os.environ) -> bool:
-    """The embedded model may stand in for a missing endpoint (``LLM_INTERACTION_LOCAL``)."""
-    return env.get("LLM_INTERACTION_LOCAL", "1").strip().lower() not in ("0", "false", "no")
-
-
 def make_client(config: LLMConfig, local: bool | None = None, required: bool = True) -> LLMClient:
     """The client for ``config`` (see the module docstring)."""
     if config.is_configured:
         return OpenAIClient(config)
     if local is None:
-        local = local_enabled()
+        local = config.local
     reason = NOT_CONFIGURED
     if local:
         from .local import LocalLlamaClient, local_available

@@ -60,7 +60,7 @@ from . import models
 from .base import Completion, normalize_stop
 from .config import LLMConfig
 from .decoding import Decoder, GrammarMask, PromptLookup
-from .errors import LLMError, LLMNotConfigured
+from .errors import Failure, LLMError, LLMNotConfigured
 from .progress import DONE, PROMPT, LLMProgress, ProgressSink, report
 from ..statements import input_complete
 from ..transcript import PS2
@@ -445,7 +445,9 @@ class LocalLlamaClient:
             if len(tokens) + max_tokens > self.llama.n_ctx():
                 raise LLMError(f"the prompt ({len(tokens)} tokens) does not fit the embedded "
                                f"model's context of {self.llama.n_ctx()} tokens",
-                               endpoint="embedded", model=self.spec.name)
+                               endpoint="embedded", model=self.spec.name,
+                               failure=Failure.CONTEXT_LENGTH, context_size=self.llama.n_ctx(),
+                               needed_tokens=len(tokens) + max_tokens)
             if self.incremental:
                 # keep at least the last prompt token to evaluate: its logits start sampling
                 cached = self._keep(min(self._restore_best(tokens), len(tokens) - 1))

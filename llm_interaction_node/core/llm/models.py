@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..cache import cache_dir
 from .errors import LLMNotConfigured
 
 QWEN_PARTS = 22
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("LLM_INTERACTION_CACHE", "~/.cache/llm_interaction_node")).expanduser()
 
 
 @dataclass(frozen=True)

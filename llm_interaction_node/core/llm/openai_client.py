@@ -46,7 +46,7 @@ import openai
 
 from .base import Completion, normalize_stop
 from .config import ENDPOINT_GRAMMAR_FIELDS, OPENAI_DEFAULT_BASE_URL, LLMConfig
-from .errors import LLMError, LLMNotConfigured
+from .errors import Failure, LLMError, LLMNotConfigured, context_numbers, is_context_refusal
 from .progress import DONE, GENERATE, PROMPT, LLMProgress, ProgressSink, report
 from .usage import Usage, estimate_tokens
 
@@ -244,7 +244,8 @@ class OpenAIClient:
             cause = (f"no first token within {wait:g} s (llm.timeout_s): evaluating the prompt takes "
                      "longer on this server; raise llm.timeout_s (LLM_INTERACTION_TIMEOUT_S)")
         return LLMError(f"LLM request to {cfg.endpoint} ({path}, model {cfg.model!r}) failed: {cause}",
-                        endpoint=cfg.endpoint, model=cfg.model, wall_s=time.perf_counter() - start)
+                        endpoint=cfg.endpoint, model=cfg.model, wall_s=time.perf_counter() - start,
+                        failure=Failure.TIMEOUT)
 
     def _request(self, path: str, create, **kwargs):
         start = time.perf_counter()
@@ -373,9 +374,13 @@ def _to_llm_error(err: openai.OpenAIError, config: LLMConfig, path: str, wall_s:
     endpoint, model = config.endpoint, config.model
     retries = f" (after {config.max_retries} retr{'y' if config.max_retries == 1 else 'ies'})" if config.max_retries else ""
     status: int | None = None
+    failure, size, needed = Failure.OTHER, None, None
     if isinstance(err, openai.APITimeoutError):
-        cause = f"timeout: no answer within {config.timeout_s:g} s{retries}"
+        failure = Failure.TIMEOUT
+        cause = (f"timeout: no answer within {config.timeout_s:g} s{retries}; raise "
+                 "llm.timeout_s (LLM_INTERACTION_TIMEOUT_S) for a slow server")
     elif isinstance(err, openai.APIConnectionError):
+        failure = Failure.UNREACHABLE
         inner = err.__cause__ or err.__context__
         detail = str(inner) if inner is not None and str(inner) else str(err)
         if "refused" in detail.lower():
@@ -386,18 +391,33 @@ def _to_llm_error(err: openai.OpenAIError, config: LLMConfig, path: str, wall_s:
         status = err.status_code
         message = _server_message(err)
         suffix = f": {message}" if message else ""
-        if status == 401:
+        if status in (400, 413, 422) and is_context_refusal(message):
+            failure = Failure.CONTEXT_LENGTH
+            size, needed = context_numbers(message, err.body)
+            cause = (f"the prompt is too long for the server's context"
+                     + (f" of {size} tokens" if size else "")
+                     + (f" (the request needs {needed})" if needed else "")
+                     + f"; the console prompts are 4.0-4.6k tokens plus llm.max_tokens "
+                     f"({config.max_tokens}) for the answer: start the server with a context of "
+                     f"at least {max(needed or 0, 4600 + config.max_tokens)} tokens (llama-server "
+                     f"-c 6144 per slot, vLLM --max-model-len 6144, Ollama num_ctx){suffix}")
+        elif status == 401:
+            failure = Failure.AUTH
             cause = f"401 unauthorized, the API key was rejected (set LLM_INTERACTION_API_KEY){suffix}"
         elif status == 403:
+            failure = Failure.AUTH
             cause = f"403 forbidden, the API key may not use this model{suffix}"
         elif status == 404:
+            failure = Failure.MODEL_NOT_FOUND
             cause = (
                 f"404 not found: model {model!r} not found on this server, or no /{path} endpoint "
                 f"(base_url usually ends in /v1){suffix}"
             )
         elif status == 429:
+            failure = Failure.RATE_LIMITED
             cause = f"429 rate limited / out of quota{retries}{suffix}"
         elif status >= 500:
+            failure = Failure.SERVER_ERROR
             cause = f"server error {status}{retries}{suffix}"
         else:
             cause = f"HTTP {status}{suffix}"
@@ -410,4 +430,5 @@ def _to_llm_error(err: openai.OpenAIError, config: LLMConfig, path: str, wall_s:
     return LLMError(
         f"LLM request to {endpoint} ({path}, model {model!r}) failed: {cause}",
         endpoint=endpoint, model=model, status_code=status, cause=err, wall_s=wall_s,
+        failure=failure, context_size=size, needed_tokens=needed,
     )

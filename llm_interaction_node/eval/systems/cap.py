@@ -40,7 +40,7 @@ from ...core.apis.tabletop import TabletopApi, TabletopRobot
 from ...core.constraint import program_constraint
 from ...core.errors import SemanticHintError, StatementTimeout
 from ...core.llm import LLMClient, LLMError, TokenLedger
-from ...core.memory.store import MemoryConfig
+from ...core.memory.config import MemoryConfig
 from ...core.registry import public_functions
 from ...core.sandbox import Sandbox, SandboxViolation
 from ...core.fgen import undefined_calls
@@ -211,13 +211,11 @@ class ProgramSystem:
 
     def __init__(self, llm: LLMClient, memory_dir: str | Path | None = None, k: int = DEFAULT_K,
                  ledger: TokenLedger | None = None, *, prompts: str | Path | None = None,
-                 k_obj: int = 8, k_pos: int = 9, temperature: float = 0.0,
-                 max_tokens: int = 512, timeout_s: float = 30.0):
+                 k_obj: int = 8, k_pos: int = 9, timeout_s: float = 30.0):
         self.llm = llm
         self.ledger = ledger if ledger is not None else TokenLedger()
         self.memory_dir = memory_dir
         self.k, self.k_obj, self.k_pos = int(k), int(k_obj), int(k_pos)
-        self.temperature, self.max_tokens = temperature, max_tokens
         self.prompts = load_prompt_file(prompts)
         for part in ("main", *SUB_KINDS):
             if part not in self.prompts:
@@ -231,8 +229,8 @@ class ProgramSystem:
 
     # -- LLM ------------------------------------------------------------------------
     def _complete(self, prompt: str, purpose: str, stop: Sequence[str] = STOP) -> str:
-        c = self.llm.complete(prompt, stop=list(stop), temperature=self.temperature,
-                              max_tokens=self.max_tokens, grammar=self.grammar)
+        # temperature and token limit: the client's own (the llm settings section)
+        c = self.llm.complete(prompt, stop=list(stop), grammar=self.grammar)
         self.ledger.record(c.usage, purpose)
         return c.text or ""
 

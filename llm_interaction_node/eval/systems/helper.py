@@ -39,7 +39,8 @@ class Helper(ProgramSystem):
                  helper_prompts: str | Path | None = None, k_fail: int = 3,
                  max_corrections: int = 2, embedder=None, **kwargs: Any):
         super().__init__(llm, memory_dir, k, ledger, **kwargs)
-        from ...core.memory.store import ExampleMemory, MemoryConfig
+        from ...core.memory.config import MemoryConfig
+        from ...core.memory.store import ExampleMemory
 
         if memory_dir is None:
             raise ValueError("Helper needs a memory_dir")

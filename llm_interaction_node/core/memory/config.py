@@ -1,0 +1,49 @@
+"""MemoryConfig: the ``memory`` section of the settings (where the store is, how it is queried).
+
+Read like every section by :mod:`..config`; a field is one line with its default, description,
+range and environment variable (the embedding backend and threads)."""
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Literal
+
+from ..config import check_section, setting
+
+DEFAULT_PATH = "~/.local/share/llm_interaction_node/memory"
+Scoring = Literal["reference", "per_utterance"]
+Order = Literal["stable_nearest", "stable", "similarity"]
+SCORINGS = typing.get_args(Scoring)
+ORDERS = typing.get_args(Order)
+
+
+def _not_blank(value: str) -> str | None:
+    return None if value.strip() else "must not be empty"
+
+
+@dataclass
+class MemoryConfig:
+    """The ``memory`` section of the settings (a field: one line with default and description)."""
+
+    path: str = setting(DEFAULT_PATH, "embedded ChromaDB directory (PersistentClient)",
+                        check=_not_blank)
+    host: str | None = setting(None, "Chroma server host (`chroma run`) shared by robots; "
+                               "none = the embedded store", check=_not_blank)
+    port: int = setting(8000, "Chroma server port", minimum=1, maximum=65535)
+    k: int = setting(16, "examples retrieved into the prompt (most similar last)", minimum=0)
+    query_utterances: int = setting(3, "latest user utterances used as the retrieval query",
+                                    minimum=0)
+    recency_decay: float = setting(0.6, "query weight of older utterances (0.6**i, newest i = 0)",
+                                   minimum=0.0, maximum=1.0)
+    scoring: Scoring = setting("reference", "reference: max over keys of cos(sum_i 0.6**i u_i, "
+                               "key) (the paper's code); per_utterance: sum_i 0.6**i max over "
+                               "keys of cos(u_i, key)")
+    order: Order = setting("stable_nearest", "prompt order of the retrieved examples: "
+                           "stable_nearest (a fixed order, seed examples by file, then learned "
+                           "ones oldest first, and the most similar once more at the end), "
+                           "stable (the fixed order only) or similarity (most similar last, "
+                           "the paper's); a fixed order lets a local model reuse its evaluated "
+                           "state")
+
+    def __post_init__(self) -> None:
+        check_section(self, "memory")

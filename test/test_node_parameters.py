@@ -1,0 +1,77 @@
+"""Every node but the interaction node gets its ROS parameters from a typed section through one
+helper (ros/node_parameters.py: declare_section): the params files repeat the sections'
+defaults, values are converted and checked by the one settings parser, bad ones are refused
+naming the parameter. Real rclpy nodes (no executor needed: parameters are local)."""
+import pytest
+import yaml
+
+rclpy = pytest.importorskip("rclpy")
+from rclpy.parameter import Parameter  # noqa: E402
+
+from llm_interaction_node.core.config import describe, flatten  # noqa: E402
+from llm_interaction_node.paths import config_path  # noqa: E402
+from llm_interaction_node.ros.asr_node import AsrSettings  # noqa: E402
+from llm_interaction_node.ros.household_sim import HouseholdSimSettings  # noqa: E402
+from llm_interaction_node.ros.microphone_node import MicrophoneSettings  # noqa: E402
+from llm_interaction_node.ros.node_parameters import declare_section  # noqa: E402
+from llm_interaction_node.ros.tts_node import TtsSettings  # noqa: E402
+
+SECTIONS = {"tts": TtsSettings, "asr": AsrSettings, "microphone": MicrophoneSettings,
+            "household_sim": HouseholdSimSettings}
+
+
+@pytest.fixture(scope="module")
+def context():
+    ctx = rclpy.Context()
+    rclpy.init(context=ctx)
+    yield ctx
+    rclpy.shutdown(context=ctx)
+
+
+def node(context, name, **overrides):
+    return rclpy.create_node(f"{name}_params_test", context=context,
+                             parameter_overrides=[Parameter(k, value=v) for k, v in overrides.items()])
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_the_params_file_repeats_the_sections_defaults(name):
+    data = yaml.safe_load(config_path(f"{name}.yaml").read_text())
+    given = flatten(data[name]["ros__parameters"])
+    defaults = {i.name: i.default for i in describe(SECTIONS[name])}
+    for key, value in given.items():
+        assert key in defaults, f"{name}.yaml sets {key}, which is no parameter"
+        assert value == defaults[key], f"{name}.yaml: {key} is {value!r}, the default {defaults[key]!r}"
+
+
+def test_a_node_declares_every_field_with_its_description_and_reads_it_typed(context):
+    n = node(context, "tts", words_per_minute=140.0, publish_audio="false")
+    try:
+        config = declare_section(n, TtsSettings)
+        assert config.words_per_minute == 140 and isinstance(config.words_per_minute, int)
+        assert config.publish_audio is False and config.voice == "en"
+        described = n.describe_parameters(["voice"])[0]
+        assert "espeak-ng voice" in described.description
+    finally:
+        n.destroy_node()
+    n = node(context, "asr", **{"vad.threshold": 0.6, "barge_in.phrases": "stop, halt ,"})
+    try:
+        config = declare_section(n, AsrSettings)
+        assert config.vad.threshold == 0.6 and config.barge_in.phrases == ["stop", "halt"]
+        assert config.self_voice.enabled and config.min_confidence == 0.35
+    finally:
+        n.destroy_node()
+
+
+@pytest.mark.parametrize("cls, name, value, fragment", [
+    (MicrophoneSettings, "chunk_ms", 5, "chunk_ms=5 must be >= 10"),
+    (TtsSettings, "words_per_minute", "fast", "words_per_minute='fast' is not a whole number"),
+    (AsrSettings, "vad.threshold", 2.0, "vad.threshold=2.0 is out of range"),
+    (HouseholdSimSettings, "time_scale", -1.0, "time_scale=-1.0 must be >= 0"),
+])
+def test_a_bad_parameter_is_refused_naming_it(context, cls, name, value, fragment):
+    n = node(context, "bad", **{name: value})
+    try:
+        with pytest.raises(ValueError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+            declare_section(n, cls)
+    finally:
+        n.destroy_node()
