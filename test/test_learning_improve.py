@@ -8,7 +8,7 @@ import pytest
 from llm_interaction_node.core.builtins import LEARN_REFUSAL
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.improve import (
-    QUESTIONS, SYSTEM, InvalidTranscript, extract_transcript, improve, improve_interaction,
+    QUESTIONS, SYSTEM, ImproveStatus, InvalidTranscript, extract_transcript, improve,
     load_examples, says_no_problem, validate_transcript)
 from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, Learner, LearnStatus, first_person
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
@@ -73,7 +73,7 @@ def run(answers, interaction=SPONGE, **kwargs):
 
 def test_three_questions_in_one_growing_chat_with_examples_listing_and_interaction():
     result, llm, ledger = run([PROBLEM, BETTER, SPONGE_FASTER])
-    assert result.status == imp.IMPROVED and len(llm.calls) == 3
+    assert result.status == ImproveStatus.IMPROVED and len(llm.calls) == 3
     assert all(c["method"] == "chat" and c["temperature"] == 0.0 for c in llm.calls)
     first, second, third = (c["messages"] for c in llm.calls)
     assert first[0] == {"role": "system", "content": SYSTEM}
@@ -103,8 +103,8 @@ def test_three_questions_in_one_growing_chat_with_examples_listing_and_interacti
 
 
 def test_a_good_rewrite_is_returned():
-    improvement = improve_interaction(ScriptedLLM([PROBLEM, BETTER, SPONGE_FASTER]), LISTING,
-                                      SPONGE, api_names=API_NAMES)
+    improvement = improve(ScriptedLLM([PROBLEM, BETTER, SPONGE_FASTER]), LISTING, SPONGE,
+                          api_names=API_NAMES).improvement
     assert improvement.problem == PROBLEM and improvement.improvement == BETTER
     assert improvement.transcript == Transcript.parse(SPONGE_FASTER).render()
 
@@ -114,7 +114,7 @@ def test_a_good_rewrite_is_returned():
                                     "The robot did everything correctly."])
 def test_no_problem_stops_after_the_first_question(answer):
     result, llm, _ = run([answer])
-    assert result.status == imp.NO_PROBLEM and result.improvement is None
+    assert result.status == ImproveStatus.NO_PROBLEM and result.improvement is None
     assert len(llm.calls) == 1
 
 
@@ -128,10 +128,10 @@ def test_an_unchanged_rewrite_stores_nothing():
         .replace("move_to(get_location_coordinates('inFrontOf_long-table_0'))",
                  "move_to(get_location_coordinates( 'inFrontOf_long-table_0' ))  # go")
     result, _, _ = run([PROBLEM, BETTER, same.rsplit("\n>>> wait_for_trigger()", 1)[0]])
-    assert result.status == imp.UNCHANGED and result.improvement is None
+    assert result.status == ImproveStatus.UNCHANGED and result.improvement is None
     # a copy with the learn call: invalid, asked once more, the same again
-    assert improve_interaction(ScriptedLLM([PROBLEM, BETTER, SPONGE, SPONGE]), LISTING, SPONGE,
-                               api_names=API_NAMES) is None
+    assert improve(ScriptedLLM([PROBLEM, BETTER, SPONGE, SPONGE]), LISTING, SPONGE,
+                   api_names=API_NAMES).improvement is None
 
 
 @pytest.mark.parametrize("bad, why", [
@@ -146,7 +146,7 @@ def test_an_unchanged_rewrite_stores_nothing():
 ])
 def test_invalid_rewrites_are_rejected_with_a_reason(bad, why):
     result, llm, _ = run([PROBLEM, BETTER, bad, bad])
-    assert result.status == imp.INVALID and result.improvement is None
+    assert result.status == ImproveStatus.INVALID and result.improvement is None
     assert why in result.reason
     # asked once more, in the same chat, with the reason; the second answer is final
     assert len(llm.calls) == 4
@@ -158,7 +158,7 @@ def test_invalid_rewrites_are_rejected_with_a_reason(bad, why):
 def test_an_invalid_rewrite_fixed_on_the_reask_is_returned():
     bad = SPONGE_FASTER.replace("grasp('kitchen-sponge_0')", "pick_up('kitchen-sponge_0')")
     result, llm, ledger = run([PROBLEM, BETTER, bad, SPONGE_FASTER])
-    assert result.status == imp.IMPROVED and len(llm.calls) == 4
+    assert result.status == ImproveStatus.IMPROVED and len(llm.calls) == 4
     assert result.improvement.transcript == Transcript.parse(SPONGE_FASTER).render()
     assert ledger.by_purpose()["improve"].calls == 4
 
@@ -166,7 +166,7 @@ def test_an_invalid_rewrite_fixed_on_the_reask_is_returned():
 def test_too_long_rewrites_are_rejected():
     spam = SPONGE_FASTER + "".join(f"\n>>> say('step {i}')" for i in range(40))
     result, _, _ = run([PROBLEM, BETTER, spam, spam])
-    assert result.status == imp.INVALID and "too long" in result.reason
+    assert result.status == ImproveStatus.INVALID and "too long" in result.reason
 
 
 FENCED = f"""Sure! Here is the improved transcript, with the faster move:
@@ -185,7 +185,7 @@ The robot now uses speed_factor=2.0 on the clear route."""
 ])
 def test_fenced_and_prosey_answers_are_parsed(answer):
     result, _, _ = run([f"Problem: {PROBLEM}", f"**Improvement:** {BETTER}", answer])
-    assert result.status == imp.IMPROVED, result.reason
+    assert result.status == ImproveStatus.IMPROVED, result.reason
     assert result.improvement.transcript == Transcript.parse(SPONGE_FASTER).render()
     assert result.improvement.problem == PROBLEM and result.improvement.improvement == BETTER
 
@@ -216,9 +216,9 @@ def test_validation_accepts_own_definitions_numpy_builtins_and_methods():
 
 def test_llm_errors_are_a_result_not_a_crash():
     result, _, _ = run([PROBLEM, LLMError("connection refused")])
-    assert result.status == imp.LLM_FAILED and "connection refused" in result.reason
-    with pytest.raises(LLMError):
-        improve_interaction(ScriptedLLM([LLMError("down")]), LISTING, SPONGE)
+    assert result.status == ImproveStatus.LLM_FAILED and "connection refused" in result.reason
+    down = improve(ScriptedLLM([LLMError("down")]), LISTING, SPONGE)
+    assert down.status == ImproveStatus.LLM_FAILED and isinstance(down.error, LLMError)
 
 
 def test_first_person():

@@ -87,7 +87,7 @@ def session(utterances, memory, statements, mode="improve", world="drinks_and_cu
     console = build_console("humanoid", robot, EventQueue(utterances, close=True),
                             speak=spoken.append)
     learner = attach_learning(console, ScriptedLLM([]), memory, mode, TokenLedger(),
-                              api="humanoid", start=interaction_start("humanoid", robot))
+                              api="humanoid", start=interaction_start(robot))
     for statement in statements:
         console.execute(statement)
     return console, learner, spoken, robot
@@ -210,7 +210,7 @@ def test_the_ros_start_builds_the_world_from_its_file_and_the_perceived_scene():
 def test_the_tabletop_start_keeps_the_objects_where_they_were():
     robot = make_world("tabletop", "red block,blue bowl", seed=3)
     pos = robot.object_position("red block")
-    start = interaction_start("tabletop", robot)()
+    start = interaction_start(robot)()
     console = build_console("tabletop", robot, EventQueue(["put the red block in the blue bowl"], close=True))
     for s in ["wait_for_trigger()", "get_obj_pos('red block')",
               "put_first_on_second('red block', 'blue bowl')", "wait_for_trigger()"]:

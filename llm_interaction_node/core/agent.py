@@ -102,8 +102,10 @@ class Agent:
     def __init__(self, llm: LLMClient, console: ConsoleSession, prompt: PromptBuilder,
                  examples: ExampleSource | Sequence[str] = (), loop_example: str = "",
                  ledger: TokenLedger | None = None, config: AgentConfig | None = None,
-                 stop: StopSignal | None = None, fgen: FunctionGenerator | None = None):
+                 stop: StopSignal | None = None, fgen: FunctionGenerator | None = None,
+                 speaks: bool = True):
         self.llm = llm
+        self.speaks = speaks                 # the API set has say(); without, give up silently
         self.stop = stop or StopSignal()
         self.console = console
         self.prompt = prompt
@@ -347,7 +349,7 @@ class Agent:
 
     def _end_turn(self, status: TurnStatus, reason: str, say: str | None = None,
                   discarded: str = "") -> None:
-        if say and "say" in self.console.api.names:     # an API without speech stays silent
+        if say and self.speaks:
             self.console.execute(f"say({say!r})")
         self._record_turn(status, reason, discarded)
         self._wait()

@@ -151,7 +151,7 @@ class InteractionNode(Node):
         # learned examples are replayed in a household world built from the knowledge file
         # and what the robot perceives when the interaction starts (session.py)
         knowledge_file = world_path(own.knowledge)
-        self.session = build_session("humanoid", self.robot, _StateChannel(self), config.settings,
+        self.session = build_session(own.api, self.robot, _StateChannel(self), config.settings,
                                      llm=llm, speak=self.say, stop=self.stop_signal,
                                      api_options=own.robot.api_options(),
                                      replay_start=lambda: household_start_from_scene(

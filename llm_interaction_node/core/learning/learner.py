@@ -264,10 +264,10 @@ class Learner:
             result = improve_mod.improve(self.llm, self.api_listing, interaction, self.ledger,
                                          api_names=self.api_names, check=self.check)
         except LLMError as exc:      # improve() catches these; kept for other callers' LLMs
-            result = improve_mod.ImproveResult(improve_mod.LLM_FAILED,
+            result = improve_mod.ImproveResult(improve_mod.ImproveStatus.LLM_FAILED,
                                                f"the language model failed: {exc}", error=exc)
         self.results.append(result)
-        if result.status == improve_mod.LLM_FAILED:
+        if result.status == improve_mod.ImproveStatus.LLM_FAILED:
             self._honoured = None            # the same request may be tried again
             self.say("Sorry, I cannot learn from this right now: my language model is not "
                      "reachable.")
@@ -275,8 +275,8 @@ class Learner:
                                 improve=result)
         if result.improvement is None:
             self.say(_USER_REASONS.get(result.status, "Sorry, I could not learn from this."))
-            status = LearnStatus.REPLAY_FAILED if result.status == improve_mod.REPLAY_FAILED \
-                else LearnStatus.NOTHING_TO_LEARN
+            replay_failed = result.status == improve_mod.ImproveStatus.REPLAY_FAILED
+            status = LearnStatus.REPLAY_FAILED if replay_failed else LearnStatus.NOTHING_TO_LEARN
             return LearnOutcome(status, f"Nothing was learned: {result.reason}.", improve=result)
         imp = result.improvement
         stored = imp.transcript            # already in stored form (improve.stored_example)
@@ -320,14 +320,14 @@ class Learner:
 
 
 _USER_REASONS = {
-    improve_mod.NO_PROBLEM: "I could not find anything to improve in this interaction, so I "
-                            "did not store anything.",
-    improve_mod.UNCHANGED: "I could not find a better way to do this, so I did not store "
-                           "anything.",
-    improve_mod.INVALID: "Sorry, I could not turn this into a correct example, so I did not "
-                         "store anything.",
-    improve_mod.EMPTY: "There is nothing to learn from yet.",
-    improve_mod.REPLAY_FAILED: SAY_REPLAY_FAILED,
+    improve_mod.ImproveStatus.NO_PROBLEM: "I could not find anything to improve in this "
+                                          "interaction, so I did not store anything.",
+    improve_mod.ImproveStatus.UNCHANGED: "I could not find a better way to do this, so I did "
+                                         "not store anything.",
+    improve_mod.ImproveStatus.INVALID: "Sorry, I could not turn this into a correct example, "
+                                       "so I did not store anything.",
+    improve_mod.ImproveStatus.EMPTY: "There is nothing to learn from yet.",
+    improve_mod.ImproveStatus.REPLAY_FAILED: SAY_REPLAY_FAILED,
 }
 
 __all__ = ["Learner", "LearnedExample", "LearnOutcome", "LearnStatus", "MODES", "LEARNING_DISABLED", "ALREADY_LEARNED",

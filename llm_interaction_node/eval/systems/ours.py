@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.agent import FAILED_STATUSES
+from ...core.apis.sets import TABLETOP
 from ...core.apis.tabletop import TabletopRobot
 from ...core.llm import LLMClient, TokenLedger
 from ...core.user import CallbackUser
@@ -60,7 +61,7 @@ class OursSystem:
         self.llm = llm
         self.ledger = ledger or TokenLedger()
         self.settings = self.variant.settings(settings or Settings(), memory_dir)
-        self.memory = open_memory("tabletop", self.settings.memory)
+        self.memory = open_memory(TABLETOP, self.settings.memory)
         self.session: Session | None = None
         self.first_statement_s: float | None = None   # last run: instruction -> first statement
 
@@ -86,7 +87,7 @@ class OursSystem:
                                         statements=sum(t.statements for t in new_turns),
                                         statuses=[str(t.status) for t in new_turns]))
 
-        session = build_session("tabletop", robot, CallbackUser(respond), self.settings,
+        session = build_session(TABLETOP, robot, CallbackUser(respond), self.settings,
                                 llm=self.llm, memory=self.memory, ledger=self.ledger)
         self.session = session
         started = time.perf_counter()
