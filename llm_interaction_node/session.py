@@ -218,7 +218,7 @@ def memory_examples(memory, k: int | None = None, retrieval: bool = True,
     does not end the turn: the seed examples read at start (cached here, in their stable
     order) stand in, ``on_outage`` is called once per outage and ``on_back`` when the memory
     answers again."""
-    from .core.memory.store import stable_order
+    from .core.memory.order import stable_order
     k_seeds = memory.config.k if k is None else int(k)
     try:
         seeds = [e.transcript for e in stable_order(memory.list("seed"),

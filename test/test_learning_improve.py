@@ -9,7 +9,7 @@ from llm_interaction_node.core.builtins import LEARN_REFUSAL
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.improve import (
     QUESTIONS, SYSTEM, ImproveStatus, InvalidTranscript, extract_transcript, improve,
-    load_examples, says_no_problem, validate_transcript)
+    load_few_shot_examples, says_no_problem, validate_transcript)
 from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, Learner, LearnStatus, first_person
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
 from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
@@ -78,7 +78,7 @@ def test_three_questions_in_one_growing_chat_with_examples_listing_and_interacti
     first, second, third = (c["messages"] for c in llm.calls)
     assert first[0] == {"role": "system", "content": SYSTEM}
     # the two few-shot examples as complete prior rounds, before the interaction
-    examples = load_examples()
+    examples = load_few_shot_examples()
     assert len(examples) == 2
     shots = first[1:-1]
     assert len(shots) == 12
@@ -319,8 +319,8 @@ def test_learning_stores_the_improved_transcript(memory):
     assert "grasp('coffee-cup_0', 'right')" in example.transcript
     assert example.origin == "interaction-1" and example.improvement == BOTH_HANDS
     assert example.problem.startswith("The robot made two trips")
-    assert [s.id for s in learner.stored] == [example.id]
-    assert learner.learned[0].transcript == example.transcript
+    assert learner.last_outcome.status == LearnStatus.LEARNED
+    assert learner.last_outcome.example.id == example.id
     # the user was told what was learned
     assert spoken[-1] == ("Thank you, I will remember that. When the user wants a drink and a "
                           "cup, I should carry both in one trip, one in each hand.")
@@ -340,7 +340,7 @@ def test_a_call_that_does_not_follow_the_users_reply_is_refused(memory):
     said = list(spoken)
     entry = console.execute("learn_from_interaction()").entry
     assert entry.output == LEARN_REFUSAL
-    assert memory.count() == 0 and learner.stored == [] and llm.calls == [] and spoken == said
+    assert memory.count() == 0 and llm.calls == [] and spoken == said
     assert learner.last_outcome.status == LearnStatus.REFUSED
     assert learner.last_outcome.gate.rule == "position"
 
@@ -383,7 +383,7 @@ def test_raw_mode_stores_the_interaction_itself(memory):
 def test_off_mode_stores_nothing(memory):
     console, learner, llm, _, _ = session(ASKS + [REQUEST], memory, mode="off")
     assert console.execute("learn_from_interaction()").entry.output == LEARNING_DISABLED
-    assert memory.count() == 0 and learner.stored == [] and llm.calls == []
+    assert memory.count() == 0 and llm.calls == []
 
 
 @pytest.mark.parametrize("responses, told", [
@@ -396,7 +396,7 @@ def test_nothing_stored_is_explained(memory, responses, told):
     console, learner, llm, _, spoken = session(ASKS + [REQUEST], memory, responses)
     entry = console.execute("learn_from_interaction()").entry
     assert entry.output.startswith("Nothing was learned") and told in entry.output
-    assert memory.count() == 0 and learner.stored == []
+    assert memory.count() == 0
     assert spoken[-1].startswith(("Sorry", "I could not"))
 
 

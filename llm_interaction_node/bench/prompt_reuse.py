@@ -19,7 +19,8 @@ import tempfile
 
 from ..core.llm.local import common_prefix
 from ..core.llm.models import get as get_model
-from ..core.memory.store import ExampleMemory, MemoryConfig, stable_order
+from ..core.memory.order import stable_order
+from ..core.memory.store import ExampleMemory, MemoryConfig
 from ..core.apis.sets import TABLETOP
 from ..core.prompt import PromptBuilder
 from ..core.user import EventQueue

@@ -152,7 +152,7 @@ _examples_lock = threading.Lock()
 _examples_cache: dict[Path, tuple[FewShotExample, ...]] = {}
 
 
-def load_examples(path: str | Path | None = None) -> tuple[FewShotExample, ...]:
+def load_few_shot_examples(path: str | Path | None = None) -> tuple[FewShotExample, ...]:
     """The few-shot examples (cached per file)."""
     path = Path(path) if path else config_path("learning", "improve_examples.yaml")
     with _examples_lock:
@@ -415,7 +415,7 @@ def validate_transcript(text: str, api_names: Iterable[str], *, max_entries: int
 def build_messages(api_listing: str, interaction: str,
                    examples: Sequence[FewShotExample] | None = None) -> list[dict[str, str]]:
     """The conversation up to (and including) the first question."""
-    examples = load_examples() if examples is None else examples
+    examples = load_few_shot_examples() if examples is None else examples
     return ([{"role": "system", "content": SYSTEM}] + few_shot_messages(examples)
             + [{"role": "user", "content": TASK_INTRO.format(listing=api_listing.strip("\n"),
                                                              interaction=interaction.strip("\n"),
@@ -519,6 +519,6 @@ __all__ = [
     "improve", "validate_transcript", "extract_transcript", "says_no_problem",
     "interaction_text", "normalised_statements", "without_closing_reply", "stored_example",
     "build_messages", "REASK",
-    "load_examples",
+    "load_few_shot_examples",
     "api_names_from_listing", "SYSTEM", "QUESTIONS", "PURPOSE",
 ]

@@ -139,10 +139,7 @@ class Learner:
         self.ledger = ledger
         self.interaction_id = interaction_id
         self.check = check          # None: syntax and names only (no world to replay in)
-        self.stored: list = []                   # what memory.add returned (Example objects)
-        self.learned: list[LearnedExample] = []  # the same, with what was sent to the memory
-        self.results: list[improve_mod.ImproveResult] = []   # every L_improve run
-        self.outcomes: list[LearnOutcome] = []   # every call, in order
+        self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored examples)
         self._transcript_source: Callable[[], Transcript] | None = None
         self._utterances_source: Callable[[], Sequence[str]] | None = None
         self._honoured: int | None = None   # utterance count of the last honoured request
@@ -266,7 +263,6 @@ class Learner:
         except LLMError as exc:      # improve() catches these; kept for other callers' LLMs
             result = improve_mod.ImproveResult(improve_mod.ImproveStatus.LLM_FAILED,
                                                f"the language model failed: {exc}", error=exc)
-        self.results.append(result)
         if result.status == improve_mod.ImproveStatus.LLM_FAILED:
             self._honoured = None            # the same request may be tried again
             self.say("Sorry, I cannot learn from this right now: my language model is not "
@@ -314,8 +310,6 @@ class Learner:
         return None
 
     def _stored(self, learned: LearnedExample) -> None:
-        self.learned.append(learned)
-        self.stored.append(learned.example if learned.example is not None else learned)
         log.info("stored a %s example (%s)", learned.source, learned.origin)
 
 

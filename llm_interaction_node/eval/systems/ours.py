@@ -9,7 +9,6 @@ instruction, each later call hands the round back to the harness.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.agent import FAILED_STATUSES
@@ -20,37 +19,7 @@ from ...core.user import CallbackUser
 from ...session import Session, build_session, open_memory, store_episode
 from ...settings import Settings
 from .base import Round, UserTurn
-
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One row of the paper's ablation table: settings it changes (None: the settings')."""
-
-    name: str
-    k: int | None = None
-    mode: str | None = None          # improve | raw (w/o improve) | off (w/o learning)
-    retrieval: bool | None = None
-
-    def settings(self, base: Settings, memory_dir: str | Path) -> Settings:
-        """``base`` with this variant's changes; the memory is the one in ``memory_dir``."""
-        settings = base.with_overrides({"memory.k": self.k, "learning.mode": self.mode,
-                                        "learning.retrieval": self.retrieval,
-                                        "memory.enabled": True, "memory.path": str(memory_dir)})
-        settings.memory.host = None          # never a shared server: runs must not mix
-        return settings
-
-
-VARIANTS = {v.name: v for v in (
-    Variant("ours"),
-    Variant("ours_k4", k=4),
-    Variant("ours_no_retrieval", retrieval=False),
-    Variant("ours_no_improve", mode="raw"),
-    Variant("ours_corrected", mode="corrected"),    # no L_improve: what worked + corrections
-    Variant("ours_no_learning", k=64, mode="off"),
-    # Table III: what was learned before (--memory-from), used without learning more
-    Variant("ours_frozen", mode="off"),
-)}
+from .variants import VARIANTS, Variant
 
 
 class OursSystem:
