@@ -27,7 +27,7 @@ from .errors import EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
 from .llm import LLMClient, LLMError, TokenLedger, Usage
-from .policy import TurnPolicy, TurnState, error_class
+from .policy import ErrorClass, TurnPolicy, TurnState, error_class
 from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
 from .statements import extract_statements
 from .transcript import Entry
@@ -241,7 +241,7 @@ class Agent:
                 continue
             if refusal:
                 self.console.annotate(f"not run: {refusal}")
-                reason = self.turn.record_error("refused")
+                reason = self.turn.record_error(ErrorClass.REFUSED)
                 if reason:
                     raise _BudgetSpent(reason)
                 return []
