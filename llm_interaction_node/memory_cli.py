@@ -16,7 +16,9 @@ config/agent.yaml); --path, or --host/--port for a shared Chroma server, overrid
 everywhere (chat, the interaction node), opening the store adds the seed examples of
 config/transcripts/<api> it lacks, so a fresh store is seeded (reset empties it until the
 next command or chat).
-Also runs standalone: ``python -m llm_interaction_node.memory_cli list``.
+Also runs standalone: ``python -m llm_interaction_node.memory_cli list``. The commands
+themselves (their checks) are :mod:`.core.memory.commands`, shared with the interaction
+node's memory service; this module parses and prints.
 """
 from __future__ import annotations
 
@@ -26,10 +28,9 @@ import sys
 import time
 from pathlib import Path
 
-from .paths import config_path
-from .session import API_NAMES
-
-SOURCES = ("seed", "learned", "corrected", "raw", "episode")
+from .core.apis.sets import API_NAMES, api_set
+from .core.memory import commands
+from .core.memory.records import SOURCES
 
 
 class UserError(Exception):
@@ -105,8 +106,8 @@ def _stderr(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _api(args: argparse.Namespace) -> str:
-    return getattr(args, "api", "humanoid")
+def _api(args: argparse.Namespace):
+    return api_set(getattr(args, "api", "humanoid"))
 
 
 def memory_settings(args: argparse.Namespace):
@@ -124,11 +125,12 @@ def memory_settings(args: argparse.Namespace):
     return settings.memory
 
 
-def open_memory(args: argparse.Namespace, seed: bool = True):
-    """The store, seeded like every store the agent opens (unless ``seed`` is False)."""
-    from .session import open_memory as open_store
+def store_of(args: argparse.Namespace, seed: bool = True):
+    """The store the command line names, opened by :func:`~.session.open_memory` (seeded
+    like every store the agent opens, unless ``seed`` is False)."""
+    from .session import open_memory
 
-    return open_store(_api(args), memory_settings(args), seed=seed)
+    return open_memory(_api(args), memory_settings(args), seed=seed)
 
 
 def _when(created: float) -> str:
@@ -143,8 +145,8 @@ def _first_utterance(example) -> str:
 
 # ------------------------------------------------------------------------------ commands
 def cmd_list(args: argparse.Namespace) -> int:
-    memory = open_memory(args)
-    examples = memory.list(args.source)
+    memory = store_of(args)
+    examples = commands.list_examples(memory, args.source)
     for ex in examples:
         print(f"{ex.id}  {ex.source:<8} {_when(ex.created)}  {_first_utterance(ex)}")
     _stderr(f"{len(examples)} example(s) in {memory.name} at {memory.location}")
@@ -166,15 +168,14 @@ def format_example(example) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    print(format_example(open_memory(args).get(args.id)))
+    print(format_example(commands.show(store_of(args), args.id)))
     return 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     if args.k is not None and args.k < 0:
         raise UserError("-k must be >= 0")
-    memory = open_memory(args)
-    results = memory.retrieve(args.text, args.k)
+    results = commands.search(store_of(args), args.text, args.k)
     for n, (ex, score) in enumerate(results, 1):
         head = f"# {n}/{len(results)}  score {score:.4f}  {ex.id}  {ex.source}  {ex.origin}".rstrip()
         if args.brief:
@@ -190,33 +191,29 @@ def cmd_delete(args: argparse.Namespace) -> int:
         raise UserError("give example ids or --learned-about TOPIC (not both)")
     if args.include_seed and not args.learned_about:
         raise UserError("--include-seed only goes with --learned-about")
-    memory = open_memory(args)
+    memory = store_of(args)
     if args.learned_about:
-        removed = memory.forget(args.learned_about, threshold=args.threshold,
-                                include_seed=args.include_seed)
+        removed = commands.forget(memory, args.learned_about, threshold=args.threshold,
+                                  include_seed=args.include_seed)
         for ex in removed:
             print(f"deleted {ex.id}  {ex.source:<8} {_first_utterance(ex)}")
         _stderr(f"deleted {len(removed)} example(s) about {args.learned_about!r}")
         return 0
-    missing = [i for i in dict.fromkeys(args.ids) if not memory.has(i)]
-    if missing:
-        raise UserError(f"no example with id {', '.join(missing)} in {memory.name} "
-                        f"(see `memory list`); nothing deleted")
-    n = memory.delete(args.ids)
+    n = commands.delete(memory, args.ids)
     print(f"deleted {n} example(s)")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    n = open_memory(args).export_yaml(args.file)
+    n = commands.export(store_of(args), args.file)
     print(f"exported {n} example(s) to {args.file}")
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    if not Path(args.file).is_file():
+    if not Path(args.file).is_file():            # before the store is opened (and seeded)
         raise UserError(f"no such file: {args.file}")
-    n = open_memory(args).import_yaml(args.file)
+    n = commands.import_file(store_of(args), args.file)
     print(f"imported {n} example(s) from {args.file}")
     return 0
 
@@ -224,19 +221,18 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_reset(args: argparse.Namespace) -> int:
     if not args.yes:
         raise UserError("reset deletes ALL examples of this API set; add --yes to confirm")
-    memory = open_memory(args, seed=False)
-    n = memory.count()
-    memory.reset()
+    memory = store_of(args, seed=False)
+    n = commands.reset(memory)
     print(f"removed {n} example(s) from {memory.name}")
     return 0
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
-    directory = Path(args.dir) if args.dir else config_path("transcripts", _api(args))
-    if not directory.is_dir():
+    directory = Path(args.dir) if args.dir else _api(args).examples_dir
+    if not directory.is_dir():                   # before the store is opened
         raise UserError(f"no transcript folder {directory}")
-    memory = open_memory(args, seed=False)
-    n = memory.seed_from(directory)
+    memory = store_of(args, seed=False)
+    n = commands.seed(memory, directory)
     print(f"added {n} seed example(s) from {directory} ({memory.count('seed')} seed example(s) stored)")
     return 0
 

@@ -3,8 +3,8 @@ memory (or fixed examples) + learner + agent + token ledger + stop signal.
 
 :func:`build_session` is the one assembly; the terminal chat, the ROS interaction node and
 the benchmark's systems call it with what is genuinely theirs (the robot, where user input
-comes from, where speech goes) and a :class:`~.settings.Settings`. This module is also the
-one place that knows which functions make up each API set.
+comes from, where speech goes) and a :class:`~.settings.Settings`. What makes up each API
+set is its :class:`~.core.apis.sets.ApiSet` (an API set or its name is accepted everywhere).
 """
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
 from .core.agent import Agent, AgentConfig
-from .core.apis.humanoid import HumanoidApi
-from .core.apis.tabletop import TabletopApi
+from .core.apis.sets import API_NAMES, ApiSet, api_set  # noqa: F401 - API_NAMES: --api choices
 from .core.builtins import InteractionBuiltins
 from .core.console import ConsoleSession
 from .core.errors import EndOfInteraction
@@ -23,8 +22,8 @@ from .core.interrupt import StopSignal
 from .core.learning.learner import Learner
 from .core.learning.replay_check import ReplayCheck, Replayed, mismatch_sentence
 from .core.llm import LLMClient, TokenLedger, make_client
-from .core.prompt import HEADERS, LOOP_EXAMPLES, PromptBuilder
-from .core.registry import ApiRegistry, public_functions
+from .core.prompt import PromptBuilder
+from .core.registry import ApiRegistry
 from .core.sandbox import Sandbox
 from .core.transcript import Entry, Transcript
 from .core.user import EventQueue, UserChannel
@@ -33,37 +32,13 @@ from .settings import LearningSettings, Settings
 
 log = logging.getLogger(__name__)
 
-ApiName = Literal["humanoid", "tabletop"]
-API_NAMES = ("humanoid", "tabletop")
-# Built-ins each API set offers (the tabletop API of the CaP evaluation has no speech).
-BUILTINS = {
-    "humanoid": ("say", "ask", "wait_for_trigger", "learn_from_interaction", "forget_learned"),
-    "tabletop": ("wait_for_trigger", "learn_from_interaction"),
-}
+ApiName = ApiSet | Literal["humanoid", "tabletop"]
 
 
 def make_world(api: ApiName, world: str | None = None, seed: int = 0):
-    """The in-process world for an API set: a household world file, or a tabletop scene."""
-    if api == "humanoid":
-        from .sims.worlds import DEFAULT_WORLD, load_household_world
-        return load_household_world(world or DEFAULT_WORLD)
-    if api == "tabletop":
-        from .sims.tabletop2d import TabletopWorld2D
-        if world:
-            names = [n.strip() for n in world.split(",") if n.strip()]
-            return TabletopWorld2D.from_names(names, seed=seed)
-        return TabletopWorld2D.random(n_blocks=3, n_bowls=3, seed=seed)
-    raise ValueError(f"unknown API set {api!r}; use one of {API_NAMES}")
-
-
-def robot_api(api: ApiName, robot, options: Mapping[str, Any] | None = None) -> list[Callable]:
-    """The robot functions of an API set, bound to a robot (world or ROS robot); ``options``
-    go to the API class (the humanoid's ``min_speed``/``max_speed``)."""
-    if api == "humanoid":
-        return public_functions(HumanoidApi(robot, **(options or {})))
-    if api == "tabletop":
-        return public_functions(TabletopApi(robot, **(options or {})))
-    raise ValueError(f"unknown API set {api!r}; use one of {API_NAMES}")
+    """The in-process world for an API set (:data:`~.sims.worlds.IN_PROCESS_WORLDS`)."""
+    from .sims.worlds import IN_PROCESS_WORLDS
+    return IN_PROCESS_WORLDS[api_set(api)](world, seed)
 
 
 def build_console(api: ApiName, robot, channel: UserChannel,
@@ -73,13 +48,13 @@ def build_console(api: ApiName, robot, channel: UserChannel,
                   api_options: Mapping[str, Any] | None = None) -> ConsoleSession:
     """The console alone (replay and tests; agents get theirs from :func:`build_session`);
     ``agent``: the agent settings (the statement timeout)."""
+    api = api_set(api)
     statement_timeout_s = (agent or AgentConfig()).statement_timeout_s
     builtins = InteractionBuiltins(channel, speak=speak, learner=learner)
-    registry = ApiRegistry(robot_api(api, robot, api_options))
-    registry.extend(getattr(builtins, name) for name in BUILTINS[api])
-    # the tabletop console has shapely's geometry names, as the reference's
+    registry = ApiRegistry(api.functions(robot, api_options))
+    registry.extend(getattr(builtins, name) for name in api.builtins)
     return ConsoleSession(registry, builtins, Sandbox(timeout_s=statement_timeout_s,
-                                                      geometry=api == "tabletop"))
+                                                      geometry=api.geometry))
 
 
 def replay_transcript(api: ApiName, world, recorded: Transcript,
@@ -166,12 +141,14 @@ def tabletop_start(robot) -> WorldStart:
     return start
 
 
-def interaction_start(api: ApiName, robot) -> Callable[[], WorldStart] | None:
-    """How to take a start for an in-process robot (None: unknown robot, no replay)."""
+def interaction_start(robot) -> Callable[[], WorldStart] | None:
+    """How to take a start for an in-process robot (None: unknown robot, no replay): the
+    household world checkpoints itself, a tabletop (anything with object names and
+    positions) is copied into a 2-D world."""
     from .sims.household import HouseholdWorld
-    if api == "humanoid" and isinstance(robot, HouseholdWorld):
+    if isinstance(robot, HouseholdWorld):
         return lambda: household_start(robot)
-    if api == "tabletop" and hasattr(robot, "object_names") and hasattr(robot, "object_position"):
+    if hasattr(robot, "object_names") and hasattr(robot, "object_position"):
         return lambda: tabletop_start(robot)
     return None
 
@@ -204,7 +181,7 @@ def replay_check(api: ApiName, start: Callable[[], Any],
 
 def load_examples(api: ApiName, directory: str | Path | None = None) -> list[str]:
     """Example transcripts (one ``*.txt`` file each) as prompt text, sorted by file name."""
-    folder = Path(directory) if directory else config_path("transcripts", api)
+    folder = Path(directory) if directory else api_set(api).examples_dir
     return [Transcript.parse(p.read_text(encoding="utf-8")).render()
             for p in sorted(folder.glob("*.txt"))]
 
@@ -218,11 +195,12 @@ def open_memory(api: ApiName, config=None, seed: bool = True):
     from .core.config import from_mapping
     from .core.memory.config import MemoryConfig
     from .core.memory.store import ExampleMemory
+    api = api_set(api)
     if not isinstance(config, MemoryConfig):
         config = from_mapping(MemoryConfig, config, "memory")
-    memory = ExampleMemory(api, config)
+    memory = ExampleMemory(api.name, config)
     if seed:
-        memory.seed_from(config_path("transcripts", api))
+        memory.seed_from(api.examples_dir)
     return memory
 
 
@@ -244,7 +222,7 @@ def memory_examples(memory, learning: LearningSettings | None = None,
     does not end the turn: the seed examples read at start (cached here, in their stable
     order) stand in, ``on_outage`` is called once per outage and ``on_back`` when the memory
     answers again."""
-    from .core.memory.store import stable_order
+    from .core.memory.order import stable_order
     retrieval = (learning or LearningSettings()).retrieval
     k_seeds = memory.config.k
     try:
@@ -326,16 +304,17 @@ def attach_learning(console: ConsoleSession, llm: LLMClient, memory,
 def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=(),
                 config: AgentConfig | None = None, ledger: TokenLedger | None = None,
                 stop=None) -> Agent:
-    prompt = PromptBuilder(HEADERS[api], console.api.listing())
-    return Agent(llm, console, prompt, examples=examples, loop_example=LOOP_EXAMPLES[api],
-                 ledger=ledger, config=config, stop=stop)
+    api = api_set(api)
+    prompt = PromptBuilder(api.header, console.api.listing())
+    return Agent(llm, console, prompt, examples=examples, loop_example=api.loop_example,
+                 ledger=ledger, config=config, stop=stop, speaks=api.speaks)
 
 
 @dataclass
 class Session:
     """One assembled agent (see :func:`build_session`)."""
 
-    api: ApiName
+    api: ApiSet
     settings: Settings
     robot: Any
     console: ConsoleSession
@@ -369,6 +348,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     learned examples (default :func:`interaction_start` for in-process worlds; the ROS node
     passes :func:`household_start_from_scene`).
     """
+    api = api_set(api)
     settings = settings or Settings()
     console = build_console(api, robot, channel, speak=speak, agent=settings.agent,
                             api_options=api_options)
@@ -379,7 +359,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     if settings.memory.enabled:
         memory = memory if memory is not None else open_memory(api, settings.memory)
         if settings.learning.mode != "off":
-            start = replay_start if replay_start is not None else interaction_start(api, robot)
+            start = replay_start if replay_start is not None else interaction_start(robot)
             if start is None:
                 log.info("no simulated world for %s: learned examples are checked for syntax "
                          "and names only", type(robot).__name__)

@@ -4,7 +4,7 @@ import pytest
 from llm_interaction_node.core.agent import LOOP_NOTE, SORRY, AgentConfig
 from llm_interaction_node.core.console import NEW_TASK_MARKER
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM
-from llm_interaction_node.core.prompt import LOOP_EXAMPLES
+from llm_interaction_node.core.apis.sets import HUMANOID
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_agent, build_console, load_examples, make_world
 
@@ -127,8 +127,8 @@ def test_a_loop_gets_an_intervention_then_a_reset():
     responses = ["list_locations()"] * 3 + ["list_locations()"]
     agent, llm, _, spoken = make_agent(responses, ["where is the tea?"])
     agent.run()
-    assert LOOP_EXAMPLES["humanoid"] not in llm.prompts[2]
-    assert LOOP_EXAMPLES["humanoid"] in llm.prompts[3]               # the intervention
+    assert HUMANOID.loop_example not in llm.prompts[2]
+    assert HUMANOID.loop_example in llm.prompts[3]               # the intervention
     # the second loop resets the interaction: fresh transcript with a marker
     assert sources(agent) == ["# " + NEW_TASK_MARKER.lstrip("# "), f"say({SORRY!r})",
                               "wait_for_trigger()"]
@@ -203,8 +203,8 @@ def test_a_repeated_cycle_of_statements_is_a_loop():
     agent, llm, _, spoken = make_agent(responses, ["where is the tea?"], max_statements_per_turn=30)
     agent.run()
     closing = 3 * len(PAIR) - 1              # index of the call whose statement closes it
-    assert LOOP_EXAMPLES["humanoid"] not in llm.prompts[closing]
-    assert LOOP_EXAMPLES["humanoid"] in llm.prompts[closing + 1]
+    assert HUMANOID.loop_example not in llm.prompts[closing]
+    assert HUMANOID.loop_example in llm.prompts[closing + 1]
     # the statement that completed the third repetition was not run; a note took its place
     assert sources(agent)[1:] == (PAIR * 3)[:closing] + ["# " + LOOP_NOTE, "wait_for_trigger()"]
     assert spoken == [] and [t.status for t in agent.turns] == ["waiting"]
@@ -219,8 +219,8 @@ def test_a_plan_done_twice_in_a_row_is_a_loop():
     agent, llm, _, spoken = make_agent(responses, ["where is the tea?"])
     agent.run()
     closing = 2 * len(CYCLE) - 1
-    assert LOOP_EXAMPLES["humanoid"] not in llm.prompts[closing]
-    assert LOOP_EXAMPLES["humanoid"] in llm.prompts[closing + 1]
+    assert HUMANOID.loop_example not in llm.prompts[closing]
+    assert HUMANOID.loop_example in llm.prompts[closing + 1]
     assert sources(agent)[1:] == (CYCLE * 2)[:closing] + ["# " + LOOP_NOTE, "wait_for_trigger()"]
     assert spoken == [] and [t.status for t in agent.turns] == ["waiting"]
     # redo_cycle 0: only loop_repeats counts (the same plan twice runs to its end)
@@ -228,7 +228,7 @@ def test_a_plan_done_twice_in_a_row_is_a_loop():
                                   redo_cycle=0)
     agent.run()
     assert sources(agent)[1:] == CYCLE * 2 + ["wait_for_trigger()"]
-    assert not any(LOOP_EXAMPLES["humanoid"] in prompt for prompt in llm.prompts)
+    assert not any(HUMANOID.loop_example in prompt for prompt in llm.prompts)
 
 
 def test_repeated_cycle_lengths():

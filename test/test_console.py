@@ -3,6 +3,7 @@ import time
 
 import pytest
 
+from llm_interaction_node.core.apis.sets import HUMANOID
 from llm_interaction_node.core.builtins import LEARN_UNAVAILABLE, InteractionBuiltins
 from llm_interaction_node.core.console import NEW_TASK_MARKER, ConsoleSession
 from llm_interaction_node.core.errors import EndOfInteraction, SemanticHintError
@@ -37,7 +38,7 @@ def make_console():
         builtins = InteractionBuiltins(EventQueue(utterances, close=True), speak=spoken.append,
                                        learner=learner)
         api = ApiRegistry([count_items, find, slow_skill, broken])
-        api.extend(getattr(builtins, n) for n in builtins.API)
+        api.extend(getattr(builtins, n) for n in HUMANOID.builtins)
         console = ConsoleSession(api, builtins, Sandbox(timeout_s=timeout_s))
         console.spoken = spoken
         return console

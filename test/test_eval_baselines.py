@@ -9,12 +9,12 @@ from llm_interaction_node.eval.systems.cap import (CaP, DynamicCaP, clean_code,
                                                    examples_from_transcript, episode_transcript,
                                                    load_prompt_file, undefined_calls)
 from llm_interaction_node.eval.systems.helper import Helper
-from llm_interaction_node.eval.tasks import check, make_task, make_world, world_positions
+from llm_interaction_node.eval.tasks import check, make_task, feasible_world, world_positions
 
 
 def scene(template="block_in_bowl", seed=0):
     task = make_task(template, "sa_si", seed)
-    world = make_world(task)
+    world = feasible_world(task)
     return task, world, world_positions(world)
 
 

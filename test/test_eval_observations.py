@@ -36,7 +36,7 @@ def test_pybullet_records_where_a_placed_block_came_to_rest():
 def _direction_task():
     for seed in range(50):
         task = T.make_task("block_direction_of_bowl", "sa_si", seed)
-        world = T.make_world(task)
+        world = T.feasible_world(task)
         pos = T.world_positions(world)
         if T.interpretation(task, pos) is not None:
             return task, world, pos
@@ -59,7 +59,7 @@ def test_moving_another_block_next_to_the_bowl_destroys_the_initial_condition():
 
 def test_instructions_that_do_not_depend_on_the_scene_are_never_destroyed():
     task = T.make_task("blocks_on_place", "sa_si", 1)
-    world = T.make_world(task)
+    world = T.feasible_world(task)
     pos = T.world_positions(world)
     assert T.interpretation(task, pos) is None and not T.initial_destroyed(task, pos, pos)
 
@@ -119,7 +119,7 @@ def test_where_says_bowl_block_named_place_next_to_region_or_off_the_table():
 
 def test_moves_of_a_round_from_where_to_where():
     task = T.make_task("blocks_in_bowl", "sa_si", 2)
-    world = T.make_world(task)
+    world = T.feasible_world(task)
     api = TabletopApi(world)
     initial = T.world_positions(world)
     block = task.blocks[0]

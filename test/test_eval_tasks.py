@@ -7,7 +7,7 @@ import pytest
 
 from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.eval import tasks as T
-from llm_interaction_node.eval.tasks import PLACES, Task, check, make_task, make_world
+from llm_interaction_node.eval.tasks import PLACES, Task, check, make_task, feasible_world
 
 
 def B(x, y, z=0.02):
@@ -317,7 +317,7 @@ CASES = [(t.id, split) for t in T.TEMPLATES.values() for split in t.splits]
 def test_solution_program_solves_generated_scenes(template_id, split):
     for seed in range(20):
         task = make_task(template_id, split, seed)
-        world = make_world(task)
+        world = feasible_world(task)
         assert task.world_seed is not None
         initial = T.world_positions(world)
         assert T.feasible(task, initial)
@@ -334,7 +334,7 @@ def test_solution_program_solves_generated_scenes(template_id, split):
 def test_unseen_templates_with_seen_attributes(template_id):
     for seed in range(5):       # e.g. horizontal / vertical lines, 'a little', 'closest' corner
         task = make_task(template_id, "sa_si", seed)
-        world = make_world(task)
+        world = feasible_world(task)
         initial = T.world_positions(world)
         run_solution(task, world)
         assert check(task, initial, T.world_positions(world)), task.instruction
@@ -349,7 +349,7 @@ def test_make_world_uses_the_factory():
         return TabletopWorld2D.from_names(names, seed)
 
     task = make_task("block_direction_of_bowl", "sa_si", 7)
-    world = make_world(task, factory)
+    world = feasible_world(task, factory)
     assert calls[-1] == (task.objects, task.world_seed)
     assert all(seed == 7000 + k for k, (_, seed) in enumerate(calls))
     assert sorted(world.object_names()) == sorted(task.objects)
@@ -375,7 +375,7 @@ def test_random_wrong_moves_are_described(template_id, split):
     described = 0
     for seed in range(12):
         task = make_task(template_id, split, seed)
-        world = make_world(task)
+        world = feasible_world(task)
         initial = T.world_positions(world)
         rng = np.random.default_rng(seed)
         api = TabletopApi(world)
@@ -409,7 +409,7 @@ def test_mistaken_programs_run_and_leave_the_task_unsolved(template_id, split):
         program = T.mistaken_program(task)
         if program is None:
             continue
-        world = make_world(task)
+        world = feasible_world(task)
         initial = T.world_positions(world)
         api = TabletopApi(world)
         exec(program, {"np": np, **{name: getattr(api, name) for name in TabletopApi.API}})

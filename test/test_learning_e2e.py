@@ -2,16 +2,12 @@
 
 Only the LLM is scripted (statements, then the three L_improve answers); the household
 world, the console, ChromaDB and the embeddings are real, and each phase is its own process.
+Taught and recalled with an embedded store, the both-hands lesson is test_section_e's E1; here
+it goes through a Chroma server shared by the two processes.
 """
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from drivers.scripted_session import run_session
 
-DRIVER = Path(__file__).resolve().parent / "drivers" / "scripted_session.py"
 pytestmark = pytest.mark.slow
 
 TWO_TRIPS = [
@@ -50,16 +46,6 @@ IMPROVED = f""">>> wait_for_trigger()
 >>> wait_for_trigger()"""
 
 
-def run_session(tmp_path, name, spec):
-    spec_path, out_path = tmp_path / f"{name}.json", tmp_path / f"{name}.out.json"
-    spec_path.write_text(json.dumps(spec))
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    r = subprocess.run([sys.executable, str(DRIVER), str(spec_path), str(out_path)],
-                       capture_output=True, text=True, timeout=240, env=env)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(out_path.read_text())
-
-
 def last_example(prompt: str) -> str:
     examples_part = prompt[: prompt.index("# Current interaction:")]
     return examples_part.rsplit("# Example ", 1)[1].split("\n", 1)[1].strip()
@@ -88,10 +74,6 @@ def learn_then_recall(tmp_path, memory):
     # k retrieved in their fixed order, then the most similar once more (memory.order)
     assert prompt.count("# Example ") == memory.get("k", 16) + 1
     return first, second
-
-
-def test_a_correction_is_learned_and_recalled_by_a_new_process(tmp_path):
-    learn_then_recall(tmp_path, {"path": str(tmp_path / "memory"), "k": 8})
 
 
 def test_learning_without_an_explicit_request_stores_nothing(tmp_path):

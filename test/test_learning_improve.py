@@ -8,8 +8,8 @@ import pytest
 from llm_interaction_node.core.builtins import LEARN_REFUSAL
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.improve import (
-    QUESTIONS, SYSTEM, InvalidTranscript, extract_transcript, improve, improve_interaction,
-    load_examples, says_no_problem, validate_transcript)
+    QUESTIONS, SYSTEM, ImproveStatus, InvalidTranscript, extract_transcript, improve,
+    load_few_shot_examples, says_no_problem, validate_transcript)
 from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, Learner, LearnStatus, first_person
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
 from llm_interaction_node.core.memory.config import MemoryConfig
@@ -74,12 +74,12 @@ def run(answers, interaction=SPONGE, **kwargs):
 
 def test_three_questions_in_one_growing_chat_with_examples_listing_and_interaction():
     result, llm, ledger = run([PROBLEM, BETTER, SPONGE_FASTER])
-    assert result.status == imp.IMPROVED and len(llm.calls) == 3
+    assert result.status == ImproveStatus.IMPROVED and len(llm.calls) == 3
     assert all(c["method"] == "chat" and c["temperature"] == 0.0 for c in llm.calls)
     first, second, third = (c["messages"] for c in llm.calls)
     assert first[0] == {"role": "system", "content": SYSTEM}
     # the two few-shot examples as complete prior rounds, before the interaction
-    examples = load_examples()
+    examples = load_few_shot_examples()
     assert len(examples) == 2
     shots = first[1:-1]
     assert len(shots) == 12
@@ -104,8 +104,8 @@ def test_three_questions_in_one_growing_chat_with_examples_listing_and_interacti
 
 
 def test_a_good_rewrite_is_returned():
-    improvement = improve_interaction(ScriptedLLM([PROBLEM, BETTER, SPONGE_FASTER]), LISTING,
-                                      SPONGE, api_names=API_NAMES)
+    improvement = improve(ScriptedLLM([PROBLEM, BETTER, SPONGE_FASTER]), LISTING, SPONGE,
+                          api_names=API_NAMES).improvement
     assert improvement.problem == PROBLEM and improvement.improvement == BETTER
     assert improvement.transcript == Transcript.parse(SPONGE_FASTER).render()
 
@@ -115,7 +115,7 @@ def test_a_good_rewrite_is_returned():
                                     "The robot did everything correctly."])
 def test_no_problem_stops_after_the_first_question(answer):
     result, llm, _ = run([answer])
-    assert result.status == imp.NO_PROBLEM and result.improvement is None
+    assert result.status == ImproveStatus.NO_PROBLEM and result.improvement is None
     assert len(llm.calls) == 1
 
 
@@ -129,10 +129,10 @@ def test_an_unchanged_rewrite_stores_nothing():
         .replace("move_to(get_location_coordinates('inFrontOf_long-table_0'))",
                  "move_to(get_location_coordinates( 'inFrontOf_long-table_0' ))  # go")
     result, _, _ = run([PROBLEM, BETTER, same.rsplit("\n>>> wait_for_trigger()", 1)[0]])
-    assert result.status == imp.UNCHANGED and result.improvement is None
+    assert result.status == ImproveStatus.UNCHANGED and result.improvement is None
     # a copy with the learn call: invalid, asked once more, the same again
-    assert improve_interaction(ScriptedLLM([PROBLEM, BETTER, SPONGE, SPONGE]), LISTING, SPONGE,
-                               api_names=API_NAMES) is None
+    assert improve(ScriptedLLM([PROBLEM, BETTER, SPONGE, SPONGE]), LISTING, SPONGE,
+                   api_names=API_NAMES).improvement is None
 
 
 @pytest.mark.parametrize("bad, why", [
@@ -147,7 +147,7 @@ def test_an_unchanged_rewrite_stores_nothing():
 ])
 def test_invalid_rewrites_are_rejected_with_a_reason(bad, why):
     result, llm, _ = run([PROBLEM, BETTER, bad, bad])
-    assert result.status == imp.INVALID and result.improvement is None
+    assert result.status == ImproveStatus.INVALID and result.improvement is None
     assert why in result.reason
     # asked once more, in the same chat, with the reason; the second answer is final
     assert len(llm.calls) == 4
@@ -159,7 +159,7 @@ def test_invalid_rewrites_are_rejected_with_a_reason(bad, why):
 def test_an_invalid_rewrite_fixed_on_the_reask_is_returned():
     bad = SPONGE_FASTER.replace("grasp('kitchen-sponge_0')", "pick_up('kitchen-sponge_0')")
     result, llm, ledger = run([PROBLEM, BETTER, bad, SPONGE_FASTER])
-    assert result.status == imp.IMPROVED and len(llm.calls) == 4
+    assert result.status == ImproveStatus.IMPROVED and len(llm.calls) == 4
     assert result.improvement.transcript == Transcript.parse(SPONGE_FASTER).render()
     assert ledger.by_purpose()["improve"].calls == 4
 
@@ -167,7 +167,7 @@ def test_an_invalid_rewrite_fixed_on_the_reask_is_returned():
 def test_too_long_rewrites_are_rejected():
     spam = SPONGE_FASTER + "".join(f"\n>>> say('step {i}')" for i in range(40))
     result, _, _ = run([PROBLEM, BETTER, spam, spam])
-    assert result.status == imp.INVALID and "too long" in result.reason
+    assert result.status == ImproveStatus.INVALID and "too long" in result.reason
 
 
 FENCED = f"""Sure! Here is the improved transcript, with the faster move:
@@ -186,7 +186,7 @@ The robot now uses speed_factor=2.0 on the clear route."""
 ])
 def test_fenced_and_prosey_answers_are_parsed(answer):
     result, _, _ = run([f"Problem: {PROBLEM}", f"**Improvement:** {BETTER}", answer])
-    assert result.status == imp.IMPROVED, result.reason
+    assert result.status == ImproveStatus.IMPROVED, result.reason
     assert result.improvement.transcript == Transcript.parse(SPONGE_FASTER).render()
     assert result.improvement.problem == PROBLEM and result.improvement.improvement == BETTER
 
@@ -217,9 +217,9 @@ def test_validation_accepts_own_definitions_numpy_builtins_and_methods():
 
 def test_llm_errors_are_a_result_not_a_crash():
     result, _, _ = run([PROBLEM, LLMError("connection refused")])
-    assert result.status == imp.LLM_FAILED and "connection refused" in result.reason
-    with pytest.raises(LLMError):
-        improve_interaction(ScriptedLLM([LLMError("down")]), LISTING, SPONGE)
+    assert result.status == ImproveStatus.LLM_FAILED and "connection refused" in result.reason
+    down = improve(ScriptedLLM([LLMError("down")]), LISTING, SPONGE)
+    assert down.status == ImproveStatus.LLM_FAILED and isinstance(down.error, LLMError)
 
 
 def test_first_person():
@@ -320,8 +320,8 @@ def test_learning_stores_the_improved_transcript(memory):
     assert "grasp('coffee-cup_0', 'right')" in example.transcript
     assert example.origin == "interaction-1" and example.improvement == BOTH_HANDS
     assert example.problem.startswith("The robot made two trips")
-    assert [s.id for s in learner.stored] == [example.id]
-    assert learner.learned[0].transcript == example.transcript
+    assert learner.last_outcome.status == LearnStatus.LEARNED
+    assert learner.last_outcome.example.id == example.id
     # the user was told what was learned
     assert spoken[-1] == ("Thank you, I will remember that. When the user wants a drink and a "
                           "cup, I should carry both in one trip, one in each hand.")
@@ -341,7 +341,7 @@ def test_a_call_that_does_not_follow_the_users_reply_is_refused(memory):
     said = list(spoken)
     entry = console.execute("learn_from_interaction()").entry
     assert entry.output == LEARN_REFUSAL
-    assert memory.count() == 0 and learner.stored == [] and llm.calls == [] and spoken == said
+    assert memory.count() == 0 and llm.calls == [] and spoken == said
     assert learner.last_outcome.status == LearnStatus.REFUSED
     assert learner.last_outcome.gate.rule == "position"
 
@@ -384,7 +384,7 @@ def test_raw_mode_stores_the_interaction_itself(memory):
 def test_off_mode_stores_nothing(memory):
     console, learner, llm, _, _ = session(ASKS + [REQUEST], memory, mode="off")
     assert console.execute("learn_from_interaction()").entry.output == LEARNING_DISABLED
-    assert memory.count() == 0 and learner.stored == [] and llm.calls == []
+    assert memory.count() == 0 and llm.calls == []
 
 
 @pytest.mark.parametrize("responses, told", [
@@ -397,7 +397,7 @@ def test_nothing_stored_is_explained(memory, responses, told):
     console, learner, llm, _, spoken = session(ASKS + [REQUEST], memory, responses)
     entry = console.execute("learn_from_interaction()").entry
     assert entry.output.startswith("Nothing was learned") and told in entry.output
-    assert memory.count() == 0 and learner.stored == []
+    assert memory.count() == 0
     assert spoken[-1].startswith(("Sorry", "I could not"))
 
 

@@ -17,7 +17,8 @@ import pytest
 from llm_interaction_node.core.memory import retrieval
 from llm_interaction_node.core.memory.embedding import embed
 from llm_interaction_node.core.memory.config import MemoryConfig
-from llm_interaction_node.core.memory.store import Example, ExampleMemory
+from llm_interaction_node.core.memory.records import Example
+from llm_interaction_node.core.memory.store import ExampleMemory
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "config" / "transcripts" / "humanoid"
@@ -165,10 +166,13 @@ def brute_force(memory: ExampleMemory, utterances, k):
     for vec, meta in zip(found["embeddings"], found["metadatas"]):
         keys.setdefault(meta["example_id"], []).append(vec)
     query = retrieval.query_utterances(utterances, memory.config.query_utterances)
-    score = retrieval.score_examples if memory.config.scoring == "per_utterance" \
-        else retrieval.score_examples_reference
-    scores = score(embed(query), retrieval.recency_weights(len(query), 0.6),
-                   {e: np.asarray(v) for e, v in keys.items()})
+    vectors, weights = embed(query), retrieval.recency_weights(len(query), 0.6)
+    keys = {e: np.asarray(v, dtype=np.float32) for e, v in keys.items()}
+    if memory.config.scoring == "per_utterance":
+        scores = retrieval.score_examples(vectors, weights, keys)
+    else:                   # the reference score: cos of the weighted query sum, best key
+        mixed = retrieval.mixed_query(vectors, weights)
+        scores = {e: float(np.max(v @ mixed)) for e, v in keys.items()}
     return retrieval.top_k_ascending(scores, k)
 
 
@@ -198,7 +202,7 @@ def test_retrieval_equals_brute_force_beyond_the_nearest_records(tmp_path, scori
 def test_large_store_path_scores_exactly_what_it_returns(per_utterance, monkeypatch):
     """Beyond EXACT_RECORDS the top k comes from the candidates, with a fetch budget; the
     scores it reports must still be the exact ones."""
-    from llm_interaction_node.core.memory import store
+    from llm_interaction_node.core.memory import strategies
 
     memory = per_utterance
     rng = random.Random(5)
@@ -207,8 +211,8 @@ def test_large_store_path_scores_exactly_what_it_returns(per_utterance, monkeypa
         f"bring the {rng.choice(things)} to the {rng.choice(['table', 'bench', 'sink'])}",
         *[f"{rng.choice(things)} please, {n}" for _ in range(rng.randrange(3))]), "learned")
         for n in range(60)])
-    monkeypatch.setattr(store, "EXACT_RECORDS", 0)
-    monkeypatch.setattr(store, "FETCH_PER_K", 1)
+    monkeypatch.setattr(strategies, "EXACT_RECORDS", 0)
+    monkeypatch.setattr(strategies, "FETCH_PER_K", 1)
     window = ["milk please", "bring the towel to the sink"]
     got = memory.retrieve(window, k=5)
     exact = dict(brute_force(memory, window, 1000))
@@ -371,7 +375,7 @@ def test_a_new_process_reopens_the_store(memory, tmp_path):
 def test_prompt_order_is_fixed_central_seeds_first_and_the_nearest_again_last(tmp_path):
     """memory.order stable_nearest: the retrieved set in an order that does not depend on the
     query (seeds most central first, learned ones oldest first), then the most similar again."""
-    from llm_interaction_node.core.memory.store import seed_centrality
+    from llm_interaction_node.core.memory.order import seed_centrality
     memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m"), k=5))
     memory.seed_from(ROOT / "config" / "transcripts" / "tabletop")
     learned = memory.add(dialog("put all the blocks on the top right corner"), "learned")

@@ -6,31 +6,16 @@ None of these lessons is in the seed memory (test_seed_examples checks that): th
 them only because a user taught them in a session. Only the LLM is scripted (the statements
 a model would write, and the three L_improve answers); the household worlds, the console,
 the learning gate, ChromaDB and the embeddings are real, and each session is its own process
-(test/drivers/scripted_session.py).
+(test/drivers/scripted_session.py). E1 is also the lesson test_learning_e2e teaches through a
+shared Chroma server and test_ros_e2e through the ROS graph.
 """
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from drivers.scripted_session import run_session
 
 from llm_interaction_node.core.learning.improve import stored_example
 from llm_interaction_node.core.transcript import Transcript
 
-DRIVER = Path(__file__).resolve().parent / "drivers" / "scripted_session.py"
 pytestmark = pytest.mark.slow
-
-
-def run_session(tmp_path, name, spec):
-    spec_path, out_path = tmp_path / f"{name}.json", tmp_path / f"{name}.out.json"
-    spec_path.write_text(json.dumps(spec))
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    r = subprocess.run([sys.executable, str(DRIVER), str(spec_path), str(out_path)],
-                       capture_output=True, text=True, timeout=300, env=env)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(out_path.read_text())
 
 
 def examples_of(prompt: str) -> list[str]:

@@ -25,7 +25,7 @@ def drop(*names):
 
 def make(template_id="block_direction_of_bowl", split="sa_si", seed=0, user_seed=0, **kw):
     task = T.make_task(template_id, split, seed)
-    pos = T.world_positions(T.make_world(task))
+    pos = T.world_positions(T.feasible_world(task))
     return SimulatedUser(task, pos, seed=user_seed, **kw), task, pos
 
 
@@ -37,7 +37,7 @@ def scenes():
         for split in T.TEMPLATES[tid].splits:
             for seed in range(2):
                 task = T.make_task(tid, split, seed)
-                out.append((task, T.world_positions(T.make_world(task))))
+                out.append((task, T.world_positions(T.feasible_world(task))))
     return out
 
 
@@ -280,7 +280,7 @@ def scene(template_id, split="sa_si", want=lambda task: True, seeds=range(60)):
     for seed in seeds:
         task = T.make_task(template_id, split, seed)
         if want(task):
-            world = T.make_world(task)
+            world = T.feasible_world(task)
             return task, world, T.world_positions(world)
     raise AssertionError(f"no scene for {template_id}")
 
@@ -448,7 +448,7 @@ def _selection_cases():
 @pytest.mark.parametrize("template_id,split,seed", list(_selection_cases()))
 def test_selection_feedback_says_what_was_taken_never_the_right_block(template_id, split, seed):
     task = T.make_task(template_id, split, seed)
-    world = T.make_world(task)
+    world = T.feasible_world(task)
     initial = T.world_positions(world)
     meant = T.interpretation(task, initial)
     wrong = _other(task.blocks, meant)
@@ -461,7 +461,7 @@ def test_selection_feedback_says_what_was_taken_never_the_right_block(template_i
     if template_id == "block_direction_of_bowl":
         assert task.attributes["bowl"] in facts[0].detail
     # the right block, but at the wrong place: where it ended, still without naming it
-    world = T.make_world(task)
+    world = T.feasible_world(task)
     initial = T.world_positions(world)
     wrong_place = next(p for p in PLACES if p != task.attributes["place"]
                        and T._place_clear(PLACES[p], initial, moving=(meant,)))
@@ -569,7 +569,7 @@ def test_right_block_wrong_place_gets_no_hint_about_the_block():
     """The issue's complaint: "check which block you took" came when the block was right."""
     for seed in range(6):
         task = T.make_task("block_direction_of_bowl", "sa_si", seed)
-        world = T.make_world(task)
+        world = T.feasible_world(task)
         initial = T.world_positions(world)
         meant = T.interpretation(task, initial)
         wrong_place = next(p for p in PLACES if p != task.attributes["place"]

@@ -44,9 +44,10 @@ from ..core.memory.config import MemoryConfig
 from ..core.memory.store import ExampleMemory
 from ..core.user import CallbackUser
 from ..eval.harness import run_seed
-from ..eval.tasks import TEMPLATES, check, make_task, make_world, tasks_for_split, world_positions
+from ..eval.tasks import (TEMPLATES, check, feasible_world, make_task, tasks_for_split,
+                          world_positions)
 from ..paths import config_path
-from ..session import build_session, make_world as make_household
+from ..session import build_session, make_world
 from ..settings import Settings
 
 REQUEST = "bring me the juice please"
@@ -70,7 +71,7 @@ def latency(runs: int = 2, cache: str | None = None) -> dict:
             t0 = time.perf_counter()
             llm = LocalLlamaClient()                           # a new process would do this
             load_s = time.perf_counter() - t0
-            world = make_household("humanoid", "drinks_and_cup")
+            world = make_world("humanoid", "drinks_and_cup")
             said = [REQUEST]
             marks: dict[str, float] = {}
 
@@ -197,7 +198,7 @@ def learned_restart(states: str | None = None, model: str | None = None) -> dict
 
 def attempt(llm, memory, task, factory) -> dict:
     """One instruction, no feedback: success, invented names, tokens, time."""
-    world = make_world(task, factory)
+    world = feasible_world(task, factory)
     try:
         initial = world_positions(world)
         said = [task.instruction]

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..core.llm.local import LocalLlamaClient
 from ..eval.harness import run_seed
-from ..eval.tasks import make_task, make_world
+from ..eval.tasks import make_task, feasible_world
 from ..settings import Settings
 
 TASKS = [("block_in_bowl", "sa_si"), ("blocks_on_place", "sa_si"), ("block_on_block", "sa_si"),
@@ -55,7 +55,7 @@ def run_mode(mode: str, llm: LocalLlamaClient, tasks, statements: int, memory_di
         system = make_cap("cap", llm, None)
     rows = []
     for task in tasks:
-        world = make_world(task)
+        world = feasible_world(task)
         if not mode.endswith("persistent"):
             llm.llama.reset()                      # every task starts from an empty state
             llm.states = type(llm.states)(llm.states.max_bytes)

@@ -20,8 +20,10 @@ import tempfile
 from ..core.llm.local import common_prefix
 from ..core.llm.models import get as get_model
 from ..core.memory.config import MemoryConfig
-from ..core.memory.store import ExampleMemory, stable_order
-from ..core.prompt import HEADERS, PromptBuilder
+from ..core.memory.order import stable_order
+from ..core.memory.store import ExampleMemory
+from ..core.apis.sets import TABLETOP
+from ..core.prompt import PromptBuilder
 from ..core.user import EventQueue
 from ..eval.harness import run_seed
 from ..eval.tasks import make_task, tasks_for_split
@@ -50,7 +52,7 @@ def main(argv=None) -> int:
         memory.seed_from(config_path("transcripts", "tabletop"))
         console = build_console("tabletop", make_world("tabletop", "red block,blue bowl"),
                                 EventQueue([]))
-        prompt = PromptBuilder(HEADERS["tabletop"], console.api.listing())
+        prompt = PromptBuilder(TABLETOP.header, console.api.listing())
         central = memory.seed_centrality()
         print(f"{len(tasks)} first prompts ({args.split}, {args.rounds} scene(s) per template), "
               f"k = {args.k}, {memory.count()} examples in memory")

@@ -29,7 +29,7 @@ from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
 from .llm import LLMClient, LLMError, TokenLedger, Usage
 from .llm.errors import spoken
-from .policy import TurnState, error_class
+from .policy import ErrorClass, TurnState, error_class
 from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
 from .statements import extract_statements
 from .transcript import Entry
@@ -126,8 +126,10 @@ class Agent:
     def __init__(self, llm: LLMClient, console: ConsoleSession, prompt: PromptBuilder,
                  examples: ExampleSource | Sequence[str] = (), loop_example: str = "",
                  ledger: TokenLedger | None = None, config: AgentConfig | None = None,
-                 stop: StopSignal | None = None, fgen: FunctionGenerator | None = None):
+                 stop: StopSignal | None = None, fgen: FunctionGenerator | None = None,
+                 speaks: bool = True):
         self.llm = llm
+        self.speaks = speaks                 # the API set has say(); without, give up silently
         self.stop = stop or StopSignal()
         self.console = console
         self.prompt = prompt
@@ -266,7 +268,7 @@ class Agent:
                 continue
             if refusal:
                 self.console.annotate(f"not run: {refusal}")
-                reason = self.turn.record_error("refused")
+                reason = self.turn.record_error(ErrorClass.REFUSED)
                 if reason:
                     raise _BudgetSpent(reason)
                 return []
@@ -389,7 +391,7 @@ class Agent:
 
     def _end_turn(self, status: TurnStatus, reason: str, say: str | None = None,
                   discarded: str = "") -> None:
-        if say and "say" in self.console.api.names:     # an API without speech stays silent
+        if say and self.speaks:
             self.console.execute(f"say({say!r})")
         self._record_turn(status, reason, discarded)
         self._wait()

@@ -19,14 +19,20 @@ FORGET_REFUSAL = ("Ignoring forget_learned call since the user did not explicitl
                   "forget something.")
 
 
+def asked_to_forget(utterance: str) -> bool:
+    """The forget gate: forget_learned() acts only when the user's latest utterance says
+    "forget" (any case, also inside "forgetting"); the LLM deciding on its own to delete
+    what was learned is refused. Deliberately a plain word test: a retraction such as
+    "never mind what I taught you" is not an order to delete."""
+    return "forget" in utterance.lower()
+
+
 class InteractionBuiltins:
     """Speech and user events for one console session.
 
     ``turn`` counts the user utterances received by wait_for_trigger(); the agent uses it
     to notice that a new user turn began.
     """
-
-    API = ("say", "ask", "wait_for_trigger", "learn_from_interaction", "forget_learned")
 
     def __init__(self, channel: UserChannel, speak: Callable[[str], None] = lambda text: None,
                  learner: Callable[[], str | None] | None = None,
@@ -70,9 +76,9 @@ class InteractionBuiltins:
     @comment("Call this only when the user explicitly asks you to forget something you learned.")
     def forget_learned(self, topic: str) -> str:
         """Remove learned examples about ``topic`` from the memory (seed examples stay)."""
-        latest = self.utterances[-1].lower() if self.utterances else ""
+        latest = self.utterances[-1] if self.utterances else ""
         if self.forgetter is None:
             return "forget_learned is not available: this session has no memory."
-        if "forget" not in latest:
+        if not asked_to_forget(latest):
             return FORGET_REFUSAL
         return self.forgetter(str(topic))

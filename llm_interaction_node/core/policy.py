@@ -15,42 +15,53 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
 from .errors import SemanticHintError, StatementTimeout
 from .sandbox import ImportRefused, SandboxViolation
 
+class ErrorClass(StrEnum):
+    """The error classes budgets count (a str: ``agent.budgets`` keys in the settings)."""
+
+    NAME = "name"            # undefined names and wrong calls (NameError, TypeError: one budget)
+    ARGUMENT = "argument"    # wrong values / attributes (ValueError, AttributeError)
+    SEMANTIC = "semantic"    # SemanticHintError from the robot API
+    IMPORT = "import"        # import statements (ImportRefused from the sandbox)
+    LOOKUP = "lookup"        # IndexError / KeyError
+    SYNTAX = "syntax"        # the LLM did not write valid Python
+    SANDBOX = "sandbox"      # refused code
+    TIMEOUT = "timeout"      # statements that ran too long
+    RUNTIME = "runtime"      # anything else
+    REFUSED = "refused"      # inputs the console constraint did not run (the agent's)
+
+
 DEFAULT_BUDGETS = {
-    "name": 3,        # undefined names and wrong calls (NameError, TypeError: one budget)
-    "argument": 3,    # wrong values / attributes (ValueError, AttributeError)
-    "semantic": 4,    # SemanticHintError from the robot API
-    "import": 3,      # import statements (refused by the sandbox)
-    "lookup": 3,      # IndexError / KeyError
-    "syntax": 3,      # the LLM did not write valid Python
-    "sandbox": 3,     # refused code
-    "timeout": 2,     # statements that ran too long
-    "runtime": 3,     # anything else
+    ErrorClass.NAME: 3, ErrorClass.ARGUMENT: 3, ErrorClass.SEMANTIC: 4, ErrorClass.IMPORT: 3,
+    ErrorClass.LOOKUP: 3, ErrorClass.SYNTAX: 3, ErrorClass.SANDBOX: 3, ErrorClass.TIMEOUT: 2,
+    ErrorClass.RUNTIME: 3,
 }
 
 
-def error_class(error: BaseException) -> str:
+def error_class(error: BaseException) -> ErrorClass:
+    """The class of an error, by its type only (never by its message)."""
     if isinstance(error, SyntaxError):
-        return "syntax"
+        return ErrorClass.SYNTAX
     if isinstance(error, (ImportError, ImportRefused)):
-        return "import"
+        return ErrorClass.IMPORT
     if isinstance(error, SandboxViolation):
-        return "sandbox"
+        return ErrorClass.SANDBOX
     if isinstance(error, SemanticHintError):
-        return "semantic"
+        return ErrorClass.SEMANTIC
     if isinstance(error, (NameError, TypeError)):
-        return "name"
+        return ErrorClass.NAME
     if isinstance(error, (ValueError, AttributeError)):
-        return "argument"
+        return ErrorClass.ARGUMENT
     if isinstance(error, (IndexError, KeyError)):
-        return "lookup"
+        return ErrorClass.LOOKUP
     if isinstance(error, StatementTimeout):
-        return "timeout"
-    return "runtime"
+        return ErrorClass.TIMEOUT
+    return ErrorClass.RUNTIME
 
 
 @dataclass
@@ -84,7 +95,7 @@ class TurnState:
     def record_error(self, kind: str) -> str | None:
         """Count an error; return a reason string when its budget is spent."""
         self.errors[kind] += 1
-        budget = DEFAULT_BUDGETS.get(kind, DEFAULT_BUDGETS["runtime"])
+        budget = DEFAULT_BUDGETS.get(kind, DEFAULT_BUDGETS[ErrorClass.RUNTIME])
         if self.errors[kind] > budget:
             return f"too many errors of kind '{kind}' ({self.errors[kind]} > {budget})"
         return None

@@ -32,7 +32,7 @@ from ..core.llm import Usage
 from .observe import observe
 from .simulated_user import Observation, SimulatedUser
 from .systems.base import Round
-from .tasks import (SPLITS, check, initial_destroyed, make_task, make_world, tasks_for_split,
+from .tasks import (SPLITS, check, feasible_world, initial_destroyed, make_task, tasks_for_split,
                     world_positions)
 
 WorldFactory = Callable[[list, int], object]
@@ -108,7 +108,7 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
     """One run of one instruction (see the module docstring). With ``strip`` (and a world
     that can ``render``), a PNG with the scene at the start and after every round."""
     task = make_task(template, split, seed)
-    world = make_world(task, factory)
+    world = feasible_world(task, factory)
     render = getattr(world, "render", None) if strip else None
     frames = [render()] if render else []
     try:

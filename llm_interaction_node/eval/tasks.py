@@ -10,7 +10,7 @@ Protocol (``notes/protocol.md``, sections "CaP tabletop world" and "Evaluation p
   (``cap_simulation/setup.py``), at most :data:`MAX_OBJECTS` in all, and at least what the
   template needs to be solvable (:attr:`Template.min_blocks`); colours from the split's colour
   set. :func:`make_task` is deterministic in ``(template_id, split, seed)``.
-* :func:`make_world` builds the world with ``factory(names, seed)`` (any
+* :func:`feasible_world` builds the world with ``factory(names, seed)`` (any
   :class:`~llm_interaction_node.core.apis.tabletop.TabletopRobot`; default the 2-D world).
   Where feasibility depends on the spawned positions (which block lies to the top of the bowl,
   which is the third from the left, room for "a lot to the right", a clear named place, ...)
@@ -93,7 +93,7 @@ class Task:
     attributes: dict[str, str]
     objects: list[str]                 # the scene's object names (blocks first, then bowls)
     seed: int
-    world_seed: int | None = None      # set by make_world
+    world_seed: int | None = None      # set by feasible_world
 
     @property
     def template(self) -> "Template":
@@ -1218,7 +1218,7 @@ def _default_factory(names, seed):
     return TabletopWorld2D.from_names(names, seed)
 
 
-def make_world(task: Task, factory: Callable[[list[str], int], Any] | None = None,
+def feasible_world(task: Task, factory: Callable[[list[str], int], Any] | None = None,
                max_attempts: int = 200):
     """Build the task's world with ``factory(names, seed)`` (default: the 2-D world).
 
@@ -1287,7 +1287,7 @@ def needed_blocks(task: Task, positions: Positions | None = None) -> set[str]:
 
 __all__ = [
     "SPLITS", "SEEN_ATTRIBUTES", "UNSEEN_ATTRIBUTES", "PLACES", "CORNERS", "DIRECTIONS",
-    "Task", "Template", "TEMPLATES", "TEMPLATE_IDS", "tasks_for_split", "make_task", "make_world",
+    "Task", "Template", "TEMPLATES", "TEMPLATE_IDS", "tasks_for_split", "make_task", "feasible_world",
     "feasible", "check", "world_positions", "solution_program", "mistaken_program", "solution_text",
     "needed_blocks",
     "attributes_for", "block_in_direction", "nth_block_from", "block_by_distance",

@@ -7,7 +7,7 @@ GRIPPERS = ("floating", "arm")
 
 def world_factory(kind: str, gripper: str):
     """``(names, seed) -> world`` for ``eval.harness``; None means the 2-D default of
-    ``eval.tasks.make_world``."""
+    ``eval.tasks.feasible_world``."""
     if kind == "2d":
         return None
     if kind != "bullet" or gripper not in GRIPPERS:

@@ -40,10 +40,12 @@ from ..core.errors import EndOfInteraction
 from ..core.interrupt import StopSignal
 from ..core.llm import NoLLM, make_client
 from ..core.llm.progress import ProgressReporter
+from ..core.memory import commands
 from ..core.memory.store import MemoryStoreError
 from ..core.transcript import Entry
 from ..core.user import EventQueue
 from ..paths import world_path
+from .node_main import spin_in_thread
 from ..session import build_session, household_start_from_scene
 from . import parameters
 from .ros_robot import SKILL_TYPES, RosHumanoidRobot
@@ -151,7 +153,7 @@ class InteractionNode(Node):
         # learned examples are replayed in a household world built from the knowledge file
         # and what the robot perceives when the interaction starts (session.py)
         knowledge_file = world_path(own.knowledge)
-        self.session = build_session("humanoid", self.robot, _StateChannel(self), config.settings,
+        self.session = build_session(own.api, self.robot, _StateChannel(self), config.settings,
                                      llm=llm, speak=self.say, stop=self.stop_signal,
                                      api_options=own.robot.api_options(),
                                      replay_start=lambda: household_start_from_scene(
@@ -379,26 +381,28 @@ def export_path(directory: Path, name: str) -> Path:
 
 def memory_command(memory, command: str, argument: str, export_dir: Path | None = None):
     """The ManageMemory service's commands over an ExampleMemory (exports: a file name in
-    ``export_dir``)."""
+    ``export_dir``), as results for JSON; the commands are :mod:`..core.memory.commands`
+    (the same as ``llm-interaction memory``'s)."""
     if memory is None:
         raise RuntimeError("this node runs without a memory (memory.enabled is false)")
     if command == ManageMemory.Request.COMMAND_COUNT:
         return memory.count()
     if command == ManageMemory.Request.COMMAND_LIST:
-        return [_summary(e) for e in memory.list(argument or None)]
+        return [_summary(e) for e in commands.list_examples(memory, argument or None)]
     if command == ManageMemory.Request.COMMAND_SHOW:
-        return memory.get(argument).to_dict()
+        return commands.show(memory, argument).to_dict()
     if command == ManageMemory.Request.COMMAND_SEARCH:
-        return [{**_summary(e), "score": round(float(s), 4)} for e, s in memory.retrieve([argument])]
+        return [{**_summary(e), "score": round(float(s), 4)}
+                for e, s in commands.search(memory, [argument])]
     if command == ManageMemory.Request.COMMAND_DELETE:
-        return {"deleted": memory.delete([argument])}
+        return {"deleted": commands.delete(memory, [argument])}
     if command == ManageMemory.Request.COMMAND_FORGET:
-        return {"removed": [_summary(e) for e in memory.forget(argument)]}
+        return {"removed": [_summary(e) for e in commands.forget(memory, argument)]}
     if command == ManageMemory.Request.COMMAND_EXPORT:
         if export_dir is None:
             raise ValueError("exports are off: no export directory")
         path = export_path(Path(export_dir), argument)
-        return {"exported": memory.export_yaml(path), "path": str(path)}
+        return {"exported": commands.export(memory, path), "path": str(path)}
     raise ValueError(f"unknown command {command!r}; use count, list, show, search, delete, "
                      "forget or export")
 
@@ -445,9 +449,8 @@ def main(args=None) -> int:
     executor.add_node(node)
     services = SingleThreadedExecutor()
     services.add_node(node.services_node)
-    spinner = threading.Thread(target=_spin, args=(executor,), name="executor", daemon=True)
-    spinner.start()
-    threading.Thread(target=_spin, args=(services,), name="services", daemon=True).start()
+    spinner = spin_in_thread(executor, "executor")
+    spin_in_thread(services, "services")
     try:
         node.start()
         while spinner.is_alive():
@@ -462,13 +465,6 @@ def main(args=None) -> int:
         node.destroy_node()
         rclpy.try_shutdown()
     return 0
-
-
-def _spin(executor) -> None:
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import threading
 from typing import Callable
 
 import rclpy
@@ -46,3 +47,16 @@ def spin_node(make_node: Callable[[], object], name: str, args: list[str] | None
             node.destroy_node()
         rclpy.try_shutdown()
     return 0
+
+
+def spin_in_thread(executor, name: str) -> threading.Thread:
+    """``executor.spin()`` in a daemon thread that ends quietly on Ctrl-C or shutdown (nodes
+    whose main thread waits for something else: the interaction node, the recorder)."""
+    def spin() -> None:
+        try:
+            executor.spin()
+        except (KeyboardInterrupt, ExternalShutdownException):
+            pass
+    thread = threading.Thread(target=spin, name=name, daemon=True)
+    thread.start()
+    return thread

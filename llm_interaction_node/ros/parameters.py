@@ -24,11 +24,12 @@ from typing import Any, Mapping, Sequence
 import yaml
 
 from ..core.apis.humanoid import HumanoidApi
+from ..core.apis.sets import api_set
 from ..core.config import describe, flatten, from_mapping, nest, setting
 from ..paths import DEFAULT_WORLD
 from ..settings import Settings, settings_info
 from . import names
-from .ros_robot import SkillTimeouts
+from .ros_robot import RosHumanoidRobot, SkillTimeouts
 
 _SPEED = inspect.signature(HumanoidApi).parameters      # the API's own speed limits
 
@@ -72,8 +73,9 @@ class NodeSettings:
     asr: SpeechInput = field(default_factory=SpeechInput)
 
     def __post_init__(self) -> None:
-        if self.api != "humanoid":
-            raise ValueError(f"api {self.api!r}: the ROS robot implements 'humanoid' only")
+        if api_set(self.api) is not RosHumanoidRobot.API_SET:
+            raise ValueError(f"api {self.api!r}: the ROS robot implements "
+                             f"{RosHumanoidRobot.API_SET.name!r} only")
 
 
 # interface name parameters -> (default, description)

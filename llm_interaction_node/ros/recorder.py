@@ -24,13 +24,14 @@ import traceback
 
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 
 from . import names
 from .bag import FLUSH_S, SEGMENT_S, CrashSafeBagWriter, TopicSpec
+from .node_main import spin_in_thread
 
 VOLATILE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                       durability=DurabilityPolicy.VOLATILE)
@@ -112,10 +113,9 @@ def main(args=None) -> int:
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     errors: list = []
-    spinner = threading.Thread(target=_spin, args=(executor,), name="executor", daemon=True)
+    spinner = spin_in_thread(executor, "executor")
     flusher = threading.Thread(target=_flusher, args=(node.writer, node.flush_s, stop, errors),
                                name="flush", daemon=True)
-    spinner.start()
     flusher.start()
     try:
         while not stop.wait(0.5) and spinner.is_alive():
@@ -130,13 +130,6 @@ def main(args=None) -> int:
         node.destroy_node()
         rclpy.try_shutdown()
     return 1 if errors else 0
-
-
-def _spin(executor) -> None:
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import numpy as np
 from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
 
 from ..core.apis.humanoid import FAILURE, SceneObject
+from ..core.apis.sets import HUMANOID
 from ..core.config import setting
 from .conversions import base_pose_to_msg
 from .scene_memory import SceneMemory
@@ -54,6 +55,8 @@ class SkillTimeouts:
 @dataclass
 class RosHumanoidRobot:
     """``skills``: skill name -> SkillClient; ``now_ns``: the node's clock."""
+
+    API_SET = HUMANOID                  # the API set this robot implements (not a field)
 
     skills: dict[str, SkillClient]
     scene_memory: SceneMemory

@@ -5,17 +5,32 @@ SPEC: {"responses": [...], "utterances": [...], "memory": {...}, "world": "drink
        "learning": "improve"}
 OUT:  {"prompts": [...], "transcript": "...", "spoken": [...], "stored": [...ids],
        "world": snapshot}
-Tests start it as a separate process so that a later process can show what an earlier one
-learned (only the LLM is scripted; the world, the console and ChromaDB are real).
+Tests start it as a separate process (:func:`run_session`) so that a later process can show
+what an earlier one learned (only the LLM is scripted; the world, the console and ChromaDB
+are real).
 """
 import json
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.settings import LearningSettings
 from llm_interaction_node.session import attach_learning, build_agent, build_console, \
     interaction_start, make_world, memory_examples, open_memory
+
+
+def run_session(tmp_path: Path, name: str, spec: dict, timeout: float = 300) -> dict:
+    """Run this driver on ``spec`` in a new process (files ``tmp_path/name*.json``); its OUT."""
+    spec_path, out_path = tmp_path / f"{name}.json", tmp_path / f"{name}.out.json"
+    spec_path.write_text(json.dumps(spec))
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    r = subprocess.run([sys.executable, __file__, str(spec_path), str(out_path)],
+                       capture_output=True, text=True, timeout=timeout, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(out_path.read_text())
 
 
 def main(spec_path: str, out_path: str) -> None:
@@ -26,15 +41,16 @@ def main(spec_path: str, out_path: str) -> None:
                             speak=spoken.append)
     llm = ScriptedLLM(spec["responses"])
     memory = open_memory("humanoid", spec["memory"])
+    before = {e.id for e in memory.list()}
     # as build_session attaches it: learned examples are replayed from the interaction's start
     learner = attach_learning(console, llm, memory,
                               LearningSettings(mode=spec.get("learning", "improve")),
-                              api="humanoid", start=interaction_start("humanoid", world))
+                              api="humanoid", start=interaction_start(world))
     agent = build_agent("humanoid", llm, console,
                         memory_examples(memory))
     agent.run()
     json.dump({"prompts": llm.prompts, "transcript": console.transcript.render(),
-               "spoken": spoken, "stored": [e.id for e in learner.stored],
+               "spoken": spoken, "stored": [e.id for e in memory.list() if e.id not in before],
                "remaining": llm.remaining, "world": world.snapshot()},
               open(out_path, "w"), default=str)
 

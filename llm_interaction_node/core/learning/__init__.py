@@ -8,13 +8,13 @@
 * :mod:`.learner` - :class:`Learner`, the hook ``learn_from_interaction()`` calls
 """
 from .gate import GateDecision, explain, is_learning_request
-from .improve import (Improvement, ImproveResult, InvalidTranscript, improve_interaction,
+from .improve import (Improvement, ImproveResult, ImproveStatus, InvalidTranscript,
                       validate_transcript)
 from .learner import LEARNING_DISABLED, Learner, LearnedExample
 
 __all__ = [
     "GateDecision", "explain", "is_learning_request",
-    "Improvement", "ImproveResult", "InvalidTranscript", "improve_interaction",
+    "Improvement", "ImproveResult", "ImproveStatus", "InvalidTranscript",
     "validate_transcript",
     "Learner", "LearnedExample", "LEARNING_DISABLED",
 ]

@@ -18,8 +18,8 @@ statement, or when the rewrite is not a valid example (see :func:`validate_trans
 with a replay ``check`` (:mod:`.replay_check`), shows an output the world does not return.
 An invalid or mismatching rewrite is asked for once more, with the reason; the second answer
 is final.
-:func:`improve` returns an :class:`ImproveResult` that says which of these happened;
-:func:`improve_interaction` returns just the :class:`Improvement` or ``None``.
+:func:`improve` returns an :class:`ImproveResult` whose :class:`ImproveStatus` says which of
+these happened.
 """
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ import re
 import textwrap
 import threading
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -111,21 +112,23 @@ class Improvement:
     transcript: str
 
 
-# status values of ImproveResult
-IMPROVED = "improved"
-NO_PROBLEM = "no_problem"
-UNCHANGED = "unchanged"
-INVALID = "invalid"
-REPLAY_FAILED = "replay_failed"     # outputs differ from the world's, also after the re-ask
-LLM_FAILED = "llm_error"
-EMPTY = "empty"
+class ImproveStatus(StrEnum):
+    """What L_improve did (:attr:`ImproveResult.status`)."""
+
+    IMPROVED = "improved"
+    NO_PROBLEM = "no_problem"
+    UNCHANGED = "unchanged"
+    INVALID = "invalid"
+    REPLAY_FAILED = "replay_failed"     # outputs differ from the world's, also after the re-ask
+    LLM_FAILED = "llm_error"
+    EMPTY = "empty"
 
 
 @dataclass
 class ImproveResult:
     """What L_improve did. ``reason`` is a sentence a user can be told."""
 
-    status: str
+    status: ImproveStatus
     reason: str = ""
     improvement: Improvement | None = None
     problem: str | None = None
@@ -149,7 +152,7 @@ _examples_lock = threading.Lock()
 _examples_cache: dict[Path, tuple[FewShotExample, ...]] = {}
 
 
-def load_examples(path: str | Path | None = None) -> tuple[FewShotExample, ...]:
+def load_few_shot_examples(path: str | Path | None = None) -> tuple[FewShotExample, ...]:
     """The few-shot examples (cached per file)."""
     path = Path(path) if path else config_path("learning", "improve_examples.yaml")
     with _examples_lock:
@@ -412,7 +415,7 @@ def validate_transcript(text: str, api_names: Iterable[str], *, max_entries: int
 def build_messages(api_listing: str, interaction: str,
                    examples: Sequence[FewShotExample] | None = None) -> list[dict[str, str]]:
     """The conversation up to (and including) the first question."""
-    examples = load_examples() if examples is None else examples
+    examples = load_few_shot_examples() if examples is None else examples
     return ([{"role": "system", "content": SYSTEM}] + few_shot_messages(examples)
             + [{"role": "user", "content": TASK_INTRO.format(listing=api_listing.strip("\n"),
                                                              interaction=interaction.strip("\n"),
@@ -430,11 +433,11 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
     must pass; without one only syntax and names are checked."""
     original = interaction_text(interaction)
     if not original.statements():
-        return ImproveResult(EMPTY, "there is no interaction to learn from")
+        return ImproveResult(ImproveStatus.EMPTY, "there is no interaction to learn from")
     text = original.render()
     names = set(api_names) if api_names is not None else api_names_from_listing(api_listing)
     messages = build_messages(api_listing, text, examples)
-    result = ImproveResult(INVALID)
+    result = ImproveResult(ImproveStatus.INVALID)
     # Room for the rewrite: the interaction's own length (in rough tokens) plus slack.
     transcript_tokens = min(max_transcript_tokens, max(1024, len(text) // 2 + 256))
 
@@ -455,13 +458,15 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
     try:
         problem = ask(0, MAX_TOKENS_SENTENCE)
         if says_no_problem(problem):
-            result.status, result.reason = NO_PROBLEM, "the interaction has no problem to fix"
+            result.status = ImproveStatus.NO_PROBLEM
+            result.reason = "the interaction has no problem to fix"
             return _logged(result)
         result.problem = sentence(problem)
         result.suggestion = sentence(ask(1, MAX_TOKENS_SENTENCE))
         rewrite = ask(2, transcript_tokens)
     except LLMError as exc:
-        result.status, result.reason = LLM_FAILED, f"the language model failed: {exc}"
+        result.status = ImproveStatus.LLM_FAILED
+        result.reason = f"the language model failed: {exc}"
         result.error = exc
         return _logged(result)
 
@@ -472,21 +477,21 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
                 max_entries=min(MAX_ENTRIES, 2 * len(original) + 10),
                 max_chars=min(MAX_CHARS, 2 * len(text) + 2000))
         except InvalidTranscript as exc:
-            status, problem = INVALID, str(exc)
+            status, problem = ImproveStatus.INVALID, str(exc)
         else:
             if normalised_statements(improved) == normalised_statements(original):
-                result.status, result.reason = UNCHANGED, \
+                result.status, result.reason = ImproveStatus.UNCHANGED, \
                     "the improved transcript changes no statement"
                 return _logged(result)
             stored = stored_example(improved)
             replayed = check(stored) if check is not None else None
             if replayed is None or replayed.mismatch is None:
                 final = replayed.transcript if replayed is not None else stored
-                result.status, result.reason = IMPROVED, result.suggestion or ""
+                result.status, result.reason = ImproveStatus.IMPROVED, result.suggestion or ""
                 result.improvement = Improvement(result.problem, result.suggestion or "",
                                                  final.render())
                 return _logged(result)
-            status, problem = REPLAY_FAILED, \
+            status, problem = ImproveStatus.REPLAY_FAILED, \
                 f"replayed in the simulated world, {replayed.mismatch}"
         if attempt == 2:
             break
@@ -494,12 +499,13 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
         try:
             rewrite = ask(REASK.format(reason=problem), transcript_tokens)
         except LLMError as exc:
-            result.status, result.reason = LLM_FAILED, f"the language model failed: {exc}"
+            result.status = ImproveStatus.LLM_FAILED
+            result.reason = f"the language model failed: {exc}"
             result.error = exc
             return _logged(result)
     result.status = status
-    result.reason = (f"the improved transcript is invalid: {problem}" if status == INVALID
-                     else f"the improved transcript does not match the world: {problem}")
+    result.reason = (f"the improved transcript is invalid: {problem}"
+                     if status == ImproveStatus.INVALID else f"the improved transcript does not match the world: {problem}")
     return _logged(result)
 
 
@@ -508,28 +514,11 @@ def _logged(result: ImproveResult) -> ImproveResult:
     return result
 
 
-def improve_interaction(llm, api_listing: str, interaction: Transcript | str,
-                        ledger: TokenLedger | None = None, *,
-                        api_names: Iterable[str] | None = None,
-                        examples: Sequence[FewShotExample] | None = None,
-                        check: ReplayCheck | None = None) -> Improvement | None:
-    """The improved example, or None if there is none to store (the reason is logged).
-
-    LLM failures raise LLMError (use :func:`improve` to get them as a result).
-    """
-    result = improve(llm, api_listing, interaction, ledger, api_names=api_names, examples=examples,
-                     check=check)
-    if result.error is not None:
-        raise result.error
-    return result.improvement
-
-
 __all__ = [
-    "Improvement", "ImproveResult", "InvalidTranscript", "FewShotExample", "improve",
-    "improve_interaction", "validate_transcript", "extract_transcript", "says_no_problem",
+    "Improvement", "ImproveResult", "ImproveStatus", "InvalidTranscript", "FewShotExample",
+    "improve", "validate_transcript", "extract_transcript", "says_no_problem",
     "interaction_text", "normalised_statements", "without_closing_reply", "stored_example",
-    "build_messages", "REASK", "REPLAY_FAILED",
-    "load_examples",
+    "build_messages", "REASK",
+    "load_few_shot_examples",
     "api_names_from_listing", "SYSTEM", "QUESTIONS", "PURPOSE",
-    "IMPROVED", "NO_PROBLEM", "UNCHANGED", "INVALID", "LLM_FAILED", "EMPTY",
 ]

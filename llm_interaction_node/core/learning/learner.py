@@ -141,10 +141,7 @@ class Learner:
         self.ledger = ledger
         self.interaction_id = interaction_id
         self.check = check          # None: syntax and names only (no world to replay in)
-        self.stored: list = []                   # what memory.add returned (Example objects)
-        self.learned: list[LearnedExample] = []  # the same, with what was sent to the memory
-        self.results: list[improve_mod.ImproveResult] = []   # every L_improve run
-        self.outcomes: list[LearnOutcome] = []   # every call, in order
+        self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored examples)
         self._transcript_source: Callable[[], Transcript] | None = None
         self._utterances_source: Callable[[], Sequence[str]] | None = None
         self._honoured: int | None = None   # utterance count of the last honoured request
@@ -266,10 +263,9 @@ class Learner:
             result = improve_mod.improve(self.llm, self.api_listing, interaction, self.ledger,
                                          api_names=self.api_names, check=self.check)
         except LLMError as exc:      # improve() catches these; kept for other callers' LLMs
-            result = improve_mod.ImproveResult(improve_mod.LLM_FAILED,
+            result = improve_mod.ImproveResult(improve_mod.ImproveStatus.LLM_FAILED,
                                                f"the language model failed: {exc}", error=exc)
-        self.results.append(result)
-        if result.status == improve_mod.LLM_FAILED:
+        if result.status == improve_mod.ImproveStatus.LLM_FAILED:
             self._honoured = None            # the same request may be tried again
             self.say("Sorry, I cannot learn from this right now: my language model is not "
                      "reachable.")
@@ -277,8 +273,8 @@ class Learner:
                                 improve=result)
         if result.improvement is None:
             self.say(_USER_REASONS.get(result.status, "Sorry, I could not learn from this."))
-            status = LearnStatus.REPLAY_FAILED if result.status == improve_mod.REPLAY_FAILED \
-                else LearnStatus.NOTHING_TO_LEARN
+            replay_failed = result.status == improve_mod.ImproveStatus.REPLAY_FAILED
+            status = LearnStatus.REPLAY_FAILED if replay_failed else LearnStatus.NOTHING_TO_LEARN
             return LearnOutcome(status, f"Nothing was learned: {result.reason}.", improve=result)
         imp = result.improvement
         stored = imp.transcript            # already in stored form (improve.stored_example)
@@ -316,20 +312,18 @@ class Learner:
         return None
 
     def _stored(self, learned: LearnedExample) -> None:
-        self.learned.append(learned)
-        self.stored.append(learned.example if learned.example is not None else learned)
         log.info("stored a %s example (%s)", learned.source, learned.origin)
 
 
 _USER_REASONS = {
-    improve_mod.NO_PROBLEM: "I could not find anything to improve in this interaction, so I "
-                            "did not store anything.",
-    improve_mod.UNCHANGED: "I could not find a better way to do this, so I did not store "
-                           "anything.",
-    improve_mod.INVALID: "Sorry, I could not turn this into a correct example, so I did not "
-                         "store anything.",
-    improve_mod.EMPTY: "There is nothing to learn from yet.",
-    improve_mod.REPLAY_FAILED: SAY_REPLAY_FAILED,
+    improve_mod.ImproveStatus.NO_PROBLEM: "I could not find anything to improve in this "
+                                          "interaction, so I did not store anything.",
+    improve_mod.ImproveStatus.UNCHANGED: "I could not find a better way to do this, so I did "
+                                         "not store anything.",
+    improve_mod.ImproveStatus.INVALID: "Sorry, I could not turn this into a correct example, "
+                                       "so I did not store anything.",
+    improve_mod.ImproveStatus.EMPTY: "There is nothing to learn from yet.",
+    improve_mod.ImproveStatus.REPLAY_FAILED: SAY_REPLAY_FAILED,
 }
 
 __all__ = ["Learner", "LearnedExample", "LearnOutcome", "LearnStatus", "LearningMode", "MODES", "LEARNING_DISABLED", "ALREADY_LEARNED",

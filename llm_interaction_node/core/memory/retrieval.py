@@ -21,6 +21,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from .records import example_of
+
 
 def query_utterances(utterances: Sequence[str], count: int) -> list[str]:
     """The latest ``count`` non-empty utterances, NEWEST FIRST (the input has the newest last)."""
@@ -39,14 +41,6 @@ def mixed_query(query: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """The reference score's query: the unit vector of sum_i w_i u_i."""
     mixed = np.asarray(weights, dtype=np.float32) @ np.asarray(query, dtype=np.float32)
     return mixed / max(float(np.linalg.norm(mixed)), 1e-9)
-
-
-def score_examples_reference(query: np.ndarray, weights: np.ndarray,
-                             keys: Mapping[str, np.ndarray]) -> dict[str, float]:
-    """The reference score of each example (see the module docstring), from all its keys."""
-    mixed = mixed_query(query, weights)
-    return {eid: float(np.max(np.asarray(v, dtype=np.float32) @ mixed))
-            for eid, v in keys.items() if len(v)}
 
 
 def score_examples(query: np.ndarray, weights: np.ndarray,
@@ -95,7 +89,7 @@ class Hits:
         floor = np.full(n, -np.inf)
         for i, (row_ids, row_dist) in enumerate(zip(ids, distances)):
             for record_id, dist in zip(row_ids, row_dist):
-                eid = record_id.rpartition("#")[0]
+                eid = example_of(record_id)
                 row = index.get(eid)
                 if row is None:
                     row = index[eid] = len(examples)
@@ -108,7 +102,7 @@ class Hits:
                 floor[i] = 1.0 - float(row_dist[-1])
         for row_ids in extra_ids:
             for record_id in row_ids:
-                eid = record_id.rpartition("#")[0]
+                eid = example_of(record_id)
                 if eid not in index:
                     index[eid] = len(examples)
                     examples.append(eid)

@@ -1,17 +1,16 @@
 """The example memory M: console transcripts in ChromaDB, retrieved by user utterances.
 
+This module is the store's Chroma I/O with its caches; the pieces it uses are each in a
+module of their own: the records' format (:mod:`.records`), the retrieval strategies
+(:mod:`.strategies`, scores in :mod:`.retrieval`), the prompt order (:mod:`.order`), seed
+and YAML files (:mod:`.interchange`).
+
 Layout (one Chroma collection per API set, ``examples_<api>``, cosine space):
 
 * every example is stored as ``n`` records, one per index key: its distinct user utterances
   (what ``wait_for_trigger()``/``ask()`` returned in the transcript) or, if it has none, its
-  first statement. The record's document is the key, its embedding the key's MiniLM vector.
-* record ids are ``<example id>#<j>/<n>/<tag>`` (j = 0..n-1, tag = the first 8 hex digits
-  of the transcript's sha1), so a query that returns only ids and distances already tells
-  which example a hit belongs to and which other records it has, and a record id always
-  names the same content (the process-local caches rely on that). Record 0, the PRIMARY record, carries all fields (transcript, origin, problem,
-  improvement, utterances); every record carries ``example_id``, ``source``, ``rec`` (= j),
-  ``n_rec``, ``created`` and ``digest`` (sha1 of the transcript), so a partial example
-  would be detectable.
+  first statement. The record's document is the key, its embedding the key's MiniLM vector;
+  ids and metadata as :mod:`.records` describes.
 * all records of an example are written by ONE ``collection.add`` call. Chroma appends
   that call's records to its write-ahead log (the ``embeddings_queue`` table of its SQLite
   file) in one transaction, so after a crash an example is either fully there or absent
@@ -23,35 +22,30 @@ With ``MemoryConfig.host`` set, the same layout lives on a Chroma server
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import logging
 import threading
 import time
 import uuid
 from collections import OrderedDict
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..transcript import Transcript
-from . import retrieval
+from . import interchange, retrieval
 from .config import MemoryConfig
+from .order import ORDERS, Order, prompt_order, seed_centrality, stable_order  # noqa: F401
+from .records import (SOURCES, Example, RecordId, check_id, check_source,  # noqa: F401
+                      collection_name, digest, example_from_metadata, index_keys,
+                      record_metadata, sibling_ids)
+from .strategies import SCORINGS, STRATEGIES, Scoring
 
 log = logging.getLogger(__name__)
-
-SOURCES = ("seed", "learned", "corrected", "raw", "episode")
-COLLECTION_PREFIX = "examples_"
 QUERY_CACHE_SIZE = 256          # query utterance embeddings kept per ExampleMemory
 VECTOR_CACHE_SIZE = 20000       # stored key vectors kept (records are immutable: ids carry a
 EXAMPLE_CACHE_SIZE = 2000       # digest of the transcript) ... and examples
-EXACT_RECORDS = 1000            # stores up to this many records: exact top k always
-CANDIDATES_PER_K = 8            # nearest records asked for per utterance: this many per k,
-MIN_CANDIDATES = 32             # at least this many
-FETCH_PER_K = 4                 # large stores: key vectors of at most this many examples per k
-                                # are fetched per retrieval (the rest is cached or bounded out)
 
 Embedder = Callable[[list[str]], np.ndarray]
 
@@ -65,70 +59,6 @@ class MemoryServerUnreachable(MemoryStoreError, ConnectionError):
 
 
 @dataclass
-class Example:
-    id: str
-    transcript: str               # console text as Transcript.render() gives it
-    source: str                   # 'seed' | 'learned' | 'corrected' | 'raw' | 'episode'
-    origin: str = ""              # seed file name, or the interaction id it was learned from
-    problem: str | None = None    # L_improve's one-sentence problem (learned examples)
-    improvement: str | None = None
-    created: float = 0.0          # unix time
-    utterances: tuple[str, ...] = ()
-    keys: tuple[str, ...] = ()    # the texts it is indexed under (utterances, else 1st statement)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["utterances"] = list(self.utterances)
-        data["keys"] = list(self.keys)
-        return data
-
-
-def collection_name(api: str) -> str:
-    """``examples_<api>`` (Chroma names: 3-512 chars of [A-Za-z0-9._-], alphanumeric ends)."""
-    if not isinstance(api, str) or not api or not all(c.isalnum() or c in "_-" for c in api) \
-            or not api[-1].isalnum():
-        raise ValueError(f"API name {api!r} must be letters, digits, '_' or '-', "
-                         "ending in a letter or digit")
-    return COLLECTION_PREFIX + api
-
-
-def index_keys(transcript: Transcript) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(distinct user utterances, index keys): the keys are the utterances or, if there are
-    none, the first statement (or first input) of the transcript."""
-    utterances = tuple(dict.fromkeys(u for u in transcript.user_utterances() if u.strip()))
-    if utterances:
-        return utterances, utterances
-    statements = [s for s in transcript.statements() if s.strip()]
-    first = statements[0] if statements else transcript.entries[0].source
-    return (), (first,)
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
-
-
-def _record_id(example_id: str, rec: int, n_rec: int, tag: str) -> str:
-    return f"{example_id}#{rec}/{n_rec}/{tag}"
-
-
-def _parse_record_id(record_id: str) -> tuple[str, int, int, str]:
-    """(example id, rec, n_rec, tag) of a record id."""
-    example_id, _, tail = record_id.rpartition("#")
-    rec, n_rec, tag = tail.split("/")
-    return example_id, int(rec), int(n_rec), tag
-
-
-def _sibling_ids(record_id: str) -> list[str]:
-    """All record ids of the example that owns ``record_id``."""
-    example_id, _, n_rec, tag = _parse_record_id(record_id)
-    return [_record_id(example_id, j, n_rec, tag) for j in range(n_rec)]
-
-
-def _check_id(example_id: str) -> str:
-    if not isinstance(example_id, str) or not example_id \
-            or not all(c.isalnum() or c in "-_." for c in example_id):
-        raise ValueError(f"bad example id {example_id!r} (letters, digits, '-', '_', '.')")
-    return example_id
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -269,14 +199,13 @@ class ExampleMemory:
                      problem: str | None = None, improvement: str | None = None,
                      example_id: str | None = None, created: float | None = None) -> Example:
         """An Example (not stored yet) with the transcript normalised and its keys found."""
-        if source not in SOURCES:
-            raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
+        check_source(source)
         if not isinstance(transcript, str):
             raise TypeError("transcript must be console text (str)")
         parsed = Transcript.parse(transcript)
         if not parsed.entries:
             raise ValueError("the transcript holds no console input (lines starting with '>>> ')")
-        example_id = _check_id(example_id or uuid.uuid4().hex[:16])
+        example_id = check_id(example_id or uuid.uuid4().hex[:16])
         utterances, keys = index_keys(parsed)
         return Example(id=example_id, transcript=parsed.render(), source=source,
                        origin=str(origin or ""), problem=problem, improvement=improvement,
@@ -307,22 +236,12 @@ class ExampleMemory:
             if len(batch["ids"]) + n > self.max_batch_size:
                 self._add(batch)
                 batch = {key: [] for key in batch}
-            digest = _digest(ex.transcript)
+            ex_digest = digest(ex.transcript)
             for rec, key in enumerate(ex.keys):
-                meta: dict[str, Any] = {"example_id": ex.id, "source": ex.source, "rec": rec,
-                                        "n_rec": n, "digest": digest, "created": ex.created}
-                if rec == 0:
-                    meta.update(transcript=ex.transcript, origin=ex.origin,
-                                utterances=json.dumps(list(ex.utterances)),
-                                keys=json.dumps(list(ex.keys)))
-                    if ex.problem is not None:
-                        meta["problem"] = ex.problem
-                    if ex.improvement is not None:
-                        meta["improvement"] = ex.improvement
-                batch["ids"].append(_record_id(ex.id, rec, n, digest[:8]))
+                batch["ids"].append(str(RecordId(ex.id, rec, n, ex_digest[:8])))
                 batch["embeddings"].append(vectors[row])
                 batch["documents"].append(key)
-                batch["metadatas"].append(meta)
+                batch["metadatas"].append(record_metadata(ex, rec, ex_digest))
                 row += 1
         self._add(batch)
 
@@ -332,15 +251,6 @@ class ExampleMemory:
                                 documents=batch["documents"], metadatas=batch["metadatas"])
 
     # ---------------------------------------------------------------- reading
-    @staticmethod
-    def _example(meta: Mapping[str, Any]) -> Example:
-        return Example(id=meta["example_id"], transcript=meta.get("transcript", ""),
-                       source=meta.get("source", ""), origin=meta.get("origin", ""),
-                       problem=meta.get("problem"), improvement=meta.get("improvement"),
-                       created=float(meta.get("created", 0.0)),
-                       utterances=tuple(json.loads(meta.get("utterances", "[]"))),
-                       keys=tuple(json.loads(meta.get("keys", "[]"))))
-
     def _primaries(self, example_ids: Sequence[str], include: list[str]) -> dict:
         """The primary records of the given examples (missing ones are left out)."""
         out: dict[str, list] = {"ids": [], "metadatas": []}
@@ -360,25 +270,30 @@ class ExampleMemory:
         if not found["ids"]:
             raise KeyError(f"no example with id {example_id!r} in {self.name} "
                            f"at {self.location}")
-        return self._example(found["metadatas"][0])
+        return example_from_metadata(found["metadatas"][0])
 
     @_locked
     def has(self, example_id: str) -> bool:
         return bool(self._primaries([str(example_id)], [])["ids"])
 
+    @_locked
+    def present(self, example_ids: Sequence[str]) -> set[str]:
+        """Which of these examples are stored."""
+        ids = [str(e) for e in example_ids]
+        return {RecordId.parse(rid).example_id for rid in self._primaries(ids, [])["ids"]} \
+            if ids else set()
+
     @staticmethod
     def _primary_filter(source: str | None) -> dict:
         if source is None:
             return {"rec": 0}
-        if source not in SOURCES:
-            raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
-        return {"$and": [{"rec": 0}, {"source": source}]}
+        return {"$and": [{"rec": 0}, {"source": check_source(source)}]}
 
     @_locked
     def list(self, source: str | None = None) -> list[Example]:
         """All examples (optionally of one source), oldest first."""
         found = self.collection.get(where=self._primary_filter(source), include=["metadatas"])
-        examples = [self._example(meta) for meta in found["metadatas"]]
+        examples = [example_from_metadata(meta) for meta in found["metadatas"]]
         return sorted(examples, key=lambda ex: (ex.created, ex.id))
 
     @_locked
@@ -405,27 +320,15 @@ class ExampleMemory:
     @_server_errors
     def retrieve(self, utterances: Sequence[str], k: int | None = None) -> list[tuple[Example, float]]:
         """The top-k unique examples for the latest utterances (newest = last element),
-        sorted by score ASCENDING: the most similar example comes LAST.
-
-        score(example) = sum_i decay**i * max_j cos(utterance_i, key_j(example)), i = 0 for
-        the newest. Candidates: the examples owning one of the max(8k, 32) records
-        (CANDIDATES_PER_K, MIN_CANDIDATES) nearest to some utterance or to the utterances'
-        weighted mean (one Chroma query). A returned
-        record gives its example's exact best similarity for that utterance (records not
-        returned are less similar); the other similarities of candidates that may reach the
-        top k come from their key vectors (cached; records never change). Scores are exact
-        for the candidates. If an example outside them could still reach the top k, a store
-        of at most EXACT_RECORDS records is searched in full, so small stores (the usual
-        case) always get the exact top k; in larger ones such examples can be missed (the
-        benchmark reports the recall against brute force)."""
+        sorted by score ASCENDING: the most similar example comes LAST. Scored and searched
+        by the strategy of ``config.scoring`` (:mod:`.strategies`)."""
         k = self.config.k if k is None else int(k)
         query = retrieval.query_utterances(utterances, self.config.query_utterances)
         if k <= 0 or not query:
             return []
+        strategy = STRATEGIES[Scoring(self.config.scoring)]
         with self._lock:                # the caches are shared by the calling threads
-            if self.config.scoring == "reference":
-                return self._retrieve_reference(query, k)
-            return self._retrieve(query, k)
+            return strategy(self, query, k)
 
     @_server_errors
     def prompt_examples(self, utterances: Sequence[str], k: int | None = None) -> list[Example]:
@@ -440,17 +343,15 @@ class ExampleMemory:
         Otherwise nothing is known yet and [] is returned. Either way the embedding model is
         loaded now, not when the user has spoken."""
         k = self.config.k if k is None else int(k)
-        fixed = self.config.order in ("stable", "stable_nearest")
+        order = Order(self.config.order)
         if not retrieval.query_utterances(utterances, self.config.query_utterances):
             self.embed_query(["warm up the embedding model"])   # the first request is on time
-            if k <= 0 or not fixed or self.count() > k:
+            if k <= 0 or not order.fixed or self.count() > k:
                 return []
             return stable_order(self.list(), self.seed_centrality())
         found = [example for example, _score in self.retrieve(utterances, k)]
-        if self.config.order == "similarity" or not found:
-            return found
-        ordered = stable_order(found, self.seed_centrality())
-        return ordered + found[-1:] if self.config.order == "stable_nearest" else ordered
+        return prompt_order(found, order, self.seed_centrality()
+                            if order.fixed and found else None)
 
     @_locked
     def seed_centrality(self) -> dict[str, float]:
@@ -472,98 +373,36 @@ class ExampleMemory:
             self._centrality = (signature, seed_centrality(by_origin))
         return self._centrality[1]
 
-    def _retrieve_reference(self, query: list[str], k: int) -> list[tuple[Example, float]]:
-        """The paper's score: cos of the recency-weighted sum of the query utterances with the
-        example's best key. One vector, one nearest-records query: an example's best record
-        among the results is its exact score, and records are returned best first, so the
-        first k distinct examples are the exact top k (the result list is widened until k
-        distinct examples are in it or the store is exhausted)."""
-        weights = retrieval.recency_weights(len(query), self.config.recency_decay)
-        mixed = retrieval.mixed_query(self.embed_query(query), weights)
-        per_query = max(CANDIDATES_PER_K * k, MIN_CANDIDATES)
-        while True:
-            result = self.collection.query(query_embeddings=[mixed], n_results=per_query,
-                                           include=["distances"])
-            ids, distances = result["ids"][0], result["distances"][0]
-            best: dict[str, tuple[float, str]] = {}
-            for record_id, dist in zip(ids, distances):
-                eid = record_id.rpartition("#")[0]
-                if eid not in best:
-                    best[eid] = (1.0 - float(dist), record_id)
-            if len(best) >= k or len(ids) < per_query:
-                break
-            per_query *= 4
-        scores = {eid: sim for eid, (sim, _rid) in best.items()}
-        top = retrieval.top_k_ascending(scores, k)
-        examples = self._examples([_sibling_ids(best[eid][1])[0] for eid, _ in top])
-        return [(examples[eid], score) for eid, score in top if eid in examples]
+    # ------------------------------------------------ I/O for the strategies (lock held)
+    def nearest(self, probe, n: int) -> tuple[list[list[str]], list[list[float]]]:
+        """Ids and cosine distances of the ``n`` records nearest to each probe vector."""
+        result = self.collection.query(query_embeddings=probe, n_results=n,
+                                       include=["distances"])
+        return result["ids"], result["distances"]
 
-    def _retrieve(self, query: list[str], k: int) -> list[tuple[Example, float]]:
-        vectors = self.embed_query(query)
-        weights = retrieval.recency_weights(len(query), self.config.recency_decay)
-        probe = vectors
-        if len(vectors) > 1:        # + the weighted mean: finds examples fairly close to all
-            mean = weights.astype(np.float32) @ vectors
-            probe = np.vstack([vectors, mean / max(float(np.linalg.norm(mean)), 1e-9)])
-        per_query = max(CANDIDATES_PER_K * k, MIN_CANDIDATES)
-        budget: int | None = FETCH_PER_K * k
-        hits = None
-        while True:
-            if hits is None:
-                result = self.collection.query(query_embeddings=probe, n_results=per_query,
-                                               include=["distances"])
-                n = len(vectors)
-                hits = retrieval.Hits.collect(result["ids"][:n], result["distances"][:n],
-                                              per_query, extra_ids=result["ids"][n:])
-            scores, left_out = self._complete_scores(hits, vectors, weights, k, budget)
-            # exact unless a candidate was left unscored or an example without any returned
-            # record (score <= unseen_bound) could still reach the top k
-            if not left_out and hits.unseen_bound(weights) < retrieval.kth_best(scores, k):
-                break
-            if budget is None:
-                break
-            total = self._record_count()
-            if total > EXACT_RECORDS:
-                break               # a large store: the best of the candidates scored
-            budget = None           # a small store: search it exhaustively
-            if total > per_query:
-                per_query, hits = total, None
-        top = retrieval.top_k_ascending(scores, k)
-        seen = dict(zip(hits.ids, hits.seen))
-        examples = self._examples([_sibling_ids(seen[eid])[0] for eid, _ in top])
-        return [(examples[eid], score) for eid, score in top if eid in examples]
-
-    def _record_count(self) -> int:
+    def record_count(self) -> int:
         """collection.count(), reused for a second (it only decides exact vs. candidate search)."""
         now = time.monotonic()
         if self._count_cache is None or now - self._count_cache[0] > 1.0:
             self._count_cache = (now, self.collection.count())
         return self._count_cache[1]
 
-    def _complete_scores(self, hits: "retrieval.Hits", vectors: np.ndarray, weights: np.ndarray,
-                         k: int, budget: int | None) -> tuple[dict[str, float], int]:
-        """Exact scores of the examples hit for every utterance, and of the others (best upper
-        bound first) while their bound can still reach the top k: from cached key vectors, or
-        fetched in one call for at most ``budget`` examples (None: no limit). Also returns
-        how many candidates that could still reach the top k were left unscored."""
-        scores, upper = hits.split(weights)
-        if not upper:
-            return scores, 0
-        seen = dict(zip(hits.ids, hits.seen))
-        siblings = {eid: _sibling_ids(seen[eid]) for eid in upper}
-        cached = [eid for eid in upper if all(rid in self._vectors for rid in siblings[eid])]
-        scores.update(self._exact_scores(cached, siblings, vectors, weights))
-        bar = retrieval.kth_best(scores, k)
-        wanted = sorted((eid for eid in upper if upper[eid] >= bar and eid not in scores),
-                        key=lambda eid: -upper[eid])
-        fetch = wanted if budget is None else wanted[:budget]
-        if fetch:
-            self._fetch_vectors([rid for eid in fetch for rid in siblings[eid]])
-            scores.update(self._exact_scores(fetch, siblings, vectors, weights))
-        bar = retrieval.kth_best(scores, k)
-        return scores, sum(1 for eid in wanted[len(fetch):] if upper[eid] >= bar)
+    def has_key_vectors(self, record_ids: Sequence[str]) -> bool:
+        """Whether the key vectors of all these records are cached."""
+        return all(rid in self._vectors for rid in record_ids)
 
-    def _fetch_vectors(self, record_ids: Sequence[str]) -> None:
+    def key_vectors(self, record_ids: Sequence[str]) -> list[np.ndarray]:
+        """The cached key vectors among these records (most recently used kept longest)."""
+        rows = []
+        for rid in record_ids:
+            vec = self._vectors.get(rid)
+            if vec is not None:
+                self._vectors.move_to_end(rid)
+                rows.append(vec)
+        return rows
+
+    def fetch_key_vectors(self, record_ids: Sequence[str]) -> None:
+        """Read these records' key vectors into the cache."""
         for start in range(0, len(record_ids), self.max_batch_size):
             got = self.collection.get(ids=list(record_ids[start:start + self.max_batch_size]),
                                       include=["embeddings"])
@@ -572,28 +411,13 @@ class ExampleMemory:
         while len(self._vectors) > VECTOR_CACHE_SIZE:
             self._vectors.popitem(last=False)
 
-    def _exact_scores(self, example_ids: Sequence[str], siblings: Mapping[str, list[str]],
-                      vectors: np.ndarray, weights: np.ndarray) -> dict[str, float]:
-        """Scores from the cached key vectors of the examples."""
-        keys = {}
-        for eid in example_ids:
-            rows = []
-            for rid in siblings[eid]:
-                vec = self._vectors.get(rid)
-                if vec is not None:
-                    self._vectors.move_to_end(rid)
-                    rows.append(vec)
-            if rows:
-                keys[eid] = rows
-        return retrieval.score_examples(vectors, weights, keys)
-
-    def _examples(self, primary_ids: Sequence[str]) -> dict[str, Example]:
+    def examples_by_primary(self, primary_ids: Sequence[str]) -> dict[str, Example]:
         """Examples by id from their primary record ids (cached: records never change)."""
         missing = [rid for rid in primary_ids if rid not in self._example_cache]
         if missing:
             got = self.collection.get(ids=missing, include=["metadatas"])
             for rid, meta in zip(got["ids"], got["metadatas"]):
-                self._example_cache[rid] = self._example(meta)
+                self._example_cache[rid] = example_from_metadata(meta)
         out = {}
         for rid in primary_ids:
             if rid in self._example_cache:
@@ -615,7 +439,7 @@ class ExampleMemory:
         found = self._primaries(wanted, [])
         record_ids = []
         for rid in found["ids"]:
-            record_ids += _sibling_ids(rid)
+            record_ids += sibling_ids(rid)
         for start in range(0, len(record_ids), self.max_batch_size):
             self.collection.delete(ids=record_ids[start:start + self.max_batch_size])
         return len(found["ids"])
@@ -638,7 +462,7 @@ class ExampleMemory:
             eid = meta["example_id"]
             best[eid] = max(best.get(eid, -1.0), float(np.dot(vec, topic_vec)))
             if meta["rec"] == 0:
-                primaries[eid] = self._example(meta)
+                primaries[eid] = example_from_metadata(meta)
         texts = [(ex.id, t) for ex in primaries.values() for t in (ex.problem, ex.improvement) if t]
         if texts:
             sims = self.embed([t for _, t in texts]) @ topic_vec
@@ -660,113 +484,16 @@ class ExampleMemory:
     # ---------------------------------------------------------------- files
     @_locked
     def seed_from(self, directory: str | Path) -> int:
-        """Add the ``*.txt`` transcripts of ``directory`` whose file name is not yet the
-        origin of a seed example. Returns how many were added (0 on a second call)."""
-        directory = Path(directory)
-        if not directory.is_dir():
-            raise FileNotFoundError(f"no transcript folder {directory}")
-        present = {ex.origin for ex in self.list("seed")}
-        added = []
-        for file in sorted(directory.glob("*.txt")):
-            if file.name in present:
-                continue
-            try:
-                added.append(self.make_example(file.read_text(encoding="utf-8"), "seed",
-                                               origin=file.name))
-            except ValueError as exc:
-                log.warning("skipping %s: %s", file, exc)
-        for example in added:          # one write per example
-            self.write([example])
-        return len(added)
+        """:func:`.interchange.seed_from`: add the seed transcripts of ``directory`` not
+        stored yet; returns how many."""
+        return interchange.seed_from(self, directory)
 
     @_locked
     def export_yaml(self, path: str | Path, sources: Sequence[str] | None = None) -> int:
-        """Write the examples (only those of ``sources``, e.g. ('learned', 'raw'), if given)
-        to a YAML file that :meth:`import_yaml` reads; returns how many."""
-        import yaml
-
-        examples = [ex for ex in self.list() if sources is None or ex.source in sources]
-        data = {"api": self.api, "exported": time.time(),
-                "examples": [{k: v for k, v in ex.to_dict().items() if k != "keys"}
-                             for ex in examples]}
-        text = yaml.dump(data, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100)
-        Path(path).write_text(text, encoding="utf-8")
-        return len(examples)
+        """:func:`.interchange.export_yaml` (``sources``: only these); returns how many."""
+        return interchange.export_yaml(self, path, sources)
 
     @_locked
     def import_yaml(self, path: str | Path) -> int:
-        """Add the examples of an exported file whose ids are not present. Returns how many."""
-        import yaml
-
-        try:
-            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ValueError(f"{path} is not valid YAML: {exc}") from exc
-        items = data.get("examples") if isinstance(data, dict) else data
-        if not isinstance(items, list):
-            raise ValueError(f"{path}: expected a mapping with a list 'examples'")
-        prepared = []
-        for n, item in enumerate(items, 1):
-            if not isinstance(item, dict) or not isinstance(item.get("transcript"), str):
-                raise ValueError(f"{path}: example {n} needs at least 'transcript' (text)")
-            unknown = set(item) - {f.name for f in fields(Example)}
-            if unknown:
-                raise ValueError(f"{path}: example {n} has unknown field(s) "
-                                 f"{', '.join(sorted(map(str, unknown)))}")
-            try:
-                prepared.append(self.make_example(
-                    item["transcript"], item.get("source", "learned"), item.get("origin") or "",
-                    item.get("problem"), item.get("improvement"),
-                    example_id=str(item["id"]) if item.get("id") is not None else None,
-                    created=item.get("created")))
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"{path}: example {n}: {exc}") from exc
-        if len({ex.id for ex in prepared}) != len(prepared):
-            raise ValueError(f"{path}: duplicate example ids")
-        present = {_parse_record_id(rid)[0]
-                   for rid in self._primaries([ex.id for ex in prepared], [])["ids"]} \
-            if prepared else set()
-        new = [ex for ex in prepared if ex.id not in present]
-        for example in new:
-            self.write([example])
-        return len(new)
-
-
-def stable_order(examples: Iterable[Example],
-                 centrality: Mapping[str, float] | None = None) -> list[Example]:
-    """Seed examples first, the most central ones (``centrality`` by origin: those retrieved
-    for many requests) first, ties and unknown ones by file name; then the others (learned,
-    ...) oldest first. The order does not depend on the query, so two retrieved sets share
-    the prompt up to the first example one of them lacks, and a local model's state for it
-    is reused; central examples first make that shared part long. The newest lessons come
-    last, nearest to the current interaction."""
-    centrality = centrality or {}
-    return sorted(examples, key=lambda ex: (0, -centrality.get(ex.origin, 0.0), ex.origin, 0.0,
-                                            ex.id) if ex.source == "seed"
-                  else (1, 0.0, "", ex.created, ex.id))
-
-
-def seed_centrality(keys: Mapping[str, np.ndarray]) -> dict[str, float]:
-    """Per seed example (by origin): the mean over the other seed examples of the best cosine
-    between their index keys (unit rows). Examples like many others are retrieved often."""
-    names = list(keys)
-    out = {}
-    for name in names:
-        others = [float(np.max(keys[name] @ keys[o].T)) for o in names if o != name]
-        out[name] = float(np.mean(others)) if others else 0.0
-    return out
-
-
-try:
-    import yaml as _yaml
-
-    class _BlockDumper(_yaml.SafeDumper):
-        """Multi-line strings (transcripts) as ``|`` block scalars."""
-
-    def _str(dumper, value: str):
-        style = "|" if "\n" in value else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-    _BlockDumper.add_representer(str, _str)
-except ImportError:  # pragma: no cover - PyYAML is a dependency
-    _BlockDumper = None  # type: ignore[assignment]
+        """:func:`.interchange.import_yaml`: add the file's examples not present; how many."""
+        return interchange.import_yaml(self, path)

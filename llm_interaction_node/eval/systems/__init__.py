@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# ours and its ablations (the names of ours.VARIANTS; a test keeps them equal), the baselines
-OURS = ("ours", "ours_k4", "ours_no_retrieval", "ours_no_improve", "ours_corrected",
-        "ours_no_learning", "ours_frozen")
+from .variants import VARIANTS
+
+OURS = tuple(VARIANTS)                 # ours and its ablations, then the baselines
 SYSTEMS = OURS + ("cap", "dynamic_cap", "helper")
 
 

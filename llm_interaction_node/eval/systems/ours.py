@@ -9,47 +9,17 @@ instruction, each later call hands the round back to the harness.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.agent import FAILED_STATUSES
+from ...core.apis.sets import TABLETOP
 from ...core.apis.tabletop import TabletopRobot
 from ...core.llm import LLMClient, TokenLedger
 from ...core.user import CallbackUser
 from ...session import Session, build_session, open_memory, store_episode
 from ...settings import Settings
 from .base import Round, UserTurn
-
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One row of the paper's ablation table: settings it changes (None: the settings')."""
-
-    name: str
-    k: int | None = None
-    mode: str | None = None          # improve | raw (w/o improve) | off (w/o learning)
-    retrieval: bool | None = None
-
-    def settings(self, base: Settings, memory_dir: str | Path) -> Settings:
-        """``base`` with this variant's changes; the memory is the one in ``memory_dir``."""
-        settings = base.with_overrides({"memory.k": self.k, "learning.mode": self.mode,
-                                        "learning.retrieval": self.retrieval,
-                                        "memory.enabled": True, "memory.path": str(memory_dir)})
-        settings.memory.host = None          # never a shared server: runs must not mix
-        return settings
-
-
-VARIANTS = {v.name: v for v in (
-    Variant("ours"),
-    Variant("ours_k4", k=4),
-    Variant("ours_no_retrieval", retrieval=False),
-    Variant("ours_no_improve", mode="raw"),
-    Variant("ours_corrected", mode="corrected"),    # no L_improve: what worked + corrections
-    Variant("ours_no_learning", k=64, mode="off"),
-    # Table III: what was learned before (--memory-from), used without learning more
-    Variant("ours_frozen", mode="off"),
-)}
+from .variants import VARIANTS, Variant
 
 
 class OursSystem:
@@ -60,7 +30,7 @@ class OursSystem:
         self.llm = llm
         self.ledger = ledger or TokenLedger()
         self.settings = self.variant.settings(settings or Settings(), memory_dir)
-        self.memory = RetrievalLog(open_memory("tabletop", self.settings.memory))
+        self.memory = RetrievalLog(open_memory(TABLETOP, self.settings.memory))
         self.session: Session | None = None
         self.first_statement_s: float | None = None   # last run: instruction -> first statement
 
@@ -86,7 +56,7 @@ class OursSystem:
                                         statements=sum(t.statements for t in new_turns),
                                         statuses=[str(t.status) for t in new_turns]))
 
-        session = build_session("tabletop", robot, CallbackUser(respond), self.settings,
+        session = build_session(TABLETOP, robot, CallbackUser(respond), self.settings,
                                 llm=self.llm, memory=self.memory, ledger=self.ledger)
         self.session = session
         self.memory.ids.clear()

@@ -1,0 +1,131 @@
+"""The API sets: what the LLM's console offers for one kind of robot, defined once per set.
+
+An :class:`ApiSet` holds everything that differs between the humanoid household robot and the
+CaP tabletop arm: the robot API class, the built-ins (the tabletop has no speech), the prompt
+header, the loop-prevention example, whether shapely's geometry names are in the console,
+and where its example transcripts are. Code elsewhere asks the set (``api.speaks``,
+``api.geometry``), never its name.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from ...paths import config_path
+from ..registry import public_functions
+from .humanoid import HumanoidApi
+from .tabletop import TabletopApi
+
+_HUMANOID_HEADER = (
+    "Continue the interaction below between a user and a humanoid household robot. The "
+    "robot is controlled through a Python console: each input line is run at once and "
+    "its result is printed under it. Write Python code only, one statement per input, "
+    "never explanations. Nothing can be imported. When there is nothing left to do, call "
+    "wait_for_trigger() to wait for the user."
+)
+_TABLETOP_HEADER = (
+    "Continue the interaction below between a user and a tabletop robot arm with a "
+    "suction gripper. The robot is controlled through a Python console: each input line "
+    "is run at once and its result is printed under it. Write Python code only, one "
+    "statement per input, never explanations. Nothing can be imported; numpy is available "
+    "as np, and shapely's geometry and affinity names (Point, LineString, Polygon, rotate, "
+    "translate, ...) are defined. When there is nothing left to do, call wait_for_trigger() to wait for the user."
+)
+
+# Shown to the LLM after it repeated itself: how a console user breaks out of a loop.
+_HUMANOID_LOOP = """>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'bring the teapot to the shelf'}
+>>> list_objects()
+['mug_0', 'kettle_0']
+>>> list_objects()
+['mug_0', 'kettle_0']
+>>> # Repeating the same call will not change the result. Ask the user instead.
+... ask('I cannot see a teapot. Did you mean the kettle?')
+'yes, the kettle'
+>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'put the mug on the dining table'}
+>>> move_to(get_location_coordinates('inFrontOf_dining-table_0'))
+'success'
+>>> place_object('mug_0', 'on_dining-table_0')
+'success'
+>>> say('The mug is on the dining table.')
+>>> move_to(get_location_coordinates('inFrontOf_dining-table_0'))
+'success'
+>>> # The mug is on the table and the user knows: the task is done. Hand back, do not redo it.
+... wait_for_trigger()"""
+_TABLETOP_LOOP = """>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'put the lime block in the box'}
+>>> get_obj_names()
+['green block', 'blue block', 'red bowl', 'yellow bowl']
+>>> get_obj_names()
+['green block', 'blue block', 'red bowl', 'yellow bowl']
+>>> # Repeating the same call will not change the result. Wait for the user to clarify.
+... wait_for_trigger()
+{'type': 'dialog', 'text': 'sorry, I meant the green block and the red bowl'}
+>>> put_first_on_second('green block', 'red bowl')
+'success'
+>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'now all the blocks go into the yellow bowl'}
+>>> for name in [name for name in get_obj_names() if 'block' in name]:
+...     put_first_on_second(name, 'yellow bowl')
+'success'
+'success'
+>>> put_first_on_second('green block', 'yellow bowl')
+'success'
+>>> # The loop put every block in the yellow bowl: the task was done. Doing it again changes nothing.
+... wait_for_trigger()"""
+
+
+@dataclass(frozen=True)
+class ApiSet:
+    """One API set. ``name`` names its memory collection and its example folder."""
+
+    name: str
+    robot_api: type                  # the API class over the robot protocol
+    builtins: tuple[str, ...]        # InteractionBuiltins methods in the console, in order
+    header: str                      # the prompt's first paragraph
+    loop_example: str                # shown after the LLM repeated itself
+    geometry: bool = False           # shapely's geometry names in the console (CaP's)
+
+    @property
+    def speaks(self) -> bool:
+        """Whether the robot can talk (``say``); one without speech gives up silently."""
+        return "say" in self.builtins
+
+    @property
+    def examples_dir(self) -> Path:
+        """The seed example transcripts, ``config/transcripts/<name>``."""
+        return config_path("transcripts", self.name)
+
+    def functions(self, robot, options: Mapping[str, Any] | None = None) -> list[Callable]:
+        """The robot functions bound to ``robot`` (a world or a ROS robot); ``options`` go
+        to the API class (the humanoid's ``min_speed``/``max_speed``)."""
+        return public_functions(self.robot_api(robot, **(options or {})))
+
+    def __str__(self) -> str:
+        return self.name
+
+
+HUMANOID = ApiSet("humanoid", HumanoidApi,
+                  ("say", "ask", "wait_for_trigger", "learn_from_interaction", "forget_learned"),
+                  _HUMANOID_HEADER, _HUMANOID_LOOP)
+# the tabletop API of the CaP evaluation has no speech, and shapely as the reference's
+TABLETOP = ApiSet("tabletop", TabletopApi, ("wait_for_trigger", "learn_from_interaction"),
+                  _TABLETOP_HEADER, _TABLETOP_LOOP, geometry=True)
+
+API_SETS: dict[str, ApiSet] = {s.name: s for s in (HUMANOID, TABLETOP)}
+API_NAMES = tuple(API_SETS)
+
+
+def api_set(api: "ApiSet | str") -> ApiSet:
+    """The API set itself, or the one of that name (a clear error for an unknown name)."""
+    if isinstance(api, ApiSet):
+        return api
+    try:
+        return API_SETS[api]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown API set {api!r}; use one of {', '.join(API_NAMES)}") from None
+
+
+__all__ = ["ApiSet", "HUMANOID", "TABLETOP", "API_SETS", "API_NAMES", "api_set"]

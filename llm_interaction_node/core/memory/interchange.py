@@ -1,0 +1,106 @@
+"""Examples in and out of the memory as files: seed transcripts (``*.txt``, one example each)
+and the readable YAML export (transcripts as ``|`` block scalars) that import reads back.
+
+Functions over an :class:`~.store.ExampleMemory`; its methods ``seed_from``, ``export_yaml``
+and ``import_yaml`` call them under the store's lock.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+import yaml
+
+from .records import Example
+
+if TYPE_CHECKING:
+    from .store import ExampleMemory
+
+log = logging.getLogger(__name__)
+
+
+class _BlockDumper(yaml.SafeDumper):
+    """Multi-line strings (transcripts) as ``|`` block scalars."""
+
+
+def _str(dumper, value: str):
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_BlockDumper.add_representer(str, _str)
+
+
+def seed_from(memory: "ExampleMemory", directory: str | Path) -> int:
+    """Add the ``*.txt`` transcripts of ``directory`` whose file name is not yet the
+    origin of a seed example. Returns how many were added (0 on a second call)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"no transcript folder {directory}")
+    present = {ex.origin for ex in memory.list("seed")}
+    added = []
+    for file in sorted(directory.glob("*.txt")):
+        if file.name in present:
+            continue
+        try:
+            added.append(memory.make_example(file.read_text(encoding="utf-8"), "seed",
+                                             origin=file.name))
+        except ValueError as exc:
+            log.warning("skipping %s: %s", file, exc)
+    for example in added:          # one write per example
+        memory.write([example])
+    return len(added)
+
+
+def export_yaml(memory: "ExampleMemory", path: str | Path,
+                sources: Sequence[str] | None = None) -> int:
+    """Write the examples (only those of ``sources``, e.g. ('learned', 'raw'), if given)
+    to a YAML file that :func:`import_yaml` reads; returns how many."""
+    examples = [ex for ex in memory.list() if sources is None or ex.source in sources]
+    data = {"api": memory.api, "exported": time.time(),
+            "examples": [{k: v for k, v in ex.to_dict().items() if k != "keys"}
+                         for ex in examples]}
+    text = yaml.dump(data, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100)
+    Path(path).write_text(text, encoding="utf-8")
+    return len(examples)
+
+
+def import_yaml(memory: "ExampleMemory", path: str | Path) -> int:
+    """Add the examples of an exported file whose ids are not present. Returns how many.
+    A bad file is refused whole (ValueError naming the example), nothing is added."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path} is not valid YAML: {exc}") from exc
+    items = data.get("examples") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ValueError(f"{path}: expected a mapping with a list 'examples'")
+    prepared = []
+    for n, item in enumerate(items, 1):
+        if not isinstance(item, dict) or not isinstance(item.get("transcript"), str):
+            raise ValueError(f"{path}: example {n} needs at least 'transcript' (text)")
+        unknown = set(item) - {f.name for f in fields(Example)}
+        if unknown:
+            raise ValueError(f"{path}: example {n} has unknown field(s) "
+                             f"{', '.join(sorted(map(str, unknown)))}")
+        try:
+            prepared.append(memory.make_example(
+                item["transcript"], item.get("source", "learned"), item.get("origin") or "",
+                item.get("problem"), item.get("improvement"),
+                example_id=str(item["id"]) if item.get("id") is not None else None,
+                created=item.get("created")))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: example {n}: {exc}") from exc
+    if len({ex.id for ex in prepared}) != len(prepared):
+        raise ValueError(f"{path}: duplicate example ids")
+    present = memory.present([ex.id for ex in prepared])
+    new = [ex for ex in prepared if ex.id not in present]
+    for example in new:
+        memory.write([example])
+    return len(new)
+
+
+__all__ = ["seed_from", "export_yaml", "import_yaml"]

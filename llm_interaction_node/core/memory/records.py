@@ -1,0 +1,149 @@
+"""What the example memory stores: the :class:`Example` and the format of its Chroma records.
+
+Every example is stored as ``n`` records, one per index key (:func:`index_keys`). A record id
+is ``<example id>#<j>/<n>/<tag>`` (:class:`RecordId`; j = 0..n-1, tag = the first 8 hex digits
+of the transcript's sha1), so a query that returns only ids and distances already tells which
+example a hit belongs to and which other records it has, and a record id always names the
+same content (the store's process-local caches rely on that). Record 0 is the PRIMARY record.
+This module is the only place that writes or reads that format.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping, NamedTuple
+
+from ..transcript import Transcript
+
+# where an example came from: the predefined transcripts, L_improve, the corrected mode, the
+# raw interaction, a successful benchmark episode (HELPER / Dynamic CaP)
+SOURCES = ("seed", "learned", "corrected", "raw", "episode")
+COLLECTION_PREFIX = "examples_"
+
+
+@dataclass
+class Example:
+    id: str
+    transcript: str               # console text as Transcript.render() gives it
+    source: str                   # one of SOURCES
+    origin: str = ""              # seed file name, or the interaction id it was learned from
+    problem: str | None = None    # L_improve's one-sentence problem (learned examples)
+    improvement: str | None = None
+    created: float = 0.0          # unix time
+    utterances: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()    # the texts it is indexed under (utterances, else 1st statement)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["utterances"] = list(self.utterances)
+        data["keys"] = list(self.keys)
+        return data
+
+
+class RecordId(NamedTuple):
+    """One record's id, ``<example id>#<rec>/<n_rec>/<tag>``."""
+
+    example_id: str
+    rec: int
+    n_rec: int
+    tag: str
+
+    @classmethod
+    def parse(cls, record_id: str) -> "RecordId":
+        example_id, _, tail = record_id.rpartition("#")
+        rec, n_rec, tag = tail.split("/")
+        return cls(example_id, int(rec), int(n_rec), tag)
+
+    def __str__(self) -> str:
+        return f"{self.example_id}#{self.rec}/{self.n_rec}/{self.tag}"
+
+    def siblings(self) -> list[str]:
+        """All record ids of this record's example, the primary first."""
+        return [str(self._replace(rec=j)) for j in range(self.n_rec)]
+
+
+def example_of(record_id: str) -> str:
+    """The example id a record id belongs to."""
+    return RecordId.parse(record_id).example_id
+
+
+def primary_id(record_id: str) -> str:
+    """The id of the primary record (record 0) of the example that owns ``record_id``."""
+    return str(RecordId.parse(record_id)._replace(rec=0))
+
+
+def sibling_ids(record_id: str) -> list[str]:
+    """All record ids of the example that owns ``record_id``, the primary first."""
+    return RecordId.parse(record_id).siblings()
+
+
+def digest(text: str) -> str:
+    """The transcript digest kept in every record (its first 8 digits are the id's tag)."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def check_id(example_id: str) -> str:
+    if not isinstance(example_id, str) or not example_id \
+            or not all(c.isalnum() or c in "-_." for c in example_id):
+        raise ValueError(f"bad example id {example_id!r} (letters, digits, '-', '_', '.')")
+    return example_id
+
+
+def check_source(source: str) -> str:
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
+    return source
+
+
+def collection_name(api: str) -> str:
+    """``examples_<api>`` (Chroma names: 3-512 chars of [A-Za-z0-9._-], alphanumeric ends)."""
+    if not isinstance(api, str) or not api or not all(c.isalnum() or c in "_-" for c in api) \
+            or not api[-1].isalnum():
+        raise ValueError(f"API name {api!r} must be letters, digits, '_' or '-', "
+                         "ending in a letter or digit")
+    return COLLECTION_PREFIX + api
+
+
+def index_keys(transcript: Transcript) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(distinct user utterances, index keys): the keys are the utterances or, if there are
+    none, the first statement (or first input) of the transcript."""
+    utterances = tuple(dict.fromkeys(u for u in transcript.user_utterances() if u.strip()))
+    if utterances:
+        return utterances, utterances
+    statements = [s for s in transcript.statements() if s.strip()]
+    first = statements[0] if statements else transcript.entries[0].source
+    return (), (first,)
+
+
+def record_metadata(example: Example, rec: int, transcript_digest: str) -> dict[str, Any]:
+    """The metadata of record ``rec`` of ``example``: every record carries ``example_id``,
+    ``source``, ``rec``, ``n_rec``, ``created`` and ``digest`` (so a partial example would be
+    detectable); the primary record also all other fields."""
+    meta: dict[str, Any] = {"example_id": example.id, "source": example.source, "rec": rec,
+                            "n_rec": len(example.keys), "digest": transcript_digest,
+                            "created": example.created}
+    if rec == 0:
+        meta.update(transcript=example.transcript, origin=example.origin,
+                    utterances=json.dumps(list(example.utterances)),
+                    keys=json.dumps(list(example.keys)))
+        if example.problem is not None:
+            meta["problem"] = example.problem
+        if example.improvement is not None:
+            meta["improvement"] = example.improvement
+    return meta
+
+
+def example_from_metadata(meta: Mapping[str, Any]) -> Example:
+    """The example a primary record's metadata describes."""
+    return Example(id=meta["example_id"], transcript=meta.get("transcript", ""),
+                   source=meta.get("source", ""), origin=meta.get("origin", ""),
+                   problem=meta.get("problem"), improvement=meta.get("improvement"),
+                   created=float(meta.get("created", 0.0)),
+                   utterances=tuple(json.loads(meta.get("utterances", "[]"))),
+                   keys=tuple(json.loads(meta.get("keys", "[]"))))
+
+
+__all__ = ["SOURCES", "Example", "RecordId", "example_of", "primary_id", "sibling_ids", "digest", "check_id",
+           "check_source", "collection_name", "index_keys", "record_metadata",
+           "example_from_metadata", "COLLECTION_PREFIX"]
