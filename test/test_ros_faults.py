@@ -165,9 +165,10 @@ def test_an_llm_outage_names_the_request_it_dropped_and_logs_in_the_ros_format(r
     llm.replies = [{"status": 500, "body": {"error": {"message": "model down"}}}
                    for _ in range(30)]
     user.say("bring me the mango juice please")
-    user.probe.wait_until(lambda: any("cannot reach my language model" in m for m in said(user)),
-                          120, "the robot to say it cannot reach its model")
-    sorry = next(m for m in said(user) if "cannot reach my language model" in m)
+    # an HTTP 500 is told as what it is (core/llm/errors.spoken), with the dropped request
+    user.probe.wait_until(lambda: any("server had an internal error" in m for m in said(user)),
+                          120, "the robot to say its model server failed")
+    sorry = next(m for m in said(user) if "server had an internal error" in m)
     assert '"bring me the mango juice please"' in sorry and "say it again" in sorry
     llm.replies.clear()                                       # the model is back
     llm.texts = ["say('I am back.')", "wait_for_trigger()"]
