@@ -6,7 +6,8 @@ import pytest
 from llm_interaction_interfaces.srv import ManageMemory
 
 from llm_interaction_node.core.memory import commands
-from llm_interaction_node.core.memory.store import ExampleMemory, MemoryConfig
+from llm_interaction_node.core.memory.config import MemoryConfig
+from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.ros.interaction_node import memory_command
 
 JUICE = """>>> wait_for_trigger()

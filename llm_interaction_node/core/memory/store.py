@@ -58,9 +58,6 @@ class MemoryServerUnreachable(MemoryStoreError, ConnectionError):
     """The configured Chroma server does not answer."""
 
 
-@dataclass
-
-
 def _transport_errors() -> tuple[type[BaseException], ...]:
     """What the Chroma HTTP client raises when its server does not answer (httpx wraps most
     httpcore errors, not all)."""
