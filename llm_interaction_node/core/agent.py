@@ -143,7 +143,6 @@ class Agent:
         self._examples_cache: tuple[int, list[str]] = (-1, [])
         self._loop_intervention = False
         self._answered: list[str] = []      # the attempt the user's last utterance answered
-        self._repeat_notes = 0
         self._reset_requested = threading.Event()
         if fgen is None and self.config.function_generation:
             fgen = FunctionGenerator(llm, prompt.api_listing, load_fgen_prompt(), self.ledger,
@@ -272,9 +271,9 @@ class Agent:
                 if reason:
                     raise _BudgetSpent(reason)
                 return []
-            if (statements and self._repeat_notes < self.config.repeat_notes
+            if (statements and self.turn.repeat_notes < self.config.repeat_notes
                     and self._repeats_the_answered_attempt(statements[0])):
-                self._repeat_notes += 1
+                self.turn.repeat_notes += 1
                 log.info("the LLM repeats the attempt the user answered: noted, asking again")
                 self.console.annotate("not run: " + REPEAT_NOTE.format(
                     source=" ".join(statements[0].split())))
@@ -409,7 +408,6 @@ class Agent:
     def _new_turn(self) -> None:
         self.stop.clear()          # a stop pressed while idle does not abort the new turn
         self._answered = _actions(self.turn.statements)
-        self._repeat_notes = 0
         self.turn = TurnState(self.config)
         self._turn_usage = Usage()
         self._loop_intervention = False

@@ -20,6 +20,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .harness import RunRecord, load_records
+from .systems.variants import VARIANTS
 from .tasks import SPLITS
 
 DEFAULT_PRICE_IN = 0.5      # USD per 1M prompt tokens (gpt-3.5-turbo-0125 list price)
@@ -268,7 +269,6 @@ def loop_breaks_markdown(records: list[RunRecord]) -> list[str]:
 
 def _learns(system: str) -> bool:
     """A system that stores what it is taught (ours and its learning ablations)."""
-    from .systems.ours import VARIANTS
     variant = VARIANTS.get(system)
     return variant is not None and variant.mode != "off"
 
