@@ -59,11 +59,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         run_protocol(system, out, splits=args.split, runs=args.runs, seed=args.seed,
                      templates=args.templates, factory=world_factory(args.world, args.gripper),
-                     progress=progress, max_rounds=args.max_rounds, frames=args.frames)
+                     progress=progress, max_rounds=args.max_rounds, frames=args.frames,
+                     user_policy=args.user)
     except KeyboardInterrupt:
         bar.close()
         print(f"\ninterrupted; run the same command again to resume ({out})", file=sys.stderr)
         return 130
+    except ValueError as exc:                 # e.g. resuming OUT with another --user
+        bar.close()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     bar.close()
     memory = getattr(system, "memory", None)
     if memory is not None and hasattr(memory, "export_yaml"):    # what this run learned
@@ -75,7 +80,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-LEARNED_SOURCES = ("learned", "corrected", "raw", "episode")
+LEARNED_SOURCES = ("learned", "final", "corrected", "raw", "episode")
 
 
 def scripted_llm(args):
@@ -126,6 +131,7 @@ def cmd_eval_report(args: argparse.Namespace) -> int:
 
 def add_eval_parsers(subparsers) -> None:
     from .eval.report import DEFAULT_PRICE_IN, DEFAULT_PRICE_OUT
+    from .eval.simulated_user import USER_POLICIES
     from .eval.tasks import SPLITS, TEMPLATE_IDS
     ev = subparsers.add_parser("eval", help="run the paper's benchmark for one system",
                                description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -151,6 +157,10 @@ def add_eval_parsers(subparsers) -> None:
                     help="PyBullet tabletop (default) or the kinematic 2-D one")
     ev.add_argument("--gripper", choices=GRIPPERS, default="floating")
     ev.add_argument("--max-rounds", type=int, default=6, help="user turns per run at most")
+    ev.add_argument("--user", choices=USER_POLICIES, default="paper",
+                    help="when the simulated user asks to learn: paper (only when the robot got "
+                         "it right without being told the solution, the paper's protocol) or "
+                         "teaching (also after the solution; not the paper's protocol)")
     ev.add_argument("--frames", action="store_true", help="save an image strip per run "
                     "(the scene at the start and after every round; PyBullet world)")
     ev.add_argument("--price-in", type=float, default=DEFAULT_PRICE_IN, help="$ per 1M prompt tokens")

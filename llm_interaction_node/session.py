@@ -167,7 +167,7 @@ def replay_check(api: ApiName, start: Callable[[], Any],
         if world is None:
             return None
         replayed = replay_transcript(api, world, transcript, agent)
-        result = Transcript([Entry(e.source, e.output) for e in replayed.entries])
+        result = Transcript([Entry(e.source, e.output, e.error) for e in replayed.entries])
         bad = output_mismatches(transcript.entries, replayed.entries, missing_ok=True)
         if bad:
             n, want, got = bad[0]

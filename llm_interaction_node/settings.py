@@ -51,8 +51,10 @@ class MemorySettings(MemoryConfig):
 class LearningSettings:
     """How the memory grows and is used (``learning:``); the ablations of the paper."""
 
-    mode: LearningMode = setting("improve", "improve (L_improve) | corrected (no LLM: the "
-                                 "request, what worked, the corrections as comments) | raw "
+    mode: LearningMode = setting("improve", "improve (L_improve) | final (no LLM: the "
+                                 "request and the attempt the user accepted, replayed) | "
+                                 "corrected (no LLM: the request, what worked, the corrections "
+                                 "as comments) | raw "
                                  "(store as is, w/o improve) | off (w/o learning)")
     retrieval: bool = setting(True, "false: every example in memory goes into the prompt, "
                               "oldest first (w/o retrieval)")

@@ -88,6 +88,30 @@ def test_reduced_protocol_writes_tables_and_plots_that_follow_from_the_runs(tmp_
     assert "## SA_SI" in md and "| **total** |" in md
 
 
+def test_final_mode_stores_the_accepted_attempt_replayed_in_pybullet_and_the_next_run_uses_it(
+        tmp_path):
+    """``ours_final`` with the teaching user: the learned example is the request and the
+    program of the accepted attempt (not the wrong one), its outputs the replay's."""
+    out = tmp_path / "ours_final"
+    tasks = protocol_tasks()
+    fail = tasks[0].instruction
+    llm = OracleLLM(tasks, fail_first=[fail])
+    system = make_system("ours_final", llm, out / "memory")
+    records = run_protocol(system, out, runs=RUNS, templates=TEMPLATES[:1], splits=["sa_si"],
+                           factory=world_factory("bullet", "floating"), user_policy="teaching")
+    first, second = records
+    assert [k for k, _ in first.utterances] == ["instruction", "high_level", "learn"]
+    assert first.user == "teaching" and first.learning[0]["status"] == "stored_final", first.learning
+    [example] = system.memory.list("final")
+    assert example.transcript.count("wait_for_trigger()") == 2     # the request, the closing wait
+    assert "learn_from_interaction" not in example.transcript
+    assert "'success'" in example.transcript                       # the replay's outputs
+    assert example.id in second.retrieved and second.first_success == 0
+    with pytest.raises(ValueError, match="teaching"):               # no mixing on resume
+        run_protocol(system, out, runs=RUNS, templates=TEMPLATES[:1], splits=["sa_si"],
+                     factory=world_factory("bullet", "floating"))
+
+
 def test_an_interrupted_evaluation_resumes_where_it_stopped(tmp_path):
     out = tmp_path / "ours"
     _, llm, records, _ = evaluate("ours", out)

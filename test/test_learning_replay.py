@@ -10,6 +10,7 @@ from llm_interaction_node.core.apis.humanoid import SceneObject
 from llm_interaction_node.core.errors import EndOfInteraction
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.corrected import corrected_example
+from llm_interaction_node.core.learning.final import final_example
 from llm_interaction_node.core.learning.learner import SAY_REPLAY_FAILED, LearnStatus
 from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
 from llm_interaction_node.core.memory.config import MemoryConfig
@@ -178,6 +179,71 @@ def test_corrected_mode_refuses_an_example_the_world_does_not_replay(memory):
     assert "handover_object_to_human('milk-carton_0')" in entry.output
     assert "the world returns 'failure'" in entry.output
     assert memory.count() == 0 and spoken[-1] == SAY_REPLAY_FAILED
+
+
+WRONG_THEN_RIGHT = ["wait_for_trigger()", LOCATIONS, COUNTER, "grasp('coffee-cup_0')", HUMAN,
+                    "handover_object_to_human('coffee-cup_0')", "wait_for_trigger()",
+                    COUNTER, "grasp('mango-juice_0')", HUMAN,
+                    "handover_object_to_human('mango-juice_0')", "wait_for_trigger()"]
+WRONG_THEN_RIGHT_SAID = ["could I get some mango juice?", "that is the cup, not the juice",
+                         "great, remember that for next time"]
+
+
+def test_final_mode_stores_only_the_accepted_attempt_with_the_worlds_outputs(memory):
+    """The rejected attempt (the cup: every statement 'success') is not in the example; the
+    accepted one is, replayed from the interaction's start."""
+    console, learner, spoken, _ = session(WRONG_THEN_RIGHT_SAID, memory, WRONG_THEN_RIGHT,
+                                          mode="final")
+    entry = console.execute("learn_from_interaction()").entry
+    assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert learner.llm.calls == []                     # no generation
+    [example] = memory.list("final")
+    parsed = Transcript.parse(example.transcript)
+    assert [e.source for e in parsed] == [
+        "wait_for_trigger()", f"# The user's lesson for this request: {WRONG_THEN_RIGHT_SAID[2]!r}",
+        COUNTER, "grasp('mango-juice_0')", HUMAN, "handover_object_to_human('mango-juice_0')",
+        "wait_for_trigger()"]
+    assert parsed.user_utterances() == [WRONG_THEN_RIGHT_SAID[0]]
+    assert [e.output for e in parsed][2:6] == ["'success'"] * 4     # the world's outputs
+    assert "coffee-cup" not in example.transcript
+    assert spoken[-1] == "Thank you, I will remember how you wanted it done."
+
+
+def test_final_mode_refuses_an_attempt_that_only_works_after_the_rejected_one(memory):
+    """The milk was grasped in the rejected attempt: from the start, placing it fails."""
+    console, learner, spoken, _ = session(MILK_SAID, memory, MILK, mode="final")
+    entry = console.execute("learn_from_interaction()").entry
+    assert learner.last_outcome.status == LearnStatus.REPLAY_FAILED, entry.output
+    assert "place_object('milk-carton_0', 'on_dining-table_0')" in entry.output
+    assert "does not work from the start" in entry.output
+    assert memory.count() == 0 and spoken[-1] == SAY_REPLAY_FAILED
+
+
+def test_final_example_keeps_the_earlier_bindings_the_accepted_attempt_reads():
+    live = Transcript.parse(""">>> wait_for_trigger()
+{'type': 'dialog', 'text': 'put all the blocks in the blue bowl'}
+>>> blocks = [n for n in get_obj_names() if 'block' in n]
+>>> target = get_obj_pos('red bowl')
+>>> for b in blocks:
+...     put_first_on_second(b, target)
+>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'that is the red bowl, not the blue one'}
+>>> target = get_obj_pos('blue bowl')
+>>> for b in blocks:
+...     put_first_on_second(b, target)
+>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'well done, learn that for next time'}
+>>> learn_from_interaction()""")
+    example = final_example(live)
+    assert [e.source for e in example] == [
+        "wait_for_trigger()",
+        "# The user's lesson for this request: 'well done, learn that for next time'",
+        "blocks = [n for n in get_obj_names() if 'block' in n]",      # read, bound earlier
+        "target = get_obj_pos('blue bowl')",                          # the red one is not kept
+        "for b in blocks:\n    put_first_on_second(b, target)", "wait_for_trigger()"]
+    assert all(not e.output for e in example.entries[2:])      # for the replay to fill
+    assert final_example(live, outputs=False) == example
+    assert final_example(Transcript.parse(">>> say('hello')")) is None
 
 
 def test_corrected_example_of_an_interaction_without_a_request_is_none():

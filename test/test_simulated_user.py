@@ -87,6 +87,27 @@ def test_success_after_two_high_level_hints_asks_to_learn():
     assert [u.kind if u else None for u in out] == ["high_level", "high_level", "learn"]
 
 
+def test_the_teaching_user_asks_to_learn_after_the_solution_too():
+    """Not the paper's protocol (a user who teaches by telling): success after the explicit
+    solution is followed by a learn request, once; the paper's user stays silent."""
+    user, _, _ = make(learn_after_solution=True)
+    out = play(user, [FAIL, FAIL, FAIL, OK, OK])
+    assert [u.kind if u else None for u in out] == ["high_level", "high_level", "solution",
+                                                    "learn", None]
+    assert is_learning_request(out[3].text)
+    paper, _, _ = make()
+    assert [u.kind if u else None for u in play(paper, [FAIL, FAIL, FAIL, OK])] == [
+        "high_level", "high_level", "solution", None]
+
+
+def test_the_teaching_user_does_not_ask_after_a_first_time_success_or_only_drops():
+    user, _, _ = make(learn_after_solution=True)
+    assert play(user, [OK]) == [None]
+    user, _, _ = make(learn_after_solution=True)
+    assert [u.kind if u else None for u in play(user, [drop("red block"), OK])] == [
+        "retry_execution", None]
+
+
 def test_solution_is_repeated_on_further_failures():
     user, task, pos = make()
     out = play(user, [FAIL, FAIL, FAIL, FAIL, OK])

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..core.llm import Usage
 from .observe import observe
-from .simulated_user import Observation, SimulatedUser
+from .simulated_user import USER_POLICIES, Observation, SimulatedUser
 from .systems.base import Round
 from .tasks import (SPLITS, check, feasible_world, initial_destroyed, make_task, tasks_for_split,
                     world_positions)
@@ -62,6 +62,7 @@ class RunRecord:
     learning: list = field(default_factory=list)   # what each learn call did (status, lesson, example)
     first_statement_s: float | None = None     # instruction -> first statement (systems that say)
     retrieved: list = field(default_factory=list)  # ids of the non-seed examples in its prompts
+    user: str = "paper"             # the simulated user's learning rule (USER_POLICIES)
 
     def path(self, out: Path) -> Path:
         return run_path(out, self.split, self.template, self.round)
@@ -104,9 +105,12 @@ def execution_drops(entries: list[dict], bounds) -> list[str]:
 
 def run_once(system, split: str, template: str, round_: int, seed: int,
              factory: WorldFactory | None = None, max_rounds: int = 6,
-             strip: Path | None = None) -> RunRecord:
+             strip: Path | None = None, user_policy: str = "paper") -> RunRecord:
     """One run of one instruction (see the module docstring). With ``strip`` (and a world
-    that can ``render``), a PNG with the scene at the start and after every round."""
+    that can ``render``), a PNG with the scene at the start and after every round.
+    ``user_policy``: when the simulated user asks to learn (:data:`USER_POLICIES`)."""
+    if user_policy not in USER_POLICIES:
+        raise ValueError(f"unknown user policy {user_policy!r}; use one of {', '.join(USER_POLICIES)}")
     task = make_task(template, split, seed)
     world = feasible_world(task, factory)
     render = getattr(world, "render", None) if strip else None
@@ -114,9 +118,11 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
     try:
         initial = world_positions(world)
         bounds = np.asarray(world.bounds, dtype=float)
-        user = SimulatedUser(task, initial, seed=seed, max_rounds=max_rounds)
+        user = SimulatedUser(task, initial, seed=seed, max_rounds=max_rounds,
+                             learn_after_solution=user_policy == "teaching")
         first = user.first()
-        record = RunRecord(system.name, split, template, round_, seed, first.text)
+        record = RunRecord(system.name, split, template, round_, seed, first.text,
+                           user=user_policy)
         record.utterances.append((first.kind, first.text))
         before = system.ledger.total
         started = time.monotonic()
@@ -213,9 +219,11 @@ def plan(splits: Iterable[str], runs: int, templates: Iterable[str] | None = Non
 def run_protocol(system, out: str | Path, splits=SPLITS, runs: int = 10, seed: int = 0,
                  templates=None, factory: WorldFactory | None = None,
                  progress: Callable[[int, int, RunRecord | None], None] | None = None,
-                 max_rounds: int = 6, frames: bool = False) -> list[RunRecord]:
+                 max_rounds: int = 6, frames: bool = False,
+                 user_policy: str = "paper") -> list[RunRecord]:
     """Run (or resume) the protocol; returns every run's record, old and new. ``frames``:
-    an image strip per run next to its JSON (PyBullet world)."""
+    an image strip per run next to its JSON (PyBullet world). A resumed protocol keeps its
+    ``user_policy``: records of another policy in ``out`` are an error, not a mix."""
     out = Path(out)
     todo = list(plan(splits, runs, templates))
     records: list[RunRecord] = []
@@ -223,10 +231,15 @@ def run_protocol(system, out: str | Path, splits=SPLITS, runs: int = 10, seed: i
         seed_ = run_seed(seed, split, template, round_)
         path = run_path(out, split, template, round_)
         if path.exists():
-            records.append(RunRecord(**json.loads(path.read_text())))
+            old = RunRecord(**json.loads(path.read_text()))
+            if old.user != user_policy:
+                raise ValueError(f"{path} was run with the {old.user!r} user, not "
+                                 f"{user_policy!r}: use another --out")
+            records.append(old)
         else:
             record = run_once(system, split, template, round_, seed_, factory, max_rounds,
-                              strip=path.with_suffix(".png") if frames else None)
+                              strip=path.with_suffix(".png") if frames else None,
+                              user_policy=user_policy)
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
             tmp.write_text(json.dumps(asdict(record), indent=1, default=str))

@@ -193,7 +193,7 @@ def outcomes_markdown(systems: dict[str, list[RunRecord]]) -> list[str]:
     return out + [""]
 
 
-STORED = ("learned", "stored_corrected", "stored_raw")
+STORED = ("learned", "stored_final", "stored_corrected", "stored_raw")
 # where the learning loop broke, per run (issue 17): the first stage that did not happen
 LOOP_VERDICTS = ("right first time, nothing learned before", "used: retrieved, right first time",
                  "retrieved but ignored", "not retrieved", "never asked", "refused",

@@ -12,7 +12,11 @@ Rules (one run; ``respond`` is called after every round):
 
 * success: ask the system to learn (kind ``learn``) exactly once if it failed at least once
   in this run, the explicit solution was never given, and not every earlier failure was only
-  an execution error (drops); otherwise ``None``. After the learn round: ``None``.
+  an execution error (drops); otherwise ``None``. After the learn round: ``None``. The
+  ``teaching`` user (``learn_after_solution``, not the paper's protocol: a user who teaches
+  by telling) asks to learn after a success that followed the explicit solution too; the
+  paper's user (``paper``, the default) never does, and a model that needs the solution never
+  reaches learning.
 * failure with dropped blocks and no other problem: name the blocks and ask to repeat
   (``retry_execution``); this does not count as a failure of understanding.
 * any other failure: the first two get high-level feedback (``high_level``) that says what
@@ -48,6 +52,7 @@ import numpy as np
 from . import tasks as T
 from .observe import SIDE_OF, Fact, Move, joined
 
+USER_POLICIES = ("paper", "teaching")   # when the user asks to learn (see the module docstring)
 KINDS = ("instruction", "high_level", "solution", "retry_execution", "learn")
 # High-level feedback is given this many times before the explicit solution ("only if that
 # fails multiple times ... give the solution", section B).
@@ -431,12 +436,14 @@ class SimulatedUser:
     """
 
     def __init__(self, task: T.Task, positions: T.Positions | None = None, seed: int = 0,
-                 max_rounds: int = 6, end_on_error: bool = True):
+                 max_rounds: int = 6, end_on_error: bool = True,
+                 learn_after_solution: bool = False):
         self.task = task
         self.positions = positions
         self.seed = int(seed)
         self.max_rounds = int(max_rounds)
         self.end_on_error = end_on_error
+        self.learn_after_solution = learn_after_solution
         self.rng = np.random.default_rng([self.seed & 0xFFFFFFFF, _stable(task.template_id),
                                           _stable(task.instruction), int(task.seed) & 0xFFFFFFFF])
         self.history: list[tuple[Observation, Utterance | None]] = []
@@ -522,8 +529,8 @@ class SimulatedUser:
         if self.learn_requested:
             return self._end(obs, "learned")
         if obs.success:
-            if (self.failures > 0 and not self.solution_given
-                    and self.understanding_failures > 0):
+            if (self.failures > 0 and self.understanding_failures > 0
+                    and (self.learn_after_solution or not self.solution_given)):
                 self.learn_requested = True
                 u = self._learn()
                 self.history.append((obs, u))
@@ -558,5 +565,5 @@ class SimulatedUser:
         return out
 
 
-__all__ = ["Observation", "Utterance", "SimulatedUser", "KINDS", "HINTS", "FACT_WORDING", "LEARN", "RETRY",
+__all__ = ["USER_POLICIES", "Observation", "Utterance", "SimulatedUser", "KINDS", "HINTS", "FACT_WORDING", "LEARN", "RETRY",
            "SOLUTION", "SOLUTION_DESTROYED"]

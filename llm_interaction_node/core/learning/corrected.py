@@ -34,7 +34,7 @@ def failed(entry: Entry) -> bool:
     return bool(entry.error) or output in FAILURE_OUTPUTS or output.startswith("Traceback")
 
 
-def _reply(entry: Entry) -> str | None:
+def reply_of(entry: Entry) -> str | None:
     """The user's text if this input waited for the user and got a reply."""
     if not entry.output or not Entry(entry.source).calls("wait_for_trigger"):
         return None
@@ -49,20 +49,20 @@ def corrected_example(transcript: Transcript) -> Transcript | None:
     entries = [e for e in transcript.entries
                if e.source.strip() != NEW_TASK_MARKER and not _calls_any(e.source, {LEARN_CALL})]
     start = next((i for i, e in enumerate(entries)
-                  if e.source.strip() == "wait_for_trigger()" and _reply(e) is not None), None)
+                  if e.source.strip() == "wait_for_trigger()" and reply_of(e) is not None), None)
     if start is None:
         return None
     body = entries[start + 1:]
     while body and Entry(body[-1].source).calls("wait_for_trigger") and not body[-1].output:
         body.pop()
-    lesson = _reply(body[-1]) if body else None
+    lesson = reply_of(body[-1]) if body else None
     if lesson is not None:
         body.pop()
     out = [Entry(entries[start].source, entries[start].output)]
     if lesson:
         out.append(Entry(LESSON_COMMENT.format(text=lesson)))
     for entry in body:
-        reply = _reply(entry)
+        reply = reply_of(entry)
         if reply is not None:
             out.append(Entry(CORRECTION_COMMENT.format(text=reply)))
         elif Entry(entry.source).calls("wait_for_trigger"):
@@ -72,4 +72,4 @@ def corrected_example(transcript: Transcript) -> Transcript | None:
     return Transcript(out + [Entry("wait_for_trigger()")])
 
 
-__all__ = ["corrected_example", "failed", "LESSON_COMMENT", "CORRECTION_COMMENT"]
+__all__ = ["corrected_example", "failed", "reply_of", "LESSON_COMMENT", "CORRECTION_COMMENT"]

@@ -10,9 +10,10 @@ printed as the statement's output, so the L_interact LLM sees it. The learner
 3. by mode: ``improve`` runs L_improve (:mod:`.improve`) on the interaction so far and
    stores the validated improved transcript; ``corrected`` stores, without an LLM, the
    request, the statements that worked and the user's corrections as comments
-   (:mod:`.corrected`); ``raw`` (ablation "w/o improve") stores the interaction itself;
+   (:mod:`.corrected`); ``final`` stores, without an LLM, the request and the statements of
+   the attempt the user accepted, with the outputs the replay returns (:mod:`.final`); ``raw`` (ablation "w/o improve") stores the interaction itself;
    ``off`` (ablation "w/o learning") refuses every call. With a replay ``check``
-   (:mod:`.replay_check`) an improved or corrected example is stored only if its outputs are
+   (:mod:`.replay_check`) an improved, final or corrected example is stored only if its outputs are
    what the world returns from the interaction's initial state;
 4. tells the user with ``say`` what was learned or why nothing was stored.
 
@@ -35,15 +36,16 @@ from typing import Any, Callable, Iterable, Literal, Sequence
 
 from ..builtins import LEARN_REFUSAL
 from ..llm import LLMError, TokenLedger
-from ..transcript import Transcript
+from ..transcript import Entry, Transcript
 from . import improve as improve_mod
-from .corrected import corrected_example
+from .corrected import corrected_example, failed
+from .final import final_example
 from .gate import GateDecision, accepts
 from .replay_check import ReplayCheck
 
 log = logging.getLogger(__name__)
 
-LearningMode = Literal["improve", "corrected", "raw", "off"]
+LearningMode = Literal["improve", "final", "corrected", "raw", "off"]
 MODES = typing.get_args(LearningMode)
 LEARNING_DISABLED = "Learning is disabled in this session: nothing was stored."
 ALREADY_LEARNED = ("learn_from_interaction() was already called for this user request; "
@@ -95,6 +97,7 @@ class LearnStatus(StrEnum):
     LEARNED = "learned"            # an improved example was stored (L_improve)
     STORED_RAW = "stored_raw"      # the interaction itself was stored (mode raw)
     STORED_CORRECTED = "stored_corrected"   # request + what worked + corrections (corrected)
+    STORED_FINAL = "stored_final"   # request + the accepted attempt, replayed (final)
     REFUSED = "refused"            # not right after an explicit request (the gate)
     ALREADY_LEARNED = "already_learned"
     DISABLED = "disabled"          # mode off
@@ -119,7 +122,7 @@ class LearnOutcome:
     @property
     def stored(self) -> bool:
         return self.status in (LearnStatus.LEARNED, LearnStatus.STORED_RAW,
-                               LearnStatus.STORED_CORRECTED)
+                               LearnStatus.STORED_CORRECTED, LearnStatus.STORED_FINAL)
 
 
 class Learner:
@@ -220,6 +223,8 @@ class Learner:
             outcome = self._store_raw(interaction)
         elif self.mode == "corrected":
             outcome = self._store_corrected(transcript)
+        elif self.mode == "final":
+            outcome = self._store_final(transcript)
         else:
             outcome = self._store_improved(interaction)
         outcome.gate = decision
@@ -257,6 +262,36 @@ class Learner:
         return LearnOutcome(LearnStatus.STORED_CORRECTED,
                             "Stored the request, the statements that worked and the user's "
                             "corrections in the memory.", learned.example)
+
+    def _store_final(self, transcript: Transcript) -> LearnOutcome:
+        example = final_example(transcript, outputs=self.check is None)
+        if example is None:
+            return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
+                                "Nothing was learned: the interaction holds no request answered "
+                                "after the user's last correction.")
+        replayed = self.check(example) if self.check is not None else None
+        if replayed is not None:
+            shown = Transcript(_without_closing_wait(replayed.transcript.entries))
+            wanted = len(_without_closing_wait(example.entries))
+            bad = next((i for i, e in enumerate(shown.entries, 1) if failed(e)), None)
+            if bad is not None or len(shown.entries) < wanted:
+                where = (f"input {bad} ({shown.entries[bad - 1].source.splitlines()[0]}) failed "
+                         f"with {' '.join(shown.entries[bad - 1].output.split())[:200] or 'an error'}"
+                         if bad is not None else f"the replay ended after input {len(shown.entries)}")
+                log.info("final example refused: replayed in the simulated world, %s", where)
+                self.say(SAY_REPLAY_FAILED)
+                return LearnOutcome(LearnStatus.REPLAY_FAILED,
+                                    f"Nothing was learned: the last attempt does not work from the "
+                                    f"start: replayed in the simulated world, {where}.")
+            example = Transcript(shown.entries + [Entry("wait_for_trigger()")])
+        learned = LearnedExample(example.render(), "final", self.interaction_id())
+        failure = self._add(learned)
+        if failure:
+            return failure
+        self.say("Thank you, I will remember how you wanted it done.")
+        return LearnOutcome(LearnStatus.STORED_FINAL,
+                            "Stored the request and the statements of the accepted attempt in "
+                            "the memory.", learned.example)
 
     def _store_improved(self, interaction: Transcript) -> LearnOutcome:
         try:
@@ -313,6 +348,14 @@ class Learner:
 
     def _stored(self, learned: LearnedExample) -> None:
         log.info("stored a %s example (%s)", learned.source, learned.origin)
+
+
+def _without_closing_wait(entries) -> list[Entry]:
+    """``entries`` without a trailing unanswered ``wait_for_trigger()``."""
+    entries = list(entries)
+    while entries and entries[-1].source.strip() == "wait_for_trigger()" and not entries[-1].output:
+        entries.pop()
+    return entries
 
 
 _USER_REASONS = {

@@ -18,7 +18,7 @@ from ..transcript import Transcript
 
 # where an example came from: the predefined transcripts, L_improve, the corrected mode, the
 # raw interaction, a successful benchmark episode (HELPER / Dynamic CaP)
-SOURCES = ("seed", "learned", "corrected", "raw", "episode")
+SOURCES = ("seed", "learned", "final", "corrected", "raw", "episode")
 COLLECTION_PREFIX = "examples_"
 
 

@@ -37,6 +37,7 @@ VARIANTS = {v.name: v for v in (
     Variant("ours_no_retrieval", retrieval=False),
     Variant("ours_no_improve", mode="raw"),
     Variant("ours_corrected", mode="corrected"),    # no L_improve: what worked + corrections
+    Variant("ours_final", mode="final"),     # no L_improve: the accepted attempt, replayed
     Variant("ours_no_learning", k=64, mode="off"),
     # Table III: what was learned before (--memory-from), used without learning more
     Variant("ours_frozen", mode="off"),
