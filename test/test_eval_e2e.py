@@ -107,6 +107,7 @@ def test_final_mode_stores_the_accepted_attempt_replayed_in_pybullet_and_the_nex
     assert "learn_from_interaction" not in example.transcript
     assert "'success'" in example.transcript                       # the replay's outputs
     assert example.id in second.retrieved and second.first_success == 0
+    assert "| ours_final, teaching user |" in compare([out])     # not the paper's protocol: said
     with pytest.raises(ValueError, match="teaching"):               # no mixing on resume
         run_protocol(system, out, runs=RUNS, templates=TEMPLATES[:1], splits=["sa_si"],
                      factory=world_factory("bullet", "floating"))

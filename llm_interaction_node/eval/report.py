@@ -376,6 +376,8 @@ def compare(dirs: Sequence[str | Path], price_in: float = DEFAULT_PRICE_IN,
     for d in dirs:
         records = load_records(d)
         name = records[0].system if records else Path(d).name
+        users = sorted({r.user for r in records} - {"paper"})     # not the paper's protocol
+        name += f", {'/'.join(users)} user" if users else ""
         systems[name if name not in systems else f"{name} ({Path(d).name})"] = records
     header = ["system"] + [f"{sp.upper()} {m}" for sp in SPLITS for m in ("s", "i", "n")] + \
         ["runs", "tokens", "cost $", "tokens evaluated", "wall s / run", "learned"]
