@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-MODES = ("improve", "corrected", "raw")
+MODES = ("improve", "final", "corrected", "raw")
 TABLE = "inFrontOf_long-table_0"
 BENCH = "inFrontOf_workshop-bench_0"
 SESSION_TIMEOUT_S = 1800
