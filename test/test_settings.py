@@ -3,6 +3,7 @@ unknown keys refused everywhere, and every entry point builds its agent with bui
 import subprocess
 import sys
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,38 @@ def test_a_setting_is_one_dataclass_field():
     with pytest.raises(ValueError, match="s.retries"):
         from_mapping(Section, {"retries": 1.5}, "s")
     assert all(i.description for i in settings_info()), "every setting says what it is"
+
+
+def test_a_choice_may_be_a_str_enum_read_from_its_values():
+    """memory.order / memory.scoring are the StrEnums of the modules that act on them; the
+    parser takes their values (any case, as from the environment), the field holds the member,
+    and the listing (ROS parameters, agent.yaml) shows the plain value."""
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.order import Order
+    from llm_interaction_node.core.memory.strategies import Scoring
+
+    class Colour(StrEnum):
+        RED = "red"
+        BLUE = "blue"
+
+    @dataclass
+    class Section:
+        colour: Colour = setting(Colour.RED, "a colour")
+
+    assert from_mapping(Section, {"colour": " Blue "}, "s").colour is Colour.BLUE
+    assert from_mapping(Section, {"colour": Colour.BLUE}, "s").colour is Colour.BLUE
+    with pytest.raises(ValueError, match=r"s.colour='green' is invalid: use one of 'red', 'blue'"):
+        from_mapping(Section, {"colour": "green"}, "s")
+    [info] = describe(Section)
+    assert info.default == "red" and type(info.default) is str
+    assert MemoryConfig().order is Order.STABLE_NEAREST and MemoryConfig().scoring is Scoring.REFERENCE
+    assert MemoryConfig(order="stable").order is Order.STABLE         # built in code: checked too
+    settings = Settings.from_dict({"memory": {"scoring": "per_utterance"}},
+                                  env={"LLM_INTERACTION_MODEL": "m"})
+    assert settings.memory.scoring is Scoring.PER_UTTERANCE
+    assert settings.with_overrides({"memory.order": "similarity"}).memory.order is Order.SIMILARITY
+    defaults = {i.name: i.default for i in settings_info()}
+    assert type(defaults["memory.order"]) is str and defaults["memory.scoring"] == "reference"
 
 
 def test_every_agent_is_assembled_by_build_session():

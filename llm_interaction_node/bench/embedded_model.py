@@ -41,6 +41,7 @@ from pathlib import Path
 
 from ..core.llm.local import LocalLlamaClient
 from ..core.memory.config import MemoryConfig
+from ..core.memory.order import Order
 from ..core.memory.store import ExampleMemory
 from ..core.user import CallbackUser
 from ..eval.harness import run_seed
@@ -277,8 +278,7 @@ def main(argv=None) -> int:
     att = sub.add_parser("attempts", help="first-attempt success per prompt mode")
     att.add_argument("--modes", nargs="+", default=["completion", "chat"],
                      choices=["completion", "chat"])
-    att.add_argument("--orders", nargs="+", default=["stable_nearest"],
-                     choices=["stable_nearest", "stable", "similarity"])
+    att.add_argument("--orders", nargs="+", default=[Order.STABLE_NEAREST], choices=list(Order))
     att.add_argument("--templates", nargs="+",
                      default=[t.id for t in tasks_for_split("sa_si")], choices=sorted(TEMPLATES))
     att.add_argument("--rounds", type=int, default=2, help="scenes per template")

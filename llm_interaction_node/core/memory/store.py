@@ -36,11 +36,11 @@ import numpy as np
 from ..transcript import Transcript
 from . import interchange, retrieval
 from .config import MemoryConfig
-from .order import ORDERS, Order, prompt_order, seed_centrality, stable_order  # noqa: F401
+from .order import prompt_order, seed_centrality, stable_order
 from .records import (SOURCES, Example, RecordId, check_id, check_source,  # noqa: F401
                       collection_name, digest, example_from_metadata, index_keys,
                       record_metadata, sibling_ids)
-from .strategies import SCORINGS, STRATEGIES, Scoring
+from .strategies import STRATEGIES
 
 log = logging.getLogger(__name__)
 QUERY_CACHE_SIZE = 256          # query utterance embeddings kept per ExampleMemory
@@ -323,7 +323,7 @@ class ExampleMemory:
         query = retrieval.query_utterances(utterances, self.config.query_utterances)
         if k <= 0 or not query:
             return []
-        strategy = STRATEGIES[Scoring(self.config.scoring)]
+        strategy = STRATEGIES[self.config.scoring]
         with self._lock:                # the caches are shared by the calling threads
             return strategy(self, query, k)
 
@@ -340,7 +340,7 @@ class ExampleMemory:
         Otherwise nothing is known yet and [] is returned. Either way the embedding model is
         loaded now, not when the user has spoken."""
         k = self.config.k if k is None else int(k)
-        order = Order(self.config.order)
+        order = self.config.order
         if not retrieval.query_utterances(utterances, self.config.query_utterances):
             self.embed_query(["warm up the embedding model"])   # the first request is on time
             if k <= 0 or not order.fixed or self.count() > k:
