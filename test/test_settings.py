@@ -145,3 +145,21 @@ def test_the_systems_registry_names_every_variant_without_importing_the_agent():
             "assert set(OURS) < set(SYSTEMS) and 'ours_frozen' in OURS; "
             "assert 'llm_interaction_node.session' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_world_directories_are_a_setting_read_from_the_environment(tmp_path):
+    """LLM_INTERACTION_WORLDS is the env metadata of paths.WorldSettings (process-wide: nodes
+    without agent settings look worlds up), read by the one settings mechanism."""
+    import os
+    from llm_interaction_node.core.config import environment_variables
+    from llm_interaction_node.paths import WorldSettings, list_worlds, world_dirs, world_path
+
+    assert environment_variables(WorldSettings) == {"dirs": "LLM_INTERACTION_WORLDS"}
+    (tmp_path / "b").mkdir()
+    mine = tmp_path / "b" / "my_kitchen.yaml"
+    mine.write_text(world_path("drinks_and_cup", env={}).read_text())
+    env = {"LLM_INTERACTION_WORLDS": f"{tmp_path / 'a'}{os.pathsep} {tmp_path / 'b'} {os.pathsep}"}
+    assert world_dirs(env)[:2] == [tmp_path / "a", tmp_path / "b"]
+    assert world_path("my_kitchen", env) == mine and "my_kitchen" in list_worlds(env)
+    with pytest.raises(FileNotFoundError, match="no world 'my_kitchen'"):
+        world_path("my_kitchen", env={})
