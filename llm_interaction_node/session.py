@@ -216,7 +216,8 @@ def memory_examples(memory, learning: LearningSettings | None = None,
     """The agent's example source: top-k (k: the memory's ``memory.k``) retrieved for the
     latest utterances, in the memory's prompt order (``memory.order``: stable, or most
     similar last); with ``learning.retrieval`` off every example in memory, oldest first. With no
-    utterance yet: the examples known before the user speaks (for prefilling a local model).
+    utterance yet: the query-independent head of the prompt order (for prefilling a local
+    model before the user speaks; ``ExampleMemory.prompt_examples``).
 
     A memory that cannot be reached (ConnectionError, the store's MemoryServerUnreachable)
     does not end the turn: the seed examples read at start (cached here, in their stable

@@ -81,3 +81,39 @@ def test_a_learned_example_comes_after_everything_the_saved_prefix_holds(tmp_pat
     assert persist and restart.startswith(shared)
     assert restart[len(shared):] == (EXAMPLE_HEADING.format(n=seeds + 1) + "\n" + LEARNED
                                      + "\n\n" + CURRENT_HEADING + "\n")
+
+
+def test_with_more_examples_than_k_the_start_up_prefill_holds_the_head_of_the_fixed_order(
+        tmp_path):
+    """Issue 20: the tabletop's 25 seed examples are more than memory.k = 16. The start-up
+    prefill holds the query-independent head of the prompt order (memory.order
+    stable_nearest): the first k examples of the whole store, the most central seeds first;
+    the first request's prompt shares it up to the first head example it did not retrieve,
+    so those are evaluated before the user speaks (before: header and API listing only)."""
+    from llm_interaction_node.core.memory.order import stable_order
+
+    request = "put the red block in the blue bowl"
+    said = [request]
+    llm = PrefillingLLM(["put_first_on_second('red block', 'blue bowl')", "wait_for_trigger()"])
+    settings = Settings().with_overrides({"memory.path": str(tmp_path / "memory")})
+    session = build_session("tabletop", make_world("tabletop", "red block,blue bowl"),
+                            CallbackUser(lambda purpose, prompt: said.pop(0) if said else None),
+                            settings, llm=llm)
+    memory, k = session.memory, session.memory.config.k
+    assert memory.count() > k
+    head = stable_order(memory.list(), memory.seed_centrality())[:k]
+    central = memory.seed_centrality()
+    assert [central[e.origin] for e in head] == sorted(central.values(), reverse=True)[:k]
+    session.agent.run()
+
+    startup, persist = llm.prefilled[0]
+    assert persist and startup.count("# Example ") == k
+    at = [startup.index(e.transcript.strip("\n")) for e in head]
+    assert at == sorted(at)                                   # the head, in its order
+    # the first request: its k retrieved examples in the same order, then the nearest again
+    retrieved = {e.id for e, _ in memory.retrieve([request], k)}
+    shared = next((n for n, e in enumerate(head) if e.id not in retrieved), k)
+    common = startup[:next(n for n, (a, b) in enumerate(zip(startup, llm.prompts[0])) if a != b)]
+    assert all(e.transcript.strip("\n") in common for e in head[:shared])
+    assert shared == k or head[shared].transcript.strip("\n") not in common
+    assert shared >= 3, f"only {shared} of the {k} prefilled examples reused"

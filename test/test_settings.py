@@ -3,6 +3,7 @@ unknown keys refused everywhere, and every entry point builds its agent with bui
 import subprocess
 import sys
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,38 @@ def test_a_setting_is_one_dataclass_field():
     assert all(i.description for i in settings_info()), "every setting says what it is"
 
 
+def test_a_choice_may_be_a_str_enum_read_from_its_values():
+    """memory.order / memory.scoring are the StrEnums of the modules that act on them; the
+    parser takes their values (any case, as from the environment), the field holds the member,
+    and the listing (ROS parameters, agent.yaml) shows the plain value."""
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.order import Order
+    from llm_interaction_node.core.memory.strategies import Scoring
+
+    class Colour(StrEnum):
+        RED = "red"
+        BLUE = "blue"
+
+    @dataclass
+    class Section:
+        colour: Colour = setting(Colour.RED, "a colour")
+
+    assert from_mapping(Section, {"colour": " Blue "}, "s").colour is Colour.BLUE
+    assert from_mapping(Section, {"colour": Colour.BLUE}, "s").colour is Colour.BLUE
+    with pytest.raises(ValueError, match=r"s.colour='green' is invalid: use one of 'red', 'blue'"):
+        from_mapping(Section, {"colour": "green"}, "s")
+    [info] = describe(Section)
+    assert info.default == "red" and type(info.default) is str
+    assert MemoryConfig().order is Order.STABLE_NEAREST and MemoryConfig().scoring is Scoring.REFERENCE
+    assert MemoryConfig(order="stable").order is Order.STABLE         # built in code: checked too
+    settings = Settings.from_dict({"memory": {"scoring": "per_utterance"}},
+                                  env={"LLM_INTERACTION_MODEL": "m"})
+    assert settings.memory.scoring is Scoring.PER_UTTERANCE
+    assert settings.with_overrides({"memory.order": "similarity"}).memory.order is Order.SIMILARITY
+    defaults = {i.name: i.default for i in settings_info()}
+    assert type(defaults["memory.order"]) is str and defaults["memory.scoring"] == "reference"
+
+
 def test_every_agent_is_assembled_by_build_session():
     """chat, the interaction node and the benchmark's ours: no second assembly."""
     import inspect
@@ -112,3 +145,21 @@ def test_the_systems_registry_names_every_variant_without_importing_the_agent():
             "assert set(OURS) < set(SYSTEMS) and 'ours_frozen' in OURS; "
             "assert 'llm_interaction_node.session' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_world_directories_are_a_setting_read_from_the_environment(tmp_path):
+    """LLM_INTERACTION_WORLDS is the env metadata of paths.WorldSettings (process-wide: nodes
+    without agent settings look worlds up), read by the one settings mechanism."""
+    import os
+    from llm_interaction_node.core.config import environment_variables
+    from llm_interaction_node.paths import WorldSettings, list_worlds, world_dirs, world_path
+
+    assert environment_variables(WorldSettings) == {"dirs": "LLM_INTERACTION_WORLDS"}
+    (tmp_path / "b").mkdir()
+    mine = tmp_path / "b" / "my_kitchen.yaml"
+    mine.write_text(world_path("drinks_and_cup", env={}).read_text())
+    env = {"LLM_INTERACTION_WORLDS": f"{tmp_path / 'a'}{os.pathsep} {tmp_path / 'b'} {os.pathsep}"}
+    assert world_dirs(env)[:2] == [tmp_path / "a", tmp_path / "b"]
+    assert world_path("my_kitchen", env) == mine and "my_kitchen" in list_worlds(env)
+    with pytest.raises(FileNotFoundError, match="no world 'my_kitchen'"):
+        world_path("my_kitchen", env={})

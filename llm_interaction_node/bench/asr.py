@@ -39,6 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .processes import stop_process
+
 UTTERANCES = [
     "bring me the juice",
     "please bring me the apple juice and a cup",
@@ -276,11 +278,7 @@ def through_ros(corpus, cpu_threads: int, beam_size: int, gap_s: float, log_dir:
     finally:
         if listener is not None:
             listener.close()
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
         log.close()
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .asr import percentiles, speak, voiced_end
+from .processes import stop_process
 
 SR = 16000
 _BUSY = "while True: pass"
@@ -37,16 +38,6 @@ _BUSY = "while True: pass"
 def _start(module: str, log: Path, *ros_args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", module, "--ros-args", *ros_args],
                             stdout=open(log, "w"), stderr=subprocess.STDOUT)
-
-
-def _end(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def run(trials: int, busy: int, log_dir: Path) -> dict:
@@ -144,12 +135,12 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
             time.sleep(1.0)
     finally:
         for hog in hogs:
-            _end(hog)
+            stop_process(hog)
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
-        _end(asr)
-        _end(sim)
+        stop_process(asr)
+        stop_process(sim)
     return {"trials": trials, "busy_processes": busy, "misses": misses,
             "stop_to_canceled_s": percentiles(latencies),
             "recognition_s": percentiles(recognised), "logs": str(log_dir)}

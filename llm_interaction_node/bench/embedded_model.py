@@ -41,6 +41,7 @@ from pathlib import Path
 
 from ..core.llm.local import LocalLlamaClient
 from ..core.memory.config import MemoryConfig
+from ..core.memory.order import Order
 from ..core.memory.store import ExampleMemory
 from ..core.user import CallbackUser
 from ..eval.harness import run_seed
@@ -167,7 +168,7 @@ def learned_restart(states: str | None = None, model: str | None = None) -> dict
                 if marks and "first" not in marks[-1]:
                     marks[-1]["first"] = time.perf_counter()
 
-            world = make_household("humanoid", "drinks_and_cup")
+            world = make_world("humanoid", "drinks_and_cup")
             session = build_session("humanoid", world, CallbackUser(respond), settings, llm=llm)
             session.console.input_listeners.append(first_input)
             start = time.perf_counter()
@@ -263,6 +264,39 @@ def _summary(rows) -> dict:
             "wall_s": round(sum(r["wall_s"] for r in rows), 1)}
 
 
+def _latency_lines(r: dict) -> list[str]:
+    return [f"  run {r['run']}: load {r['load_s']} s, start-up prefill "
+            f"{r['startup_prefill_s']} s ({r['startup_prefill_evaluated']} tokens evaluated), "
+            f"first statement {r['first_statement_s']} s after the utterance, request done in "
+            f"{r['request_s']} s ({r['statements']} statements), juice handed over: "
+            f"{r['juice_handed_over']}"]
+
+
+def _restart_lines(r: dict) -> list[str]:
+    return [f"  process {r['process']}: load {r['load_s']} s, start-up prefill "
+            f"{r['startup_s']} s ({r['startup_evaluated']} tokens evaluated, "
+            f"{r['startup_llm_s']} s in the model), {r['examples']} examples in memory at the "
+            f"end, {r['state_files']} state files"] + [
+        f"    request {q['request']}{' (after the lesson)' if q['after_lesson'] else ''}: "
+        f"prefill of the retrieved examples {q['prefill_evaluated']} tokens ({q['prefill_s']} "
+        f"s), interaction {q['interact_evaluated']} tokens evaluated, first statement "
+        f"{q['first_statement_s']} s after the utterance, done in {q['request_s']} s"
+        for q in r["requests"]]
+
+
+def _show(rows: list[dict], args, title: str, lines, target: str) -> None:
+    """Every transcript (``--transcripts``); unless ``--json``: the title, each row's
+    ``lines(row)`` and the target."""
+    if args.transcripts:
+        for r in rows:
+            print(r["transcript"], "\n")
+    if not args.json:
+        print(title)
+        for r in rows:
+            print("\n".join(lines(r)))
+        print(target)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m llm_interaction_node.bench.embedded_model",
                                      description=__doc__,
@@ -277,8 +311,7 @@ def main(argv=None) -> int:
     att = sub.add_parser("attempts", help="first-attempt success per prompt mode")
     att.add_argument("--modes", nargs="+", default=["completion", "chat"],
                      choices=["completion", "chat"])
-    att.add_argument("--orders", nargs="+", default=["stable_nearest"],
-                     choices=["stable_nearest", "stable", "similarity"])
+    att.add_argument("--orders", nargs="+", default=[Order.STABLE_NEAREST], choices=list(Order))
     att.add_argument("--templates", nargs="+",
                      default=[t.id for t in tasks_for_split("sa_si")], choices=sorted(TEMPLATES))
     att.add_argument("--rounds", type=int, default=2, help="scenes per template")
@@ -291,40 +324,14 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.what == "latency":
         report = latency(args.runs, args.cache)
-        rows = report["runs"]
-        if args.transcripts:
-            for r in rows:
-                print(r["transcript"], "\n")
-        if not args.json:
-            print(f"'{REQUEST}' in drinks_and_cup, embedded model:")
-            for r in rows:
-                print(f"  run {r['run']}: load {r['load_s']} s, start-up prefill "
-                      f"{r['startup_prefill_s']} s ({r['startup_prefill_evaluated']} tokens "
-                      f"evaluated), first statement {r['first_statement_s']} s after the "
-                      f"utterance, request done in {r['request_s']} s ({r['statements']} "
-                      f"statements), juice handed over: {r['juice_handed_over']}")
-            print("target: first statement < 15 s after the utterance")
+        _show(report["runs"], args, f"'{REQUEST}' in drinks_and_cup, embedded model:",
+              _latency_lines, "target: first statement < 15 s after the utterance")
     elif args.what == "learned-restart":
         report = learned_restart(args.states, args.model)
-        rows = report["processes"]
-        if args.transcripts:
-            for r in rows:
-                print(r["transcript"], "\n")
-        if not args.json:
-            print(f"'{REQUEST}' in drinks_and_cup, embedded model, a lesson stored in between:")
-            for r in rows:
-                print(f"  process {r['process']}: load {r['load_s']} s, start-up prefill "
-                      f"{r['startup_s']} s ({r['startup_evaluated']} tokens evaluated, "
-                      f"{r['startup_llm_s']} s in the model), {r['examples']} examples in "
-                      f"memory at the end, {r['state_files']} state files")
-                for q in r["requests"]:
-                    print(f"    request {q['request']}"
-                          f"{' (after the lesson)' if q['after_lesson'] else ''}: prefill of "
-                          f"the retrieved examples {q['prefill_evaluated']} tokens "
-                          f"({q['prefill_s']} s), interaction {q['interact_evaluated']} tokens "
-                          f"evaluated, first statement {q['first_statement_s']} s after the "
-                          f"utterance, done in {q['request_s']} s")
-            print("target: after the lesson, only the lesson's tokens are evaluated again")
+        _show(report["processes"], args,
+              f"'{REQUEST}' in drinks_and_cup, embedded model, a lesson stored in between:",
+              _restart_lines,
+              "target: after the lesson, only the lesson's tokens are evaluated again")
     else:
         report = {"benchmark": "attempts", "rounds": args.rounds,
                   "configs": attempts(args.modes, args.orders, args.templates, args.rounds,

@@ -40,6 +40,7 @@ import numpy as np
 from ..core.memory.config import MemoryConfig
 from ..core.memory.embedding import embedding_settings
 from ..core.memory.store import ExampleMemory
+from ..core.memory.strategies import Scoring
 
 OBJECTS = ["mango juice", "coffee cup", "tumbler", "kitchen sponge", "milk carton", "empty mug",
            "screwdriver", "tape measure", "cleaning spray", "mineral water", "muesli", "apple",
@@ -139,7 +140,7 @@ def _set_threads(n: int) -> None:
 def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k: int = 16,
              fill_threads: int = 2, seed: int = 0, keep: str | None = None,
              check_recall: bool = True,
-             scorings: tuple[str, ...] = ("reference", "per_utterance")) -> list[dict]:
+             scorings: tuple[str, ...] = tuple(Scoring)) -> list[dict]:
     from ..core.memory.embedding import embed
 
     embed(["load the model before timing"])
@@ -229,7 +230,7 @@ def time_queries(memory: ExampleMemory, windows, nexts, k: int, scoring: str, si
     """Time retrieval with one scoring formula (see the module docstring for the kinds)."""
     from ..core.memory.embedding import embed
 
-    memory.config.scoring = scoring
+    memory.config.scoring = Scoring(scoring)
     memory.retrieve(["warm up the query path"], k)
     cold, turn, store, embed3, returned, results = [], [], [], [], 0, []
     start = time.perf_counter()
@@ -287,7 +288,7 @@ def recall_at_k(memory: ExampleMemory, windows: list[list[str]],
         query = retrieval.query_utterances(window, memory.config.query_utterances)
         vectors = embed(query)
         weights = retrieval.recency_weights(len(query), memory.config.recency_decay)
-        if memory.config.scoring == "reference":
+        if memory.config.scoring is Scoring.REFERENCE:
             scores = np.maximum.reduceat(matrix @ retrieval.mixed_query(vectors, weights),
                                          starts)
         else:
@@ -342,8 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-recall", action="store_true",
                         help="skip the brute-force check of the retrieved top k")
-    parser.add_argument("--scoring", nargs="+", default=["reference", "per_utterance"],
-                        choices=["reference", "per_utterance"],
+    parser.add_argument("--scoring", nargs="+", default=list(Scoring), choices=list(Scoring),
                         help="retrieval score formula(s) to time (see core/memory/retrieval.py)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)

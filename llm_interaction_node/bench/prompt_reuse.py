@@ -9,6 +9,14 @@ shares with an earlier prompt (a saved state covers that prefix). Orders (``memo
 centrality), ``stable_nearest`` (the fixed order, then the most similar again; the default),
 and ``file`` (the fixed order with seeds by file name: the order before centrality).
 
+The start-up prefill (what the agent evaluates before the user speaks,
+``ExampleMemory.prompt_examples([])``: the first k examples of the whole store in the fixed
+order; none for ``similarity``) is a saved state too; the last columns count it: its tokens,
+the prompts' cost when it is saved before them (each benchmark run starts a session, whose
+start-up prefill is that state), and what the first prompt evaluates after it and after the
+header and API listing alone (the start-up prefill of a store with more than k examples
+before issue 20).
+
     python -m llm_interaction_node.bench.prompt_reuse [--templates ...] [--rounds 2] [-k 16]
 """
 from __future__ import annotations
@@ -56,10 +64,18 @@ def main(argv=None) -> int:
         central = memory.seed_centrality()
         print(f"{len(tasks)} first prompts ({args.split}, {args.rounds} scene(s) per template), "
               f"k = {args.k}, {memory.count()} examples in memory")
-        print(f"{'order':<15} {'tokens sent':>12} {'to evaluate':>12} {'share':>6}")
+        print(f"{'order':<15} {'tokens sent':>12} {'to evaluate':>12} {'share':>6} "
+              f"{'start-up':>9} {'with it':>8} {'1st after it':>13} {'1st, header only':>17}")
+        bare = tokenizer.tokenize(prompt.stable_prefix([]).encode("utf-8"), add_bos=True,
+                                  special=True)
         for order in ORDERS:
+            head = [] if order == "similarity" else \
+                stable_order(memory.list(), None if order == "file" else central)[:args.k]
+            startup = tokenizer.tokenize(prompt.stable_prefix([e.transcript for e in head])
+                                         .encode("utf-8"), add_bos=True, special=True)
             seen: list[list[int]] = []
-            sent = evaluate = 0
+            sent = evaluate = after_startup = 0
+            first_after = first_bare = None
             for task in tasks:
                 found = [e for e, _ in memory.retrieve([task.instruction], args.k)]
                 if order == "similarity":
@@ -75,10 +91,16 @@ def main(argv=None) -> int:
                                     f"{task.instruction!r}}}")
                 tokens = tokenizer.tokenize(text.encode("utf-8"), add_bos=True, special=True)
                 reuse = max([0] + [common_prefix(s, tokens) for s in seen])
+                with_startup = len(tokens) - max(reuse, common_prefix(startup, tokens))
+                if first_after is None:
+                    first_after = with_startup
+                    first_bare = len(tokens) - common_prefix(bare, tokens)
                 seen.append(tokens)
                 sent += len(tokens)
                 evaluate += len(tokens) - reuse
-            print(f"{order:<15} {sent:>12} {evaluate:>12} {100 * evaluate / sent:>5.0f}%")
+                after_startup += with_startup
+            print(f"{order:<15} {sent:>12} {evaluate:>12} {100 * evaluate / sent:>5.0f}% "
+                  f"{len(startup):>9} {after_startup:>8} {first_after:>13} {first_bare:>17}")
     return 0
 
 

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .processes import stop_process
+
 
 def _percentiles(samples_s: list[float]) -> dict[str, float]:
     ms = np.asarray(samples_s) * 1000.0
@@ -45,14 +47,6 @@ def _start_sim(time_scale: float, log_dir: Path) -> subprocess.Popen:
                              "--ros-args", "-p", f"time_scale:={time_scale}",
                              "-p", "scene_rate_hz:=2.0"],
                             stdout=log, stderr=subprocess.STDOUT)
-
-
-def _stop_sim(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         results["api"] = _percentiles(samples)
         results["api_skill_part"] = _percentiles(skill_part)
     finally:
-        _stop_sim(sim)
+        stop_process(sim)
 
     sim = _start_sim(1.0, log_dir)
     try:
@@ -165,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
             skills["move_to"].run(goals[1], 60.0)
         results["stop"] = _percentiles(samples) if samples else {"n": 0}
     finally:
-        _stop_sim(sim)
+        stop_process(sim)
         rclpy.try_shutdown()
         executor.shutdown()
         spinner.join(5)

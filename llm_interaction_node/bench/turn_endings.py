@@ -30,6 +30,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ..core.agent import LOOP_NOTE
+from ..core.statements import code_lines
 from ..core.transcript import Entry, Transcript
 
 _UNDO = re.compile(r"\bback\b|where it was|start_xy\[", re.IGNORECASE)
@@ -128,7 +129,8 @@ def count_run(run: dict) -> Counts:
                     c.note_then_hand_back += 1
         if t == 0 and _ALL_BLOCKS.search(said or ""):
             c.all_blocks_first += 1
-            if any(e.source.lstrip().startswith(("for ", "#")) and "\nfor " in "\n" + _code(e)
+            if any(e.source.lstrip().startswith(("for ", "#"))
+                   and any(line.startswith("for ") for line in code_lines(e.source))
                    and "get_obj_names" in _scope(entries, e) for e in entries):
                 c.all_blocks_loop += 1
         for i, e in enumerate(entries):
@@ -147,11 +149,6 @@ def count_run(run: dict) -> Counts:
             if first is not None and _UNDO.search(first.source):
                 c.feedback_undo += 1
     return c
-
-
-def _code(entry: Entry) -> str:
-    """An input without its comment lines."""
-    return "\n".join(ln for ln in entry.source.splitlines() if not ln.lstrip().startswith("#"))
 
 
 def _scope(entries: list[Entry], loop: Entry) -> str:

@@ -31,7 +31,7 @@ from .llm import LLMClient, LLMError, TokenLedger, Usage
 from .llm.errors import spoken
 from .policy import ErrorClass, TurnState, error_class
 from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
-from .statements import extract_statements
+from .statements import code_lines, extract_statements
 from .transcript import Entry
 
 log = logging.getLogger(__name__)
@@ -417,8 +417,7 @@ def _actions(statements: Sequence[str]) -> list[str]:
     """The statements without comment lines, blank ones and hand-backs, whitespace-normalised."""
     out = []
     for source in statements:
-        code = " ".join(" ".join(line.split()) for line in source.splitlines()
-                        if line.strip() and not line.lstrip().startswith("#"))
+        code = " ".join(" ".join(line.split()) for line in code_lines(source))
         if code and code != WAIT:
             out.append(code)
     return out

@@ -8,7 +8,9 @@ reads a section from a mapping (YAML, ROS parameters): unknown keys and values o
 type are refused, naming the key. A field may name the environment variable that sets it
 (``env=``, read only by :func:`from_environment`) and its range (``minimum``/``maximum``,
 ``above``: exclusive) or any other rule (``check``); :func:`check_section` applies the types
-and rules to a constructed section, so a section built in code is checked like a file.
+and rules to a constructed section, so a section built in code is checked like a file. A
+choice is a ``Literal`` or an enum (a ``StrEnum`` such as ``memory.order``: the field then
+holds the member; files, the environment and ROS parameters give its value).
 
 One precedence, later ones win: the field defaults; ``fallback_env`` variables (OPENAI_*);
 the file or the ROS parameters; ``env`` variables; command-line options (see
@@ -17,6 +19,7 @@ the file or the ROS parameters; ``env`` variables; command-line options (see
 from __future__ import annotations
 
 import copy
+import enum
 import os
 import typing
 from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass
@@ -79,14 +82,17 @@ def describe(cls: type, prefix: str = "") -> list[SettingInfo]:
         if isinstance(kind, type) and is_dataclass(kind):
             out += describe(kind, f"{prefix}{f.name}.")
             continue
-        out.append(SettingInfo(f"{prefix}{f.name}", _default(f), f.metadata.get(DESCRIPTION, ""),
+        default = _default(f)
+        if isinstance(default, enum.Enum):     # a ROS parameter, a YAML value: the plain value
+            default = default.value
+        out.append(SettingInfo(f"{prefix}{f.name}", default, f.metadata.get(DESCRIPTION, ""),
                                kind, bool(f.metadata.get(SECRET)), f.metadata.get(ENV)))
     return out
 
 
 def coerce(value: Any, kind: Any, where: str) -> Any:
-    """``value`` as type ``kind`` (bool, int, float, str, Literal, X | None); strings from the
-    environment or a command line are parsed. ValueError names ``where``."""
+    """``value`` as type ``kind`` (bool, int, float, str, Literal, an enum, list, X | None);
+    strings from the environment or a command line are parsed. ValueError names ``where``."""
     args = typing.get_args(kind)
     if typing.get_origin(kind) in (typing.Union, _UnionType) and type(None) in args:
         if value is None:
@@ -94,11 +100,10 @@ def coerce(value: Any, kind: Any, where: str) -> Any:
         (kind,) = [a for a in args if a is not type(None)]
         args = typing.get_args(kind)
     if typing.get_origin(kind) is Literal:
-        if isinstance(value, str) and value not in args and value.strip().lower() in args:
-            value = value.strip().lower()          # 'CHAT' from the environment
-        if value not in args:
-            raise ValueError(f"{where}={value!r} is invalid: use one of {', '.join(map(repr, args))}")
-        return value
+        return _choice(value, args, where)
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        return value if isinstance(value, kind) else \
+            kind(_choice(value, tuple(m.value for m in kind), where))
     if typing.get_origin(kind) is list:
         if isinstance(value, str):                 # 'stop, halt' from a command line
             value = value.split(",")
@@ -139,6 +144,16 @@ def coerce(value: Any, kind: Any, where: str) -> Any:
         if not isinstance(value, str):
             raise ValueError(f"{where}={value!r} is not text")
         return value
+    return value
+
+
+def _choice(value: Any, choices: tuple, where: str) -> Any:
+    """``value`` if it is one of ``choices`` ('CHAT' from the environment: 'chat')."""
+    if isinstance(value, str) and value not in choices and value.strip().lower() in choices:
+        value = value.strip().lower()
+    if value not in choices:
+        raise ValueError(f"{where}={value!r} is invalid: use one of "
+                         f"{', '.join(map(repr, choices))}")
     return value
 
 

@@ -35,6 +35,12 @@ def input_complete(text: str) -> bool:
     return len(last) >= 3 and not last.startswith(PS2.rstrip())
 
 
+def code_lines(source: str) -> list[str]:
+    """The lines of a console input that are code: not blank, not a comment (as written)."""
+    return [line for line in source.splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
 def extract_statements(text: str) -> list[str]:
     """The statements to execute for one LLM response ([] if it contained none)."""
     fenced = _FENCE.search(text)

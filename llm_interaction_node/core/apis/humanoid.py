@@ -36,7 +36,6 @@ HUMAN = "human"
 SURFACE_PREFIX = "on_"
 NAV_PREFIX = "inFrontOf_"
 HANDOVER_LOCATION = "handover_to_human"
-ROOM_CENTER = "room_center"
 SUCCESS = "success"
 FAILURE = "failure"
 BRING_LADDER_SKILL = "bring_ladder"
@@ -234,9 +233,6 @@ class HumanoidApi:
         return SemanticHintError(
             f"{obj.name!r} is not in a hand of the robot ({where}; the hands hold {held!r}). "
             "Move to its location and grasp(...) it first")
-
-    def _location_choices(self) -> list[str]:
-        return list(self.robot.named_locations())
 
     def _nav_pose(self, location: str) -> np.ndarray:
         locations = self.robot.named_locations()
@@ -453,6 +449,6 @@ class HumanoidApi:
 
 __all__ = [
     "SceneObject", "HumanoidRobot", "HumanoidApi", "surface_name", "navigation_location",
-    "is_ladder", "GRASP", "PLACE_ON_TOP", "HANDS", "HUMAN", "HANDOVER_LOCATION", "ROOM_CENTER",
+    "is_ladder", "GRASP", "PLACE_ON_TOP", "HANDS", "HUMAN", "HANDOVER_LOCATION",
     "SUCCESS", "FAILURE", "BRING_LADDER_SKILL",
 ]

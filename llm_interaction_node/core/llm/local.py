@@ -58,10 +58,11 @@ import numpy as np
 
 from . import models
 from .base import Completion, normalize_stop
-from .config import LLMConfig
+from .config import MODES, LLMConfig
 from .decoding import Decoder, GrammarMask, PromptLookup
 from .errors import Failure, LLMError, LLMNotConfigured
 from .progress import DONE, PROMPT, LLMProgress, ProgressSink, report
+from ..cache import cache_dir
 from ..statements import input_complete
 from ..transcript import PS2
 from .scripted import render_chat
@@ -70,7 +71,6 @@ from .usage import Usage
 log = logging.getLogger(__name__)
 
 N_CTX = 8192
-MODES = ("completion", "chat")
 # The prompt mode each embedded model is driven in (chosen by measurement, see
 # docs/benchmarks.md "Embedded model: prompt mode"); gemma-3-270m is a base model.
 DEFAULT_MODES = {"qwen2.5-coder-1.5b": "completion", "gemma-3-270m": "completion"}
@@ -78,18 +78,6 @@ MIN_RESTORE_GAIN = 32       # restore a saved state only if it saves this many t
 DISK_STATES_KEPT = 8        # newest prefill states kept on disk per model
 GRAMMARS_KEPT = 16          # compiled grammars kept (one per distinct scene and namespace)
 _SENTINEL = "\u0000PROMPT\u0000"
-
-# kept for callers of the old module API
-LOCAL_MODEL = models.DEFAULT_MODEL
-
-
-def cache_dir() -> Path:
-    return models.cache_dir()
-
-
-def local_model_path(name: str | None = None) -> Path:
-    """The GGUF file of an embedded model, assembled from its packages on first use."""
-    return models.get(name).ensure()
 
 
 def local_available(name: str | None = None) -> bool:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
 _PIECES = re.compile(r"\w+|[^\w\s]")
 
@@ -63,10 +63,6 @@ class Usage:
         if self.evaluated_tokens is not None:
             return self.evaluated_tokens
         return self.prompt_tokens - self.cached_tokens
-
-    def as_dict(self) -> dict:
-        return {**asdict(self), "total_tokens": self.total_tokens,
-                "evaluated_prompt_tokens": self.evaluated_prompt_tokens}
 
 
 class TokenLedger:

@@ -1,20 +1,17 @@
 """MemoryConfig: the ``memory`` section of the settings (where the store is, how it is queried).
 
 Read like every section by :mod:`..config`; a field is one line with its default, description,
-range and environment variable (the embedding backend and threads)."""
+range and environment variable (the embedding backend and threads). The choices are the
+enums of the modules that act on them: :class:`~.strategies.Scoring`, :class:`~.order.Order`."""
 from __future__ import annotations
 
-import typing
 from dataclasses import dataclass
-from typing import Literal
 
 from ..config import check_section, setting
+from .order import Order
+from .strategies import Scoring
 
 DEFAULT_PATH = "~/.local/share/llm_interaction_node/memory"
-Scoring = Literal["reference", "per_utterance"]
-Order = Literal["stable_nearest", "stable", "similarity"]
-SCORINGS = typing.get_args(Scoring)
-ORDERS = typing.get_args(Order)
 
 
 def _not_blank(value: str) -> str | None:
@@ -35,10 +32,10 @@ class MemoryConfig:
                                     minimum=0)
     recency_decay: float = setting(0.6, "query weight of older utterances (0.6**i, newest i = 0)",
                                    minimum=0.0, maximum=1.0)
-    scoring: Scoring = setting("reference", "reference: max over keys of cos(sum_i 0.6**i u_i, "
+    scoring: Scoring = setting(Scoring.REFERENCE, "reference: max over keys of cos(sum_i 0.6**i u_i, "
                                "key) (the paper's code); per_utterance: sum_i 0.6**i max over "
                                "keys of cos(u_i, key)")
-    order: Order = setting("stable_nearest", "prompt order of the retrieved examples: "
+    order: Order = setting(Order.STABLE_NEAREST, "prompt order of the retrieved examples: "
                            "stable_nearest (a fixed order, seed examples by file, then learned "
                            "ones oldest first, and the most similar once more at the end), "
                            "stable (the fixed order only) or similarity (most similar last, "

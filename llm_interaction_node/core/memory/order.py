@@ -27,9 +27,6 @@ class Order(StrEnum):
         return self is not Order.SIMILARITY
 
 
-ORDERS = tuple(o.value for o in Order)
-
-
 def stable_order(examples: Iterable[Example],
                  centrality: Mapping[str, float] | None = None) -> list[Example]:
     """Seed examples first, the most central ones (``centrality`` by origin: those retrieved
@@ -64,4 +61,4 @@ def prompt_order(found: Sequence[Example], order: Order,
     return ordered + list(found[-1:]) if order is Order.STABLE_NEAREST else ordered
 
 
-__all__ = ["Order", "ORDERS", "stable_order", "seed_centrality", "prompt_order"]
+__all__ = ["Order", "stable_order", "seed_centrality", "prompt_order"]

@@ -36,11 +36,11 @@ import numpy as np
 from ..transcript import Transcript
 from . import interchange, retrieval
 from .config import MemoryConfig
-from .order import ORDERS, Order, prompt_order, seed_centrality, stable_order  # noqa: F401
+from .order import prompt_order, seed_centrality, stable_order
 from .records import (SOURCES, Example, RecordId, check_id, check_source,  # noqa: F401
                       collection_name, digest, example_from_metadata, index_keys,
                       record_metadata, sibling_ids)
-from .strategies import SCORINGS, STRATEGIES, Scoring
+from .strategies import STRATEGIES
 
 log = logging.getLogger(__name__)
 QUERY_CACHE_SIZE = 256          # query utterance embeddings kept per ExampleMemory
@@ -323,7 +323,7 @@ class ExampleMemory:
         query = retrieval.query_utterances(utterances, self.config.query_utterances)
         if k <= 0 or not query:
             return []
-        strategy = STRATEGIES[Scoring(self.config.scoring)]
+        strategy = STRATEGIES[self.config.scoring]
         with self._lock:                # the caches are shared by the calling threads
             return strategy(self, query, k)
 
@@ -335,17 +335,21 @@ class ExampleMemory:
         a local model evaluates it once; the nearest example still comes right before the
         interaction, as in the paper).
 
-        With no utterance yet, a store of at most k examples gives all of them (retrieval
-        would pick every one): their prompt prefix can be evaluated before the user speaks.
-        Otherwise nothing is known yet and [] is returned. Either way the embedding model is
-        loaded now, not when the user has spoken."""
+        With no utterance yet (the start-up prefill of a local model): the head of the fixed
+        order that does not depend on the query, the first k examples of the whole store in
+        :func:`.order.stable_order` (the most central seeds first; a store of at most k
+        examples: all of them, which any retrieval picks). A request's k examples come in
+        the same order, so its prompt shares this prefix up to the first head example it did
+        not retrieve, and a model that evaluated the head before the user spoke evaluates only
+        the rest. The ``similarity`` order has no such head: []. Either way the embedding
+        model is loaded now, not when the user has spoken."""
         k = self.config.k if k is None else int(k)
-        order = Order(self.config.order)
+        order = self.config.order
         if not retrieval.query_utterances(utterances, self.config.query_utterances):
             self.embed_query(["warm up the embedding model"])   # the first request is on time
-            if k <= 0 or not order.fixed or self.count() > k:
+            if k <= 0 or not order.fixed:
                 return []
-            return stable_order(self.list(), self.seed_centrality())
+            return stable_order(self.list(), self.seed_centrality())[:k]
         found = [example for example, _score in self.retrieve(utterances, k)]
         return prompt_order(found, order, self.seed_centrality()
                             if order.fixed and found else None)

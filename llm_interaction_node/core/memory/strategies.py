@@ -32,9 +32,6 @@ class Scoring(StrEnum):
     PER_UTTERANCE = "per_utterance"  # sum_i w_i max over keys of cos(u_i, key)
 
 
-SCORINGS = tuple(s.value for s in Scoring)
-
-
 def reference(store: "ExampleMemory", query: list[str], k: int) -> list[tuple[Example, float]]:
     """The paper's score: cos of the recency-weighted sum of the query utterances with the
     example's best key. One vector, one nearest-records query: an example's best record
@@ -146,5 +143,5 @@ Strategy = Callable[["ExampleMemory", list[str], int], list[tuple[Example, float
 STRATEGIES: dict[Scoring, Strategy] = {Scoring.REFERENCE: reference,
                                        Scoring.PER_UTTERANCE: per_utterance}
 
-__all__ = ["Scoring", "SCORINGS", "STRATEGIES", "reference", "per_utterance", "EXACT_RECORDS",
+__all__ = ["Scoring", "STRATEGIES", "reference", "per_utterance", "EXACT_RECORDS",
            "CANDIDATES_PER_K", "MIN_CANDIDATES", "FETCH_PER_K"]
