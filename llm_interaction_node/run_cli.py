@@ -75,7 +75,7 @@ def interaction_settings(graph: tuple[NodeSpec, ...], overrides: dict[str, dict]
                          env: Mapping[str, str] = os.environ):
     """The Settings the graph's interaction node will read (its params files, the overrides,
     its environment ``env``): checked before any node starts."""
-    from .ros.parameters import read_params_files
+    from .ros.interaction_parameters import read_params_files
     spec = next(s for s in graph if s.module.endswith(".interaction_node"))
     return read_params_files([config_path(f) for f in spec.params_files], spec.name,
                              overrides.get(spec.name), env).settings
@@ -122,7 +122,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("running; Ctrl-C stops the nodes", flush=True)
             runner.wait()
             return 1                       # a node exited (reported by the runner)
-        from .ros.speech_console import run_console
+        from .ros.nodes.speech_console import run_console
         console_args = [] if args.quiet else ["--transcript"]
         if args.speech:
             console_args.append("--speech")

@@ -210,13 +210,13 @@ def test_every_executable_is_a_console_script_of_its_module():
     for graph in [*GRAPHS.values(), EXTRA_SPECS]:
         for spec in graph:
             assert scripts.get(spec.executable) == f"{spec.module}:main", spec.executable
-    assert scripts["speech_console"] == "llm_interaction_node.ros.speech_console:main"
-    assert scripts["tts"] == "llm_interaction_node.ros.tts_node:main"
+    assert scripts["speech_console"] == "llm_interaction_node.ros.nodes.speech_console:main"
+    assert scripts["tts"] == "llm_interaction_node.ros.nodes.tts:main"
 
 
 @pytest.mark.parametrize("module", sorted({s.module for g in [*GRAPHS.values(), EXTRA_SPECS]
                                            for s in g}
-                                          | {"llm_interaction_node.ros.speech_console"}))
+                                          | {"llm_interaction_node.ros.nodes.speech_console"}))
 def test_every_node_module_exists_and_runs_as_a_script(module):
     path = ROOT / (module.replace(".", "/") + ".py")
     assert path.exists(), f"{path} is missing"
@@ -259,7 +259,7 @@ def test_tts_yaml_defaults_to_wav_files():
 def test_command_line_of_a_graph_node():
     tts = next(s for s in SIM_GRAPH if s.name == "tts")
     cmd = command_line(tts, {"backend": "espeak", "words_per_minute": 140})
-    assert cmd == [sys.executable, "-m", "llm_interaction_node.ros.tts_node", "--ros-args",
+    assert cmd == [sys.executable, "-m", "llm_interaction_node.ros.nodes.tts", "--ros-args",
                    "-r", "__node:=tts", "--params-file", str(config_path("tts.yaml")),
                    "-p", "backend:=espeak", "-p", "words_per_minute:=140"]
     assert Path(cmd[7]).is_absolute() and Path(cmd[7]).exists()

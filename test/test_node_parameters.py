@@ -10,11 +10,11 @@ from rclpy.parameter import Parameter  # noqa: E402
 
 from llm_interaction_node.core.config import describe, flatten  # noqa: E402
 from llm_interaction_node.paths import config_path  # noqa: E402
-from llm_interaction_node.ros.asr_node import AsrSettings  # noqa: E402
-from llm_interaction_node.ros.household_sim import HouseholdSimSettings  # noqa: E402
-from llm_interaction_node.ros.microphone_node import MicrophoneSettings  # noqa: E402
+from llm_interaction_node.ros.nodes.asr import AsrSettings  # noqa: E402
+from llm_interaction_node.ros.nodes.household_sim import HouseholdSimSettings  # noqa: E402
+from llm_interaction_node.ros.nodes.microphone import MicrophoneSettings  # noqa: E402
 from llm_interaction_node.ros.node_parameters import declare_section  # noqa: E402
-from llm_interaction_node.ros.tts_node import TtsSettings  # noqa: E402
+from llm_interaction_node.ros.nodes.tts import TtsSettings  # noqa: E402
 
 SECTIONS = {"tts": TtsSettings, "asr": AsrSettings, "microphone": MicrophoneSettings,
             "household_sim": HouseholdSimSettings}

@@ -10,16 +10,16 @@ from llm_interaction_interfaces.msg import SceneObject as SceneObjectMsg
 
 from llm_interaction_node.core.apis.humanoid import GRASP, PLACE_ON_TOP
 from llm_interaction_node.core.apis.knowledge import StaticKnowledge
-from llm_interaction_node.ros import names, parameters
+from llm_interaction_node.ros import interaction_parameters as parameters, names
 from llm_interaction_node.ros.conversions import (base_pose_to_msg, msg_to_base_pose, msg_to_pose6,
                                                   pose6_to_msg, scene_to_msg)
-from llm_interaction_node.ros.interaction_node import clean_utterance
-from llm_interaction_node.ros.scene_memory import SceneMemory
+from llm_interaction_node.ros.nodes.interaction_node import clean_utterance
+from llm_interaction_node.ros.robot.scene_memory import SceneMemory
 from llm_interaction_node.core.config import flatten
 from llm_interaction_node.core.llm import LLMConfig
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.paths import world_path
-from llm_interaction_node.ros.ros_robot import SKILL_TYPES, SkillTimeouts
+from llm_interaction_node.ros.robot.humanoid import SKILL_TYPES, SkillTimeouts
 from llm_interaction_node.settings import settings_info
 from llm_interaction_node.sims.worlds import load_household_world
 
@@ -173,8 +173,8 @@ def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_g
 
     from llm_interaction_node.core.apis.humanoid import FAILURE, HumanoidApi
     from llm_interaction_node.core.interrupt import StopSignal
-    from llm_interaction_node.ros.ros_robot import RosHumanoidRobot
-    from llm_interaction_node.ros.skill_client import SkillClient
+    from llm_interaction_node.ros.robot.humanoid import RosHumanoidRobot
+    from llm_interaction_node.ros.robot.skill_client import SkillClient
 
     knowledge = StaticKnowledge.from_yaml(world_path("drinks_and_cup"))
     scene = SceneMemory(knowledge)
@@ -199,7 +199,7 @@ def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_g
 def test_the_real_robot_node_does_not_import_the_simulator():
     import subprocess
     import sys
-    code = ("import sys, llm_interaction_node.ros.interaction_node; "
+    code = ("import sys, llm_interaction_node.ros.nodes.interaction_node; "
             "bad = [m for m in sys.modules if m.startswith('llm_interaction_node.sims')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)

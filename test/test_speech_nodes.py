@@ -19,12 +19,12 @@ from llm_interaction_interfaces.msg import ConsoleEntry
 from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.graph import TTS, GraphRunner
-from llm_interaction_node.ros.tts_node import TTS_DONE, TTS_DONE_QOS, clean_text, espeak_failure
-from llm_interaction_node.ros.speech_console import render_entry, render_heard, run_console
+from llm_interaction_node.ros.nodes.tts import TTS_DONE, TTS_DONE_QOS, clean_text, espeak_failure
+from llm_interaction_node.ros.nodes.speech_console import render_entry, render_heard, run_console
 from ros_support import node_process, probe_node
 
-TTS_MODULE = "llm_interaction_node.ros.tts_node"
-CONSOLE_MODULE = "llm_interaction_node.ros.speech_console"
+TTS_MODULE = "llm_interaction_node.ros.nodes.tts"
+CONSOLE_MODULE = "llm_interaction_node.ros.nodes.speech_console"
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
                                   reason="espeak-ng not installed")
 

@@ -43,27 +43,27 @@ class NodeSpec:
     stop_last: bool = False          # stopped after the other nodes have ended (the recorder)
 
 
-HOUSEHOLD_SIM = NodeSpec("household_sim", "llm_interaction_node.ros.household_sim",
+HOUSEHOLD_SIM = NodeSpec("household_sim", "llm_interaction_node.ros.nodes.household_sim",
                          "household_sim", ["household_sim.yaml"])
-INTERACTION_NODE = NodeSpec("interaction_node", "llm_interaction_node.ros.interaction_node",
+INTERACTION_NODE = NodeSpec("interaction_node", "llm_interaction_node.ros.nodes.interaction_node",
                             "interaction_node", ["interaction_node.yaml"])
-TTS = NodeSpec("tts", "llm_interaction_node.ros.tts_node", "tts", ["tts.yaml"])
-MICROPHONE = NodeSpec("microphone", "llm_interaction_node.ros.microphone_node", "microphone",
+TTS = NodeSpec("tts", "llm_interaction_node.ros.nodes.tts", "tts", ["tts.yaml"])
+MICROPHONE = NodeSpec("microphone", "llm_interaction_node.ros.nodes.microphone", "microphone",
                       ["microphone.yaml"])
-ASR = NodeSpec("asr", "llm_interaction_node.ros.asr_node", "asr", ["asr.yaml"])
+ASR = NodeSpec("asr", "llm_interaction_node.ros.nodes.asr", "asr", ["asr.yaml"])
 # `llm-interaction run --record DIR` (launch argument record:=DIR): the graph's topics into a
 # rosbag2 (MCAP) bag; started first and stopped last, so that it hears everything
-RECORDER = NodeSpec("recorder", "llm_interaction_node.ros.recorder", names.RECORDER_NODE,
+RECORDER = NodeSpec("recorder", "llm_interaction_node.ros.nodes.recorder", names.RECORDER_NODE,
                     ["recorder.yaml"], stop_last=True)
 # not in a graph: plays WAV files onto the audio topic instead of a microphone (tests, demos)
-WAV_SOURCE = NodeSpec("wav_source", "llm_interaction_node.ros.wav_source_node", "wav_source",
+WAV_SOURCE = NodeSpec("wav_source", "llm_interaction_node.ros.nodes.wav_source", "wav_source",
                       ["wav_source.yaml"])
 
 # the simulated household: skills and scene from the simulator, speech to espeak-ng
 SIM_GRAPH: tuple[NodeSpec, ...] = (HOUSEHOLD_SIM, INTERACTION_NODE, TTS)
 # a real robot serves the skills, the scene and speech itself; robot.yaml names its interfaces
 ROBOT_GRAPH: tuple[NodeSpec, ...] = (
-    NodeSpec("interaction_node", "llm_interaction_node.ros.interaction_node", "interaction_node",
+    NodeSpec("interaction_node", "llm_interaction_node.ros.nodes.interaction_node", "interaction_node",
              ["interaction_node.yaml", "robot.yaml"]),
 )
 GRAPHS = {"sim": SIM_GRAPH, "robot": ROBOT_GRAPH}

@@ -10,7 +10,7 @@ to :class:`~.bag.CrashSafeBagWriter`, which makes the bag complete on disk every
 Ctrl-C / SIGTERM flush everything. Skill goals and results are recorded as the interaction
 node publishes them (``interaction/skills``, JSON; see :mod:`.skill_events`).
 
-    python -m llm_interaction_node.ros.recorder --ros-args \\
+    python -m llm_interaction_node.ros.nodes.recorder --ros-args \\
         --params-file config/recorder.yaml -p path:=/tmp/run1
     llm-interaction bag summary /tmp/run1
 """
@@ -29,9 +29,9 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 
-from . import names
-from .bag import FLUSH_S, SEGMENT_S, CrashSafeBagWriter, TopicSpec
-from .node_main import spin_in_thread
+from .. import names
+from ..bag import FLUSH_S, SEGMENT_S, CrashSafeBagWriter, TopicSpec
+from ..node_main import spin_in_thread
 
 VOLATILE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                       durability=DurabilityPolicy.VOLATILE)

@@ -23,7 +23,7 @@ Serves (names relative, defaults in :mod:`llm_interaction_node.ros.names`, renam
 
 Run::
 
-    python -m llm_interaction_node.ros.household_sim --ros-args \\
+    python -m llm_interaction_node.ros.nodes.household_sim --ros-args \\
         --params-file config/household_sim.yaml -p world:=ladder_and_shelf
 """
 from __future__ import annotations
@@ -57,14 +57,14 @@ from visualization_msgs.msg import MarkerArray
 
 from llm_interaction_interfaces.msg import Scene
 
-from ..core.apis.humanoid import FAILURE, SUCCESS
-from ..sims.household import CANCELED, HouseholdWorld
-from ..sims.worlds import DEFAULT_WORLD, load_household_world
-from ..core.config import setting
-from . import names
-from .conversions import FRAME, base_pose_to_msg, msg_to_base_pose, scene_to_msg
-from .markers import MARKERS_QOS, household_markers
-from .node_parameters import declare_section
+from ...core.apis.humanoid import FAILURE, SUCCESS
+from ...sims.household import CANCELED, HouseholdWorld
+from ...sims.worlds import DEFAULT_WORLD, load_household_world
+from ...core.config import setting
+from .. import names
+from ..conversions import FRAME, base_pose_to_msg, msg_to_base_pose, scene_to_msg
+from ..markers import MARKERS_QOS, household_markers
+from ..node_parameters import declare_section
 
 RCLError = _rclpy.RCLError
 NODE_NAME = "household_sim"
@@ -374,7 +374,7 @@ class HouseholdSimNode(Node):
     def _periodic_scene(self) -> None:
         """The timer's scene, skipped while a skill runs: the scene published when the skill
         ends (before its result) is then the first one stamped after the goal was sent, which
-        is what a client waits for to see the skill's effect (see ros/ros_robot.py)."""
+        is what a client waits for to see the skill's effect (see ros/robot/humanoid.py)."""
         if not self._busy:
             self.publish_scene()
 

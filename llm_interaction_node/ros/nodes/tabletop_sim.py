@@ -12,7 +12,7 @@ The same interfaces as the household simulator: the generic skill action
 and only while no skill runs (the 2-D world has no camera). The eval's PNG strips are
 :meth:`TabletopWorldBullet.render` too.
 
-    python -m llm_interaction_node.ros.tabletop_sim --ros-args -p objects:="red block,blue bowl"
+    python -m llm_interaction_node.ros.nodes.tabletop_sim --ros-args -p objects:="red block,blue bowl"
 """
 from __future__ import annotations
 
@@ -34,11 +34,11 @@ from std_srvs.srv import Trigger
 from llm_interaction_interfaces.action import RunSkill
 from llm_interaction_interfaces.msg import Scene
 
-from ..core.apis.humanoid import GRASP, PLACE_ON_TOP, SceneObject
-from . import names
-from .conversions import scene_to_msg
+from ...core.apis.humanoid import GRASP, PLACE_ON_TOP, SceneObject
+from .. import names
+from ..conversions import scene_to_msg
 from .household_sim import RESULT_TIMEOUT_S, run_sim_node
-from .markers import MARKERS_QOS, tabletop_markers
+from ..markers import MARKERS_QOS, tabletop_markers
 
 PICK_AND_PLACE = "pick_and_place"
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -48,10 +48,10 @@ LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
 def make_tabletop(kind: str, objects: list[str], n_blocks: int, n_bowls: int, seed: int,
                   gripper: str):
     if kind == "2d":
-        from ..sims.tabletop2d import TabletopWorld2D as World
+        from ...sims.tabletop2d import TabletopWorld2D as World
         extra = {}
     elif kind == "bullet":
-        from ..sims.tabletop_bullet import TabletopWorldBullet as World
+        from ...sims.tabletop_bullet import TabletopWorldBullet as World
         extra = {"gripper": gripper}
     else:
         raise ValueError(f"world must be 'bullet' or '2d', not {kind!r}")

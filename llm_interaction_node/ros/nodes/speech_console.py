@@ -14,7 +14,7 @@ With ``--speech`` (speech mode, ``llm-interaction run --speech``) the microphone
 node do the talking: typed text is not sent, and what the asr node heard
 (``speech/asr_result``) is printed as ``you: <text>  (<confidence>)``, or why it was dropped.
 
-    python -m llm_interaction_node.ros.speech_console [--transcript] [--speech] [--ros-args ...]
+    python -m llm_interaction_node.ros.nodes.speech_console [--transcript] [--speech] [--ros-args ...]
 
 All names are relative, so ``--ros-args -r __ns:=/robot1`` or ``-r speech/asr_text:=/asr``
 point the console elsewhere. ``llm-interaction run`` calls :func:`run_console` in-process.
@@ -42,7 +42,7 @@ from std_srvs.srv import Trigger
 
 from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry
 
-from . import names
+from .. import names
 
 HINT = ("speech console: type what you say to the robot and press Enter; "
         "/stop, /reset, /help, /quit (or Ctrl-D)")

@@ -11,7 +11,7 @@ executor tripled the skill round trip here.) Utterances are queued (nothing is l
 the robot is busy); a stop cancels the running skill goal and abandons the running LLM call
 at once.
 
-    python -m llm_interaction_node.ros.interaction_node --ros-args \\
+    python -m llm_interaction_node.ros.nodes.interaction_node --ros-args \\
         --params-file config/interaction_node.yaml -p llm.base_url:=http://localhost:8000/v1
 """
 from __future__ import annotations
@@ -35,24 +35,24 @@ from std_srvs.srv import Trigger
 from llm_interaction_interfaces.msg import ConsoleEntry, Scene
 from llm_interaction_interfaces.srv import Learn, ManageMemory
 
-from ..core.apis.knowledge import StaticKnowledge
-from ..core.errors import EndOfInteraction
-from ..core.interrupt import StopSignal
-from ..core.llm import NoLLM, make_client
-from ..core.llm.progress import ProgressReporter
-from ..core.memory import commands
-from ..core.memory.store import MemoryStoreError
-from ..core.transcript import Entry
-from ..core.user import EventQueue
-from ..paths import world_path
-from .node_main import spin_in_thread
-from ..session import build_session, household_start_from_scene
-from . import parameters
-from .ros_robot import SKILL_TYPES, RosHumanoidRobot
-from .markers import SceneMarkerPublisher
-from .scene_memory import SceneMemory
-from .skill_events import BasePoseTracker, SkillEventClient
-from .skill_client import SkillClient
+from ...core.apis.knowledge import StaticKnowledge
+from ...core.errors import EndOfInteraction
+from ...core.interrupt import StopSignal
+from ...core.llm import NoLLM, make_client
+from ...core.llm.progress import ProgressReporter
+from ...core.memory import commands
+from ...core.memory.store import MemoryStoreError
+from ...core.transcript import Entry
+from ...core.user import EventQueue
+from ...paths import world_path
+from ..node_main import spin_in_thread
+from ...session import build_session, household_start_from_scene
+from .. import interaction_parameters as parameters
+from ..robot.humanoid import SKILL_TYPES, RosHumanoidRobot
+from ..markers import SceneMarkerPublisher
+from ..robot.scene_memory import SceneMemory
+from ..robot.skill_events import BasePoseTracker, SkillEventClient
+from ..robot.skill_client import SkillClient
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)

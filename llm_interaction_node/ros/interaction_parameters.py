@@ -29,7 +29,7 @@ from ..core.config import describe, flatten, from_mapping, nest, setting
 from ..paths import DEFAULT_WORLD
 from ..settings import Settings, settings_info
 from . import names
-from .ros_robot import RosHumanoidRobot, SkillTimeouts
+from .robot.humanoid import RosHumanoidRobot, SkillTimeouts
 
 _SPEED = inspect.signature(HumanoidApi).parameters      # the API's own speed limits
 

