@@ -26,7 +26,6 @@ from pathlib import Path
 
 import rclpy
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Empty, String
@@ -45,7 +44,7 @@ from ...core.memory.store import MemoryStoreError
 from ...core.transcript import Entry
 from ...core.user import EventQueue
 from ...paths import world_path
-from ..node_main import spin_in_thread
+from ..node_main import run_node
 from ...session import build_session, household_start_from_scene
 from .. import interaction_parameters as parameters
 from ..robot.humanoid import SKILL_TYPES, RosHumanoidRobot
@@ -186,7 +185,13 @@ class InteractionNode(Node):
                                         + traceback.format_exc())
                 self.console.new_task(marker=True)
 
-    def shutdown(self) -> None:
+    @property
+    def extra_nodes(self) -> tuple[Node, ...]:
+        """Spun by an executor of their own (run_node): a learn call never blocks the topics."""
+        return (self.services_node,)
+
+    def close(self) -> None:
+        """Stop the agent's worker (run_node calls it before ROS shuts down)."""
         self.queue.close()
         self.stop_signal.request("shutdown", idle=True)
         self._worker.join(timeout=5)
@@ -381,7 +386,7 @@ def export_path(directory: Path, name: str) -> Path:
 
 def memory_command(memory, command: str, argument: str, export_dir: Path | None = None):
     """The ManageMemory service's commands over an ExampleMemory (exports: a file name in
-    ``export_dir``), as results for JSON; the commands are :mod:`..core.memory.commands`
+    ``export_dir``), as results for JSON; the commands are :mod:`...core.memory.commands`
     (the same as ``llm-interaction memory``'s)."""
     if memory is None:
         raise RuntimeError("this node runs without a memory (memory.enabled is false)")
@@ -438,33 +443,8 @@ def _task_number(task_id: str) -> int:
 
 
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    try:
-        node = InteractionNode()
-    except (ValueError, OSError, KeyError, MemoryStoreError) as exc:
-        print(f"interaction_node: {exc}", file=sys.stderr)
-        rclpy.try_shutdown()
-        return 2
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    services = SingleThreadedExecutor()
-    services.add_node(node.services_node)
-    spinner = spin_in_thread(executor, "executor")
-    spin_in_thread(services, "services")
-    try:
-        node.start()
-        while spinner.is_alive():
-            spinner.join(0.5)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.shutdown()
-        executor.shutdown(timeout_sec=1.0)
-        services.shutdown(timeout_sec=1.0)
-        node.services_node.destroy_node()
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return run_node(InteractionNode, "interaction_node", args,
+                    expected=(ValueError, OSError, KeyError, MemoryStoreError))
 
 
 if __name__ == "__main__":

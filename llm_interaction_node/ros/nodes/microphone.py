@@ -29,7 +29,7 @@ from llm_interaction_interfaces.msg import AudioData
 
 from ...core.config import setting
 from .. import names
-from ..node_main import spin_node
+from ..node_main import run_node
 from ..node_parameters import declare_section
 from ..speech.audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, StreamResampler, to_msg
 
@@ -180,7 +180,7 @@ class MicrophoneNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    return spin_node(MicrophoneNode, "microphone", args)
+    return run_node(MicrophoneNode, "microphone", args)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ from llm_interaction_interfaces.msg import AudioData
 
 from ...core.config import setting
 from .. import names
-from ..node_main import spin_node
+from ..node_main import run_node
 from ..node_parameters import declare_section
 from ..speech.audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, chunks, decode_wav, to_msg
 
@@ -352,7 +352,7 @@ class TtsNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    return spin_node(TtsNode, "tts", args)
+    return run_node(TtsNode, "tts", args)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import shutil
 import time
 import uuid
