@@ -5,7 +5,8 @@ handlers in the main thread, also when the process was started with SIGINT ignor
 background job of a script) instead of rclpy's handlers, which shut the context down at once:
 so a node ends its work first (the simulator lets the running skill's goal end and sends its
 result, the agent's worker stops, the recorder flushes) while its executors still spin, and
-only then is ROS shut down. The executors spin in threads; the main thread wakes every
+only then is ROS shut down (a signal while the node is still being built ends the start at
+once). The executors spin in threads; the main thread wakes every
 ``period`` seconds to look at the stop flag, the spinners and ``keep_running``.
 
 A node may have, and :func:`run_node` then uses:
@@ -44,16 +45,25 @@ def run_node(make_node: Callable[[], object], name: str, args: list[str] | None 
     or ``keep_running(node)`` is False; ``threads`` > 1: a multi-threaded executor. Returns
     the exit code: 0, 1 (a callback raised, or ``node.failed``), 2 (an ``expected`` error or
     a bad ROS argument or parameter while starting)."""
-    stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in SHUTDOWN_SIGNALS}
+    stop, built = threading.Event(), threading.Event()
+
+    def on_signal(*_) -> None:
+        stop.set()
+        if not built.is_set():           # still starting (a model loading): give up at once
+            raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in SHUTDOWN_SIGNALS}
     try:
-        return _run(make_node, name, args, expected, threads, keep_running, period, stop)
+        return _run(make_node, name, args, expected, threads, keep_running, period, stop, built)
+    except KeyboardInterrupt:            # during rclpy.init
+        rclpy.try_shutdown()
+        return 0
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
-def _run(make_node, name, args, expected, threads, keep_running, period, stop) -> int:
+def _run(make_node, name, args, expected, threads, keep_running, period, stop, built) -> int:
     try:
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     except _rclpy.RCLError as exc:           # e.g. an unparsable --ros-args value
@@ -68,6 +78,7 @@ def _run(make_node, name, args, expected, threads, keep_running, period, stop) -
         except (*expected, ParameterException) as exc:
             print(f"{name}: {exc}", file=sys.stderr, flush=True)
             return 2
+        built.set()
         for each in (node, *getattr(node, "extra_nodes", ())):
             executor = (MultiThreadedExecutor(num_threads=threads) if threads > 1 and each is node
                         else SingleThreadedExecutor())
