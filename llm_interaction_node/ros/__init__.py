@@ -10,6 +10,6 @@
   process ``graph`` that ``llm-interaction run`` and the launch files start
   (``launch_description``).
 
-Everything here imports rclpy except ``graph``, ``launch_description`` and
-``interaction_parameters``' readers; nothing in ``core`` or ``sims`` imports this package.
+``graph`` and ``launch_description`` do not import rclpy (``run --help`` and ``ros2 launch``
+stay light); nothing in ``core`` or ``sims`` imports this package.
 """
