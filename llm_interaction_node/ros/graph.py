@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence, TextIO
 
@@ -47,7 +47,8 @@ class NodeSpec:
 
 HOUSEHOLD_SIM = NodeSpec("household_sim", "llm_interaction_node.ros.nodes.household_sim",
                          "household_sim", ["household_sim.yaml"])
-INTERACTION_NODE = NodeSpec("interaction_node", "llm_interaction_node.ros.nodes.interaction_node",
+INTERACTION_NODE = NodeSpec("interaction_node",
+                            "llm_interaction_node.ros.nodes.interaction_node",
                             "interaction_node", ["interaction_node.yaml"])
 TTS = NodeSpec("tts", "llm_interaction_node.ros.nodes.tts", "tts", ["tts.yaml"])
 MICROPHONE = NodeSpec("microphone", "llm_interaction_node.ros.nodes.microphone", "microphone",
@@ -65,8 +66,7 @@ WAV_SOURCE = NodeSpec("wav_source", "llm_interaction_node.ros.nodes.wav_source",
 SIM_GRAPH: tuple[NodeSpec, ...] = (HOUSEHOLD_SIM, INTERACTION_NODE, TTS)
 # a real robot serves the skills, the scene and speech itself; robot.yaml names its interfaces
 ROBOT_GRAPH: tuple[NodeSpec, ...] = (
-    NodeSpec("interaction_node", "llm_interaction_node.ros.nodes.interaction_node", "interaction_node",
-             ["interaction_node.yaml", "robot.yaml"]),
+    replace(INTERACTION_NODE, params_files=["interaction_node.yaml", "robot.yaml"]),
 )
 GRAPHS = {"sim": SIM_GRAPH, "robot": ROBOT_GRAPH}
 # speech in (`llm-interaction run --speech`, launch argument speech:=true): a microphone and
