@@ -28,7 +28,8 @@ import yaml
 
 from .llm_options import add_llm_options, endpoint_line, llm_environment
 from .paths import config_path
-from .ros.graph import GRAPHS, LAUNCH_ARGUMENTS, GraphRunner, NodeSpec, format_value, graph_nodes
+from .ros.graph import (GRAPHS, LAUNCH_ARGUMENTS, GraphRunner, NodeSpec, argument_overrides,
+                        format_value, graph_nodes)
 
 
 def parse_param(text: str) -> tuple[str, str, object]:
@@ -47,27 +48,21 @@ def parse_param(text: str) -> tuple[str, str, object]:
 
 
 def build_overrides(args: argparse.Namespace, graph: tuple[NodeSpec, ...]) -> dict[str, dict]:
-    """Parameter overrides by node name from the options; ValueError for a node not in the graph."""
+    """Parameter overrides by node name from the options; ValueError for a node not in the graph.
+    --world, --llm-*, --memory-path set what the launch arguments of the same names set
+    (--llm-* also reach every node as its environment, llm_environment: they beat its params
+    file and the caller's variables)."""
+    given = {name: None if getattr(args, name) is None else str(getattr(args, name))
+             for name in LAUNCH_ARGUMENTS}
+    overrides = argument_overrides(graph, given, {name: "--" + name.replace("_", "-")
+                                                  for name in given})
     names = {spec.name for spec in graph}
-    overrides: dict[str, dict] = {}
-
-    def put(node: str, name: str, value, option: str) -> None:
-        if node not in names:
-            raise ValueError(f"{option}: the {args.graph} graph has no node {node!r} "
-                             f"(its nodes: {', '.join(s.name for s in graph)})")
-        overrides.setdefault(node, {})[name] = value
-
-    # the --llm-* options also reach the node as its environment (llm_environment), which
-    # beats its params file and the caller's LLM_INTERACTION_* variables
-    for argument, option in (("world", "--world"), ("llm_base_url", "--llm-base-url"),
-                             ("llm_model", "--llm-model"), ("memory_path", "--memory-path")):
-        value = getattr(args, argument)
-        if value is not None:
-            for node, name in LAUNCH_ARGUMENTS[argument]:
-                put(node, name, str(value), option)
     for text in args.param or ():
         node, name, value = parse_param(text)
-        put(node, name, value, "--param")
+        if node not in names:
+            raise ValueError(f"--param: the {args.graph} graph has no node {node!r} "
+                             f"(its nodes: {', '.join(s.name for s in graph)})")
+        overrides.setdefault(node, {})[name] = value
     return overrides
 
 
@@ -75,7 +70,7 @@ def interaction_settings(graph: tuple[NodeSpec, ...], overrides: dict[str, dict]
                          env: Mapping[str, str] = os.environ):
     """The Settings the graph's interaction node will read (its params files, the overrides,
     its environment ``env``): checked before any node starts."""
-    from .ros.parameters import read_params_files
+    from .ros.interaction_parameters import read_params_files
     spec = next(s for s in graph if s.module.endswith(".interaction_node"))
     return read_params_files([config_path(f) for f in spec.params_files], spec.name,
                              overrides.get(spec.name), env).settings
@@ -122,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("running; Ctrl-C stops the nodes", flush=True)
             runner.wait()
             return 1                       # a node exited (reported by the runner)
-        from .ros.speech_console import run_console
+        from .ros.nodes.speech_console import run_console
         console_args = [] if args.quiet else ["--transcript"]
         if args.speech:
             console_args.append("--speech")

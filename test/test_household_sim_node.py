@@ -30,7 +30,7 @@ from llm_interaction_node.ros.conversions import base_pose_to_msg
 from llm_interaction_node.sims import HouseholdWorld, load_household_world
 from ros_support import ROOT, NodeProcess, probe_node
 
-MODULE = "llm_interaction_node.ros.household_sim"
+MODULE = "llm_interaction_node.ros.nodes.household_sim"
 WORLD = "drinks_and_cup"
 COUNTER = "inFrontOf_kitchen-counter_0"          # [1.8, 1.0, 0.0]; room_center is [0, 0, 0]
 

@@ -22,15 +22,16 @@ from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.graph import (GRAPHS, LAUNCH_ARGUMENTS, RECORDER, ROBOT_GRAPH,
                                            SIM_GRAPH, SPEECH_NODES, WAV_SOURCE, GraphRunner, NodeSpec,
-                                           command_line, format_value, graph_nodes)
+                                           command_line, format_value, graph_nodes,
+                                           launch_arguments)
 from llm_interaction_node.run_cli import build_overrides, parse_param
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "llm_interaction_node"
 LAUNCH_FILES = {"sim": ROOT / "launch" / "sim.launch.py",
                 "robot": ROOT / "launch" / "robot.launch.py"}
-LAUNCH_ARGS = {"sim": {"world", "llm_base_url", "llm_model"},
-               "robot": {"llm_base_url", "llm_model"}}
+LAUNCH_ARGS = {"sim": {"world", "llm_base_url", "llm_model", "memory_path"},
+               "robot": {"llm_base_url", "llm_model", "memory_path"}}
 SWITCHES = {"speech", "record"}   # launch arguments that add nodes instead of setting parameters
 EXTRA_SPECS = SPEECH_NODES + (WAV_SOURCE, RECORDER)
 ALL_SPECS = {(s.name, f) for graph in [*GRAPHS.values(), EXTRA_SPECS] for s in graph
@@ -102,6 +103,14 @@ def load_launch_file(path: Path, monkeypatch):
     return module
 
 
+def test_launch_files_are_built_from_the_graph_description():
+    """No node list of their own: each launch file hands its graph to the one builder."""
+    for graph, path in LAUNCH_FILES.items():
+        source = path.read_text()
+        assert f"return generate('{graph}')" in source
+        assert "Node(" not in source and "DeclareLaunchArgument(" not in source
+
+
 def launch(graph: str, monkeypatch, **arguments):
     """(declared launch arguments {name: default}, Node recordings) with ``arguments`` set."""
     description = load_launch_file(LAUNCH_FILES[graph], monkeypatch).generate_launch_description()
@@ -127,8 +136,12 @@ def console_scripts() -> dict[str, str]:
 @pytest.mark.parametrize("graph", ["sim", "robot"])
 def test_launch_file_starts_the_nodes_of_the_graph(graph, monkeypatch):
     declared, nodes = launch(graph, monkeypatch)
-    assert set(declared) == LAUNCH_ARGS[graph] | SWITCHES
+    assert set(declared) == LAUNCH_ARGS[graph] | SWITCHES == set(launch_arguments(graph))
     assert all(default == "" for default in declared.values())    # empty: keep the params file
+    # every run option that sets a parameter is a launch argument (and the other way round)
+    from llm_interaction_node.cli import build_parser
+    options = vars(build_parser().parse_args(["run"]))
+    assert set(declared) <= set(options)
     specs = GRAPHS[graph]
     assert [n.kwargs["name"] for n in nodes] == [s.name for s in specs]
     for node, spec in zip(nodes, specs):
@@ -140,29 +153,61 @@ def test_launch_file_starts_the_nodes_of_the_graph(graph, monkeypatch):
         assert all(Path(p) == ROOT / "config" / os.path.basename(p) for p in files)
         overrides = [p for p in node.kwargs["parameters"] if isinstance(p, dict)]
         assert all(not d for d in overrides), "no override unless a launch argument is given"
+        assert node.kwargs["additional_env"] == {}
 
 
 @pytest.mark.parametrize("graph", ["sim", "robot"])
 def test_launch_arguments_set_the_same_parameters_as_the_run_options(graph, monkeypatch):
     values = {arg: f"value-of-{arg}" for arg in LAUNCH_ARGS[graph]}
     _, nodes = launch(graph, monkeypatch, **values)
-    got = {}
+    got, got_env = {}, {}
     for node in nodes:
         for d in node.kwargs["parameters"]:
             if isinstance(d, dict) and d:
                 got[node.kwargs["name"]] = dict(d)
+        if node.kwargs["additional_env"]:
+            got_env[node.kwargs["name"]] = node.kwargs["additional_env"]
     want = {}
     for arg, value in values.items():
-        for node, param in LAUNCH_ARGUMENTS[arg]:
+        for node, param in LAUNCH_ARGUMENTS[arg].targets:
             want.setdefault(node, {})[param] = value
     assert got == want
+    # the llm arguments also go into the node's LLM_INTERACTION_* variables, as run's options
+    assert got_env == {"interaction_node": {"LLM_INTERACTION_BASE_URL": "value-of-llm_base_url",
+                                            "LLM_INTERACTION_MODEL": "value-of-llm_model"}}
     # `llm-interaction run` with the matching options passes the same overrides
     from llm_interaction_node.cli import build_parser
+    from llm_interaction_node.llm_options import llm_environment
     argv = ["run", "--graph", graph]
     for arg, value in values.items():
         argv += ["--" + arg.replace("_", "-"), value]
     args = build_parser().parse_args(argv)
     assert build_overrides(args, GRAPHS[graph]) == want
+    run_env = llm_environment(args, {})
+    assert all(run_env[k] == v for k, v in got_env["interaction_node"].items())
+
+
+@pytest.mark.parametrize("graph", ["sim", "robot"])
+def test_a_launch_argument_beats_the_environment_and_the_params_files(graph, monkeypatch):
+    """Precedence: defaults < params files < environment < options, and a launch argument is
+    an option: the interaction node reads llm_base_url:=X as X although its caller's
+    environment sets LLM_INTERACTION_BASE_URL (what it reads without the argument)."""
+    from llm_interaction_node.ros.interaction_parameters import read_params_files
+    caller = {"LLM_INTERACTION_BASE_URL": "http://from-the-environment:1/v1",
+              "LLM_INTERACTION_MODEL": "env-model"}
+
+    def node_reads(**arguments):
+        _, nodes = launch(graph, monkeypatch, **arguments)
+        node = next(n for n in nodes if n.kwargs["name"] == "interaction_node")
+        files = [p for p in node.kwargs["parameters"] if isinstance(p, str)]
+        (overrides,) = [p for p in node.kwargs["parameters"] if isinstance(p, dict)]
+        env = {**caller, **node.kwargs["additional_env"]}    # what launch gives the process
+        return read_params_files(files, "interaction_node", overrides, env).settings.llm
+
+    llm = node_reads()
+    assert (llm.base_url, llm.model) == ("http://from-the-environment:1/v1", "env-model")
+    llm = node_reads(llm_base_url="http://from-the-launch-argument:2/v1", llm_model="arg-model")
+    assert (llm.base_url, llm.model) == ("http://from-the-launch-argument:2/v1", "arg-model")
 
 
 @pytest.mark.parametrize("graph", ["sim", "robot"])
@@ -210,13 +255,13 @@ def test_every_executable_is_a_console_script_of_its_module():
     for graph in [*GRAPHS.values(), EXTRA_SPECS]:
         for spec in graph:
             assert scripts.get(spec.executable) == f"{spec.module}:main", spec.executable
-    assert scripts["speech_console"] == "llm_interaction_node.ros.speech_console:main"
-    assert scripts["tts"] == "llm_interaction_node.ros.tts_node:main"
+    assert scripts["speech_console"] == "llm_interaction_node.ros.nodes.speech_console:main"
+    assert scripts["tts"] == "llm_interaction_node.ros.nodes.tts:main"
 
 
 @pytest.mark.parametrize("module", sorted({s.module for g in [*GRAPHS.values(), EXTRA_SPECS]
                                            for s in g}
-                                          | {"llm_interaction_node.ros.speech_console"}))
+                                          | {"llm_interaction_node.ros.nodes.speech_console"}))
 def test_every_node_module_exists_and_runs_as_a_script(module):
     path = ROOT / (module.replace(".", "/") + ".py")
     assert path.exists(), f"{path} is missing"
@@ -259,7 +304,7 @@ def test_tts_yaml_defaults_to_wav_files():
 def test_command_line_of_a_graph_node():
     tts = next(s for s in SIM_GRAPH if s.name == "tts")
     cmd = command_line(tts, {"backend": "espeak", "words_per_minute": 140})
-    assert cmd == [sys.executable, "-m", "llm_interaction_node.ros.tts_node", "--ros-args",
+    assert cmd == [sys.executable, "-m", "llm_interaction_node.ros.nodes.tts", "--ros-args",
                    "-r", "__node:=tts", "--params-file", str(config_path("tts.yaml")),
                    "-p", "backend:=espeak", "-p", "words_per_minute:=140"]
     assert Path(cmd[7]).is_absolute() and Path(cmd[7]).exists()
@@ -453,8 +498,8 @@ def _params(spec: NodeSpec, filename: str) -> dict:
 
 def test_the_parameters_set_by_options_and_robot_yaml_exist_in_the_nodes_params_files():
     specs = {s.name: s for g in GRAPHS.values() for s in g}
-    for targets in LAUNCH_ARGUMENTS.values():
-        for node, param in targets:
+    for argument in LAUNCH_ARGUMENTS.values():
+        for node, param in argument.targets:
             assert param in _params(specs[node], specs[node].params_files[0]), (node, param)
     robot = ROBOT_GRAPH[0]
     base, overrides = (_params(robot, f) for f in robot.params_files)

@@ -228,7 +228,7 @@ def test_skill_goals_become_plain_json_data():
 
     from llm_interaction_interfaces.action import MoveTo, RunSkill
     from llm_interaction_node.ros.conversions import base_pose_to_msg
-    from llm_interaction_node.ros.skill_events import message_to_data
+    from llm_interaction_node.ros.robot.skill_events import message_to_data
     goal = MoveTo.Goal(target=base_pose_to_msg([1.8, 1.0, 0.0], "map"), speed_factor=0.5)
     data = json.loads(json.dumps(message_to_data(goal)))
     assert data["speed_factor"] == 0.5 and data["target"]["header"]["frame_id"] == "map"

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ import pytest
 from fake_llm_server import FakeLLMServer
 from llm_interaction_node.ros import markers
 from llm_interaction_node.ros.bag import read_bag
-from test_run_command import CLI, read_until, start_run, type_line
+from test_run_command import CLI, quit_console, read_until, running, type_line
 
 pytestmark = pytest.mark.slow
 SCRIPT = ["say('I will get the juice.')",
@@ -27,18 +28,19 @@ SCRIPT = ["say('I will get the juice.')",
           "wait_for_trigger()"]
 
 
+@contextmanager
 def recorded_run(tmp_path):
+    """A run with --record that has brought the juice (see :func:`test_run_command.running`)."""
     llm = FakeLLMServer()
     llm.texts = list(SCRIPT)
     llm.text = "wait_for_trigger()"
-    proc = start_run(tmp_path, "--llm-base-url", llm.url, "--llm-model", "scripted",
-                     "--record", str(tmp_path / "bag"))
     lines: list[str] = []
-    assert read_until(proc, lines, "speech console", 90), "".join(lines)
-    type_line(proc, "bring me the juice")
-    assert read_until(proc, lines, "robot: I have the juice.", 180), \
-        "".join(lines) + "".join(p.read_text() for p in (tmp_path / "logs").glob("*.log"))
-    return proc, llm, lines
+    with running(tmp_path, "--record", str(tmp_path / "bag"), llm=llm) as proc:
+        assert read_until(proc, lines, "speech console", 90), "".join(lines)
+        type_line(proc, "bring me the juice")
+        assert read_until(proc, lines, "robot: I have the juice.", 180), \
+            "".join(lines) + "".join(p.read_text() for p in (tmp_path / "logs").glob("*.log"))
+        yield proc, lines
 
 
 def dialogue(bag):
@@ -80,8 +82,7 @@ def juice_marker(bag, topic):
 
 
 def test_a_recorded_run_holds_the_dialogue_in_order_the_skills_and_the_markers(tmp_path):
-    proc, llm, lines = recorded_run(tmp_path)
-    try:
+    with recorded_run(tmp_path) as (proc, _):
         # the bag is readable while the run goes on: wait until the node's markers (checked
         # every 0.2 s, flushed every 1 s) show the juice off the counter, then stop
         deadline = time.monotonic() + 30
@@ -90,12 +91,7 @@ def test_a_recorded_run_holds_the_dialogue_in_order_the_skills_and_the_markers(t
             if m is not None and m.pose.position.x < 2.4:       # held (x 2.15), not on the counter (2.5)
                 break
             time.sleep(0.3)
-        type_line(proc, "/quit")
-        assert proc.wait(60) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        llm.close()
+        quit_console(proc)
     bag = tmp_path / "bag"
     check_dialogue(bag)
     assert "recorder.log" in {p.name for p in (tmp_path / "logs").iterdir()}
@@ -130,17 +126,12 @@ def test_a_recorded_run_holds_the_dialogue_in_order_the_skills_and_the_markers(t
 
 
 def test_a_sigkilled_run_leaves_a_readable_bag_up_to_the_last_flush(tmp_path):
-    proc, llm, lines = recorded_run(tmp_path)
-    try:
+    with recorded_run(tmp_path) as (proc, lines):
         pid = int(re.search(r"started recorder \(pid (\d+)\)", "".join(lines)).group(1))
         time.sleep(2.5)                        # flush_s is 1 s: everything said is on disk
         os.kill(pid, signal.SIGKILL)           # the recorder dies first, then the whole run
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        llm.close()
     check_dialogue(tmp_path / "bag")
     assert not (tmp_path / "bag" / "metadata.yaml.tmp").exists()
 

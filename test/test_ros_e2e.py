@@ -20,8 +20,8 @@ from test_learning_e2e import CORRECTION, IMPROVED, IMPROVEMENT, PROBLEM, REQUES
 
 pytestmark = pytest.mark.slow
 
-SIM = "llm_interaction_node.ros.household_sim"
-NODE = "llm_interaction_node.ros.interaction_node"
+SIM = "llm_interaction_node.ros.nodes.household_sim"
+NODE = "llm_interaction_node.ros.nodes.interaction_node"
 
 
 def call(probe, srv_type, name, request, timeout=60):

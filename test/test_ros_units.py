@@ -10,16 +10,16 @@ from llm_interaction_interfaces.msg import SceneObject as SceneObjectMsg
 
 from llm_interaction_node.core.apis.humanoid import GRASP, PLACE_ON_TOP
 from llm_interaction_node.core.apis.knowledge import StaticKnowledge
-from llm_interaction_node.ros import names, parameters
+from llm_interaction_node.ros import interaction_parameters as parameters, names
 from llm_interaction_node.ros.conversions import (base_pose_to_msg, msg_to_base_pose, msg_to_pose6,
                                                   pose6_to_msg, scene_to_msg)
-from llm_interaction_node.ros.interaction_node import clean_utterance
-from llm_interaction_node.ros.scene_memory import SceneMemory
+from llm_interaction_node.ros.nodes.interaction_node import clean_utterance
+from llm_interaction_node.ros.robot.scene_memory import SceneMemory
 from llm_interaction_node.core.config import flatten
 from llm_interaction_node.core.llm import LLMConfig
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.paths import world_path
-from llm_interaction_node.ros.ros_robot import SKILL_TYPES, SkillTimeouts
+from llm_interaction_node.ros.robot.humanoid import SKILL_TYPES, SkillTimeouts
 from llm_interaction_node.settings import settings_info
 from llm_interaction_node.sims.worlds import load_household_world
 
@@ -173,8 +173,8 @@ def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_g
 
     from llm_interaction_node.core.apis.humanoid import FAILURE, HumanoidApi
     from llm_interaction_node.core.interrupt import StopSignal
-    from llm_interaction_node.ros.ros_robot import RosHumanoidRobot
-    from llm_interaction_node.ros.skill_client import SkillClient
+    from llm_interaction_node.ros.robot.humanoid import RosHumanoidRobot
+    from llm_interaction_node.ros.robot.skill_client import SkillClient
 
     knowledge = StaticKnowledge.from_yaml(world_path("drinks_and_cup"))
     scene = SceneMemory(knowledge)
@@ -199,7 +199,97 @@ def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_g
 def test_the_real_robot_node_does_not_import_the_simulator():
     import subprocess
     import sys
-    code = ("import sys, llm_interaction_node.ros.interaction_node; "
+    code = ("import sys, llm_interaction_node.ros.nodes.interaction_node; "
             "bad = [m for m in sys.modules if m.startswith('llm_interaction_node.sims')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+LIFECYCLE_NODE = '''
+import sys, time
+from rclpy.node import Node
+from llm_interaction_node.ros.node_main import run_node
+
+class Probe(Node):
+    def __init__(self):
+        super().__init__("lifecycle_probe")
+        self.declare_parameter("build_s", 0.0)
+        self.declare_parameter("bad", False)
+        print("building", flush=True)
+        time.sleep(self.get_parameter("build_s").value)
+        if self.get_parameter("bad").value:
+            raise ValueError("parameter bad is set")
+        self.ticks = 0
+        self.create_timer(0.05, self.tick)
+
+    def tick(self):
+        self.ticks += 1
+
+    def start(self):
+        print("started", flush=True)
+
+    def close(self):
+        time.sleep(0.3)
+        print(f"closing: context ok {self.context.ok()}, executor spins {self.ticks > 0}", flush=True)
+
+sys.exit(run_node(Probe, "lifecycle_probe", sys.argv))
+'''
+
+
+def _lifecycle(ros_args, ignore_sigint=False):
+    import signal
+    import subprocess
+    import sys
+    return subprocess.Popen(
+        [sys.executable, "-c", LIFECYCLE_NODE, "--ros-args", *ros_args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None)
+
+
+def _wait_for(proc, text, timeout=240):
+    import time
+    lines, deadline = [], time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if text in line:
+            return "".join(lines)
+    raise AssertionError(f"no {text!r}: {''.join(lines)}")
+
+
+@pytest.mark.timeout(900)
+def test_every_node_runs_through_run_node_stops_on_a_signal_and_refuses_bad_parameters():
+    """node_main.run_node: SIGINT (also when it was ignored, a background job) and SIGTERM
+    end the node with 0 after its close() ran while the executor still spun; a bad parameter
+    is one line and exit code 2; a signal while the node is still built ends it at once."""
+    import signal
+    import time
+    running = {"int": _lifecycle([]), "ignored": _lifecycle([], ignore_sigint=True),
+               "term": _lifecycle([])}
+    bad = _lifecycle(["-p", "bad:=true"])
+    slow = _lifecycle(["-p", "build_s:=120.0"])
+    try:
+        for name, proc in running.items():
+            _wait_for(proc, "started")
+            proc.send_signal(signal.SIGTERM if name == "term" else signal.SIGINT)
+        for name, proc in running.items():
+            rest, _ = proc.communicate(timeout=120)
+            assert proc.returncode == 0, (name, rest)
+            assert "closing: context ok True, executor spins True" in rest, (name, rest)
+            assert "Traceback" not in rest
+        out, _ = bad.communicate(timeout=240)
+        assert bad.returncode == 2, out
+        assert "lifecycle_probe: parameter bad is set" in out and "Traceback" not in out
+        _wait_for(slow, "building")
+        sent = time.monotonic()
+        slow.send_signal(signal.SIGINT)
+        out, _ = slow.communicate(timeout=100)
+        assert time.monotonic() - sent < 100 and slow.returncode == 0, out
+        assert "started" not in out and "Traceback" not in out
+    finally:
+        for proc in (*running.values(), bad, slow):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()

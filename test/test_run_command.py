@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,27 @@ def type_line(proc, text):
     proc.stdin.flush()
 
 
+@contextmanager
+def running(tmp_path, *options, llm=None, env=os.environ):
+    """:func:`start_run` (with ``llm``: against that stand-in, model 'scripted'); yields the
+    process and, whatever happens, kills it if it still runs and closes the stand-in."""
+    endpoint = ("--llm-base-url", llm.url, "--llm-model", "scripted") if llm else ()
+    proc = start_run(tmp_path, *endpoint, *options, env=env)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if llm is not None:
+            llm.close()
+
+
+def quit_console(proc):
+    """Leave the console as a user does; the run stops every node and exits with 0."""
+    type_line(proc, "/quit")
+    assert proc.wait(60) == 0
+
+
 def test_run_starts_the_graph_and_the_console_talks_to_the_robot(tmp_path):
     llm = FakeLLMServer()
     llm.texts = ["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
@@ -59,12 +81,11 @@ def test_run_starts_the_graph_and_the_console_talks_to_the_robot(tmp_path):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
-    proc = start_run(tmp_path, "--llm-base-url", llm.url, "--llm-model", "scripted",
-                     "--llm-mode", "completion",
-                     env={**os.environ, "LLM_INTERACTION_BASE_URL": dead,
-                          "LLM_INTERACTION_MODEL": "env-model", "LLM_INTERACTION_MODE": "chat"})
     lines: list[str] = []
-    try:
+    with running(tmp_path, "--llm-mode", "completion", llm=llm,
+                 env={**os.environ, "LLM_INTERACTION_BASE_URL": dead,
+                      "LLM_INTERACTION_MODEL": "env-model",
+                      "LLM_INTERACTION_MODE": "chat"}) as proc:
         assert read_until(proc, lines, "speech console", 60), "".join(lines)
         assert f"LLM: LLM completion mode, model 'scripted' at {llm.url}" in "".join(lines)
         type_line(proc, "please go to the kitchen counter")
@@ -73,12 +94,7 @@ def test_run_starts_the_graph_and_the_console_talks_to_the_robot(tmp_path):
         deadline = time.monotonic() + 60                 # the tts node speaks it into a WAV file
         while not list((tmp_path / "wav").glob("*.wav")) and time.monotonic() < deadline:
             time.sleep(0.1)
-        type_line(proc, "/quit")
-        assert proc.wait(60) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        llm.close()
+        quit_console(proc)
     output = "".join(lines)
     assert ">>> move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))" in output
     assert llm.requests and {q["json"]["model"] for q in llm.requests} == {"scripted"}
@@ -109,30 +125,24 @@ def test_run_with_no_key_brings_the_juice_with_the_embedded_model(tmp_path):
         pytest.skip("embedded model not installed")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_INTERACTION_", "OPENAI_"))}
     log_dir = tmp_path / "logs"
-    proc = start_run(tmp_path, env=env)
     lines: list[str] = []
-    with probe_node("juice_probe") as probe:
+    with probe_node("juice_probe") as probe, running(tmp_path, env=env) as proc:
         states = probe.collect(String, names.WORLD_STATE, QoSProfile(
             depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
             reliability=ReliabilityPolicy.RELIABLE))
-        try:
-            assert read_until(proc, lines, "speech console", 180), "".join(lines)
-            assert "Qwen2.5-Coder-1.5B" in "".join(lines)      # it says plainly what it runs
-            type_line(proc, "bring me the juice")
+        assert read_until(proc, lines, "speech console", 180), "".join(lines)
+        assert "Qwen2.5-Coder-1.5B" in "".join(lines)      # it says plainly what it runs
+        type_line(proc, "bring me the juice")
 
-            def handed_over():
-                objects = json.loads(states[-1].data)["objects"] if states else {}
-                return any("juice" in n and o.get("held_by") == "human"
-                           for n, o in objects.items())
-            try:
-                probe.wait_until(handed_over, 900, "the juice in the human's hand")
-            except TimeoutError:
-                raise AssertionError("".join(lines) + (log_dir / "interaction_node.log")
-                                     .read_text()[-4000:]) from None
-            node_log = (log_dir / "interaction_node.log").read_text()
-            assert "embedded Qwen2.5-Coder-1.5B" in node_log
-            type_line(proc, "/quit")
-            assert proc.wait(60) == 0
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+        def handed_over():
+            objects = json.loads(states[-1].data)["objects"] if states else {}
+            return any("juice" in n and o.get("held_by") == "human"
+                       for n, o in objects.items())
+        try:
+            probe.wait_until(handed_over, 900, "the juice in the human's hand")
+        except TimeoutError:
+            raise AssertionError("".join(lines) + (log_dir / "interaction_node.log")
+                                 .read_text()[-4000:]) from None
+        node_log = (log_dir / "interaction_node.log").read_text()
+        assert "embedded Qwen2.5-Coder-1.5B" in node_log
+        quit_console(proc)

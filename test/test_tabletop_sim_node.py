@@ -12,7 +12,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def sim(tmp_path_factory):
     log = tmp_path_factory.mktemp("tabletop") / "sim.log"
-    proc = NodeProcess("llm_interaction_node.ros.tabletop_sim", log,
+    proc = NodeProcess("llm_interaction_node.ros.nodes.tabletop_sim", log,
                        ros_args=["-r", "__ns:=/tt", "-p", "objects:=red block,blue bowl,green block"])
     proc.wait_for_log("tabletop_sim ready", 60)
     yield proc

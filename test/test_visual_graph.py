@@ -49,7 +49,7 @@ def object_markers(array, ns):
 
 
 def test_household_markers_follow_the_world_when_a_skill_moves_the_robot_and_an_object(tmp_path):
-    sim = NodeProcess("llm_interaction_node.ros.household_sim", tmp_path / "sim.log", ros_args=[
+    sim = NodeProcess("llm_interaction_node.ros.nodes.household_sim", tmp_path / "sim.log", ros_args=[
         "--params-file", str(ROOT / "config/household_sim.yaml"), "-r", "__ns:=/viz",
         "-p", "time_scale:=0.0", "-p", "frame_id:=world"])
     try:
@@ -94,7 +94,7 @@ def test_household_markers_follow_the_world_when_a_skill_moves_the_robot_and_an_
 
 
 def test_tabletop_camera_frames_and_markers_match_the_world_after_a_pick_and_place(tmp_path):
-    sim = NodeProcess("llm_interaction_node.ros.tabletop_sim", tmp_path / "tabletop.log", ros_args=[
+    sim = NodeProcess("llm_interaction_node.ros.nodes.tabletop_sim", tmp_path / "tabletop.log", ros_args=[
         "-r", "__ns:=/cam", "-p", f"objects:={OBJECTS}", "-p", "camera_rate_hz:=4.0",
         "-p", f"camera_width:={CAMERA[0]}", "-p", f"camera_height:={CAMERA[1]}"])
     twin = TabletopWorldBullet.from_names(OBJECTS.split(","), seed=0)   # the same world here

@@ -97,7 +97,7 @@ def wer(pairs: list[tuple[str, str]]) -> float:
 
 
 def speak(text: str, voice: str, wpm: int) -> np.ndarray:
-    from ..ros.audio import decode_wav
+    from ..ros.speech.audio import decode_wav
     wav = subprocess.run(["espeak-ng", "-v", voice, "-s", str(wpm), "--stdout", text],
                          capture_output=True, check=True).stdout
     return decode_wav(wav)
@@ -133,9 +133,9 @@ def asr_settings() -> dict:
 
 
 def offline(corpus, cpu_threads: int, beam_size: int, gap_s: float) -> dict:
-    from ..ros.asr_engine import Segmenter
-    from ..ros.wav_source_node import schedule
-    from ..ros.whisper_model import Recogniser
+    from ..ros.speech.asr_engine import Segmenter
+    from ..ros.nodes.wav_source import schedule
+    from ..ros.speech.whisper_model import Recogniser
     p = asr_settings()
     started = time.perf_counter()
     recogniser = Recogniser(p["model_dir"] or None, compute_type=p["compute_type"],
@@ -188,7 +188,7 @@ class _Listener:
         from llm_interaction_interfaces.msg import AsrResult, AudioData
 
         from ..ros import names
-        from ..ros.audio import AUDIO_QOS
+        from ..ros.speech.audio import AUDIO_QOS
         self.rclpy = rclpy
         self.context = rclpy.Context()
         rclpy.init(context=self.context)
@@ -219,13 +219,13 @@ class _Listener:
 
 def through_ros(corpus, cpu_threads: int, beam_size: int, gap_s: float, log_dir: Path) -> dict:
     from ..paths import config_path
-    from ..ros.wav_source_node import stream
+    from ..ros.nodes.wav_source import stream
     env = {**os.environ, "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST", "PYTHONUNBUFFERED": "1"}
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
     ns = f"/asr_bench_{uuid.uuid4().hex[:8]}"
     log_path = log_dir / "asr.log"
     log = open(log_path, "w")
-    proc = subprocess.Popen([sys.executable, "-m", "llm_interaction_node.ros.asr_node",
+    proc = subprocess.Popen([sys.executable, "-m", "llm_interaction_node.ros.nodes.asr",
                              "--ros-args", "-r", f"__ns:={ns}",
                              "--params-file", str(config_path("asr.yaml")),
                              "-p", f"cpu_threads:={cpu_threads}", "-p", f"beam_size:={beam_size}"],

@@ -56,15 +56,15 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
     from ..core.interrupt import StopSignal
     from ..paths import config_path, world_path
     from ..ros import names
-    from ..ros.audio import AUDIO_QOS
+    from ..ros.speech.audio import AUDIO_QOS
     from ..ros.conversions import base_pose_to_msg
-    from ..ros.skill_client import SkillClient
-    from ..ros.wav_source_node import stream
+    from ..ros.robot.skill_client import SkillClient
+    from ..ros.nodes.wav_source import stream
 
     hogs = [subprocess.Popen([sys.executable, "-c", _BUSY]) for _ in range(busy)]
-    sim = _start("llm_interaction_node.ros.household_sim", log_dir / "sim.log",
+    sim = _start("llm_interaction_node.ros.nodes.household_sim", log_dir / "sim.log",
                  "-p", "time_scale:=1.0")
-    asr = _start("llm_interaction_node.ros.asr_node", log_dir / "asr.log",
+    asr = _start("llm_interaction_node.ros.nodes.asr", log_dir / "asr.log",
                  "--params-file", str(config_path("asr.yaml")))
     rclpy.init()
     node = rclpy.create_node("bench_barge_in")

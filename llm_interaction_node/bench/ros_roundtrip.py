@@ -43,7 +43,7 @@ def _percentiles(samples_s: list[float]) -> dict[str, float]:
 
 def _start_sim(time_scale: float, log_dir: Path) -> subprocess.Popen:
     log = open(log_dir / f"sim_{time_scale:g}.log", "w")
-    return subprocess.Popen([sys.executable, "-m", "llm_interaction_node.ros.household_sim",
+    return subprocess.Popen([sys.executable, "-m", "llm_interaction_node.ros.nodes.household_sim",
                              "--ros-args", "-p", f"time_scale:={time_scale}",
                              "-p", "scene_rate_hz:=2.0"],
                             stdout=log, stderr=subprocess.STDOUT)
@@ -73,9 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     from ..paths import world_path
     from ..ros import names
     from ..ros.conversions import base_pose_to_msg
-    from ..ros.ros_robot import SKILL_TYPES, RosHumanoidRobot
-    from ..ros.scene_memory import SceneMemory
-    from ..ros.skill_client import SkillClient
+    from ..ros.robot.humanoid import SKILL_TYPES, RosHumanoidRobot
+    from ..ros.robot.scene_memory import SceneMemory
+    from ..ros.robot.skill_client import SkillClient
 
     log_dir = Path(tempfile.mkdtemp(prefix="ros_roundtrip_"))
     rclpy.init()

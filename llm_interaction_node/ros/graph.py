@@ -1,8 +1,9 @@
 """The process graph that ``llm-interaction run`` starts, as data, and the runner that starts it.
 
-The same graphs are written as ROS 2 launch files in ``launch/sim.launch.py`` and
-``launch/robot.launch.py`` (for ROS installs with ``ros2 launch``); a test keeps them equal.
-This module does not import rclpy: every node is a separate ``python -m module --ros-args ...``
+The graphs are written once, here: ``launch/sim.launch.py`` and ``launch/robot.launch.py``
+(for ROS installs with ``ros2 launch``) build their nodes from :func:`launch_plan`, and their
+launch arguments are the ``run`` options (:data:`LAUNCH_ARGUMENTS`, :data:`SWITCHES`). This
+module does not import rclpy: every node is a separate ``python -m module --ros-args ...``
 process.
 """
 from __future__ import annotations
@@ -15,12 +16,13 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence, TextIO
 
 import yaml
 
+from ..core.llm.config import ENV_VARS as LLM_ENV_VARS
 from ..paths import config_path
 from . import names
 
@@ -43,28 +45,28 @@ class NodeSpec:
     stop_last: bool = False          # stopped after the other nodes have ended (the recorder)
 
 
-HOUSEHOLD_SIM = NodeSpec("household_sim", "llm_interaction_node.ros.household_sim",
+HOUSEHOLD_SIM = NodeSpec("household_sim", "llm_interaction_node.ros.nodes.household_sim",
                          "household_sim", ["household_sim.yaml"])
-INTERACTION_NODE = NodeSpec("interaction_node", "llm_interaction_node.ros.interaction_node",
+INTERACTION_NODE = NodeSpec("interaction_node",
+                            "llm_interaction_node.ros.nodes.interaction_node",
                             "interaction_node", ["interaction_node.yaml"])
-TTS = NodeSpec("tts", "llm_interaction_node.ros.tts_node", "tts", ["tts.yaml"])
-MICROPHONE = NodeSpec("microphone", "llm_interaction_node.ros.microphone_node", "microphone",
+TTS = NodeSpec("tts", "llm_interaction_node.ros.nodes.tts", "tts", ["tts.yaml"])
+MICROPHONE = NodeSpec("microphone", "llm_interaction_node.ros.nodes.microphone", "microphone",
                       ["microphone.yaml"])
-ASR = NodeSpec("asr", "llm_interaction_node.ros.asr_node", "asr", ["asr.yaml"])
+ASR = NodeSpec("asr", "llm_interaction_node.ros.nodes.asr", "asr", ["asr.yaml"])
 # `llm-interaction run --record DIR` (launch argument record:=DIR): the graph's topics into a
 # rosbag2 (MCAP) bag; started first and stopped last, so that it hears everything
-RECORDER = NodeSpec("recorder", "llm_interaction_node.ros.recorder", names.RECORDER_NODE,
+RECORDER = NodeSpec("recorder", "llm_interaction_node.ros.nodes.recorder", names.RECORDER_NODE,
                     ["recorder.yaml"], stop_last=True)
 # not in a graph: plays WAV files onto the audio topic instead of a microphone (tests, demos)
-WAV_SOURCE = NodeSpec("wav_source", "llm_interaction_node.ros.wav_source_node", "wav_source",
+WAV_SOURCE = NodeSpec("wav_source", "llm_interaction_node.ros.nodes.wav_source", "wav_source",
                       ["wav_source.yaml"])
 
 # the simulated household: skills and scene from the simulator, speech to espeak-ng
 SIM_GRAPH: tuple[NodeSpec, ...] = (HOUSEHOLD_SIM, INTERACTION_NODE, TTS)
 # a real robot serves the skills, the scene and speech itself; robot.yaml names its interfaces
 ROBOT_GRAPH: tuple[NodeSpec, ...] = (
-    NodeSpec("interaction_node", "llm_interaction_node.ros.interaction_node", "interaction_node",
-             ["interaction_node.yaml", "robot.yaml"]),
+    replace(INTERACTION_NODE, params_files=["interaction_node.yaml", "robot.yaml"]),
 )
 GRAPHS = {"sim": SIM_GRAPH, "robot": ROBOT_GRAPH}
 # speech in (`llm-interaction run --speech`, launch argument speech:=true): a microphone and
@@ -77,15 +79,114 @@ def graph_nodes(graph: str, speech: bool = False, record: bool = False) -> tuple
     when ``record``."""
     return (RECORDER,) * bool(record) + GRAPHS[graph] + (SPEECH_NODES if speech else ())
 
-# launch arguments (and the matching `llm-interaction run` options) -> the (node, parameter)
-# pairs they set. The world also gives the interaction node its static knowledge (named places,
-# furniture), which must match what the simulator simulates.
-LAUNCH_ARGUMENTS = {
-    "world": (("household_sim", "world"), ("interaction_node", "knowledge")),
-    "llm_base_url": (("interaction_node", "llm.base_url"),),
-    "llm_model": (("interaction_node", "llm.model"),),
-    "memory_path": (("interaction_node", "memory.path"),),
+@dataclass(frozen=True)
+class LaunchArgument:
+    """A launch argument (``ros2 launch ... name:=value``) and the matching ``llm-interaction
+    run`` option: the (node, parameter) pairs it sets, and the environment variable that would
+    beat those parameters, if any. The argument is an explicit option, so its value also goes
+    into that variable of the node's environment: it wins over the caller's environment, as
+    the ``run`` options do (defaults < params files < environment < options)."""
+
+    description: str
+    targets: tuple[tuple[str, str], ...]
+    env: str | None = None
+
+
+# The world also gives the interaction node its static knowledge (named places, furniture),
+# which must match what the simulator simulates.
+LAUNCH_ARGUMENTS: dict[str, LaunchArgument] = {
+    "world": LaunchArgument(
+        "household scenario: a name in config/worlds or a YAML path; the simulated world and "
+        "the interaction node's static knowledge",
+        (("household_sim", "world"), ("interaction_node", "knowledge"))),
+    "llm_base_url": LaunchArgument(
+        "OpenAI-compatible endpoint, e.g. http://localhost:8080/v1 (beats "
+        f"{LLM_ENV_VARS['base_url']})",
+        (("interaction_node", "llm.base_url"),), LLM_ENV_VARS["base_url"]),
+    "llm_model": LaunchArgument(
+        f"model name at the endpoint (beats {LLM_ENV_VARS['model']})",
+        (("interaction_node", "llm.model"),), LLM_ENV_VARS["model"]),
+    "memory_path": LaunchArgument(
+        "embedded example memory directory (interaction_node memory.path)",
+        (("interaction_node", "memory.path"),)),
 }
+# launch arguments that add nodes (the `run` options --speech and --record DIR)
+SWITCHES: dict[str, str] = {
+    "speech": "true: also start the microphone and the speech recogniser (asr) for talking by "
+              "voice, as `llm-interaction run --speech`",
+    "record": "a new directory: record the graph's topics into a rosbag2 (MCAP) there, "
+              "as `llm-interaction run --record DIR` (the recorder starts first)",
+}
+_TRUE = ("true", "1", "yes", "on")
+
+
+def launch_arguments(graph: str) -> dict[str, str]:
+    """name -> description of the launch arguments of ``graph``: those whose nodes are all in
+    it, then the switches. Not given (empty): the params files' values."""
+    names = {spec.name for spec in GRAPHS[graph]}
+    return {**{name: arg.description for name, arg in LAUNCH_ARGUMENTS.items()
+               if all(node in names for node, _ in arg.targets)}, **SWITCHES}
+
+
+def argument_overrides(specs: Sequence[NodeSpec], values: Mapping[str, Any],
+                       labels: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """node name -> {parameter: value} that the launch arguments ``values`` (None or '':
+    not given) set on the nodes of ``specs``. ValueError for an argument that sets nothing
+    here (world on the robot graph), named by ``labels`` (the option) or its own name."""
+    present = {spec.name for spec in specs}
+    overrides: dict[str, dict[str, Any]] = {}
+    for name, value in values.items():
+        if value is None or value == "":
+            continue
+        targets = LAUNCH_ARGUMENTS[name].targets
+        missing = [node for node, _ in targets if node not in present]
+        if missing:
+            raise ValueError(f"{(labels or {}).get(name, name)}: the graph has no node "
+                             f"{missing[0]!r} (its nodes: {', '.join(s.name for s in specs)})")
+        for node, param in targets:
+            overrides.setdefault(node, {})[param] = value
+    return overrides
+
+
+def argument_environment(values: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """node name -> {variable: value}: the given arguments written into the environment
+    variable that would otherwise beat their parameter (see :class:`LaunchArgument`)."""
+    env: dict[str, dict[str, str]] = {}
+    for name, value in values.items():
+        argument = LAUNCH_ARGUMENTS.get(name)
+        if argument is None or argument.env is None or value is None or value == "":
+            continue
+        for node, _ in argument.targets:
+            env.setdefault(node, {})[argument.env] = str(value)
+    return env
+
+
+@dataclass(frozen=True)
+class PlannedNode:
+    """A node as a launch file starts it: its spec, the parameters the launch arguments set
+    (over its params files) and the variables they add to its environment."""
+
+    spec: NodeSpec
+    parameters: dict[str, Any]
+    env: dict[str, str]
+
+
+def launch_plan(graph: str, values: Mapping[str, str]) -> list[PlannedNode]:
+    """The nodes ``ros2 launch llm_interaction_node <graph>.launch.py`` starts for the launch
+    argument values ``values`` ('' = not given): the same nodes, params files and overrides
+    as ``llm-interaction run --graph <graph>`` with the matching options."""
+    speech = str(values.get("speech", "")).strip().lower() in _TRUE
+    record = str(values.get("record", "")).strip()
+    specs = graph_nodes(graph, speech, record=bool(record))
+    given = {name: str(value).strip() for name, value in values.items()
+             if name in LAUNCH_ARGUMENTS}
+    overrides = argument_overrides(specs, given)
+    env = argument_environment(given)
+    if record:
+        overrides.setdefault(RECORDER.name, {})["path"] = os.path.abspath(
+            os.path.expanduser(record))
+    return [PlannedNode(spec, overrides.get(spec.name, {}), env.get(spec.name, {}))
+            for spec in specs]
 
 
 def format_value(value: Any) -> str:

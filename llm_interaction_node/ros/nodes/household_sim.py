@@ -13,7 +13,7 @@ Serves (names relative, defaults in :mod:`llm_interaction_node.ros.names`, renam
   after every skill;
 * ``household_sim/markers`` (``visualization_msgs/MarkerArray``, transient local): the world
   in ``frame_id`` (objects, furniture, named locations, the robot and what each hand holds,
-  the human; see :mod:`.markers`) whenever it changed: after every skill, during moves and
+  the human; see :mod:`..markers`) whenever it changed: after every skill, during moves and
   after a reset;
 * ``household_sim/world_state`` (``std_msgs/String``, transient local): the JSON of
   ``HouseholdWorld.snapshot()`` plus ``"last_skill"`` (the last skill log entry or null), at
@@ -23,32 +23,25 @@ Serves (names relative, defaults in :mod:`llm_interaction_node.ros.names`, renam
 
 Run::
 
-    python -m llm_interaction_node.ros.household_sim --ros-args \\
+    python -m llm_interaction_node.ros.nodes.household_sim --ros-args \\
         --params-file config/household_sim.yaml -p world:=ladder_and_shelf
 """
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import threading
 import time
-import traceback
 from dataclasses import dataclass, field, make_dataclass
 from functools import partial
 from typing import Any, Callable
 
 import numpy as np
-import rclpy
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.exceptions import ParameterException
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
-from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.signals import SignalHandlerOptions
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
@@ -57,18 +50,19 @@ from visualization_msgs.msg import MarkerArray
 
 from llm_interaction_interfaces.msg import Scene
 
-from ..core.apis.humanoid import FAILURE, SUCCESS
-from ..sims.household import CANCELED, HouseholdWorld
-from ..sims.worlds import DEFAULT_WORLD, load_household_world
-from ..core.config import setting
-from . import names
-from .conversions import FRAME, base_pose_to_msg, msg_to_base_pose, scene_to_msg
-from .markers import MARKERS_QOS, household_markers
-from .node_parameters import declare_section
+from ...core.apis.humanoid import FAILURE, SUCCESS
+from ...sims.household import CANCELED, HouseholdWorld
+from ...sims.worlds import DEFAULT_WORLD, load_household_world
+from ...core.config import setting
+from .. import names
+from ..conversions import FRAME, base_pose_to_msg, msg_to_base_pose, scene_to_msg
+from ..markers import MARKERS_QOS, household_markers
+from ..node_main import run_node
+from ..node_parameters import declare_section
 
-RCLError = _rclpy.RCLError
 NODE_NAME = "household_sim"
 EXECUTOR_THREADS = 8        # a waiting goal holds a thread; cancels, timers, services need more
+RESULT_GRACE = 0.1          # s of spinning after the last goal ended, before shutting down
 WORLD_STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
@@ -317,6 +311,12 @@ class HouseholdSimNode(Node):
             self._feedback(skill, goal_handle, fraction, "moving")
         self.publish_markers()
 
+    def close(self) -> None:
+        """Called by run_node while the executor still spins: end the goals, then give rclpy
+        a moment to send their results."""
+        if self.stop():
+            time.sleep(RESULT_GRACE)
+
     def stop(self, timeout: float = 2.0) -> bool:
         """Before shutting down: interrupt the running skill, start no more, and wait (at most
         ``timeout`` s) until all goals have ended. Keep the executor spinning meanwhile, so that
@@ -374,7 +374,7 @@ class HouseholdSimNode(Node):
     def _periodic_scene(self) -> None:
         """The timer's scene, skipped while a skill runs: the scene published when the skill
         ends (before its result) is then the first one stamped after the goal was sent, which
-        is what a client waits for to see the skill's effect (see ros/ros_robot.py)."""
+        is what a client waits for to see the skill's effect (see ros/robot/humanoid.py)."""
         if not self._busy:
             self.publish_scene()
 
@@ -419,71 +419,11 @@ class HouseholdSimNode(Node):
         return response
 
 
-SHUTDOWN_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-RESULT_GRACE = 0.1          # s of spinning after the last goal ended, before shutting down
-
-
-def _spin(executor: MultiThreadedExecutor, stop: threading.Event, errors: list[BaseException]) -> None:
-    """executor.spin() until ``stop`` is set (so that it is not spinning when it shuts down)."""
-    try:
-        while not stop.is_set() and executor.context.ok():
-            executor.spin_once(timeout_sec=0.1)
-    except ExternalShutdownException:
-        pass
-    except Exception as exc:  # noqa: BLE001 - a callback raised: report it, exit code 1
-        traceback.print_exc()
-        errors.append(exc)
-
-
 def main(args: list[str] | None = None) -> int:
-    """Run the household simulator (see :func:`run_sim_node`)."""
-    return run_sim_node(HouseholdSimNode, "household_sim", args)
-
-
-def run_sim_node(node_class, name: str, args: list[str] | None = None) -> int:
-    """Run a simulator node until Ctrl-C / SIGTERM; exit code 2 for a bad world or parameter.
-
-    Ctrl-C and SIGTERM are blocked in all threads (DDS and executor threads inherit the mask) and
-    taken here with sigtimedwait, instead of rclpy's signal handlers, which shut the context down
-    at once: this way the running skill is interrupted and its goal ends before ROS shuts down.
-    """
-    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SHUTDOWN_SIGNALS)
-    try:
-        return _run(node_class, name, args)
-    finally:
-        while signal.sigtimedwait(SHUTDOWN_SIGNALS, 0) is not None:   # a second Ctrl-C
-            pass
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
-
-
-def _run(node_class, name: str, args: list[str] | None) -> int:
-    try:
-        context = rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-    except RCLError as exc:           # e.g. an unparsable --ros-args value
-        print(f"{name}: {exc}", file=sys.stderr)
-        return 2
-    with context:
-        try:
-            node = node_class()
-        except (OSError, ValueError, ParameterException) as exc:
-            print(f"{name}: {exc}", file=sys.stderr)
-            return 2
-        executor = MultiThreadedExecutor(num_threads=EXECUTOR_THREADS)
-        executor.add_node(node)
-        stop, errors = threading.Event(), []
-        spinner = threading.Thread(target=_spin, args=(executor, stop, errors), name=f"{name}_executor")
-        spinner.start()
-        try:
-            while spinner.is_alive() and signal.sigtimedwait(SHUTDOWN_SIGNALS, 0.5) is None:
-                pass
-        finally:
-            if node.stop():           # goals ended: give rclpy a moment to send their results
-                time.sleep(RESULT_GRACE)
-            stop.set()
-            spinner.join()
-            executor.shutdown()
-            node.destroy_node()
-    return 1 if errors else 0
+    """Run the household simulator until Ctrl-C / SIGTERM (:func:`..node_main.run_node`: the
+    running skill is interrupted and its goal ends before ROS shuts down); exit code 2 for a
+    bad world or parameter."""
+    return run_node(HouseholdSimNode, "household_sim", args, threads=EXECUTOR_THREADS)
 
 
 if __name__ == "__main__":

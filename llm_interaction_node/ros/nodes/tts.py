@@ -26,7 +26,7 @@ Parameters (``config/tts.yaml``):
 If espeak-ng is missing, the audio device fails or the WAV file cannot be written, the node
 logs one warning and falls back to 'log'; it keeps running.
 
-    python -m llm_interaction_node.ros.tts_node --ros-args --params-file config/tts.yaml
+    python -m llm_interaction_node.ros.nodes.tts --ros-args --params-file config/tts.yaml
 """
 from __future__ import annotations
 
@@ -46,11 +46,11 @@ from std_msgs.msg import Bool, String
 
 from llm_interaction_interfaces.msg import AudioData
 
-from ..core.config import setting
-from . import names
-from .node_main import spin_node
-from .node_parameters import declare_section
-from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, chunks, decode_wav, to_msg
+from ...core.config import setting
+from .. import names
+from ..node_main import run_node
+from ..node_parameters import declare_section
+from ..speech.audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, chunks, decode_wav, to_msg
 
 TTS_DONE = "speech/tts_done"
 # tts_done keeps the last utterances for late (transient-local) subscribers: a listener that
@@ -352,7 +352,7 @@ class TtsNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    return spin_node(TtsNode, "tts", args)
+    return run_node(TtsNode, "tts", args)
 
 
 if __name__ == "__main__":

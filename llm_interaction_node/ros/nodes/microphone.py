@@ -12,7 +12,7 @@ device that fails while recording is handled the same way.
 Parameters (``config/microphone.yaml``): ``device`` ('' = the default input; a name part or
 an index as listed by ``python -m sounddevice``), ``chunk_ms``, ``retry_s``, ``frame_id``.
 
-    python -m llm_interaction_node.ros.microphone_node --ros-args \\
+    python -m llm_interaction_node.ros.nodes.microphone --ros-args \\
         --params-file config/microphone.yaml -p device:=USB
 """
 from __future__ import annotations
@@ -27,11 +27,11 @@ from rclpy.node import Node
 
 from llm_interaction_interfaces.msg import AudioData
 
-from ..core.config import setting
-from . import names
-from .node_main import spin_node
-from .node_parameters import declare_section
-from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, StreamResampler, to_msg
+from ...core.config import setting
+from .. import names
+from ..node_main import run_node
+from ..node_parameters import declare_section
+from ..speech.audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, StreamResampler, to_msg
 
 
 class NoAudioInput(RuntimeError):
@@ -180,7 +180,7 @@ class MicrophoneNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    return spin_node(MicrophoneNode, "microphone", args)
+    return run_node(MicrophoneNode, "microphone", args)
 
 
 if __name__ == "__main__":

@@ -12,16 +12,17 @@ The same interfaces as the household simulator: the generic skill action
 and only while no skill runs (the 2-D world has no camera). The eval's PNG strips are
 :meth:`TabletopWorldBullet.render` too.
 
-    python -m llm_interaction_node.ros.tabletop_sim --ros-args -p objects:="red block,blue bowl"
+    python -m llm_interaction_node.ros.nodes.tabletop_sim --ros-args -p objects:="red block,blue bowl"
 """
 from __future__ import annotations
 
 import array
 import json
 import threading
+from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionServer
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
@@ -34,11 +35,14 @@ from std_srvs.srv import Trigger
 from llm_interaction_interfaces.action import RunSkill
 from llm_interaction_interfaces.msg import Scene
 
-from ..core.apis.humanoid import GRASP, PLACE_ON_TOP, SceneObject
-from . import names
-from .conversions import scene_to_msg
-from .household_sim import RESULT_TIMEOUT_S, run_sim_node
-from .markers import MARKERS_QOS, tabletop_markers
+from ...core.apis.humanoid import GRASP, PLACE_ON_TOP, SceneObject
+from ...core.config import setting
+from .. import names
+from ..conversions import scene_to_msg
+from .household_sim import EXECUTOR_THREADS, RESULT_TIMEOUT_S
+from ..markers import MARKERS_QOS, tabletop_markers
+from ..node_main import run_node
+from ..node_parameters import declare_section
 
 PICK_AND_PLACE = "pick_and_place"
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -48,10 +52,10 @@ LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
 def make_tabletop(kind: str, objects: list[str], n_blocks: int, n_bowls: int, seed: int,
                   gripper: str):
     if kind == "2d":
-        from ..sims.tabletop2d import TabletopWorld2D as World
+        from ...sims.tabletop2d import TabletopWorld2D as World
         extra = {}
     elif kind == "bullet":
-        from ..sims.tabletop_bullet import TabletopWorldBullet as World
+        from ...sims.tabletop_bullet import TabletopWorldBullet as World
         extra = {"gripper": gripper}
     else:
         raise ValueError(f"world must be 'bullet' or '2d', not {kind!r}")
@@ -60,60 +64,86 @@ def make_tabletop(kind: str, objects: list[str], n_blocks: int, n_bowls: int, se
     return World.random(n_blocks, n_bowls, seed=seed, **extra)
 
 
+@dataclass
+class TabletopTopics:
+    """``topics.*``."""
+
+    markers: str = setting(names.TABLETOP_MARKERS, "RViz markers (MarkerArray, latched)")
+    camera: str = setting(names.CAMERA_IMAGE, "camera view (sensor_msgs/Image, rgb8)")
+    scene: str = setting(names.SCENE, "perceived scene (Scene)")
+    world_state: str = setting("tabletop_sim/world_state", "JSON snapshot, latched")
+
+
+@dataclass
+class TabletopActions:
+    """``actions.*``."""
+
+    run_skill: str = setting(names.RUN_SKILL, "generic skill action (pick_and_place)")
+
+
+@dataclass
+class TabletopServices:
+    """``services.*``."""
+
+    reset: str = setting("tabletop_sim/reset", "rebuild the scene (std_srvs/Trigger)")
+
+
+@dataclass
+class TabletopSimSettings:
+    """The tabletop_sim node's parameters."""
+
+    world: Literal["bullet", "2d"] = setting("bullet", "'bullet' (PyBullet, headless) or '2d' "
+                                             "(kinematic)")
+    gripper: Literal["floating", "arm"] = setting("floating", "PyBullet gripper: 'floating' "
+                                                  "suction or 'arm' (Panda)")
+    objects: list[str] = setting([], "object names, a list or comma-separated, e.g. "
+                                 "'red block,blue bowl' (none = random blocks and bowls)")
+    n_blocks: int = setting(3, "random scene: number of blocks", minimum=0)
+    n_bowls: int = setting(3, "random scene: number of bowls", minimum=0)
+    seed: int = setting(0, "scene seed")
+    scene_rate_hz: float = setting(2.0, "scene topic rate (also published after every skill; "
+                                   "0 = only then)", minimum=0.0)
+    frame_id: str = setting("map", "frame of the published poses and markers")
+    camera_rate_hz: float = setting(2.0, "camera image rate limit (PyBullet only; 0 = no "
+                                    "images)", minimum=0.0)
+    camera_width: int = setting(320, "camera image width (pixels)", minimum=1, maximum=4096)
+    camera_height: int = setting(240, "camera image height (pixels)", minimum=1, maximum=4096)
+    camera_frame_id: str = setting("tabletop_camera", "frame_id of the camera images")
+    topics: TabletopTopics = field(default_factory=TabletopTopics)
+    actions: TabletopActions = field(default_factory=TabletopActions)
+    services: TabletopServices = field(default_factory=TabletopServices)
+
+
 class TabletopSimNode(Node):
     def __init__(self) -> None:
         super().__init__("tabletop_sim")
-        for name, default, text in (
-                ("world", "bullet", "'bullet' (PyBullet, headless) or '2d' (kinematic)"),
-                ("gripper", "floating", "PyBullet gripper: 'floating' suction or 'arm' (Panda)"),
-                ("objects", "", "comma-separated object names, e.g. 'red block,blue bowl' "
-                                "('' = random blocks and bowls)"),
-                ("n_blocks", 3, "random scene: number of blocks"),
-                ("n_bowls", 3, "random scene: number of bowls"),
-                ("seed", 0, "scene seed"),
-                ("scene_rate_hz", 2.0, "scene topic rate (also published after every skill)"),
-                ("frame_id", "map", "frame of the published poses and markers"),
-                ("camera_rate_hz", 2.0, "camera image rate limit (PyBullet only; 0 = no images)"),
-                ("camera_width", 320, "camera image width (pixels)"),
-                ("camera_height", 240, "camera image height (pixels)"),
-                ("camera_frame_id", "tabletop_camera", "frame_id of the camera images"),
-                ("topics.markers", names.TABLETOP_MARKERS, "RViz markers (MarkerArray, latched)"),
-                ("topics.camera", names.CAMERA_IMAGE, "camera view (sensor_msgs/Image, rgb8)"),
-                ("actions.run_skill", names.RUN_SKILL, "generic skill action (pick_and_place)"),
-                ("topics.scene", names.SCENE, "perceived scene (Scene)"),
-                ("topics.world_state", "tabletop_sim/world_state", "JSON snapshot, latched"),
-                ("services.reset", "tabletop_sim/reset", "rebuild the scene (std_srvs/Trigger)")):
-            self.declare_parameter(name, default, ParameterDescriptor(description=text))
-        p = lambda name: self.get_parameter(name).value  # noqa: E731
-        objects = [n.strip() for n in p("objects").split(",") if n.strip()]
-        self.world = make_tabletop(p("world"), objects, p("n_blocks"), p("n_bowls"), p("seed"),
-                                   p("gripper"))
-        self.frame_id = p("frame_id")
+        self.config = config = declare_section(self, TabletopSimSettings)
+        self.world = make_tabletop(config.world, config.objects, config.n_blocks,
+                                   config.n_bowls, config.seed, config.gripper)
+        self.frame_id = config.frame_id
         self._lock = threading.Lock()        # PyBullet is not thread-safe: one caller at a time
         self._busy = False
         group = ReentrantCallbackGroup()
-        self._scene = self.create_publisher(Scene, p("topics.scene"), 10)
-        self._state = self.create_publisher(String, p("topics.world_state"), LATCHED)
-        self._markers = self.create_publisher(MarkerArray, p("topics.markers"), MARKERS_QOS)
+        self._scene = self.create_publisher(Scene, config.topics.scene, 10)
+        self._state = self.create_publisher(String, config.topics.world_state, LATCHED)
+        self._markers = self.create_publisher(MarkerArray, config.topics.markers, MARKERS_QOS)
         self._markers_key: str | None = None
-        self.camera_size = (int(p("camera_width")), int(p("camera_height")))
-        self.camera_frame_id = p("camera_frame_id")
-        if min(self.camera_size) < 1 or max(self.camera_size) > 4096:
-            raise ValueError(f"camera size {self.camera_size} must be 1..4096 pixels")
+        self.camera_size = (config.camera_width, config.camera_height)
+        self.camera_frame_id = config.camera_frame_id
         self._camera = None
         self._frame, self._frame_key = None, None      # the last rendered view, and of what
-        camera_rate = float(p("camera_rate_hz"))
+        camera_rate = config.camera_rate_hz
         if camera_rate > 0 and hasattr(self.world, "render"):
-            self._camera = self.create_publisher(Image, p("topics.camera"), 2)
+            self._camera = self.create_publisher(Image, config.topics.camera, 2)
             self.create_timer(1.0 / camera_rate, self._periodic_frame, callback_group=group)
-        ActionServer(self, RunSkill, p("actions.run_skill"), self._execute, callback_group=group,
+        ActionServer(self, RunSkill, config.actions.run_skill, self._execute, callback_group=group,
                      result_timeout=round(RESULT_TIMEOUT_S))
-        self.create_service(Trigger, p("services.reset"), self._on_reset, callback_group=group)
-        rate = p("scene_rate_hz")
+        self.create_service(Trigger, config.services.reset, self._on_reset, callback_group=group)
+        rate = config.scene_rate_hz
         if rate > 0:
             self.create_timer(1.0 / rate, self._periodic, callback_group=group)
         self.publish()
-        self.get_logger().info(f"tabletop_sim ready: {p('world')} world, "
+        self.get_logger().info(f"tabletop_sim ready: {config.world} world, "
                                f"{len(self.world.object_names())} objects")
 
     def destroy_node(self) -> None:
@@ -121,10 +151,6 @@ class TabletopSimNode(Node):
         if close:
             close()
         super().destroy_node()
-
-    def stop(self, timeout: float = 2.0) -> bool:
-        """Called by run_sim_node before shutdown; pick-and-place is short, nothing to cancel."""
-        return False
 
     # -- perception ---------------------------------------------------------------------
     def scene_objects(self) -> list[SceneObject]:
@@ -217,7 +243,7 @@ class TabletopSimNode(Node):
 
 
 def main(args=None) -> int:
-    return run_sim_node(TabletopSimNode, "tabletop_sim", args)
+    return run_node(TabletopSimNode, "tabletop_sim", args, threads=EXECUTOR_THREADS)
 
 
 if __name__ == "__main__":

@@ -17,10 +17,10 @@ import numpy as np
 
 from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
 
-from ..core.apis.humanoid import FAILURE, SceneObject
-from ..core.apis.sets import HUMANOID
-from ..core.config import setting
-from .conversions import base_pose_to_msg
+from ...core.apis.humanoid import FAILURE, SceneObject
+from ...core.apis.sets import HUMANOID
+from ...core.config import setting
+from ..conversions import base_pose_to_msg
 from .scene_memory import SceneMemory
 from .skill_client import ACCEPT_S, SERVER_WAIT_S, SkillClient, SkillOutcome
 

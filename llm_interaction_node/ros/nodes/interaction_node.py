@@ -11,7 +11,7 @@ executor tripled the skill round trip here.) Utterances are queued (nothing is l
 the robot is busy); a stop cancels the running skill goal and abandons the running LLM call
 at once.
 
-    python -m llm_interaction_node.ros.interaction_node --ros-args \\
+    python -m llm_interaction_node.ros.nodes.interaction_node --ros-args \\
         --params-file config/interaction_node.yaml -p llm.base_url:=http://localhost:8000/v1
 """
 from __future__ import annotations
@@ -26,7 +26,6 @@ from pathlib import Path
 
 import rclpy
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Empty, String
@@ -35,24 +34,24 @@ from std_srvs.srv import Trigger
 from llm_interaction_interfaces.msg import ConsoleEntry, Scene
 from llm_interaction_interfaces.srv import Learn, ManageMemory
 
-from ..core.apis.knowledge import StaticKnowledge
-from ..core.errors import EndOfInteraction
-from ..core.interrupt import StopSignal
-from ..core.llm import NoLLM, make_client
-from ..core.llm.progress import ProgressReporter
-from ..core.memory import commands
-from ..core.memory.store import MemoryStoreError
-from ..core.transcript import Entry
-from ..core.user import EventQueue
-from ..paths import world_path
-from .node_main import spin_in_thread
-from ..session import build_session, household_start_from_scene
-from . import parameters
-from .ros_robot import SKILL_TYPES, RosHumanoidRobot
-from .markers import SceneMarkerPublisher
-from .scene_memory import SceneMemory
-from .skill_events import BasePoseTracker, SkillEventClient
-from .skill_client import SkillClient
+from ...core.apis.knowledge import StaticKnowledge
+from ...core.errors import EndOfInteraction
+from ...core.interrupt import StopSignal
+from ...core.llm import NoLLM, make_client
+from ...core.llm.progress import ProgressReporter
+from ...core.memory import commands
+from ...core.memory.store import MemoryStoreError
+from ...core.transcript import Entry
+from ...core.user import EventQueue
+from ...paths import world_path
+from ..node_main import run_node
+from ...session import build_session, household_start_from_scene
+from .. import interaction_parameters as parameters
+from ..robot.humanoid import SKILL_TYPES, RosHumanoidRobot
+from ..markers import SceneMarkerPublisher
+from ..robot.scene_memory import SceneMemory
+from ..robot.skill_events import BasePoseTracker, SkillEventClient
+from ..robot.skill_client import SkillClient
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
@@ -186,7 +185,13 @@ class InteractionNode(Node):
                                         + traceback.format_exc())
                 self.console.new_task(marker=True)
 
-    def shutdown(self) -> None:
+    @property
+    def extra_nodes(self) -> tuple[Node, ...]:
+        """Spun by an executor of their own (run_node): a learn call never blocks the topics."""
+        return (self.services_node,)
+
+    def close(self) -> None:
+        """Stop the agent's worker (run_node calls it before ROS shuts down)."""
         self.queue.close()
         self.stop_signal.request("shutdown", idle=True)
         self._worker.join(timeout=5)
@@ -381,7 +386,7 @@ def export_path(directory: Path, name: str) -> Path:
 
 def memory_command(memory, command: str, argument: str, export_dir: Path | None = None):
     """The ManageMemory service's commands over an ExampleMemory (exports: a file name in
-    ``export_dir``), as results for JSON; the commands are :mod:`..core.memory.commands`
+    ``export_dir``), as results for JSON; the commands are :mod:`...core.memory.commands`
     (the same as ``llm-interaction memory``'s)."""
     if memory is None:
         raise RuntimeError("this node runs without a memory (memory.enabled is false)")
@@ -438,33 +443,8 @@ def _task_number(task_id: str) -> int:
 
 
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    try:
-        node = InteractionNode()
-    except (ValueError, OSError, KeyError, MemoryStoreError) as exc:
-        print(f"interaction_node: {exc}", file=sys.stderr)
-        rclpy.try_shutdown()
-        return 2
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    services = SingleThreadedExecutor()
-    services.add_node(node.services_node)
-    spinner = spin_in_thread(executor, "executor")
-    spin_in_thread(services, "services")
-    try:
-        node.start()
-        while spinner.is_alive():
-            spinner.join(0.5)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.shutdown()
-        executor.shutdown(timeout_sec=1.0)
-        services.shutdown(timeout_sec=1.0)
-        node.services_node.destroy_node()
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return run_node(InteractionNode, "interaction_node", args,
+                    expected=(ValueError, OSError, KeyError, MemoryStoreError))
 
 
 if __name__ == "__main__":

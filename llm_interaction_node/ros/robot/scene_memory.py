@@ -19,9 +19,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.apis.humanoid import SceneObject
-from ..core.apis.knowledge import StaticKnowledge
-from .conversions import msg_to_scene_object
+from ...core.apis.humanoid import SceneObject
+from ...core.apis.knowledge import StaticKnowledge
+from ..conversions import msg_to_scene_object
 
 MAX_OBJECTS = 1000
 

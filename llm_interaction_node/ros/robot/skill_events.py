@@ -26,8 +26,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core.errors import InteractionAborted
-from .conversions import msg_to_base_pose
+from ...core.errors import InteractionAborted
+from ..conversions import msg_to_base_pose
 
 GOAL, RESULT = "goal", "result"
 STOPPED = "stopped"

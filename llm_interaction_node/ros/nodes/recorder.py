@@ -5,33 +5,31 @@ from the start). It subscribes to each topic of ``topics`` (``'NAME pkg/msg/Type
 ``latched`` for transient-local topics such as the transcript and the state), takes each
 message serialized as it arrives (no decoding), stamps it with its send time (the DDS source
 timestamp: the order the nodes published in, across topics) and hands it
-to :class:`~.bag.CrashSafeBagWriter`, which makes the bag complete on disk every
+to :class:`~..bag.CrashSafeBagWriter`, which makes the bag complete on disk every
 ``flush_s`` seconds: a SIGKILL loses at most the last ``flush_s`` of messages, and
 Ctrl-C / SIGTERM flush everything. Skill goals and results are recorded as the interaction
-node publishes them (``interaction/skills``, JSON; see :mod:`.skill_events`).
+node publishes them (``interaction/skills``, JSON; see :mod:`..robot.skill_events`).
 
-    python -m llm_interaction_node.ros.recorder --ros-args \\
+    python -m llm_interaction_node.ros.nodes.recorder --ros-args \\
         --params-file config/recorder.yaml -p path:=/tmp/run1
     llm-interaction bag summary /tmp/run1
 """
 from __future__ import annotations
 
 import importlib
-import signal
 import sys
 import threading
 import traceback
+from dataclasses import dataclass
 
-import rclpy
-from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.signals import SignalHandlerOptions
 
-from . import names
-from .bag import FLUSH_S, SEGMENT_S, CrashSafeBagWriter, TopicSpec
-from .node_main import spin_in_thread
+from ...core.config import setting
+from .. import names
+from ..bag import FLUSH_S, SEGMENT_S, CrashSafeBagWriter, TopicSpec
+from ..node_main import run_node
+from ..node_parameters import declare_section
 
 VOLATILE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                       durability=DurabilityPolicy.VOLATILE)
@@ -49,24 +47,27 @@ def message_class(msgtype: str):
         raise ValueError(f"message type {msgtype!r} is not installed") from None
 
 
+@dataclass
+class RecorderSettings:
+    """The recorder's parameters (``config/recorder.yaml``; read-only once the node runs)."""
+
+    path: str = setting("", "bag directory to create (must not exist, or be empty)")
+    topics: list[str] = setting([], "recorded topics: 'NAME pkg/msg/Type' or "
+                                "'NAME pkg/msg/Type latched' (transient local)")
+    flush_s: float = setting(FLUSH_S, "the bag on disk is complete up to this many seconds ago",
+                             above=0.0)
+    segment_s: float = setting(SEGMENT_S, "a new MCAP file begins after this many seconds",
+                               above=0.0)
+
+
 class RecorderNode(Node):
     def __init__(self) -> None:
         super().__init__(names.RECORDER_NODE)
-        for name, default, text in (
-                ("path", "", "bag directory to create (must not exist, or be empty)"),
-                ("topics", [""], "recorded topics: 'NAME pkg/msg/Type' or "
-                                 "'NAME pkg/msg/Type latched' (transient local)"),
-                ("flush_s", FLUSH_S, "the bag on disk is complete up to this many seconds ago"),
-                ("segment_s", SEGMENT_S, "a new MCAP file begins after this many seconds")):
-            self.declare_parameter(name, default, ParameterDescriptor(description=text,
-                                                                      read_only=True))
-        p = lambda name: self.get_parameter(name).value  # noqa: E731
-        if not p("path"):
+        config = declare_section(self, RecorderSettings, read_only=True)
+        if not config.path:
             raise ValueError("recorder: set the bag directory, -p path:=DIR")
-        specs = [TopicSpec.parse(t) for t in p("topics") if t.strip()]
-        self.flush_s = float(p("flush_s"))
-        if self.flush_s <= 0:
-            raise ValueError("flush_s must be > 0")
+        specs = [TopicSpec.parse(t) for t in config.topics]
+        self.flush_s = config.flush_s
         classes = {s.name: message_class(s.msgtype) for s in specs}
         self.writer: CrashSafeBagWriter | None = None        # before the executor spins
         recorded = []
@@ -76,9 +77,35 @@ class RecorderNode(Node):
             self.create_subscription(classes[spec.name], spec.name, self._callback(topic),
                                      LATCHED if spec.latched else VOLATILE, raw=True)
             recorded.append(TopicSpec(topic, spec.msgtype, spec.latched))
-        self.writer = CrashSafeBagWriter(p("path"), recorded, segment_s=float(p("segment_s")))
+        self.writer = CrashSafeBagWriter(config.path, recorded, segment_s=config.segment_s)
+        self.failed = False                 # a flush failed (exit code 1)
+        self._stopped = threading.Event()
+        self._flusher = threading.Thread(target=self._flush_periodically, name="flush",
+                                         daemon=True)
         self.get_logger().info(f"recorder ready: {len(specs)} topics into {self.writer.path} "
                                f"(complete on disk every {self.flush_s:g} s)")
+
+    def start(self) -> None:
+        """Flush every ``flush_s`` from now on (run_node calls it once the executor spins)."""
+        self._flusher.start()
+
+    def _flush_periodically(self) -> None:
+        while not self._stopped.wait(self.flush_s):
+            try:
+                self.writer.flush()
+            except Exception:  # noqa: BLE001 - a full disk: report, keep trying
+                traceback.print_exc()
+                self.failed = True
+
+    def close(self) -> None:
+        """The last flush: the bag is complete on disk (run_node calls it before ROS shuts
+        down; a SIGKILL loses at most the last ``flush_s``)."""
+        self._stopped.set()
+        if self._flusher.is_alive():
+            self._flusher.join()
+        self.writer.close()
+        self.get_logger().info(f"recorder stopped: {self.writer.written} messages in "
+                               f"{self.writer.path}")
 
     def _callback(self, topic: str):
         def store(data: bytes, info) -> None:
@@ -89,47 +116,8 @@ class RecorderNode(Node):
         return store
 
 
-def _flusher(writer: CrashSafeBagWriter, period: float, stop: threading.Event,
-             errors: list) -> None:
-    while not stop.wait(period):
-        try:
-            writer.flush()
-        except Exception as exc:  # noqa: BLE001 - a full disk: report, keep trying
-            traceback.print_exc()
-            errors.append(exc)
-
-
 def main(args=None) -> int:
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-    try:
-        node = RecorderNode()
-    except (ValueError, OSError) as exc:
-        print(f"recorder: {exc}", file=sys.stderr)
-        rclpy.try_shutdown()
-        return 2
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    errors: list = []
-    spinner = spin_in_thread(executor, "executor")
-    flusher = threading.Thread(target=_flusher, args=(node.writer, node.flush_s, stop, errors),
-                               name="flush", daemon=True)
-    flusher.start()
-    try:
-        while not stop.wait(0.5) and spinner.is_alive():
-            pass
-    finally:
-        stop.set()
-        flusher.join()
-        executor.shutdown(timeout_sec=1.0)
-        node.writer.close()
-        node.get_logger().info(f"recorder stopped: {node.writer.written} messages in "
-                               f"{node.writer.path}")
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 1 if errors else 0
+    return run_node(RecorderNode, "recorder", args)
 
 
 if __name__ == "__main__":

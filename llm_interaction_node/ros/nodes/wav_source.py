@@ -9,11 +9,12 @@ each one, so a VAD hears where an utterance ends. Playback starts once somebody 
 lag). A file that cannot be read is reported and skipped; the node keeps running after the
 last file (``exit_when_done: true`` ends it).
 
-Parameters (``config/wav_source.yaml``): ``files`` (paths, comma-separated), ``realtime``,
+Parameters (``config/wav_source.yaml``, :class:`WavSourceSettings`): ``files`` (paths, a
+list or comma-separated), ``realtime``,
 ``chunk_ms``, ``lead_s``, ``gap_s``, ``loop``, ``wait_for_listener_s``, ``settle_s``,
 ``exit_when_done``, ``frame_id``.
 
-    python -m llm_interaction_node.ros.wav_source_node --ros-args \\
+    python -m llm_interaction_node.ros.nodes.wav_source --ros-args \\
         --params-file config/wav_source.yaml -p files:=/tmp/request.wav
 """
 from __future__ import annotations
@@ -26,14 +27,15 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 
 from llm_interaction_interfaces.msg import AudioData
 
-from . import names
-from .node_main import spin_node
-from .audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, decode_wav, to_msg
+from ...core.config import setting
+from .. import names
+from ..node_main import run_node
+from ..node_parameters import declare_section
+from ..speech.audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, decode_wav, to_msg
 
 
 @dataclass
@@ -78,54 +80,42 @@ def stream(publish: Callable[[AudioData], None], signals: list[np.ndarray], *, c
     return start
 
 
+@dataclass
+class WavSourceSettings:
+    """The wav_source node's parameters (``config/wav_source.yaml``)."""
+
+    files: list[str] = setting([], "WAV paths to play in order, a list or comma-separated "
+                               "(any rate / channels: converted)")
+    realtime: bool = setting(True, "publish at the pace of the audio (false: all at once)")
+    chunk_ms: int = setting(100, "audio per message (ms)", minimum=10)
+    lead_s: float = setting(0.5, "silence before the first file", minimum=0.0)
+    gap_s: float = setting(1.0, "silence after each file (lets the VAD end the utterance)",
+                           minimum=0.0)
+    loop: bool = setting(False, "play the files again and again")
+    wait_for_listener_s: float = setting(30.0, "wait this long for a subscriber before playing",
+                                         minimum=0.0)
+    settle_s: float = setting(1.0, "then this long more (the subscriber's side of discovery)",
+                              minimum=0.0)
+    exit_when_done: bool = setting(False, "end the node after the last file")
+    frame_id: str = setting("wav_source", "frame_id of the audio messages")
+
+
 class WavSourceNode(Node):
     def __init__(self, **kwargs):
         super().__init__("wav_source", **kwargs)
-        p = self._param
-        self.files = [f.strip() for f in p("files", "").split(",") if f.strip()]
-        self.realtime = p("realtime", True)
-        self.chunk_ms = p("chunk_ms", 100)
-        self.lead_s = p("lead_s", 0.5)
-        self.gap_s = p("gap_s", 1.0)
-        self.loop = p("loop", False)
-        self.wait_s = p("wait_for_listener_s", 30.0)
-        self.settle_s = p("settle_s", 1.0)
-        self.exit_when_done = p("exit_when_done", False)
-        self.frame_id = p("frame_id", "wav_source")
-        if self.chunk_ms < 10:
-            raise ValueError(f"parameter chunk_ms: {self.chunk_ms} ms is too short (>= 10)")
+        self.config = declare_section(self, WavSourceSettings)
         self.pub = self.create_publisher(AudioData, names.AUDIO, AUDIO_QOS)
         self.done = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._play, name="wav-source", daemon=True)
         self._thread.start()
 
-    def _param(self, name: str, default):
-        descriptor = ParameterDescriptor(dynamic_typing=True)
-        value = self.declare_parameter(name, default, descriptor).value
-        try:
-            if isinstance(default, bool):
-                if isinstance(value, str) and value.lower() in ("true", "false"):
-                    return value.lower() == "true"
-                if isinstance(value, bool):
-                    return value
-                raise ValueError
-            if isinstance(default, int):
-                return int(float(value))
-            if isinstance(default, str) and isinstance(value, list):      # files:=[a.wav, b.wav]
-                return ",".join(str(v) for v in value)
-            return type(default)(value)
-        except (TypeError, ValueError):
-            kind = {bool: "true or false", int: "an integer", float: "a number"}.get(
-                type(default), "a string")
-            raise ValueError(f"parameter {name}: {value!r} is not {kind}") from None
-
     def _now_s(self) -> float:
         return self.get_clock().now().nanoseconds / 1e9
 
     def _load(self) -> list[tuple[str, np.ndarray]]:
         loaded = []
-        for name in self.files:
+        for name in self.config.files:
             try:
                 loaded.append((name, decode_wav(Path(name).expanduser())))
             except AudioFormatError as exc:
@@ -135,31 +125,32 @@ class WavSourceNode(Node):
     def _play(self) -> None:
         log = self.get_logger()
         try:
-            if not self.files:
+            if not self.config.files:
                 log.error("no files to play: set the parameter files (WAV paths, comma-separated)")
                 return
             loaded = self._load()
             if not loaded:
                 log.error("none of the files could be read; nothing to play")
                 return
-            deadline = time.monotonic() + self.wait_s
+            deadline = time.monotonic() + self.config.wait_for_listener_s
             while self.pub.get_subscription_count() == 0 and time.monotonic() < deadline:
                 if self._stop.wait(0.05):
                     return
             if self.pub.get_subscription_count() == 0:
-                log.warning(f"nobody listens on {self.pub.topic_name} after {self.wait_s:g} s; "
-                            "playing anyway")
+                log.warning(f"nobody listens on {self.pub.topic_name} after "
+                            f"{self.config.wait_for_listener_s:g} s; playing anyway")
             # the listener may match this publisher a moment after it was seen (discovery)
-            elif self._stop.wait(self.settle_s):
+            elif self._stop.wait(self.config.settle_s):
                 return
             while not self._stop.is_set():
                 seconds = sum(len(s) for _, s in loaded) / SAMPLE_RATE
                 log.info(f"playing {len(loaded)} file(s), {seconds:.1f} s of audio, on "
                          f"{self.pub.topic_name}: {', '.join(n for n, _ in loaded)}")
-                stream(self.pub.publish, [s for _, s in loaded], chunk_ms=self.chunk_ms,
-                       lead_s=self.lead_s, gap_s=self.gap_s, realtime=self.realtime,
-                       clock=self._now_s, frame_id=self.frame_id, stop=self._stop)
-                if not self.loop:
+                config = self.config
+                stream(self.pub.publish, [s for _, s in loaded], chunk_ms=config.chunk_ms,
+                       lead_s=config.lead_s, gap_s=config.gap_s, realtime=config.realtime,
+                       clock=self._now_s, frame_id=config.frame_id, stop=self._stop)
+                if not self.config.loop:
                     break
             if not self._stop.is_set():
                 log.info("played all files")
@@ -175,9 +166,9 @@ class WavSourceNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    return spin_node(
+    return run_node(
         WavSourceNode, "wav_source", args,
-        keep_running=lambda node: not (node.exit_when_done and node.done.is_set()),
+        keep_running=lambda node: not (node.config.exit_when_done and node.done.is_set()),
         period=0.2,
     )
 

@@ -28,7 +28,7 @@ expected (repeats of the same error at most every 10 s); the node keeps running.
 assembled from its PyPI packages on first start (see ``whisper_model.py``); without them the
 node exits with code 2 and says which packages to install.
 
-    python -m llm_interaction_node.ros.asr_node --ros-args --params-file config/asr.yaml
+    python -m llm_interaction_node.ros.nodes.asr --ros-args --params-file config/asr.yaml
 """
 from __future__ import annotations
 
@@ -44,16 +44,16 @@ from std_msgs.msg import Bool, Empty, String
 
 from llm_interaction_interfaces.msg import AsrResult, AudioData
 
-from ..core.config import setting
-from . import names
-from .node_main import spin_node
-from .node_parameters import declare_section
-from .asr_engine import (DEFAULT_STOP_MAX_WORDS, DEFAULT_STOP_PHRASES, OUTCOME_EMPTY,
+from ...core.config import setting
+from .. import names
+from ..node_main import run_node
+from ..node_parameters import declare_section
+from ..speech.asr_engine import (DEFAULT_STOP_MAX_WORDS, DEFAULT_STOP_PHRASES, OUTCOME_EMPTY,
                          OUTCOME_OWN_VOICE, OUTCOME_SENT, OUTCOME_STOP, Segmenter, SpeakingGate,
                          StateHistory, Utterance, is_stop_command, judge)
-from .audio import (AUDIO_QOS, SAMPLE_RATE, AudioFormatError, from_msg, seconds_to_stamp,
+from ..speech.audio import (AUDIO_QOS, SAMPLE_RATE, AudioFormatError, from_msg, seconds_to_stamp,
                     stamp_to_seconds)
-from .whisper_model import ModelUnavailable, Recogniser
+from ..speech.whisper_model import ModelUnavailable, Recogniser
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
@@ -123,24 +123,15 @@ class AsrSettings:
 class AsrNode(Node):
     def __init__(self, **kwargs):
         super().__init__("asr", **kwargs)
-        config = declare_section(self, AsrSettings)
-        vad, barge_in = config.vad, config.barge_in
-        self.min_confidence = config.min_confidence
-        self.barge_in = barge_in.enabled
-        self.stop_phrases = barge_in.phrases
-        self.stop_confidence = barge_in.min_confidence
-        self.stop_max_words = barge_in.max_words
-        self.idle_flush_s = vad.idle_flush_s
-        self.speech_pad_s = vad.speech_pad_s
+        self.config = config = declare_section(self, AsrSettings)
+        vad = config.vad
         backlog_s = config.max_backlog_s
-        self.min_speech_s = vad.min_speech_s
         self.segmenter = Segmenter(
             threshold=vad.threshold, min_silence_s=vad.min_silence_s,
-            speech_pad_s=self.speech_pad_s, min_speech_s=self.min_speech_s,
+            speech_pad_s=vad.speech_pad_s, min_speech_s=vad.min_speech_s,
             max_utterance_s=vad.max_utterance_s, step_s=vad.step_s)
         self.gate = SpeakingGate(lead_s=config.self_voice.lead_s,
                                  hangover_s=config.self_voice.hangover_s)
-        self.self_voice = config.self_voice.enabled
         started = time.monotonic()
         self.get_logger().info("loading the Whisper model (assembled from its packages on "
                                "first use) ...")
@@ -171,10 +162,10 @@ class AsrNode(Node):
         self._ready_note = (
             f"listening on {self.resolve_topic_name(names.AUDIO)} "
             f"({SAMPLE_RATE} Hz mono S16LE); text on {self.resolve_topic_name(names.ASR_TEXT)}, "
-            f"min_confidence {self.min_confidence:g}, barge-in "
-            f"{'on' if self.barge_in else 'off'}, self-voice gate "
-            f"{'on' if self.self_voice else 'off'}")
-        if self.barge_in:       # ready once the robot's state is known (_on_state)
+            f"min_confidence {self.config.min_confidence:g}, barge-in "
+            f"{'on' if self.config.barge_in.enabled else 'off'}, self-voice gate "
+            f"{'on' if self.config.self_voice.enabled else 'off'}")
+        if self.config.barge_in.enabled:       # ready once the robot's state is known (_on_state)
             self.get_logger().info(
                 f"asr {self._ready_note}; waiting for the robot's state on "
                 f"{self.resolve_topic_name(names.STATE)} before saying ready (until then a "
@@ -214,7 +205,7 @@ class AsrNode(Node):
         with self._states_lock:
             first = not self._states.known
             self._states.update(msg.data, stamp)
-        if first and self.barge_in:
+        if first and self.config.barge_in.enabled:
             self.get_logger().info(f"asr ready: {self._ready_note}; the robot is {msg.data!r}")
 
     def states_during(self, start: float, end: float) -> tuple[set[str], str]:
@@ -247,7 +238,8 @@ class AsrNode(Node):
                 if samples is not None:
                     last_audio = time.monotonic()
                     self._handle_all(self.segmenter.push(stamp, samples), frame_id)
-                elif self.segmenter.pending_s and time.monotonic() - last_audio > self.idle_flush_s:
+                elif self.segmenter.pending_s and \
+                        time.monotonic() - last_audio > self.config.vad.idle_flush_s:
                     # a source that stopped (end of a file, a burst from the tts): finish
                     self._handle_all(self.segmenter.flush(), frame_id)
             except Exception as exc:  # noqa: BLE001 - one bad utterance must not stop the node
@@ -266,10 +258,11 @@ class AsrNode(Node):
         result = AsrResult(duration_s=float(utterance.duration))
         result.header.stamp = seconds_to_stamp(utterance.end)
         result.header.frame_id = frame_id
-        if self.self_voice:
+        config = self.config
+        if config.self_voice.enabled:
             keep_from = self.gate.clip(utterance.start, utterance.end)
             kept = 0.0 if keep_from is None else utterance.end - keep_from
-            if keep_from is None or (keep_from > utterance.start and kept < self.min_speech_s):
+            if keep_from is None or (keep_from > utterance.start and kept < config.vad.min_speech_s):
                 result.outcome = OUTCOME_OWN_VOICE
                 self.get_logger().info(f"ignored {utterance.duration:.1f} s of audio: the robot "
                                        "was speaking")
@@ -291,13 +284,14 @@ class AsrNode(Node):
         # a missed stop costs more than a false one, so it has a threshold of its own
         # (barge_in.min_confidence), and an unknown state counts as acting
         # (the words themselves: the VAD's padding taken off both ends)
-        said_from = min(utterance.start + self.speech_pad_s, utterance.end)
-        said_to = max(utterance.end - self.speech_pad_s, said_from)
+        said_from = min(utterance.start + config.vad.speech_pad_s, utterance.end)
+        said_to = max(utterance.end - config.vad.speech_pad_s, said_from)
         spoken_in, now = self.states_during(said_from, said_to)
         acting = not spoken_in or bool(spoken_in & set(ACTING_STATES))
-        if self.barge_in and acting \
-                and is_stop_command(text, self.stop_phrases, self.stop_max_words) \
-                and recognition.confidence >= self.stop_confidence:
+        barge_in = config.barge_in
+        if barge_in.enabled and acting \
+                and is_stop_command(text, barge_in.phrases, barge_in.max_words) \
+                and recognition.confidence >= barge_in.min_confidence:
             outcome = OUTCOME_STOP
             self.stop_pub.publish(Empty())
             while_ = "/".join(sorted(spoken_in)) if spoken_in else "unknown (no state yet)"
@@ -305,9 +299,9 @@ class AsrNode(Node):
                 f"; the robot is {now} now, so the stop may find nothing left to stop"
             self.get_logger().info(f"barge-in: heard {what} while the robot was {while_}: "
                                    f"stop sent on {self.stop_pub.topic_name}{late}")
-        elif (outcome := judge(text, recognition.confidence, self.min_confidence)) != OUTCOME_SENT:
+        elif (outcome := judge(text, recognition.confidence, config.min_confidence)) != OUTCOME_SENT:
             reason = "nothing recognised" if outcome == OUTCOME_EMPTY else \
-                f"confidence below {self.min_confidence:g}"
+                f"confidence below {config.min_confidence:g}"
             self.get_logger().info(f"dropped {what}: {reason}")
         else:
             self.text_pub.publish(String(data=text))
@@ -322,7 +316,7 @@ class AsrNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    return spin_node(AsrNode, "asr", args, expected=(ValueError, ModelUnavailable))
+    return run_node(AsrNode, "asr", args, expected=(ValueError, ModelUnavailable))
 
 
 if __name__ == "__main__":

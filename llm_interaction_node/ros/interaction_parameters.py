@@ -11,7 +11,8 @@ Defaults and descriptions come from those fields; ``config/interaction_node.yaml
 them (a test keeps it equal). ROS parameters cannot be null: '' means "not set" where the
 default is none. As for the chat, ``LLM_INTERACTION_*`` environment variables override
 ``llm.*``. No rclpy here except in :func:`declare` (``llm-interaction run`` reads params
-files with :func:`read_params_files` before any node starts).
+files with :func:`read_params_files` before any node starts), which declares them with the
+helper of every node (:func:`.node_parameters.declare_settings`).
 """
 from __future__ import annotations
 
@@ -25,11 +26,11 @@ import yaml
 
 from ..core.apis.humanoid import HumanoidApi
 from ..core.apis.sets import api_set
-from ..core.config import describe, flatten, from_mapping, nest, setting
+from ..core.config import SettingInfo, describe, flatten, from_mapping, nest, setting
 from ..paths import DEFAULT_WORLD
 from ..settings import Settings, settings_info
 from . import names
-from .ros_robot import RosHumanoidRobot, SkillTimeouts
+from .robot.humanoid import RosHumanoidRobot, SkillTimeouts
 
 _SPEED = inspect.signature(HumanoidApi).parameters      # the API's own speed limits
 
@@ -149,9 +150,7 @@ def read_params_files(files: Sequence[str | Path], node: str,
 
 
 def declare(node) -> dict[str, Any]:
-    """Declare every parameter on ``node``; return name -> value."""
-    from rcl_interfaces.msg import ParameterDescriptor
-
-    for name, (default, description) in PARAMETERS.items():
-        node.declare_parameter(name, default, ParameterDescriptor(description=description))
-    return {name: node.get_parameter(name).value for name in PARAMETERS}
+    """Declare every parameter on ``node`` (the one helper of every node); return name -> value."""
+    from .node_parameters import declare_settings
+    return declare_settings(node, [SettingInfo(name, default, description, type(default))
+                                   for name, (default, description) in PARAMETERS.items()])

@@ -14,7 +14,7 @@ With ``--speech`` (speech mode, ``llm-interaction run --speech``) the microphone
 node do the talking: typed text is not sent, and what the asr node heard
 (``speech/asr_result``) is printed as ``you: <text>  (<confidence>)``, or why it was dropped.
 
-    python -m llm_interaction_node.ros.speech_console [--transcript] [--speech] [--ros-args ...]
+    python -m llm_interaction_node.ros.nodes.speech_console [--transcript] [--speech] [--ros-args ...]
 
 All names are relative, so ``--ros-args -r __ns:=/robot1`` or ``-r speech/asr_text:=/asr``
 point the console elsewhere. ``llm-interaction run`` calls :func:`run_console` in-process.
@@ -30,10 +30,10 @@ import sys
 import threading
 import time
 import unicodedata
+from dataclasses import dataclass
 from typing import TextIO
 
 import rclpy
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.utilities import remove_ros_args
@@ -42,7 +42,9 @@ from std_srvs.srv import Trigger
 
 from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry
 
-from . import names
+from ...core.config import setting
+from .. import names
+from ..node_parameters import declare_section
 
 HINT = ("speech console: type what you say to the robot and press Enter; "
         "/stop, /reset, /help, /quit (or Ctrl-D)")
@@ -132,6 +134,23 @@ class _LineReader(threading.Thread):
             yield from complete
 
 
+@dataclass
+class SpeechConsoleSettings:
+    """The console's parameters (``-p name:=value``; ``--transcript`` / ``--speech`` also
+    switch the first two on)."""
+
+    show_transcript: bool = setting(False, "print the interaction node's transcript")
+    speech: bool = setting(False, "speech mode: the microphone and the asr node talk, typed "
+                           "text is not sent (only commands)")
+    recorded: bool = setting(False, "`run --record`: a typed line also waits for the recorder, "
+                             "so the bag holds it")
+    listener_timeout: float = setting(5.0, "seconds a typed line waits for a listener on "
+                                      "asr_text (discovery, start-up)", minimum=0.0)
+    service_timeout: float = setting(3.0, "seconds /reset waits for its service to appear",
+                                     minimum=0.0)
+    reset_timeout: float = setting(10.0, "seconds /reset waits for the answer", minimum=0.0)
+
+
 class SpeechConsoleNode(Node):
     """The console's ROS side: publishes typed lines, prints what the robot says, its
     transcript and (speech mode) what the asr node heard; ``handle_line`` takes one line."""
@@ -139,17 +158,13 @@ class SpeechConsoleNode(Node):
     def __init__(self, stdout: TextIO, show_transcript: bool = False, speech: bool = False,
                  context=None):
         super().__init__("speech_console", context=context)
-        self.show_transcript = bool(self.declare_parameter("show_transcript", False).value
-                                    or show_transcript)
-        # speech mode: the microphone and the asr node talk; typed text is not sent
-        self.speech = bool(self.declare_parameter("speech", False).value or speech)
-        # ``run --record``: a typed line also waits for the recorder, so the bag holds it
-        self.recorded = bool(self.declare_parameter("recorded", False).value)
-        # seconds: a line waits this long for a listener on asr_text (discovery, startup);
-        # /reset waits for the service to appear, then for its answer
-        self.listener_timeout = self._seconds("listener_timeout", 5.0)
-        self.service_timeout = self._seconds("service_timeout", 3.0)
-        self.reset_timeout = self._seconds("reset_timeout", 10.0)
+        self.config = config = declare_section(self, SpeechConsoleSettings)
+        self.show_transcript = config.show_transcript or show_transcript
+        self.speech = config.speech or speech
+        self.recorded = config.recorded
+        self.listener_timeout = config.listener_timeout
+        self.service_timeout = config.service_timeout
+        self.reset_timeout = config.reset_timeout
         self._out = stdout
         self._lock = threading.Lock()
         try:
@@ -166,15 +181,6 @@ class SpeechConsoleNode(Node):
             self.create_subscription(ConsoleEntry, names.TRANSCRIPT, self._on_entry, 100)
         if self.speech:
             self.create_subscription(AsrResult, names.ASR_RESULT, self._on_heard, 50)
-
-    def _seconds(self, name: str, default: float) -> float:
-        """A float parameter that also accepts an integer (-p listener_timeout:=30)."""
-        descriptor = ParameterDescriptor(dynamic_typing=True)
-        value = self.declare_parameter(name, default, descriptor).value
-        try:
-            return max(0.0, float(value))
-        except (TypeError, ValueError):
-            raise ValueError(f"parameter {name} must be a number of seconds, not {value!r}")
 
     # output ---------------------------------------------------------------------------
     def write(self, text: str, dim: bool = False) -> None:
@@ -352,6 +358,9 @@ def main(args: list[str] | None = None) -> int:
         return run_console(args)
     except KeyboardInterrupt:            # Ctrl-C while starting up
         return 130
+    except ValueError as exc:            # a bad parameter
+        print(f"speech_console: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

