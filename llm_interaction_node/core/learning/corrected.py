@@ -42,9 +42,11 @@ def reply_of(entry: Entry) -> str | None:
     return said[0] if said else None
 
 
-def corrected_example(transcript: Transcript) -> Transcript | None:
-    """The ``corrected`` example of an interaction (the live transcript, so that errors are
-    known), or None if it holds no request."""
+def request_body_lesson(transcript: Transcript) -> tuple[Entry, list[Entry], str | None] | None:
+    """An interaction cut for an example without generation: the request (the first
+    ``wait_for_trigger()`` the user answered), the inputs after it (markers, learn calls and
+    trailing unanswered waits left out) and the user's closing reply (the lesson, taken off the
+    inputs); None if there is no request."""
     from ..console import NEW_TASK_MARKER  # late: keeps this module light to import
     entries = [e for e in transcript.entries
                if e.source.strip() != NEW_TASK_MARKER and not _calls_any(e.source, {LEARN_CALL})]
@@ -58,9 +60,22 @@ def corrected_example(transcript: Transcript) -> Transcript | None:
     lesson = reply_of(body[-1]) if body else None
     if lesson is not None:
         body.pop()
-    out = [Entry(entries[start].source, entries[start].output)]
-    if lesson:
-        out.append(Entry(LESSON_COMMENT.format(text=lesson)))
+    return Entry(entries[start].source, entries[start].output), body, lesson
+
+
+def opening(request: Entry, lesson: str | None) -> list[Entry]:
+    """The request, then the lesson as a comment (so a copying model reads it before it acts)."""
+    return [request] + ([Entry(LESSON_COMMENT.format(text=lesson))] if lesson else [])
+
+
+def corrected_example(transcript: Transcript) -> Transcript | None:
+    """The ``corrected`` example of an interaction (the live transcript, so that errors are
+    known), or None if it holds no request."""
+    cut = request_body_lesson(transcript)
+    if cut is None:
+        return None
+    request, body, lesson = cut
+    out = opening(request, lesson)
     for entry in body:
         reply = reply_of(entry)
         if reply is not None:
@@ -72,4 +87,4 @@ def corrected_example(transcript: Transcript) -> Transcript | None:
     return Transcript(out + [Entry("wait_for_trigger()")])
 
 
-__all__ = ["corrected_example", "failed", "reply_of", "LESSON_COMMENT", "CORRECTION_COMMENT"]
+__all__ = ["corrected_example", "request_body_lesson", "opening", "failed", "reply_of", "LESSON_COMMENT", "CORRECTION_COMMENT"]

@@ -21,8 +21,7 @@ from __future__ import annotations
 import ast
 
 from ..transcript import Entry, Transcript
-from .corrected import LESSON_COMMENT, failed, reply_of
-from .improve import LEARN_CALL, _calls_any
+from .corrected import failed, opening, reply_of, request_body_lesson
 
 
 def _names(source: str) -> tuple[set[str], set[str]]:
@@ -79,19 +78,10 @@ def final_example(transcript: Transcript, outputs: bool = False) -> Transcript |
     known); None if it holds no request or the last attempt did nothing. The statements'
     outputs are left for the replay to fill, unless ``outputs`` (no world to replay in: the
     live outputs are kept)."""
-    from ..console import NEW_TASK_MARKER  # late: keeps this module light to import
-    entries = [e for e in transcript.entries
-               if e.source.strip() != NEW_TASK_MARKER and not _calls_any(e.source, {LEARN_CALL})]
-    start = next((i for i, e in enumerate(entries)
-                  if e.source.strip() == "wait_for_trigger()" and reply_of(e) is not None), None)
-    if start is None:
+    cut = request_body_lesson(transcript)
+    if cut is None:
         return None
-    body = entries[start + 1:]
-    while body and Entry(body[-1].source).calls("wait_for_trigger") and not body[-1].output:
-        body.pop()
-    lesson = reply_of(body[-1]) if body else None
-    if lesson is not None:
-        body.pop()
+    request, body, lesson = cut
     replies = [i for i, e in enumerate(body) if reply_of(e) is not None]
     cut = replies[-1] + 1 if replies else 0
     earlier = [e for e in body[:cut] if reply_of(e) is None and not e.is_comment and not failed(e)
@@ -100,9 +90,7 @@ def final_example(transcript: Transcript, outputs: bool = False) -> Transcript |
                and not Entry(e.source).calls("wait_for_trigger")]
     if not any(not e.is_comment for e in attempt):
         return None
-    out = [Entry(entries[start].source, entries[start].output)]
-    if lesson:
-        out.append(Entry(LESSON_COMMENT.format(text=lesson)))
+    out = opening(request, lesson)
     out += [Entry(e.source, e.output if outputs else "")
             for e in needed_bindings(earlier, attempt) + attempt]
     return Transcript(out + [Entry("wait_for_trigger()")])

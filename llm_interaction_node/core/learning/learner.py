@@ -254,14 +254,11 @@ class Learner:
             return LearnOutcome(LearnStatus.REPLAY_FAILED,
                                 f"Nothing was learned: the example does not match the world: "
                                 f"replayed in the simulated world, {replayed.mismatch}.")
-        learned = LearnedExample(example.render(), "corrected", self.interaction_id())
-        failure = self._add(learned)
-        if failure:
-            return failure
-        self.say("Thank you, I will remember what worked and what you told me.")
-        return LearnOutcome(LearnStatus.STORED_CORRECTED,
-                            "Stored the request, the statements that worked and the user's "
-                            "corrections in the memory.", learned.example)
+        return self._store_built(
+            example, "corrected", LearnStatus.STORED_CORRECTED,
+            "Thank you, I will remember what worked and what you told me.",
+            "Stored the request, the statements that worked and the user's corrections in the "
+            "memory.")
 
     def _store_final(self, transcript: Transcript) -> LearnOutcome:
         example = final_example(transcript, outputs=self.check is None)
@@ -284,14 +281,20 @@ class Learner:
                                     f"Nothing was learned: the last attempt does not work from the "
                                     f"start: replayed in the simulated world, {where}.")
             example = Transcript(shown.entries + [Entry("wait_for_trigger()")])
-        learned = LearnedExample(example.render(), "final", self.interaction_id())
+        return self._store_built(
+            example, "final", LearnStatus.STORED_FINAL,
+            "Thank you, I will remember how you wanted it done.",
+            "Stored the request and the statements of the accepted attempt in the memory.")
+
+    def _store_built(self, example: Transcript, source: str, status: LearnStatus,
+                              said: str, message: str) -> LearnOutcome:
+        """Store an example built without the LLM (modes corrected, final) and say so."""
+        learned = LearnedExample(example.render(), source, self.interaction_id())
         failure = self._add(learned)
         if failure:
             return failure
-        self.say("Thank you, I will remember how you wanted it done.")
-        return LearnOutcome(LearnStatus.STORED_FINAL,
-                            "Stored the request and the statements of the accepted attempt in "
-                            "the memory.", learned.example)
+        self.say(said)
+        return LearnOutcome(status, message, learned.example)
 
     def _store_improved(self, interaction: Transcript) -> LearnOutcome:
         try:
