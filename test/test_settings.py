@@ -126,7 +126,7 @@ def test_every_agent_is_assembled_by_build_session():
     import llm_interaction_node
     from llm_interaction_node import cli
     from llm_interaction_node.eval.systems import ours
-    node = (Path(llm_interaction_node.__file__).parent / "ros" / "interaction_node.py").read_text()
+    node = (Path(llm_interaction_node.__file__).parent / "ros" / "nodes" / "interaction_node.py").read_text()
     for source in (inspect.getsource(cli.cmd_chat), inspect.getsource(ours), node):
         assert "build_session(" in source
         for part in ("build_agent(", "build_console(", "attach_learning(", "ConsoleSession(",
