@@ -4,6 +4,7 @@
 * :mod:`.improve` - L_improve (``improve.improve`` gives an ImproveResult; the package
   attribute ``improve`` is the module, not that function): problem, improvement, improved transcript, validated
 * :mod:`.corrected` - mode ``corrected``: the request, what worked, the corrections as comments
+* :mod:`.final` - mode ``final``: the request and only the attempt the user accepted, replayed
 * :mod:`.replay_check` - the protocol of the replay check a learned example must pass
 * :mod:`.learner` - :class:`Learner`, the hook ``learn_from_interaction()`` calls
 """

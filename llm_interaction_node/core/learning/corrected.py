@@ -20,7 +20,7 @@ what later statements return, and such an example is not stored.
 from __future__ import annotations
 
 from ..transcript import Entry, Transcript
-from .improve import LEARN_CALL, _calls_any
+from .improve import LEARN_CALL, _calls_any, without_unanswered_waits
 
 FAILURE_OUTPUTS = frozenset({"'failure'", '"failure"'})
 LESSON_COMMENT = "# The user's lesson for this request: {text!r}"
@@ -54,9 +54,7 @@ def request_body_lesson(transcript: Transcript) -> tuple[Entry, list[Entry], str
                   if e.source.strip() == "wait_for_trigger()" and reply_of(e) is not None), None)
     if start is None:
         return None
-    body = entries[start + 1:]
-    while body and Entry(body[-1].source).calls("wait_for_trigger") and not body[-1].output:
-        body.pop()
+    body = without_unanswered_waits(entries[start + 1:])
     lesson = reply_of(body[-1]) if body else None
     if lesson is not None:
         body.pop()

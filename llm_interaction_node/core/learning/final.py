@@ -83,10 +83,10 @@ def final_example(transcript: Transcript, outputs: bool = False) -> Transcript |
         return None
     request, body, lesson = cut
     replies = [i for i, e in enumerate(body) if reply_of(e) is not None]
-    cut = replies[-1] + 1 if replies else 0
-    earlier = [e for e in body[:cut] if reply_of(e) is None and not e.is_comment and not failed(e)
-               and not Entry(e.source).calls("wait_for_trigger")]
-    attempt = [e for e in body[cut:] if not failed(e)
+    accepted = replies[-1] + 1 if replies else 0       # the attempt after the last correction
+    earlier = [e for e in body[:accepted] if reply_of(e) is None and not e.is_comment
+               and not failed(e) and not Entry(e.source).calls("wait_for_trigger")]
+    attempt = [e for e in body[accepted:] if not failed(e)
                and not Entry(e.source).calls("wait_for_trigger")]
     if not any(not e.is_comment for e in attempt):
         return None

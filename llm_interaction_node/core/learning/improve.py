@@ -272,14 +272,20 @@ def interaction_text(transcript: Transcript | str) -> Transcript:
     return Transcript([Entry(e.source, e.output) for e in entries])
 
 
+def without_unanswered_waits(entries: Sequence[Entry]) -> list[Entry]:
+    """``entries`` without the trailing inputs that waited for the user and got no reply."""
+    entries = list(entries)
+    while entries and Entry(entries[-1].source).calls("wait_for_trigger") and not entries[-1].output:
+        entries.pop()
+    return entries
+
+
 def without_closing_reply(transcript: Transcript) -> Transcript:
     """The example as it is stored: ending with the robot's last action and a bare
     ``wait_for_trigger()``. A last user reply the robot did not act on ("thanks", the request to
     learn) is left out: an example that ends in an unanswered reply teaches a small model to
     answer feedback with ``wait_for_trigger()`` instead of acting on it."""
-    entries = list(transcript.entries)
-    while entries and Entry(entries[-1].source).calls("wait_for_trigger") and not entries[-1].output:
-        entries.pop()
+    entries = without_unanswered_waits(transcript.entries)
     while entries and entries[-1].source.strip() == "wait_for_trigger()" and entries[-1].output \
             and len(entries) > 1:
         entries.pop()
@@ -292,9 +298,7 @@ def stored_example(transcript: Transcript) -> Transcript:
     approval: it is cut as in :func:`without_closing_reply` (a copying model would answer
     such feedback with ``wait_for_trigger()``)."""
     from .gate import explain
-    entries = list(transcript.entries)
-    while entries and Entry(entries[-1].source).calls("wait_for_trigger") and not entries[-1].output:
-        entries.pop()
+    entries = without_unanswered_waits(transcript.entries)
     last = Transcript(entries).user_utterances()[-1:] if entries else []
     if entries and entries[-1].source.strip() == "wait_for_trigger()" and last \
             and explain(last[0]).is_request:
@@ -517,7 +521,8 @@ def _logged(result: ImproveResult) -> ImproveResult:
 __all__ = [
     "Improvement", "ImproveResult", "ImproveStatus", "InvalidTranscript", "FewShotExample",
     "improve", "validate_transcript", "extract_transcript", "says_no_problem",
-    "interaction_text", "normalised_statements", "without_closing_reply", "stored_example",
+    "interaction_text", "normalised_statements", "without_unanswered_waits", "without_closing_reply",
+    "stored_example",
     "build_messages", "REASK",
     "load_few_shot_examples",
     "api_names_from_listing", "SYSTEM", "QUESTIONS", "PURPOSE",

@@ -11,10 +11,11 @@ printed as the statement's output, so the L_interact LLM sees it. The learner
    stores the validated improved transcript; ``corrected`` stores, without an LLM, the
    request, the statements that worked and the user's corrections as comments
    (:mod:`.corrected`); ``final`` stores, without an LLM, the request and the statements of
-   the attempt the user accepted, with the outputs the replay returns (:mod:`.final`); ``raw`` (ablation "w/o improve") stores the interaction itself;
-   ``off`` (ablation "w/o learning") refuses every call. With a replay ``check``
-   (:mod:`.replay_check`) an improved, final or corrected example is stored only if its outputs are
-   what the world returns from the interaction's initial state;
+   the attempt the user accepted, with the outputs the replay returns (:mod:`.final`);
+   ``raw`` (ablation "w/o improve") stores the interaction itself; ``off`` (ablation "w/o
+   learning") refuses every call. With a replay ``check`` (:mod:`.replay_check`) an improved,
+   final or corrected example is stored only if its outputs are what the world returns from
+   the interaction's initial state;
 4. tells the user with ``say`` what was learned or why nothing was stored.
 
 Nothing raised by the LLM client (LLMError) or by the memory reaches the console. A memory
@@ -268,26 +269,22 @@ class Learner:
                                 "after the user's last correction.")
         replayed = self.check(example) if self.check is not None else None
         if replayed is not None:
-            shown = Transcript(_without_closing_wait(replayed.transcript.entries))
-            wanted = len(_without_closing_wait(example.entries))
-            bad = next((i for i, e in enumerate(shown.entries, 1) if failed(e)), None)
-            if bad is not None or len(shown.entries) < wanted:
-                where = (f"input {bad} ({shown.entries[bad - 1].source.splitlines()[0]}) failed "
-                         f"with {' '.join(shown.entries[bad - 1].output.split())[:200] or 'an error'}"
-                         if bad is not None else f"the replay ended after input {len(shown.entries)}")
+            shown = improve_mod.without_unanswered_waits(replayed.transcript.entries)
+            where = _replay_failure(shown, len(improve_mod.without_unanswered_waits(example.entries)))
+            if where is not None:
                 log.info("final example refused: replayed in the simulated world, %s", where)
                 self.say(SAY_REPLAY_FAILED)
                 return LearnOutcome(LearnStatus.REPLAY_FAILED,
                                     f"Nothing was learned: the last attempt does not work from the "
                                     f"start: replayed in the simulated world, {where}.")
-            example = Transcript(shown.entries + [Entry("wait_for_trigger()")])
+            example = Transcript(shown + [Entry("wait_for_trigger()")])
         return self._store_built(
             example, "final", LearnStatus.STORED_FINAL,
             "Thank you, I will remember how you wanted it done.",
             "Stored the request and the statements of the accepted attempt in the memory.")
 
-    def _store_built(self, example: Transcript, source: str, status: LearnStatus,
-                              said: str, message: str) -> LearnOutcome:
+    def _store_built(self, example: Transcript, source: str, status: LearnStatus, said: str,
+                     message: str) -> LearnOutcome:
         """Store an example built without the LLM (modes corrected, final) and say so."""
         learned = LearnedExample(example.render(), source, self.interaction_id())
         failure = self._add(learned)
@@ -353,12 +350,14 @@ class Learner:
         log.info("stored a %s example (%s)", learned.source, learned.origin)
 
 
-def _without_closing_wait(entries) -> list[Entry]:
-    """``entries`` without a trailing unanswered ``wait_for_trigger()``."""
-    entries = list(entries)
-    while entries and entries[-1].source.strip() == "wait_for_trigger()" and not entries[-1].output:
-        entries.pop()
-    return entries
+def _replay_failure(replayed: list[Entry], wanted: int) -> str | None:
+    """Where the replay of a ``final`` example failed (its first failed input, or the replay
+    ending before the example's ``wanted`` inputs), or None if every input worked."""
+    for n, entry in enumerate(replayed, 1):
+        if failed(entry):
+            output = " ".join(entry.output.split())[:200] or "an error"
+            return f"input {n} ({entry.source.splitlines()[0]}) failed with {output}"
+    return f"the replay ended after input {len(replayed)}" if len(replayed) < wanted else None
 
 
 _USER_REASONS = {
