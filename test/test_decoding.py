@@ -20,3 +20,11 @@ def test_one_input_is_the_input_without_the_output_the_model_imagined():
     loop = " for n in names:\n...     put_first_on_second(n, 'red bowl')"
     assert console_input(loop + "\n'success'") == loop
     assert console_input(" say('hi')") == " say('hi')"
+
+
+def test_the_draft_bound_is_what_a_fully_accepted_draft_gains_for_its_batch_cost():
+    from llm_interaction_node.bench.decoding import draft_bound
+    # a 5-token batch at 2.9x a 1-token step: 4 drafts gain at most 5 / 2.9 = 1.72x
+    bound = draft_bound({1: 100.0, 2: 150.0, 5: 290.0})
+    assert bound == {1: 1.33, 4: 1.72}
+    assert draft_bound({1: 100.0, 3: 100.0}) == {2: 3.0}     # a free batch: k + 1

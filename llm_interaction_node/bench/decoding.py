@@ -19,6 +19,13 @@ once and its time is not counted):
 
     python -m llm_interaction_node.bench.decoding [--draft 4] [--max-tokens 48]
         [--llama-grammar-tokens 6] [--json]
+    python -m llm_interaction_node.bench.decoding --batch-cost [--json]
+
+``--batch-cost`` times one verification batch of 1..8 tokens after the first console prompt
+(logits at every position, as the draft loop asks for them) and prints the most any
+prompt-lookup draft can gain on this machine: with ``k`` drafted tokens a step costs
+``t(k + 1)`` and yields at most ``k + 1`` tokens, so the speed-up over plain decoding is at
+most ``(k + 1) * t(1) / t(k + 1)`` (every draft token accepted).
 
 Prints per configuration: tokens, tokens/s, the speed-up over ``plain``, whether the input
 equals plain greedy decoding's, draft acceptance, grammar interventions; and the model
@@ -145,6 +152,37 @@ def run(draft: int, max_tokens: int, llama_grammar_tokens: int = 6) -> dict:
             "logits_all_scores_bytes": llm.llama.n_ctx() * llm.llama.n_vocab() * 4}
 
 
+def draft_bound(batch_ms: dict[int, float]) -> dict[int, float]:
+    """The largest speed-up drafts of ``k`` tokens can give when every draft token is
+    accepted, from the cost of a batch of ``n`` tokens (``batch_ms[n]``, ``n`` from 1)."""
+    one = batch_ms[1]
+    return {n - 1: round(n * one / ms, 2) for n, ms in sorted(batch_ms.items()) if n > 1}
+
+
+def batch_cost(sizes=range(1, 9), repeats: int = 5) -> dict:
+    """Milliseconds of one verification batch of ``n`` tokens after a console prompt
+    (median of ``repeats``, the batch dropped again after each), and :func:`draft_bound`."""
+    from ..core.llm.decoding import Decoder
+    llm = LocalLlamaClient(persist_states=False, draft_tokens=0)
+    with tempfile.TemporaryDirectory() as tmp:
+        prompt, _ = console_prompts(tmp)[0]
+    llm.complete(prompt, stop=STOP, temperature=0, max_tokens=1)      # the prompt evaluated
+    decoder = Decoder(llm.llama, is_end=lambda token: False)
+    held = llm.llama.n_tokens
+    tokens = list(llm._tokenize(prompt)[-max(sizes):])        # which tokens: cost is the same
+    batch_ms = {}
+    for n in sizes:
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            decoder._eval(tokens[:n])
+            times.append(1000 * (time.perf_counter() - start))
+            decoder._drop_after(held)
+        batch_ms[n] = round(sorted(times)[len(times) // 2], 1)
+    return {"benchmark": "batch_cost", "held_tokens": held, "batch_ms": batch_ms,
+            "bound": draft_bound(batch_ms)}
+
+
 def grammar_cost(repeats: int = 3) -> dict:
     """What llguidance costs apart from decoding: reading the vocabulary, compiling the
     console grammar of each API (a new text each time), one full token mask."""
@@ -199,8 +237,22 @@ def main(argv=None) -> int:
                         help="tokens of the llama.cpp grammar run (first prompt; 0 = skip)")
     parser.add_argument("--grammar-cost", action="store_true",
                         help="only llguidance's costs apart from decoding (vocabulary, compile, mask)")
+    parser.add_argument("--batch-cost", action="store_true",
+                        help="only the cost of a verification batch of 1..8 tokens and the "
+                             "speed-up bound it sets for drafts")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.batch_cost:
+        cost = batch_cost()
+        if args.json:
+            print(json.dumps(cost, indent=1))
+            return 0
+        print(f"one batch after {cost['held_tokens']} prompt tokens (median of 5):")
+        for n, ms in cost["batch_ms"].items():
+            bound = cost["bound"].get(n - 1)
+            shown = f", {n - 1}-token drafts gain at most x{bound}" if bound else ""
+            print(f"  {n} token(s): {ms} ms{shown}")
+        return 0
     if args.grammar_cost:
         cost = grammar_cost()
         if args.json:
