@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from pathlib import Path
 
 from .eval.systems import SYSTEMS
@@ -31,7 +32,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from .core.llm import LLMNotConfigured, make_client
-    from .eval.harness import run_protocol
+    from .eval.harness import HarnessError, run_protocol
     from .eval.report import write_report
     from .eval.systems import make_system
     from .settings import load_settings
@@ -69,6 +70,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         bar.close()
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except HarnessError as exc:               # a defect of the harness, never a result
+        bar.close()
+        traceback.print_exception(exc)
+        print(f"error: {exc}\nthe evaluation harness failed (not the system): the finished runs "
+              f"are kept in {out}; run the same command again to resume after the fix",
+              file=sys.stderr)
+        return 1
     bar.close()
     memory = getattr(system, "memory", None)
     if memory is not None and hasattr(memory, "export_yaml"):    # what this run learned

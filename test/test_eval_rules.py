@@ -54,3 +54,39 @@ def test_resume_keeps_instruction_major_order_and_statuses(tmp_path):
     again = run_protocol(system, out, splits=["sa_si"], runs=2, templates=ids, max_rounds=1)
     assert [r.round for r in again] == [1, 2] and again[0].turn_statuses == first[0].turn_statuses
     assert 0 < len(llm.calls) - calls <= len(llm.calls) // 2 + 1
+
+
+def test_a_failing_simulated_user_stops_the_evaluation_and_is_never_a_run_result(tmp_path,
+                                                                                monkeypatch):
+    """A defect of the harness (observer, simulated user) is not the system's failure: the
+    run is not recorded (resuming after the fix runs it again) and the error says so, even
+    when the system swallows the exception of its user callback (ours' agent does not)."""
+    import pytest
+
+    from llm_interaction_node.eval import harness
+    from llm_interaction_node.eval.simulated_user import SimulatedUser
+
+    def broken(self, obs):
+        raise IndexError("tuple index out of range")
+    monkeypatch.setattr(SimulatedUser, "respond", broken)
+    llm = ScriptedLLM(["wait_for_trigger()"] * 20)
+    system = make_system("ours_no_learning", llm, tmp_path / "memory")
+    ids = [t.id for t in tasks_for_split("sa_si")][:1]
+    out = tmp_path / "out"
+    with pytest.raises(harness.HarnessError, match="simulated user failed after round 1"):
+        run_protocol(system, out, splits=["sa_si"], runs=1, templates=ids, max_rounds=2)
+    assert not list(out.glob("runs/**/*.json"))
+
+    class Swallowing:                       # a system that catches everything its callback raises
+        name, ledger = "swallow", system.ledger
+
+        def run(self, world, instruction, next_utterance):
+            try:
+                next_utterance(harness.Round())
+            except Exception:               # noqa: BLE001
+                pass
+
+        def episode_succeeded(self):
+            pass
+    with pytest.raises(harness.HarnessError):
+        run_once(Swallowing(), "sa_si", ids[0], 1, seed=3)

@@ -12,7 +12,8 @@ from llm_interaction_node.eval import tasks as T
 from llm_interaction_node.eval.observe import PLACES, Fact, observe
 from llm_interaction_node.eval.simulated_user import (FACT_WORDING, HINTS, KINDS, LEARN, RETRY,
                                                       SOLUTION, SOLUTION_DESTROYED, Observation,
-                                                      SimulatedUser, Utterance, fact_fields)
+                                                      SimulatedUser, Utterance, fact_fields,
+                                                      fact_options)
 
 OK = Observation(success=True)
 FAIL = Observation(success=False)
@@ -611,3 +612,20 @@ def test_facts_from_a_run_file_are_understood():
     user.first()
     u = user.respond(Observation(success=False, unmet=[asdict(f) for f in seen.unmet]))
     assert u.kind == "high_level" and task.blocks[0] in u.text
+
+
+def test_a_fact_kind_said_first_and_then_as_a_second_fact_gets_a_phrasing_of_its_own_options():
+    """Seen in the benchmark (cap and ours_no_learning, matching_bowls): a 'wrong_place' fact
+    was said first (all phrasings), then as a second fact (only those naming the block); the
+    shuffle of the longer tuple indexed the shorter one and the run crashed."""
+    user, task, pos = make("matching_bowls")
+    user.first()
+    first = Fact("wrong_place", ("red block",), "on the table towards the right", "in the red bowl")
+    second = Fact("wrong_place", ("blue block",), "in the top left corner", "in the blue bowl")
+    assert len(fact_options(second, naming=True)) < len(fact_options(first))
+    said = []
+    for _ in range(2 * len(fact_options(first))):      # every phrasing of both bags, twice
+        answer = user._high_level(Observation(success=False, unmet=[first, second]))
+        assert "blue block" in answer.text       # the second fact names its block
+        said.append(answer.text)
+    assert len(set(said)) > 1

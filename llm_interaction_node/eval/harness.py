@@ -103,6 +103,11 @@ def execution_drops(entries: list[dict], bounds) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+class HarnessError(RuntimeError):
+    """The harness itself (observer, simulated user) failed during a run: a defect to fix,
+    not a result; the run is not recorded."""
+
+
 def run_once(system, split: str, template: str, round_: int, seed: int,
              factory: WorldFactory | None = None, max_rounds: int = 6,
              strip: Path | None = None, user_policy: str = "paper") -> RunRecord:
@@ -131,7 +136,7 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
         seen = {"log": len(log)}
         last = {"pos": initial}                            # positions at the round's start
 
-        def next_utterance(round_result: Round):
+        def observe_and_answer(round_result: Round):
             index = record.interactions
             record.interactions += 1
             final = world_positions(world)
@@ -163,10 +168,24 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
             record.learned = record.learned or answer.kind == "learn"
             return answer.text
 
+        failed: list[Exception] = []
+
+        def next_utterance(round_result: Round):
+            try:
+                return observe_and_answer(round_result)
+            except Exception as exc:     # the harness's own defect: kept, whatever the system does
+                failed.append(exc)
+                raise
+
         try:
             system.run(world, first.text, next_utterance)
         except Exception as exc:  # noqa: BLE001 - a crashing system fails the run, not the protocol
-            record.errors.append(f"system crashed: {type(exc).__name__}: {exc}")
+            if not failed:
+                record.errors.append(f"system crashed: {type(exc).__name__}: {exc}")
+        if failed:     # never scored as the system's failure: the evaluation stops here
+            raise HarnessError(f"{split}/{template} run {round_ + 1}: the observer or the "
+                               f"simulated user failed after round {record.interactions}: "
+                               f"{type(failed[0]).__name__}: {failed[0]}") from failed[0]
         if record.success:
             system.episode_succeeded()
         learning_log = getattr(system, "learning_log", None)     # systems that learn say what

@@ -454,15 +454,18 @@ class SimulatedUser:
         self.learn_requested = False
         self.done = False
         self.end_reason: str | None = None
-        self._bags: dict[str, list[int]] = {}
+        self._bags: dict[tuple, list[int]] = {}   # (kind, options) -> phrasings left
 
     # -------------------------------------------------------------- wording
     def _choose(self, kind: str, options: tuple[str, ...]) -> str:
-        """A phrasing of ``kind``: a seeded shuffle, used up before any phrasing repeats."""
-        bag = self._bags.get(kind)
+        """A phrasing of ``kind``: a seeded shuffle, used up before any phrasing repeats.
+        One bag per option tuple: a fact's phrasings differ with what is known of it and
+        whether it must name its objects, and a shuffle of one tuple indexes only that one."""
+        key = (kind, options)
+        bag = self._bags.get(key)
         if not bag:
             bag = [int(i) for i in self.rng.permutation(len(options))]
-            self._bags[kind] = bag
+            self._bags[key] = bag
         return options[bag.pop(0)]
 
     def first(self) -> Utterance:
