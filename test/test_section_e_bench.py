@@ -62,3 +62,26 @@ def test_every_scenario_has_a_world_and_a_check():
     for name, s in SCENARIOS.items():
         assert s.lesson_used in USED and s.teach and s.check, name
         make_world("humanoid", s.world)
+
+
+def test_a_teach_session_that_stores_a_lesson_gives_a_record_json_can_write(tmp_path):
+    """The session process of the bench, with a scripted LLM in place of the embedded model:
+    E1's utterances, a lesson stored in mode ``corrected``; its record is what the bench writes
+    (a session that stored an example crashed here once: a removed learner attribute)."""
+    import json
+
+    from llm_interaction_node.bench.section_e import run_session
+    from llm_interaction_node.core.llm import ScriptedLLM
+    juice = "mango-juice_0"
+    llm = ScriptedLLM(["wait_for_trigger()",
+                       "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+                       f"grasp('{juice}')",
+                       "move_to(get_location_coordinates('handover_to_human'))",
+                       f"handover_object_to_human('{juice}')", "wait_for_trigger()",
+                       "say('I will bring the cup too.')", "wait_for_trigger()",
+                       "learn_from_interaction()", "wait_for_trigger()"] + ["wait_for_trigger()"] * 5)
+    record = run_session({"scenario": "E1", "mode": "corrected", "phase": "teach",
+                          "memory": str(tmp_path / "memory")}, llm=llm)
+    assert record["error"] is None and record["learned"]
+    assert len(record["stored"]) == 1 and "next time" in record["stored"][0]
+    assert json.loads(json.dumps(record))["learn_calls"][0]["status"] == "stored_corrected"

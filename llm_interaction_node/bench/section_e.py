@@ -129,7 +129,9 @@ class _Trace(list):
 
 # -- one session (run in its own process) ----------------------------------------------------
 
-def run_session(spec: dict) -> dict:
+def run_session(spec: dict, llm=None) -> dict:
+    """One teach or check session; ``llm`` None: the embedded model (the bench), else the
+    given client (tests script it)."""
     from ..core.llm.local import LocalLlamaClient
     from ..core.user import CallbackUser
     from ..session import build_session, make_world
@@ -139,7 +141,7 @@ def run_session(spec: dict) -> dict:
     said = list(scenario.teach if spec["phase"] == "teach" else (scenario.check,))
     world = make_world("humanoid", scenario.world)
     t0 = time.perf_counter()
-    llm = LocalLlamaClient()
+    llm = llm if llm is not None else LocalLlamaClient()
     load_s = time.perf_counter() - t0
 
     def respond(purpose, prompt):
@@ -171,7 +173,8 @@ def run_session(spec: dict) -> dict:
             "load_s": round(load_s, 1), "wall_s": round(time.perf_counter() - t0, 1),
             "error": error, "learn_calls": outcomes,
             "learned": any(o.stored for o in learner.outcomes) if learner else False,
-            "stored": [e.transcript for e in learner.learned] if learner else [],
+            "stored": [o.example.transcript for o in learner.outcomes
+                       if o.stored and o.example is not None] if learner else [],
             "used": USED[scenario.lesson_used](world, trace),
             "unsaid": said, "calls": usage.calls,
             "evaluated": usage.evaluated_prompt_tokens, "generated": usage.completion_tokens,
@@ -193,6 +196,7 @@ def _spawn(spec: dict, out: Path) -> dict:
     finally:
         os.unlink(f.name)
     if r.returncode != 0 or not out.exists():       # not kept: run again next time
+        out.with_suffix(".stderr.log").write_text(r.stderr, encoding="utf-8")   # all of it
         return {**spec, "error": f"exit {r.returncode}: {r.stderr[-1500:]}", "learned": False,
                 "used": False}
     return json.loads(out.read_text())
