@@ -384,7 +384,8 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     of ``examples_dir``); ``stop``: a StopSignal shared with the robot's skills;
     ``replay_start``: how to take the world at an interaction's start for the replay check of
     learned examples (default :func:`interaction_start` for in-process worlds; the ROS node
-    passes :func:`household_start_from_scene`).
+    passes :func:`household_start_from_scene`). An in-process robot is also the live world
+    whose end a replayed example must reach (:func:`live_end`; none for the ROS node's).
     """
     api = api_set(api)
     settings = settings or Settings()
