@@ -349,7 +349,7 @@ def stored_sources(memory):
 
 @pytest.mark.parametrize("world", ["2d", "pybullet"])
 def test_final_example_that_only_fixes_the_last_block_keeps_the_earlier_working_puts(
-        table_memory, world):
+        table_memory, world, caplog):
     """matching_bowls as seen (docs/evaluation.md): the accepted attempt moves only the red
     block; replayed alone from the start the other blocks stay on the table. Stored: the puts
     that worked, the rejected red put dropped; replayed, it ends like the live world (also
@@ -360,10 +360,14 @@ def test_final_example_that_only_fixes_the_last_block_keeps_the_earlier_working_
         console, learner, spoken, _ = session(MATCHING_SAID, table_memory, MATCHING, mode="final",
                                               live=True, api="tabletop", robot=robot)
         assert [e.output for e in console.transcript.entries[1:4]] == ["'success'"] * 3
-        entry = console.execute("learn_from_interaction()").entry
+        with caplog.at_level("INFO", logger="llm_interaction_node.core.learning.learner"):
+            entry = console.execute("learn_from_interaction()").entry
         assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
-        assert "the attempt alone: the world ends differently: the blue block ends on the table" \
-            in entry.output
+        assert entry.output == ("Stored the request and the statements of the accepted attempt "
+                                "after 2 earlier statement(s) that worked (the attempt alone does "
+                                "not end as the world is now) in the memory.")
+        assert "(the world ends differently: the blue block ends on the table at" in caplog.text
+        assert "kept 2 of the 3 earlier statements that worked (5 replays)" in caplog.text
         example, sources = stored_sources(table_memory)
         assert sources == ["wait_for_trigger()",
                            f"# The user's lesson for this request: {MATCHING_SAID[2]!r}",

@@ -319,12 +319,12 @@ class Learner:
                 kept, best = trial, tried
             else:
                 i += 1
-        log.info("final example: the accepted attempt alone does not end as the live world (%s); "
-                 "stored with %d of the %d earlier statements that worked (%d replays)",
+        log.info("final example: the accepted attempt alone does not reproduce the live world "
+                 "(%s); kept %d of the %d earlier statements that worked (%d replays)",
                  accepted.reason, len(kept), len(parts.earlier), replays)
         return self._store_final_form(
             best.stored, f"the accepted attempt after {len(kept)} earlier statement(s) that "
-                         f"worked (the attempt alone: {accepted.reason})")
+                         f"worked (the attempt alone does not end as the world is now)")
 
     def _store_final_form(self, example: Transcript, form: str) -> LearnOutcome:
         log.info("final example: storing %s", form)
