@@ -153,11 +153,27 @@ def interaction_start(robot) -> Callable[[], WorldStart] | None:
     return None
 
 
+# A live end: where the objects of the world the console drives are now (a WorldEnd of
+# sims/world_end.py), read at the learn call; None: no live world, the end is not compared.
+LiveEnd = Callable[[], Any]
+
+
+def live_end(robot) -> LiveEnd | None:
+    """How to read the live world's end for an in-process robot (the one
+    :func:`interaction_start` takes starts from); None for an unknown robot (e.g. the ROS
+    node's: it knows no world, so its replay check compares outputs only)."""
+    if interaction_start(robot) is None:
+        return None
+    from .sims.world_end import end_of
+    return lambda: end_of(robot)
+
+
 def replay_check(api: ApiName, start: Callable[[], Any],
-                 agent: AgentConfig | None = None) -> ReplayCheck:
+                 agent: AgentConfig | None = None, live: LiveEnd | None = None) -> ReplayCheck:
     """The concrete :class:`~.core.learning.replay_check.ReplayCheck`: replay in the world
     ``start()`` builds and compare every output the transcript shows; inputs it shows without
-    output get the world's (``start()`` None: no world, no replay)."""
+    output get the world's (``start()`` None: no world, no replay). With ``live``, the
+    replayed world's end is compared with the live world's (``Replayed.end_differs``)."""
     def check(transcript: Transcript) -> Replayed | None:
         try:
             world = start()
@@ -168,15 +184,33 @@ def replay_check(api: ApiName, start: Callable[[], Any],
             return None
         replayed = replay_transcript(api, world, transcript, agent)
         result = Transcript([Entry(e.source, e.output, e.error) for e in replayed.entries])
+        mismatch = None
         bad = output_mismatches(transcript.entries, replayed.entries, missing_ok=True)
         if bad:
             n, want, got = bad[0]
-            return Replayed(result, mismatch_sentence(n, got.source, want.output, got.output))
-        if len(replayed.entries) < len(transcript.entries):
+            mismatch = mismatch_sentence(n, got.source, want.output, got.output)
+        elif len(replayed.entries) < len(transcript.entries):
             n = len(replayed.entries)
-            return Replayed(result, f"the replay ended after input {n}, before the transcript did")
-        return Replayed(result)
+            mismatch = f"the replay ended after input {n}, before the transcript did"
+        differs, checked = _end_differs(world, live)
+        return Replayed(result, mismatch, differs, checked)
     return check
+
+
+def _end_differs(world, live: LiveEnd | None) -> tuple[str | None, bool]:
+    """(how the replayed ``world`` ends differently from the live one, whether it was
+    compared)."""
+    if live is None:
+        return None, False
+    from .sims.world_end import end_difference, end_of
+    try:
+        now, replayed = live(), end_of(world)
+    except Exception:  # noqa: BLE001 - learning must go on; the fallback is logged
+        log.exception("the live world's end could not be read: the end is not compared")
+        return None, False
+    if now is None or replayed is None or now.kind != replayed.kind:
+        return None, False
+    return end_difference(replayed, now), True
 
 
 def load_examples(api: ApiName, directory: str | Path | None = None) -> list[str]:
@@ -270,13 +304,15 @@ def attach_learning(console: ConsoleSession, llm: LLMClient, memory,
                     learning: LearningSettings | None = None,
                     ledger: TokenLedger | None = None, *, api: ApiName | None = None,
                     start: Callable[[], WorldStart] | None = None,
-                    agent: AgentConfig | None = None):
+                    agent: AgentConfig | None = None, live: LiveEnd | None = None):
     """Give the console's learn_from_interaction()/forget_learned() a memory to act on
     (``learning.mode``; ``agent``: the statement timeout of the replay check).
 
     ``start`` (with ``api``): takes a :data:`WorldStart` when an interaction begins (before
     its first statement runs); learned examples are then replayed from it before they are
-    stored. Without it they are checked for syntax and names only."""
+    stored. Without it they are checked for syntax and names only. ``live``: reads the live
+    world's end (:func:`live_end`); with it the replay must also end like the live world at
+    the learn call (modes ``final`` and ``corrected``)."""
     builtins = console.builtins
     check = None
     if start is not None and api is not None:
@@ -286,7 +322,8 @@ def attach_learning(console: ConsoleSession, llm: LLMClient, memory,
             if not console.transcript.statements():      # the interaction's first statement
                 taken["start"] = start()
         console.input_listeners.append(on_input)
-        check = replay_check(api, lambda: taken["start"]() if "start" in taken else None, agent)
+        check = replay_check(api, lambda: taken["start"]() if "start" in taken else None, agent,
+                             live)
     learner = Learner(llm, memory, console.api.listing(), console.api.names,
                       mode=(learning or LearningSettings()).mode,
                       say=builtins.say, ledger=ledger, interaction_id=lambda: console.task_id,
@@ -347,7 +384,8 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     of ``examples_dir``); ``stop``: a StopSignal shared with the robot's skills;
     ``replay_start``: how to take the world at an interaction's start for the replay check of
     learned examples (default :func:`interaction_start` for in-process worlds; the ROS node
-    passes :func:`household_start_from_scene`).
+    passes :func:`household_start_from_scene`). An in-process robot is also the live world
+    whose end a replayed example must reach (:func:`live_end`; none for the ROS node's).
     """
     api = api_set(api)
     settings = settings or Settings()
@@ -365,7 +403,8 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
                 log.info("no simulated world for %s: learned examples are checked for syntax "
                          "and names only", type(robot).__name__)
             learner = attach_learning(console, llm, memory, settings.learning, ledger,
-                                      api=api, start=start, agent=settings.agent)
+                                      api=api, start=start, agent=settings.agent,
+                                      live=live_end(robot))
 
         def memory_back() -> None:
             stored = learner.retry_pending() if learner is not None else 0

@@ -13,12 +13,17 @@ learn_from_interaction()" built without generation:
 * a bare ``wait_for_trigger()`` at the end.
 
 The outputs are left out: the learner replays the example in the simulated world from the
-interaction's initial state and stores the world's outputs, and refuses the example if a
-statement fails there (the last attempt may depend on what the rejected ones did).
+interaction's initial state and stores the world's outputs. The last attempt may depend on
+what the rejected ones did (a statement fails from the start), or only fix what they left
+wrong (it works, but the world does not end as the user accepted it): where the live world is
+known, the learner then falls back to the fuller form (every statement that worked,
+:func:`worked_example`) and drops the earlier statements the end does not need
+(``Learner._store_final``).
 """
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from ..transcript import Entry, Transcript
 from .corrected import failed, opening, reply_of, request_body_lesson
@@ -73,11 +78,32 @@ def needed_bindings(earlier: list[Entry], attempt: list[Entry]) -> list[Entry]:
     return list(reversed(keep))
 
 
-def final_example(transcript: Transcript, outputs: bool = False) -> Transcript | None:
-    """The ``final`` example of an interaction (the live transcript, so that errors are
-    known); None if it holds no request or the last attempt did nothing. The statements'
-    outputs are left for the replay to fill, unless ``outputs`` (no world to replay in: the
-    live outputs are kept)."""
+@dataclass
+class FinalParts:
+    """An interaction cut for the ``final`` example: ``opening`` (the request, the lesson as a
+    comment), ``earlier`` (the statements before the last correction that worked: no comments,
+    no waits, no failures) and ``attempt`` (the accepted attempt's statements that did not
+    fail, its comments kept)."""
+
+    opening: list[Entry]
+    earlier: list[Entry]
+    attempt: list[Entry]
+
+    @property
+    def bindings(self) -> list[Entry]:
+        """The earlier statements the accepted attempt needs bound (:func:`needed_bindings`)."""
+        return needed_bindings(self.earlier, self.attempt)
+
+    def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
+        """The opening, ``earlier`` (a selection of :attr:`earlier`, in order), the attempt
+        and a bare ``wait_for_trigger()``; outputs left out unless ``outputs``."""
+        body = [Entry(e.source, e.output if outputs else "") for e in earlier + self.attempt]
+        return Transcript(self.opening + body + [Entry("wait_for_trigger()")])
+
+
+def final_parts(transcript: Transcript) -> FinalParts | None:
+    """The :class:`FinalParts` of an interaction (the live transcript, so that errors are
+    known); None if it holds no request or the last attempt did nothing."""
     cut = request_body_lesson(transcript)
     if cut is None:
         return None
@@ -90,10 +116,23 @@ def final_example(transcript: Transcript, outputs: bool = False) -> Transcript |
                and not Entry(e.source).calls("wait_for_trigger")]
     if not any(not e.is_comment for e in attempt):
         return None
-    out = opening(request, lesson)
-    out += [Entry(e.source, e.output if outputs else "")
-            for e in needed_bindings(earlier, attempt) + attempt]
-    return Transcript(out + [Entry("wait_for_trigger()")])
+    return FinalParts(opening(request, lesson), earlier, attempt)
 
 
-__all__ = ["final_example", "needed_bindings"]
+def final_example(transcript: Transcript, outputs: bool = False) -> Transcript | None:
+    """The ``final`` example of an interaction: the accepted attempt with the earlier
+    bindings it reads; None as :func:`final_parts`. The statements' outputs are left for the
+    replay to fill, unless ``outputs`` (no world to replay in: the live outputs are kept)."""
+    parts = final_parts(transcript)
+    return parts.example(parts.bindings, outputs) if parts is not None else None
+
+
+def worked_example(transcript: Transcript, outputs: bool = False) -> Transcript | None:
+    """The fuller form the learner falls back to when the accepted attempt alone does not end
+    as the live world did: every statement that worked, in order (``corrected`` without the
+    correction comments); None as :func:`final_parts`."""
+    parts = final_parts(transcript)
+    return parts.example(parts.earlier, outputs) if parts is not None else None
+
+
+__all__ = ["FinalParts", "final_parts", "final_example", "worked_example", "needed_bindings"]

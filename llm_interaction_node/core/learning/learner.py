@@ -15,7 +15,9 @@ printed as the statement's output, so the L_interact LLM sees it. The learner
    ``raw`` (ablation "w/o improve") stores the interaction itself; ``off`` (ablation "w/o
    learning") refuses every call. With a replay ``check`` (:mod:`.replay_check`) an improved,
    final or corrected example is stored only if its outputs are what the world returns from
-   the interaction's initial state;
+   the interaction's initial state, and (final, corrected; where the live world is known)
+   only if the replayed world ends like the live one at the learn call: a final example that
+   does not is retried as every statement that worked, then trimmed (:meth:`_store_final`);
 4. tells the user with ``say`` what was learned or why nothing was stored.
 
 Nothing raised by the LLM client (LLMError) or by the memory reaches the console. A memory
@@ -40,7 +42,7 @@ from ..llm import LLMError, TokenLedger
 from ..transcript import Entry, Transcript
 from . import improve as improve_mod
 from .corrected import corrected_example, failed
-from .final import final_example
+from .final import final_parts
 from .gate import GateDecision, accepts
 from .replay_check import ReplayCheck
 
@@ -59,6 +61,11 @@ SAY_DEFERRED = ("I could not store what I learned: my memory is not reachable ri
 # What the user hears when the example does not survive the replay check (one sentence).
 SAY_REPLAY_FAILED = ("Sorry, I did not learn this: when I tried the better way in my simulation "
                      "it did not work out as written, so I stored nothing.")
+SAY_END_DIFFERS = ("Sorry, I did not learn this: when I did it again in my simulation from the "
+                   "start, things did not end up the way you accepted them, so I stored nothing.")
+# Replays of one final example at most: the accepted attempt, the fuller form, then the greedy
+# drops of earlier statements (a 2-D tabletop replay takes a few ms; docs/architecture.md).
+MAX_FINAL_REPLAYS = 12
 
 
 @dataclass
@@ -255,6 +262,13 @@ class Learner:
             return LearnOutcome(LearnStatus.REPLAY_FAILED,
                                 f"Nothing was learned: the example does not match the world: "
                                 f"replayed in the simulated world, {replayed.mismatch}.")
+        if replayed is not None and replayed.end_differs is not None:
+            log.info("corrected example refused: replayed from the start, %s", replayed.end_differs)
+            self.say(SAY_END_DIFFERS)
+            return LearnOutcome(LearnStatus.REPLAY_FAILED,
+                                f"Nothing was learned: replayed in the simulated world from the "
+                                f"start, the example does not end as the world is now: "
+                                f"{replayed.end_differs}.")
         return self._store_built(
             example, "corrected", LearnStatus.STORED_CORRECTED,
             "Thank you, I will remember what worked and what you told me.",
@@ -262,26 +276,62 @@ class Learner:
             "memory.")
 
     def _store_final(self, transcript: Transcript) -> LearnOutcome:
-        example = final_example(transcript, outputs=self.check is None)
-        if example is None:
+        """The accepted attempt (with the bindings it reads) if its replay works and ends like
+        the live world; else, where the end can be compared, the fuller form (every statement
+        that worked) with the earlier statements its end does not need dropped; else refused."""
+        parts = final_parts(transcript)
+        if parts is None:
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                                 "Nothing was learned: the interaction holds no request answered "
                                 "after the user's last correction.")
-        replayed = self.check(example) if self.check is not None else None
-        if replayed is not None:
-            shown = improve_mod.without_unanswered_waits(replayed.transcript.entries)
-            where = _replay_failure(shown, len(improve_mod.without_unanswered_waits(example.entries)))
-            if where is not None:
-                log.info("final example refused: replayed in the simulated world, %s", where)
-                self.say(SAY_REPLAY_FAILED)
-                return LearnOutcome(LearnStatus.REPLAY_FAILED,
-                                    f"Nothing was learned: the last attempt does not work from the "
-                                    f"start: replayed in the simulated world, {where}.")
-            example = Transcript(shown + [Entry("wait_for_trigger()")])
+        accepted = _FinalTry.of(self.check, parts.example(parts.bindings))
+        if accepted is None:                       # no world to replay in: the live outputs
+            return self._store_final_form(parts.example(parts.bindings, outputs=True),
+                                          "the accepted attempt, not replayed")
+        if accepted.works:
+            return self._store_final_form(accepted.stored, "the accepted attempt")
+        if not accepted.end_checked:               # no live world: refused as before
+            log.info("final example refused: replayed in the simulated world, %s",
+                     accepted.failure)
+            self.say(SAY_REPLAY_FAILED)
+            return LearnOutcome(LearnStatus.REPLAY_FAILED,
+                                f"Nothing was learned: the last attempt does not work from the "
+                                f"start: replayed in the simulated world, {accepted.failure}.")
+        fuller = None
+        if len(parts.earlier) > len(parts.bindings):
+            fuller = _FinalTry.of(self.check, parts.example(parts.earlier))
+        if fuller is None or not fuller.works:
+            why = f"the accepted attempt alone: {accepted.reason}" + (
+                f"; with every statement that worked: {fuller.reason}" if fuller else "")
+            log.info("final example refused: replayed from the start, nothing ends as the live "
+                     "world did (%s)", why)
+            self.say(SAY_REPLAY_FAILED if (fuller or accepted).failure else SAY_END_DIFFERS)
+            return LearnOutcome(LearnStatus.REPLAY_FAILED,
+                                f"Nothing was learned: replayed in the simulated world from the "
+                                f"start, no form of the example ends as the world is now: {why}.")
+        kept, best, replays = list(parts.earlier), fuller, 2
+        i = 0
+        while i < len(kept) and replays < MAX_FINAL_REPLAYS:    # greedy, from the first
+            trial = kept[:i] + kept[i + 1:]
+            tried = _FinalTry.of(self.check, parts.example(trial))
+            replays += 1
+            if tried is not None and tried.works:
+                kept, best = trial, tried
+            else:
+                i += 1
+        log.info("final example: the accepted attempt alone does not reproduce the live world "
+                 "(%s); kept %d of the %d earlier statements that worked (%d replays)",
+                 accepted.reason, len(kept), len(parts.earlier), replays)
+        return self._store_final_form(
+            best.stored, f"the accepted attempt after {len(kept)} earlier statement(s) that "
+                         f"worked (the attempt alone does not end as the world is now)")
+
+    def _store_final_form(self, example: Transcript, form: str) -> LearnOutcome:
+        log.info("final example: storing %s", form)
         return self._store_built(
             example, "final", LearnStatus.STORED_FINAL,
             "Thank you, I will remember how you wanted it done.",
-            "Stored the request and the statements of the accepted attempt in the memory.")
+            f"Stored the request and the statements of {form} in the memory.")
 
     def _store_built(self, example: Transcript, source: str, status: LearnStatus, said: str,
                      message: str) -> LearnOutcome:
@@ -350,6 +400,38 @@ class Learner:
         log.info("stored a %s example (%s)", learned.source, learned.origin)
 
 
+@dataclass
+class _FinalTry:
+    """One replay of a form of the ``final`` example: ``stored`` (the form with the world's
+    outputs), ``failure`` (where a statement failed, or None), ``end_differs`` and
+    ``end_checked`` (as :class:`~.replay_check.Replayed`)."""
+
+    stored: Transcript
+    failure: str | None
+    end_differs: str | None
+    end_checked: bool
+
+    @property
+    def works(self) -> bool:
+        return self.failure is None and self.end_differs is None
+
+    @property
+    def reason(self) -> str:
+        return self.failure or (f"the world ends differently: {self.end_differs}"
+                                if self.end_differs else "it works")
+
+    @classmethod
+    def of(cls, check: ReplayCheck | None, example: Transcript) -> "_FinalTry | None":
+        """Replay ``example``; None if there is no world to replay in."""
+        replayed = check(example) if check is not None else None
+        if replayed is None:
+            return None
+        shown = improve_mod.without_unanswered_waits(replayed.transcript.entries)
+        failure = _replay_failure(shown, len(improve_mod.without_unanswered_waits(example.entries)))
+        return cls(Transcript(shown + [Entry("wait_for_trigger()")]), failure,
+                   replayed.end_differs, replayed.end_checked)
+
+
 def _replay_failure(replayed: list[Entry], wanted: int) -> str | None:
     """Where the replay of a ``final`` example failed (its first failed input, or the replay
     ending before the example's ``wanted`` inputs), or None if every input worked."""
@@ -372,5 +454,5 @@ _USER_REASONS = {
 }
 
 __all__ = ["Learner", "LearnedExample", "LearnOutcome", "LearnStatus", "LearningMode", "MODES", "LEARNING_DISABLED", "ALREADY_LEARNED",
-           "SAY_REPLAY_FAILED",
+           "SAY_REPLAY_FAILED", "SAY_END_DIFFERS", "MAX_FINAL_REPLAYS",
            "first_person", "default_interaction_id"]

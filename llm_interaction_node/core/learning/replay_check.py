@@ -4,6 +4,9 @@ An example is stored to be copied. If its recorded outputs were invented (a gras
 at a place where the object is out of reach), the robot copies a plan that fails. So before
 an example is stored, its statements are run in a simulated world started from the state the
 interaction started in, and every recorded output must equal the one the world returns.
+Where the live world is known, the replay must also END like it: statements that all work
+may still leave the objects elsewhere than the user accepted (an example that only fixes the
+last block).
 
 The core knows no world (``core/`` never imports ``sims/``): the check is a plain callable,
 built where the worlds are known (``session.replay_check``) and handed to the learner.
@@ -25,10 +28,16 @@ class Replayed:
     (an input the example shows without output gets the world's: nothing is invented, and a
     small model often leaves outputs out); ``mismatch``: None if every output the example
     does show is the world's, else one sentence saying where the first difference is (shown to
-    L_improve when the rewrite is re-asked)."""
+    L_improve when the rewrite is re-asked); ``end_checked``: whether the replayed world's end
+    was compared with the live world's at the learn call (no live world: the ROS node, an
+    unknown robot), and ``end_differs``: None if it ends alike (or was not compared), else one
+    sentence naming the objects that end elsewhere ("the blue block ends on the table ... in
+    the replay, in the blue bowl in the live world")."""
 
     transcript: Transcript
     mismatch: str | None = None
+    end_differs: str | None = None
+    end_checked: bool = False
 
 
 class ReplayCheck(Protocol):
