@@ -126,9 +126,9 @@ def tabletop_start(robot) -> WorldStart:
     """A 2-D tabletop with the robot's objects where they are now (also for the PyBullet
     world: the same names and positions; all objects start on the table)."""
     from .sims.tabletop2d import TabletopWorld2D
+    from .sims.world_end import end_of
     import numpy as np
-    positions = {n: np.asarray(robot.object_position(n), dtype=float).copy()
-                 for n in robot.object_names()}
+    positions = dict(end_of(robot).objects)       # copies of the robot's object positions
     bounds = np.asarray(robot.bounds, dtype=float).copy() if hasattr(robot, "bounds") else None
 
     def start():

@@ -243,31 +243,35 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.batch_cost:
-        cost = batch_cost()
-        if args.json:
-            print(json.dumps(cost, indent=1))
-            return 0
-        print(f"one batch after {cost['held_tokens']} prompt tokens (median of 5):")
-        for n, ms in cost["batch_ms"].items():
-            bound = cost["bound"].get(n - 1)
-            shown = f", {n - 1}-token drafts gain at most x{bound}" if bound else ""
-            print(f"  {n} token(s): {ms} ms{shown}")
-        return 0
-    if args.grammar_cost:
-        cost = grammar_cost()
-        if args.json:
-            print(json.dumps(cost, indent=1))
-            return 0
-        print(f"llguidance reads Qwen's vocabulary in {cost['vocabulary_s']} s (once per process)")
-        for api, c in cost["apis"].items():
-            print(f"  {api}: console grammar {c['grammar_chars']} characters, compiled in "
-                  f"{c['compile_ms']} ms, first token mask {c['first_mask_ms']} ms "
-                  f"({c['first_tokens_allowed']} of 151936 tokens allowed)")
-        return 0
-    report = run(args.draft, args.max_tokens, args.llama_grammar_tokens)
+        report, show = batch_cost(), _show_batch_cost
+    elif args.grammar_cost:
+        report, show = grammar_cost(), _show_grammar_cost
+    else:
+        report, show = run(args.draft, args.max_tokens, args.llama_grammar_tokens), _show_run
     if args.json:
         print(json.dumps(report, indent=1))
-        return 0
+    else:
+        show(report)
+    return 0
+
+
+def _show_batch_cost(cost: dict) -> None:
+    print(f"one batch after {cost['held_tokens']} prompt tokens (median of 5):")
+    for n, ms in cost["batch_ms"].items():
+        bound = cost["bound"].get(n - 1)
+        shown = f", {n - 1}-token drafts gain at most x{bound}" if bound else ""
+        print(f"  {n} token(s): {ms} ms{shown}")
+
+
+def _show_grammar_cost(cost: dict) -> None:
+    print(f"llguidance reads Qwen's vocabulary in {cost['vocabulary_s']} s (once per process)")
+    for api, c in cost["apis"].items():
+        print(f"  {api}: console grammar {c['grammar_chars']} characters, compiled in "
+              f"{c['compile_ms']} ms, first token mask {c['first_mask_ms']} ms "
+              f"({c['first_tokens_allowed']} of 151936 tokens allowed)")
+
+
+def _show_run(report: dict) -> None:
     n = report["prompts"]
     print(f"embedded model, {n} console prompts ({report['prompt_tokens']} tokens), "
           f"temperature 0, {report['draft_tokens']}-token drafts")
@@ -282,7 +286,6 @@ def main(argv=None) -> int:
           f"{report['state_bytes'] / 2**20:.1f} MiB (the same with or without drafts); "
           f"logits_all=True would add a {report['logits_all_scores_bytes'] / 2**30:.1f} GiB "
           "score array")
-    return 0
 
 
 if __name__ == "__main__":

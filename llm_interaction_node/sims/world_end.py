@@ -66,8 +66,8 @@ def _bowl_of(name: str, objects: Mapping[str, np.ndarray]) -> str | None:
     if not name.endswith(" block"):
         return None
     xy = objects[name][:2]
-    near = [(float(np.linalg.norm(p[:2] - xy)), n) for n, p in objects.items()
-            if n.endswith(" bowl") and float(np.linalg.norm(p[:2] - xy)) < IN_BOWL_RADIUS]
+    near = [(float(np.linalg.norm(p[:2] - xy)), n) for n, p in objects.items() if n.endswith(" bowl")]
+    near = [(d, n) for d, n in near if d < IN_BOWL_RADIUS]
     return min(near)[1] if near else None
 
 
