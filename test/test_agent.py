@@ -22,8 +22,10 @@ def make_agent(responses, utterances, examples=(), idle_retries=0, fgen=False, r
                **policy):
     """An agent on the drinks_and_cup world; ``idle_retries`` 0 unless a test is about them
     (scripts here often answer a turn with a plain wait_for_trigger()), ``repeat_notes`` too
-    (scripts repeat turns); function generation off unless a test is about it (scripts here
-    call undefined names to spend budgets)."""
+    (scripts repeat turns) and the restating comment (it adds an input to every answered
+    turn); function generation off unless a test is about it (scripts here call undefined
+    names to spend budgets)."""
+    policy.setdefault("restate_correction", False)
     world = make_world("humanoid", "drinks_and_cup")
     spoken = []
     console = build_console("humanoid", world, EventQueue(utterances, close=True),
@@ -472,12 +474,14 @@ def test_a_turn_that_would_redo_the_answered_attempt_gets_a_note_first():
         ["list_locations()", "say('I can go there.')", "wait_for_trigger()",
          "list_locations()", "say('I can go there.')",          # the copy: noted, not run
          "say('Sorry, I will bring it now.')", "wait_for_trigger()"],
-        ["where can you go?", "no, I asked you to bring me the juice"], repeat_notes=1)
+        ["where can you go?", "no, I asked you to bring me the juice"], repeat_notes=1,
+        restate_correction=True)
     agent.run()
     got = sources(agent)
-    assert got[4] == "list_locations()" and got[5].startswith("# not run: say('I can go there.') "
+    assert got[4] == '# The user says: "no, I asked you to bring me the juice". Do that now.'
+    assert got[5] == "list_locations()" and got[6].startswith("# not run: say('I can go there.') "
                                                                "would do again exactly")
-    assert got[6:] == ["say('Sorry, I will bring it now.')", "wait_for_trigger()"]
+    assert got[7:] == ["say('Sorry, I will bring it now.')", "wait_for_trigger()"]
     assert spoken == ["I can go there.", "Sorry, I will bring it now."]
 
 

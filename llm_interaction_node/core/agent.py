@@ -15,6 +15,7 @@ and nobody defined is written by :mod:`.fgen` and defined in the console first.
 """
 from __future__ import annotations
 
+import ast
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Callable, Sequence
 from .config import check_section, setting
 from .console import ConsoleSession
 from .constraint import ConsoleVocabulary
+from .correction import Focus, focus_after
 from .errors import EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
@@ -45,6 +47,9 @@ LOOP_NOTE = ("That repeats what was already done. If the task is done, hand back
 # written (not run) in place of the statement that would repeat the attempt the user answered
 REPEAT_NOTE = ("{source} would do again exactly what was done before the user's last words; "
                "do what they ask for instead.")
+# written before the model's first statement in a turn that answers an attempt (measured: it
+# halves the copies of the rejected attempt)
+RESTATE_NOTE = 'The user says: "{text}". Do that now.'
 
 ExampleSource = Callable[[Sequence[str]], Sequence[str]]
 
@@ -75,6 +80,15 @@ class AgentConfig:
                                 "that completes the copy (a small model copies its last turn "
                                 "after a correction), this often per turn; then it runs "
                                 "(0: the reference's rule)", minimum=0)
+    correction_focus: bool = setting(True, "in a turn that answers an attempt that moved "
+                                     "something, the move function may only take the objects "
+                                     "and targets the user's words name, never a move the "
+                                     "attempt made (decoding and check: core/correction.py)")
+    restate_correction: bool = setting(True, "a turn that answers an attempt starts with a "
+                                       "comment restating the user's words")
+    repeat_actions_only: bool = setting(True, "the repeat note compares actions only: "
+                                        "statements that only query (get_obj_names(), ...) "
+                                        "are left out of both attempts")
     function_generation: bool = setting(True, "functions a statement calls that nobody defined "
                                         "are written by a second LLM prompt first "
                                         "(config/fgen.yaml)")
@@ -143,6 +157,10 @@ class Agent:
         self._examples_cache: tuple[int, list[str]] = (-1, [])
         self._loop_intervention = False
         self._answered: list[str] = []      # the attempt the user's last utterance answered
+        self._attempt_moves: list[tuple[str, str | None]] = []   # its moves (the API's log)
+        self._moves_seen = 0                # moves in the API's log before this turn
+        self._task_utterances: list[str] = []   # what the user said in this task
+        self._restated = False
         self._reset_requested = threading.Event()
         if fgen is None and self.config.function_generation:
             fgen = FunctionGenerator(llm, prompt.api_listing, load_fgen_prompt(), self.ledger,
@@ -178,6 +196,7 @@ class Agent:
         self.console.new_task(marker=marker)
         self.ledger.new_interaction()
         self.turn = TurnState(self.config)    # nothing of the last task is "answered"
+        self._forget_task()
         self._wait()
 
     def step(self) -> None:
@@ -245,11 +264,14 @@ class Agent:
     def _generate(self) -> list[str]:
         """Ask the LLM; retry empty answers at a raised temperature (reference: +0.1 up to
         1.0), then stand in ``wait_for_trigger()`` for the answer that stayed empty."""
+        self._restate()
         prompt = self.prompt.build(self._current_examples(), self.console.transcript.render())
         temperature = self.llm.config.temperature
         system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
         idle_left = self.config.idle_retries
-        constraint = ConsoleVocabulary.of(self.console).current()
+        vocabulary = ConsoleVocabulary.of(self.console)
+        vocabulary.focus = self._focus(vocabulary)
+        constraint = vocabulary.current()
         refused_left = self.config.refused_retries
         while True:
             completion = self.stop.call(self.llm.complete, prompt, stop=STOP,
@@ -294,6 +316,51 @@ class Agent:
                 return [WAIT]
             log.info("the LLM returned nothing: asking again at temperature %.1f", temperature)
 
+    def _answers_an_attempt(self) -> bool:
+        """This turn answers an attempt: the user spoke again after the robot acted."""
+        return bool(self._answered) and len(self._task_utterances) >= 2
+
+    def _restate(self) -> None:
+        """Before the first statement of a turn that answers an attempt: the user's words
+        again, as a comment (a small model reads the transcript's end, not its middle)."""
+        if (self.config.restate_correction and not self._restated and not self.turn.statements
+                and self._answers_an_attempt()):
+            self._restated = True
+            text = " ".join(self._task_utterances[-1].split()).replace('"', "'")
+            self.console.annotate(RESTATE_NOTE.format(text=text))
+
+    def _focus(self, vocabulary: ConsoleVocabulary) -> Focus | None:
+        """What the move function may take in this turn (core/correction.py), or None."""
+        move = self.console.api.move_function()
+        if not self.config.correction_focus or move is None or not self._answers_an_attempt():
+            return None
+        function, spec = move
+        try:
+            names = list(dict.fromkeys(vocabulary.scene_names()))
+        except Exception as exc:  # noqa: BLE001 - no scene: no focus, the names stay free
+            log.warning("no focus after the correction: the scene's names are unknown (%s)", exc)
+            return None
+        focus = focus_after(function.name, spec, self._task_utterances, names,
+                            self._attempt_moves)
+        if focus is not None:
+            log.info("after the correction the move may take %s -> %s (refused: %s)",
+                     focus.objects or "any object", list(focus.targets), sorted(focus.refused))
+        return focus
+
+    def _move_log(self) -> list[tuple[str, str | None]]:
+        """The moves the API made so far (``moves`` of the object behind the move function)."""
+        move = self.console.api.move_function()
+        owner = getattr(move[0].fn, "__self__", None) if move else None
+        return list(getattr(owner, "moves", ()))
+
+    def _forget_task(self) -> None:
+        """Nothing of the last task is answered, restated or refused in the next one."""
+        self._answered = []
+        self._attempt_moves = []
+        self._moves_seen = len(self._move_log())
+        self._task_utterances = []
+        self._restated = False
+
     def _define_missing(self, source: str) -> None:
         """Function generation: define the functions ``source`` calls that nobody defined,
         each as a console input of its own before the statement (see :mod:`.fgen`)."""
@@ -323,7 +390,7 @@ class Agent:
         correction a small model copies its last turn instead of acting on the words. A
         wanted repeat ("you dropped it, try again") is only delayed: the note comes once."""
         attempt = self._answered
-        return bool(attempt) and _actions(self.turn.statements + [source]) == attempt
+        return bool(attempt) and self._actions(self.turn.statements + [source]) == attempt
 
     def _ignores_the_user(self, statements: list[str]) -> bool:
         """The first answer to a user turn is wait_for_trigger() alone."""
@@ -381,6 +448,7 @@ class Agent:
         discarded = self.console.transcript.render()
         self.console.new_task(marker=True)
         self.ledger.new_interaction()
+        self._forget_task()
         return discarded
 
     def _give_up(self, reason: str, status: TurnStatus = TurnStatus.ERROR) -> None:
@@ -407,17 +475,37 @@ class Agent:
 
     def _new_turn(self) -> None:
         self.stop.clear()          # a stop pressed while idle does not abort the new turn
-        self._answered = _actions(self.turn.statements)
+        self._answered = self._actions(self.turn.statements)
+        moves = self._move_log()
+        self._attempt_moves, self._moves_seen = moves[self._moves_seen:], len(moves)
+        utterances = self.console.builtins.utterances
+        if utterances:
+            self._task_utterances.append(str(utterances[-1]))
+        self._restated = False
         self.turn = TurnState(self.config)
         self._turn_usage = Usage()
         self._loop_intervention = False
 
 
-def _actions(statements: Sequence[str]) -> list[str]:
-    """The statements without comment lines, blank ones and hand-backs, whitespace-normalised."""
-    out = []
-    for source in statements:
-        code = " ".join(" ".join(line.split()) for line in code_lines(source))
-        if code and code != WAIT:
-            out.append(code)
-    return out
+    def _actions(self, statements: Sequence[str]) -> list[str]:
+        """The statements without comment lines, blank ones and hand-backs, and (with
+        ``repeat_actions_only``) without those that only query: whitespace-normalised."""
+        queries = self.console.api.queries if self.config.repeat_actions_only else None
+        out = []
+        for source in statements:
+            code = " ".join(" ".join(line.split()) for line in code_lines(source))
+            if code and code != WAIT and not (queries is not None
+                                              and _only_queries(source, queries, self.console.api)):
+                out.append(code)
+        return out
+
+
+def _only_queries(source: str, queries: frozenset[str], api) -> bool:
+    """Whether ``source`` calls no API function but queries (``get_obj_names()``, ...)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    called = {n.func.id for n in ast.walk(tree)
+              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in api}
+    return called <= queries

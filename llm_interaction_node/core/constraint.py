@@ -35,7 +35,8 @@ import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .registry import ApiRegistry
+from .correction import Focus
+from .registry import MOVE_ATTR, ApiRegistry
 from .statements import bound_names
 
 # Keywords a console input may start with (value keywords like None are echoed output).
@@ -63,12 +64,13 @@ class SceneFunction:
     name: str
     params: tuple[str, ...]             # positional parameter names, in order
     name_params: frozenset[str]         # those that take a scene name
+    places: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # param -> place names
 
-    def name_arguments(self, call: ast.Call) -> list[ast.expr]:
-        """The argument expressions of ``call`` that go to a scene-name parameter."""
-        args = [a for i, a in enumerate(call.args)
-                if i < len(self.params) and self.params[i] in self.name_params]
-        return args + [k.value for k in call.keywords if k.arg in self.name_params]
+    def argument(self, call: ast.Call, param: str) -> ast.expr | None:
+        """The argument expression ``call`` passes to ``param``, if any."""
+        if param in self.params and self.params.index(param) < len(call.args):
+            return call.args[self.params.index(param)]
+        return next((k.value for k in call.keywords if k.arg == param), None)
 
 
 def scene_function(name: str, fn: Callable) -> SceneFunction | None:
@@ -81,7 +83,9 @@ def scene_function(name: str, fn: Callable) -> SceneFunction | None:
     params = tuple(p.name for p in signature.parameters.values()
                    if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
     takes = frozenset(p for p in params if "name" in p and _admits_str(hints.get(p)))
-    return SceneFunction(name, params, takes) if takes else None
+    spec = getattr(fn, MOVE_ATTR, None)
+    places = {spec.target_param: spec.places} if spec is not None and spec.places else {}
+    return SceneFunction(name, params, takes, places) if takes else None
 
 
 def _admits_str(annotation) -> bool:
@@ -100,6 +104,8 @@ class Constraint:
     # words of this task's console output (outside quotes): the grammar does not let a new
     # name be one of them (``cannot = ...`` is the model echoing "cannot pick ...")
     echo_words: frozenset[str] = frozenset()
+    # after a correction: what the move function may take (core/correction.py)
+    focus: Focus | None = None
 
     # -- the check ----------------------------------------------------------------------
     def check(self, source: str) -> str | None:
@@ -146,11 +152,21 @@ class Constraint:
         fn = self.scene_functions.get(call.func.id)
         if fn is None:
             return None
-        for arg in fn.name_arguments(call):
+        focus = self.focus
+        if focus is not None and fn.name == focus.function:
+            obj, target = (_literal(fn.argument(call, p)) for p in
+                           (focus.spec.object_param, focus.spec.target_param))
+            reason = focus.check(obj, target)
+            if reason:
+                return reason
+        for param in fn.name_params:
+            arg = fn.argument(call, param)
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str) \
-                    and arg.value not in self.scene_names:
+                    and arg.value not in self.scene_names \
+                    and arg.value not in fn.places.get(param, ()):
+                names = list(self.scene_names) + list(fn.places.get(param, ()))
                 return (f"{fn.name}(): {arg.value!r} is not in the scene; its names are "
-                        f"{list(self.scene_names)!r}")
+                        f"{names!r}")
         return None
 
     def check_all(self, statements: Iterable[str]) -> str | None:
@@ -175,6 +191,7 @@ class ConsoleVocabulary:
         self.api = api
         self._namespace = namespace
         self._outputs = outputs
+        self.focus: Focus | None = None           # set by the agent for a turn
         self._scene_names = scene_names or (lambda: listed_scene_names(api))
         self.scene_functions = {f.name: f for f in (scene_function(n, api[n].fn)
                                                     for n in api.names) if f is not None}
@@ -185,6 +202,10 @@ class ConsoleVocabulary:
         every call: a new task replaces it)."""
         return cls(console.api, lambda: console.namespace,
                    outputs=lambda: [e.output for e in console.transcript])
+
+    def scene_names(self) -> list[str]:
+        """The names of the current scene (raises what the scene's listing raises)."""
+        return [str(n) for n in self._scene_names()]
 
     def current(self) -> Constraint:
         namespace = self._namespace()
@@ -200,7 +221,8 @@ class ConsoleVocabulary:
             log.warning("the scene's names are unknown (%s): object names are not checked", exc)
             names, functions = (), {}
         echo = {w for text in self._outputs() for w in _IDENT.findall(_QUOTED.sub(" ", text))}
-        return Constraint(frozenset(known), functions, names, frozenset(echo - known))
+        focus = self.focus if self.focus is not None and self.focus.function in functions else None
+        return Constraint(frozenset(known), functions, names, frozenset(echo - known), focus)
 
 
 def program_constraint(functions: Iterable[Callable], scene_names: Iterable[str]) -> Constraint:
@@ -218,6 +240,11 @@ def listed_scene_names(api: ApiRegistry) -> list[str]:
             listed = api[fn_name].fn(**kwargs)
             names += [n for n in listed if isinstance(n, str)]
     return names
+
+
+def _literal(arg: ast.expr | None) -> str | None:
+    """A string literal argument's value; None for anything else (an expression)."""
+    return arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
 
 
 def _bare_name(statement: ast.stmt) -> str | None:
@@ -358,7 +385,11 @@ line ::= [ \t]* (comment | wc rest)?
         if fns:
             rules.append("call ::= " + " | ".join(f"call-{i}" for i in range(len(fns))))
             for i, name in enumerate(fns):
-                rules += self._call_rules(f"call-{i}", c.scene_functions[name])
+                fn = c.scene_functions[name]
+                if c.focus is not None and name == c.focus.function:
+                    rules += self._focus_rules(f"call-{i}", fn, c.focus)
+                else:
+                    rules += self._call_rules(f"call-{i}", fn)
             expression = "(wc | group | [-+~]) arg-rest"   # not a string literal: free
             if c.scene_names:
                 quoted = [gbnf_literal(repr(n)) for n in c.scene_names]
@@ -373,6 +404,12 @@ line ::= [ \t]* (comment | wc rest)?
         """``name(...)``: positional arguments in order, then keyword arguments; the ones
         that go to a scene-name parameter are ``name-arg``."""
         kinds = ["name-arg" if p in fn.name_params else "free-arg" for p in fn.params]
+        extra: list[str] = []
+        for i, p in enumerate(fn.params):       # a parameter that also takes a place name
+            if p in fn.name_params and fn.places.get(p):
+                kinds[i] = f"{rule}-p{i}"
+                extra.append(f"{rule}-p{i} ::= " + " | ".join(
+                    _quoted(fn.places[p]) + ["name-arg"]))
         positional = kinds[-1]
         for kind in reversed(kinds[:-1]):          # a (sep b (sep c)?)? chain
             positional = f"{kind} (sep {positional})?"
@@ -386,7 +423,39 @@ line ::= [ \t]* (comment | wc rest)?
             f"{rule}-args ::= {positional} (sep {rule}-kwitem)* sep? | "
             f"{rule}-kwitem (sep {rule}-kwitem)* sep?",
             f"{rule}-kwitem ::= {keyword_item}",
-        ] + word_except(other_kw, kw_names)
+        ] + extra + word_except(other_kw, kw_names)
+
+    def _focus_rules(self, rule: str, fn: SceneFunction, focus: Focus) -> list[str]:
+        """The move function after a correction: ``name(object, target)`` with the object one
+        of ``focus.objects`` (or any scene name or an expression, when the user named none)
+        and the target one of the named targets allowed for that object (core/correction.py);
+        an expression as target only where the user asked for an offset."""
+        expression = "(wc | group | [-+~]) arg-rest"
+        objects = focus.objects if focus.objects is not None else self.c.scene_names
+        pairs = []
+        for i, obj in enumerate(objects):
+            targets = focus.targets_for(obj)
+            if targets or focus.free_targets:
+                pairs.append((_quoted([obj]), targets, f"{rule}-t{i}"))
+        alternatives, rules = [], []
+        for literal, targets, target_rule in pairs:
+            choices = _quoted(targets) + ([expression] if focus.free_targets else [])
+            rules.append(f"{target_rule} ::= " + " | ".join(choices))
+            alternatives.append(f"({' | '.join(literal)}) sep {target_rule}")
+        if focus.objects is None:              # an object given as an expression
+            choices = _quoted(focus.targets_for(None)) + ([expression] if focus.free_targets else [])
+            if choices:
+                rules.append(f"{rule}-tx ::= " + " | ".join(choices))
+                alternatives.append(f"{expression} sep {rule}-tx")
+        if not alternatives:                   # nothing allowed: the call cannot be written
+            alternatives = ['"\\x00"']
+        return [f'{rule} ::= {gbnf_literal(fn.name)} ws? "(" ws? {rule}-args ws? ")"',
+                f"{rule}-args ::= " + " | ".join(alternatives)] + rules
+
+
+def _quoted(names) -> list[str]:
+    """GBNF literals of each name in single and double quotes."""
+    return [gbnf_literal(q) for n in names for q in (repr(n), _double_quoted(n))]
 
 
 def _double_quoted(name: str) -> str:

@@ -12,6 +12,23 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 COMMENT_ATTR = "api_comment"
+QUERY_ATTR = "api_query"
+MOVE_ATTR = "api_move"
+
+
+@dataclass(frozen=True)
+class MoveSpec:
+    """What a function that moves an object takes: the parameter naming the object, the one
+    naming where it goes, the named places a target may be, and which scene names can be
+    moved (see :mod:`..correction`)."""
+
+    object_param: str
+    target_param: str
+    places: tuple[str, ...] = ()
+    movable_suffix: str = ""            # scene names ending so can be moved ('' = all)
+
+    def movable(self, name: str) -> bool:
+        return name.endswith(self.movable_suffix)
 
 
 def comment(text: str) -> Callable[[Callable], Callable]:
@@ -19,6 +36,24 @@ def comment(text: str) -> Callable[[Callable], Callable]:
 
     def decorate(fn: Callable) -> Callable:
         setattr(fn, COMMENT_ATTR, text)
+        return fn
+
+    return decorate
+
+
+def query(fn: Callable) -> Callable:
+    """Mark a function that only looks (names, positions): calling it changes nothing, so a
+    statement of queries alone is no attempt to act (the agent's repeat note)."""
+    setattr(fn, QUERY_ATTR, True)
+    return fn
+
+
+def moves(spec: MoveSpec) -> Callable[[Callable], Callable]:
+    """Mark the function that moves an object to a target (the decoding after a correction
+    restricts its arguments)."""
+
+    def decorate(fn: Callable) -> Callable:
+        setattr(fn, MOVE_ATTR, spec)
         return fn
 
     return decorate
@@ -112,6 +147,19 @@ class ApiRegistry:
         items = sorted(self._functions.values(), key=lambda f: f.name) if sort else self._functions.values()
         return "\n".join(f.listing() for f in items)
 
+    @property
+    def queries(self) -> frozenset[str]:
+        """Names of the functions marked with :func:`query`."""
+        return frozenset(n for n, f in self._functions.items() if getattr(f.fn, QUERY_ATTR, False))
+
+    def move_function(self) -> tuple[ApiFunction, MoveSpec] | None:
+        """The function marked with :func:`moves` and its spec, if the API has one."""
+        for f in self._functions.values():
+            spec = getattr(f.fn, MOVE_ATTR, None)
+            if spec is not None:
+                return f, spec
+        return None
+
     def bind(self, wrap: Callable[[Callable], Callable] | None = None) -> dict[str, Callable]:
         """Name -> callable, optionally wrapped (the console wraps calls to pause its watchdog)."""
         return {name: (wrap(f.fn) if wrap else f.fn) for name, f in self._functions.items()}
@@ -130,4 +178,4 @@ def public_functions(obj: Any) -> list[Callable]:
     return [getattr(obj, n) for n in names]
 
 
-__all__ = ["comment", "ApiRegistry", "ApiFunction", "render_signature", "public_functions"]
+__all__ = ["comment", "query", "moves", "MoveSpec", "ApiRegistry", "ApiFunction", "render_signature", "public_functions"]

@@ -5,7 +5,11 @@ is +y, "left" is -x). The named places of the table (corners, sides, middle) lie
 its edges, where a block can sit in the corner; ``denormalize_xy`` maps ``[0..1, 0..1]`` onto
 the square they span, so ``[0, 0]`` is the bottom left corner, ``[1, 1]`` the top right one,
 ``[0.5, 1]`` the top side and ``[0.5, 0.5]`` the middle (the places the success checks of
-the benchmark use). The API calls a :class:`TabletopRobot` (the 2-D world or PyBullet).
+the benchmark use). Those places can also be named: ``put_first_on_second('red block',
+'left side')`` (``PLACE_NAMES``, as the reference's CaP accepts them), so a user's words for a
+place can be passed as they are. Each move that worked is kept in ``moves`` (the object and
+where it went, by name where that is a named place or an object), for the agent's view of the
+attempt a user corrects. The API calls a :class:`TabletopRobot` (the 2-D world or PyBullet).
 """
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import SemanticHintError
-from ..registry import comment
+from ..registry import MoveSpec, comment, moves, query
 
 DEFAULT_BOUNDS = np.array([[-0.3, 0.3], [-0.8, -0.2], [0.0, 0.15]])
 PLACE_INSET = 0.05          # m: the named places (corners, sides) lie this far inside the edges
@@ -22,6 +26,14 @@ OUT_OF_BOUNDS = "Point not in boundaries. Make sure to use denormalize_xy correc
 STACK_RADIUS = 0.03         # m: a block this close (horizontally) and higher rests on another
 STACK_HEIGHT = 0.02         # m: ... at least this much higher
 IN_BOWL = 0.05              # m: a block this close (horizontally) to a bowl's centre is in it
+AT_PLACE = 0.06             # m: a point this close to a named place is at it (the success check's)
+# the named places, as normalized points of denormalize_xy
+PLACE_NAMES: dict[str, tuple[float, float]] = {
+    "top left corner": (0, 1), "top side": (0.5, 1), "top right corner": (1, 1),
+    "left side": (0, 0.5), "middle": (0.5, 0.5), "right side": (1, 0.5),
+    "bottom left corner": (0, 0), "bottom side": (0.5, 0), "bottom right corner": (1, 0),
+}
+MOVE = MoveSpec("obj_name_1", "target_name_or_xy_pos", tuple(PLACE_NAMES), " block")
 
 
 @runtime_checkable
@@ -48,8 +60,30 @@ class TabletopApi:
 
     API = ("denormalize_xy", "get_obj_names", "get_obj_pos", "put_first_on_second")
 
-    def __init__(self, robot: TabletopRobot):
+    def __init__(self, robot: TabletopRobot, named_places: bool = True):
         self.robot = robot
+        self.named_places = named_places    # False: the paper's API (no place names)
+        self.moves: list[tuple[str, str | None]] = []   # (object, target name or None)
+
+    def place_point(self, name: object) -> np.ndarray | None:
+        """The table point of a named place (``'middle'``, ``'the top left corner'``), None
+        for anything else (object names, positions) or without ``named_places``."""
+        key = self.place_key(name)
+        return self.denormalize_xy(PLACE_NAMES[key]) if key is not None else None
+
+    def place_key(self, name: object) -> str | None:
+        """The named place ``name`` says (``'the Top left corner'`` -> ``'top left corner'``)."""
+        if not self.named_places or not isinstance(name, str):
+            return None
+        key = " ".join(name.lower().replace("_", " ").split())
+        key = key[4:] if key.startswith("the ") else key
+        return key if key in PLACE_NAMES else None
+
+    def place_at(self, point) -> str | None:
+        """The named place ``point`` is at, if any."""
+        p = np.asarray(point, dtype=float).reshape(-1)[:2]
+        best = min(PLACE_NAMES, key=lambda k: float(np.linalg.norm(self.denormalize_xy(PLACE_NAMES[k]) - p)))
+        return best if float(np.linalg.norm(self.denormalize_xy(PLACE_NAMES[best]) - p)) < AT_PLACE else None
 
     @property
     def bounds(self) -> np.ndarray:
@@ -68,6 +102,7 @@ class TabletopApi:
             f"unknown {plural} {listed}. Use one of the names returned by get_obj_names(): "
             f"{names!r}")
 
+    @query
     def denormalize_xy(self, pos_normalized) -> np.ndarray:
         """Map ``[0..1, 0..1]`` (0,0 = bottom left corner, 1,1 = top right corner) to table
         coordinates; the corners and sides are the named places, 5 cm inside the edges."""
@@ -81,19 +116,34 @@ class TabletopApi:
         lo, hi = self.bounds[:2, 0] + PLACE_INSET, self.bounds[:2, 1] - PLACE_INSET
         return lo + p * (hi - lo)
 
+    @query
     def get_obj_names(self) -> list[str]:
         """Names of all objects on the table."""
         return list(self.robot.object_names())
 
+    @query
     @comment("2D xy position")
     def get_obj_pos(self, obj_name: str) -> np.ndarray:
-        """The object's ``[x, y]`` position."""
+        """The object's ``[x, y]`` position (or a named place's)."""
+        point = self.place_point(obj_name)
+        if point is not None and obj_name not in self.robot.object_names():
+            return point
         name = self._check_name(obj_name)
         return np.asarray(self.robot.object_position(name), dtype=float)[:2].copy()
 
-    @comment("move the gripper to object 1, pick it up, move to the target and release it")
+    @moves(MOVE)
+    @comment("move the gripper to object 1, pick it up, move to the target and release it; "
+             "the target: an object, a named place ('top left corner', 'left side', 'middle', "
+             "...) or an [x, y] point")
     def put_first_on_second(self, obj_name_1: str, target_name_or_xy_pos: str | np.ndarray) -> str:
-        """Pick object 1 and put it on the target object or at the target ``[x, y]`` point."""
+        """Pick object 1 and put it on the target object, at the named place or at the
+        target ``[x, y]`` point."""
+        point = self.place_point(target_name_or_xy_pos)
+        if point is not None and target_name_or_xy_pos not in self.robot.object_names():
+            return self._put(obj_name_1, point)      # moves notes the place it is at
+        return self._put(obj_name_1, target_name_or_xy_pos)
+
+    def _put(self, obj_name_1, target_name_or_xy_pos) -> str:
         names = (obj_name_1, target_name_or_xy_pos) if isinstance(target_name_or_xy_pos, str) \
             else (obj_name_1,)
         name = self._check_name(*names)
@@ -128,8 +178,13 @@ class TabletopApi:
                 return "success"        # what a re-grasp of the top block would leave, too
             raise SemanticHintError(
                 f"cannot pick {name!r}: {covering[0]!r} lies on top of it. "
-                f"Move {covering[0]!r} somewhere else first")
-        return self.robot.pick_and_place(pick, place)
+                f"Move {covering[0]!r} off it first")
+        result = self.robot.pick_and_place(pick, place)
+        if result == "success":
+            label = target_name_or_xy_pos if isinstance(target_name_or_xy_pos, str) \
+                else self.place_at(place)
+            self.moves.append((name, label))
+        return result
 
     @staticmethod
     def _already_at(position: np.ndarray, target, place: np.ndarray) -> bool:
@@ -155,4 +210,4 @@ class TabletopApi:
         return [n for _, n in sorted(above, reverse=True)]
 
 
-__all__ = ["TabletopApi", "TabletopRobot", "DEFAULT_BOUNDS", "OUT_OF_BOUNDS"]
+__all__ = ["TabletopApi", "TabletopRobot", "DEFAULT_BOUNDS", "OUT_OF_BOUNDS", "PLACE_NAMES"]

@@ -51,14 +51,6 @@ from .base import Round, UserTurn
 DEFAULT_K = MemoryConfig.k      # the settings' memory.k (the protocol's k = 16)
 
 CAP_PROMPTS = ("eval", "cap_tabletop.yaml")
-# Named places that the reference's get_obj_pos (and so put_first_on_second) accepts in place
-# of an object name, as normalised table points (its CORNER_POS: 5 cm inside the edges, the
-# inset of TabletopApi.denormalize_xy).
-PLACE_NAMES = {
-    "top left corner": (0, 1), "top side": (0.5, 1), "top right corner": (1, 1),
-    "left side": (0, 0.5), "middle": (0.5, 0.5), "right side": (1, 0.5),
-    "bottom left corner": (0, 0), "bottom side": (0.5, 0), "bottom right corner": (1, 0),
-}
 FILENAME = "<program>"
 STOP = ("\n# ", "\nobjects = ", "\n```\n")
 MAX_ERROR_CHARS = 500
@@ -154,18 +146,6 @@ def count_statements(code: str) -> int:
     return sum(1 for ln in code.splitlines() if ln.strip() and not ln.lstrip().startswith("#"))
 
 
-def place_point(api: TabletopApi, name: Any):
-    """The table point of a named place (``'middle'``, ``'the top left corner'``), None for
-    anything else (object names, positions)."""
-    if not isinstance(name, str):
-        return None
-    key = " ".join(name.lower().replace("_", " ").split())
-    key = key[4:] if key.startswith("the ") else key
-    if key not in PLACE_NAMES:
-        return None
-    return api.denormalize_xy(PLACE_NAMES[key])
-
-
 # ---------------------------------------------------------------------------- memory encoding
 def episode_transcript(rounds: Sequence[tuple[str, str]], context: str = "") -> str:
     """Console text of (instruction, program) rounds, indexed by the instructions."""
@@ -239,20 +219,9 @@ class ProgramSystem:
         self._out.write(text)
 
     def _api_functions(self, api: TabletopApi, sandbox: Sandbox) -> dict[str, Callable]:
-        fns = {n: getattr(api, n) for n in TabletopApi.API}
-        get_pos, put = fns["get_obj_pos"], fns["put_first_on_second"]
-
-        def get_obj_pos(obj_name):
-            point = place_point(api, obj_name)
-            return point if point is not None else get_pos(obj_name)
-
-        def put_first_on_second(obj_name_1, target_name_or_xy_pos):
-            point = place_point(api, target_name_or_xy_pos)
-            return put(obj_name_1, point if point is not None else target_name_or_xy_pos)
-
-        for fn, real in ((get_obj_pos, get_pos), (put_first_on_second, put)):
-            fn.__doc__, fns[real.__name__] = real.__doc__, fn
-        return {n: sandbox.wrap_api(fn) for n, fn in fns.items()}
+        # named places ('middle', 'the top left corner') in place of an object name, as the
+        # reference's get_obj_pos takes them: the API's own (TabletopApi.PLACE_NAMES)
+        return {n: sandbox.wrap_api(getattr(api, n)) for n in TabletopApi.API}
 
     def _namespace(self, api: TabletopApi) -> dict:
         ns = self.sandbox.new_globals(self._write)

@@ -1,0 +1,134 @@
+"""After a correction: which objects and targets the next moves may name.
+
+Measured with the 1.5B embedded model (issue 31): after "in the bottom left corner, not on the
+left side" it copies or nudges its rejected arguments (``denormalize_xy([0, 0])`` again); it
+reads neither the listing, nor the examples, nor its own outputs. So the help acts where the
+model cannot ignore it, in the decoding: in the turn after the user answered an attempt that
+moved something, the move function's arguments (:class:`~.registry.MoveSpec`) are limited to
+what the user's words name — the objects and places of the instruction and of the reply — and
+never a move the rejected attempt made (the same object to the same target). The model still
+chooses the call, the object and the order; only what the user just refused is removed, and
+coordinates give way to the names of the places (``'left side'``), which the API takes.
+
+:func:`focus_after` builds the :class:`Focus` (None: nothing to restrict); the console's
+:class:`~.constraint.Constraint` renders it into the grammar and checks it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .registry import MoveSpec
+
+# words that ask for a point the names cannot give (an offset, a distance, between two things):
+# then the target may still be an expression
+OFFSET_WORDS = re.compile(r"\b(cm|centimet\w*|millimet\w*|inch\w*|a little|a bit|a lot|further|"
+                          r"farther|closer|between|next to|beside|away from|apart)\b")
+_SYNONYMS = (("grey", "gray"), ("centre", "middle"), ("center", "middle"))
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What the move function may take in this turn.
+
+    ``objects``: the literal objects it may move (None: any scene name, or an expression);
+    ``targets``: the literal targets it may name; ``refused``: (object, target) moves of the
+    rejected attempt, never offered again; ``free_targets``: an expression may be the target
+    too (the user asked for an offset or a distance)."""
+
+    function: str
+    spec: MoveSpec
+    objects: tuple[str, ...] | None
+    targets: tuple[str, ...]
+    refused: frozenset[tuple[str, str]] = frozenset()
+    free_targets: bool = False
+
+    def targets_for(self, obj: str | None) -> list[str]:
+        """The literal targets allowed for ``obj`` (None: an object given as an expression)."""
+        return [t for t in self.targets if t != obj and (obj, t) not in self.refused]
+
+    def check(self, obj: object, target: object) -> str | None:
+        """Why a call with these argument values (literals or None for expressions) must
+        not run, or None."""
+        if isinstance(obj, str) and self.objects is not None and obj not in self.objects:
+            return (f"{self.function}(): after the user's words, move one of "
+                    f"{list(self.objects)!r}")
+        if isinstance(target, str):
+            if isinstance(obj, str) and (obj, target) in self.refused:
+                return (f"{self.function}({obj!r}, {target!r}) is what the user just corrected; "
+                        f"choose among {self.targets_for(obj)!r}")
+            if target not in self.targets_for(obj if isinstance(obj, str) else None):
+                return (f"{self.function}(): after the user's words, the target is one of "
+                        f"{self.targets_for(obj if isinstance(obj, str) else None)!r}")
+        elif not self.free_targets:
+            return (f"{self.function}(): after the user's words, name the target: one of "
+                    f"{self.targets_for(obj if isinstance(obj, str) else None)!r}")
+        return None
+
+
+def _normal(text: str) -> str:
+    text = " " + " ".join(re.sub(r"[^a-z0-9 ]", " ", text.lower()).split()) + " "
+    for word, same in _SYNONYMS:
+        text = text.replace(f" {word} ", f" {same} ")
+    return text
+
+
+def _forms(name: str, places: Sequence[str]) -> list[str]:
+    """The ways a user names ``name``: itself; a corner without the word corner ("top left");
+    a side as an edge; a coloured object as "the red one"."""
+    words = _normal(name).split()
+    forms = [" ".join(words)]
+    if name in places:
+        if words[-1] == "corner":
+            forms.append(" ".join(words[:-1]))
+        elif words[-1] == "side":
+            forms.append(" ".join(words[:-1] + ["edge"]))
+        elif words == ["middle"]:
+            forms.append("middle of the table")
+    elif len(words) == 2:
+        forms.append(f"{words[0]} one")
+    return forms
+
+
+def mentioned(text: str, names: Iterable[str], places: Sequence[str] = ()) -> list[str]:
+    """The names in ``names`` that ``text`` speaks of, in the order given (a place said as
+    part of a longer place is the longer one: "top left corner" is not "top side")."""
+    said = _normal(text)
+    found = []
+    for name in names:
+        if any(f" {form} " in said for form in _forms(name, places)):
+            found.append(name)
+    # "top left corner" also contains "left ..." forms of nothing else, but "left side" vs
+    # "bottom left corner": a side is only meant if its own words occur outside a corner
+    return [n for n in found if not any(n != m and f" {_normal(n).strip()} " in _normal(m)
+                                        for m in found)]
+
+
+def focus_after(function: str, spec: MoveSpec, utterances: Sequence[str],
+                scene_names: Sequence[str], attempt: Iterable[tuple[str, str | None]]) -> Focus | None:
+    """The focus of the turn that answers ``utterances[-1]`` (a reply to an attempt whose
+    moves were ``attempt``), with the instruction ``utterances[0]``; None when the words name
+    no target (nothing to choose among)."""
+    if len(utterances) < 2:
+        return None
+    words = " ".join(utterances[:1] + utterances[-1:])
+    names = list(dict.fromkeys(list(scene_names) + [p for p in spec.places
+                                                    if p not in scene_names]))
+    said = mentioned(words, names, spec.places)
+    targets = tuple(said)
+    if not targets:
+        return None
+    movable = [n for n in mentioned(" ".join(utterances[-1:]) + " " + utterances[0],
+                                    scene_names, spec.places) if spec.movable(n)]
+    refused = frozenset((o, t) for o, t in attempt if t is not None)
+    focus = Focus(function, spec, tuple(movable) or None, targets, refused,
+                  bool(OFFSET_WORDS.search(_normal(words))))
+    objects = focus.objects if focus.objects is not None else tuple(
+        n for n in scene_names if spec.movable(n))
+    if not any(focus.targets_for(o) for o in objects):
+        return None              # every named target was refused: nothing left to offer
+    return focus
+
+
+__all__ = ["Focus", "focus_after", "mentioned", "OFFSET_WORDS"]

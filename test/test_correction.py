@@ -1,0 +1,157 @@
+"""Decoding after a correction (core/correction.py), the tabletop's named places, and the agent
+on a real 2-D tabletop with a scripted LLM: the user's words for places and objects become the
+only targets the next move can take, and the rejected move cannot be written again."""
+import json
+
+import numpy as np
+import pytest
+
+from llm_interaction_node.core.agent import AgentConfig
+from llm_interaction_node.core.apis.tabletop import TabletopApi
+from llm_interaction_node.core.apis.tabletop import MOVE as TABLETOP_MOVE
+from llm_interaction_node.core.constraint import ConsoleVocabulary
+from llm_interaction_node.core.correction import focus_after, mentioned
+from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.session import build_agent, build_console, make_world
+
+BLOCKS = ["yellow block", "green block", "blue block"]
+SCENE = BLOCKS + ["red bowl", "green bowl"]
+
+
+def test_place_words_are_found_as_the_places_they_name():
+    places = TABLETOP_MOVE.places
+    assert mentioned("That is in the bottom left corner, not on the left side", places,
+                     places) == ["left side", "bottom left corner"]
+    assert mentioned("put it top left please", places, places) == ["top left corner"]
+    assert mentioned("the grey one is still missing", ["gray block", "red block"]) == ["gray block"]
+    assert mentioned("towards the middle of the table", places, places) == ["middle"]
+
+
+def test_the_rejected_place_is_never_offered_again_and_the_named_one_is():
+    focus = focus_after("put_first_on_second", TABLETOP_MOVE,
+                        ["put all the blocks on the left side",
+                         "That is in the bottom left corner, not on the left side."],
+                        SCENE, [(b, "bottom left corner") for b in BLOCKS])
+    assert focus.objects is None                      # no block named: the model chooses
+    assert all(focus.targets_for(b) == ["left side"] for b in BLOCKS)
+    assert focus.check("blue block", "bottom left corner").startswith(
+        "put_first_on_second('blue block', 'bottom left corner') is what the user just corrected")
+    assert "name the target" in focus.check("blue block", None)      # no coordinates now
+    assert focus.check("blue block", "left side") is None
+
+
+def test_a_named_block_is_the_one_to_move_and_its_wrong_bowl_is_refused():
+    focus = focus_after("put_first_on_second", TABLETOP_MOVE,
+                        ["put all the blocks in the bowls with matching colors",
+                         "The green block went in the red bowl instead of in the green bowl."],
+                        SCENE, [("green block", "red bowl")])
+    assert focus.objects == ("green block",)
+    assert focus.targets_for("green block") == ["green bowl"]
+    assert focus.check("yellow block", "green bowl").startswith("put_first_on_second(): after")
+
+
+def test_no_focus_before_a_reply_or_when_no_target_is_named_or_an_offset_is_asked():
+    assert focus_after("put_first_on_second", TABLETOP_MOVE, ["put the blocks left"], SCENE,
+                       []) is None
+    assert focus_after("put_first_on_second", TABLETOP_MOVE,
+                       ["do it", "that is not what I wanted"], SCENE, []) is None
+    offset = focus_after("put_first_on_second", TABLETOP_MOVE,
+                         ["put the blue block in the green bowl",
+                          "now move it a bit further from the green bowl"], SCENE, [])
+    assert offset.free_targets
+
+
+def test_the_tabletop_takes_named_places_and_logs_each_move_by_name():
+    world = make_world("tabletop", ",".join(SCENE), seed=3)
+    api = TabletopApi(world)
+    assert api.put_first_on_second("blue block", "the Left side") == "success"
+    assert np.allclose(api.get_obj_pos("blue block"), api.denormalize_xy([0, 0.5]), atol=0.01)
+    assert api.put_first_on_second("yellow block", api.denormalize_xy([0, 1])) == "success"
+    assert api.put_first_on_second("green block", "red bowl") == "success"
+    assert api.moves == [("blue block", "left side"), ("yellow block", "top left corner"),
+                         ("green block", "red bowl")]
+    assert np.allclose(api.get_obj_pos("middle"), api.denormalize_xy([0.5, 0.5]))
+    assert TabletopApi(world, named_places=False).place_point("middle") is None
+
+
+def _tabletop_agent(responses, utterances, **config):
+    world = make_world("tabletop", ",".join(SCENE), seed=3)
+    console = build_console("tabletop", world, EventQueue(utterances, close=True))
+    llm = ScriptedLLM(responses)
+    agent = build_agent("tabletop", llm, console, (),
+                        config=AgentConfig(function_generation=False, idle_retries=0, **config))
+    return agent, llm, world
+
+
+ATTEMPT = ["get_obj_names()"] + [f"put_first_on_second({b!r}, denormalize_xy([0, 0]))"
+                                 for b in BLOCKS] + ["wait_for_trigger()"]
+FEEDBACK = ["put all the blocks on the left side",
+            "That is in the bottom left corner, not on the left side."]
+
+
+def test_after_the_correction_the_copy_is_refused_and_the_grammar_offers_the_named_place():
+    copy = "put_first_on_second('blue block', denormalize_xy([0, 0]))"
+    agent, llm, world = _tabletop_agent(
+        ATTEMPT + [copy, "put_first_on_second('blue block', 'left side')", "wait_for_trigger()"],
+        FEEDBACK, repeat_notes=0)
+    agent.run()
+    sources = [e.source for e in agent.console.transcript]
+    at = sources.index("# " + 'The user says: "That is in the bottom left corner, not on the '
+                       "left side.\". Do that now.")
+    assert sources[at + 1].startswith("# not run: put_first_on_second(): after the user's words, "
+                                      "name the target: one of ['left side']")
+    assert sources[at + 2] == "put_first_on_second('blue block', 'left side')"
+    grammar = llm.calls[-1]["grammar"]        # the last call: inside the corrected turn
+    assert "'left side'" in grammar and "denormalize_xy" not in grammar.split("call-")[-1]
+    blue = np.asarray(world.object_position("blue block"))[:2]
+    assert np.linalg.norm(blue - TabletopApi(world).denormalize_xy([0, 0.5])) < 0.06
+
+
+def test_without_the_focus_the_copy_runs_as_before():
+    copy = "put_first_on_second('blue block', denormalize_xy([0, 0]))"
+    agent, _, _ = _tabletop_agent(ATTEMPT + [copy, "wait_for_trigger()"], FEEDBACK,
+                                  repeat_notes=0, correction_focus=False,
+                                  restate_correction=False)
+    agent.run()
+    sources = [e.source for e in agent.console.transcript]
+    assert sources[-2:] == [copy, "wait_for_trigger()"]
+
+
+def test_the_repeat_note_fires_on_a_copy_that_leaves_out_the_query():
+    """Measured: copies leave out get_obj_names(), so a note comparing whole attempts never
+    fired; it compares actions now."""
+    copy = [f"put_first_on_second({b!r}, denormalize_xy([0, 0]))" for b in BLOCKS]
+    responses = ATTEMPT + copy + ["wait_for_trigger()"] * 2
+    for actions_only, noted in ((True, 1), (False, 0)):
+        agent, _, _ = _tabletop_agent(list(responses), FEEDBACK, repeat_notes=1,
+                                      correction_focus=False, restate_correction=False,
+                                      repeat_actions_only=actions_only)
+        agent.run()
+        notes = [e.source for e in agent.console.transcript if "would do again" in e.source]
+        assert len(notes) == noted
+
+
+def test_reset_forgets_the_answered_attempt_and_its_focus():
+    agent, _, _ = _tabletop_agent(ATTEMPT + ["wait_for_trigger()"], FEEDBACK)
+    agent.run()
+    assert len(agent._attempt_moves) == 3 and agent._answered
+    assert agent._focus(ConsoleVocabulary.of(agent.console)) is not None
+    agent._reset_interaction()
+    assert agent._answered == [] and agent._task_utterances == [] and agent._attempt_moves == []
+    assert agent._focus(ConsoleVocabulary.of(agent.console)) is None
+
+
+@pytest.mark.slow
+def test_the_correction_bench_runs_and_records_every_situation(tmp_path):
+    from llm_interaction_node.bench.corrections import main
+    assert main(["--scripted", "--world", "2d", "--scenes", "1", "--templates",
+                 "blocks_in_bowl", "matching_bowls", "block_in_bowl", "--out", str(tmp_path)]) == 0
+    records = [json.loads(p.read_text()) for p in (tmp_path / "default").glob("*.json")]
+    assert len(records) == 3
+    assert {"situation", "template", "variant", "put_right", "changed", "copied",
+            "transcript"} <= set(records[0])
+    assert all(r["put_right"] and r["changed"] and not r["copied"] for r in records)
+    summary = json.loads((tmp_path / "summary.json").read_text())["variants"]
+    assert summary[0]["variant"] == "default" and summary[0]["default"]
+    assert summary[0]["situations"] == 3 and summary[0]["put_right"] == 3
