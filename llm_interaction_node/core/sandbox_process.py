@@ -210,17 +210,26 @@ class WorkerRunner:
 
     def run(self, source: str) -> RunOutcome:
         self._out = _Output(self._output_cap)
+        if self._process is not None and not self._process.is_alive():
+            # ended between statements (killed from outside): say so, then run in a new one
+            self._out.add(self._restart_line("the console's worker process had ended "
+                                             f"(exit code {self._process.exitcode})"))
         try:
             self.start()
         except Exception as exc:  # noqa: BLE001 - the node goes on; the statement did not run
             log.error("the sandbox worker did not start: %s", exc)
-            return RunOutcome(f"RuntimeError: the console could not start its worker ({exc})\n",
-                              RuntimeError(str(exc)))
+            self._out.add(f"RuntimeError: the console could not start its worker ({exc})\n")
+            return self._out.outcome(RuntimeError(str(exc)))
         self._raised = {}
         try:
             return self._serve(source)
         except WorkerDied as died:
-            return self._restart(died)
+            line = str(died)
+            kind, _, message = line.partition(": ")
+            error = {"MemoryError": MemoryError, "StatementTimeout": StatementTimeout
+                     }.get(kind, RuntimeError)(message)
+            self._out.add(self._restart_line(line))
+            return self._out.outcome(error)
         finally:
             self._raised = {}
 
@@ -290,17 +299,13 @@ class WorkerRunner:
                     " (the worker was killed)")
         return f"RuntimeError: the sandbox worker ended (exit code {code})"
 
-    def _restart(self, died: WorkerDied) -> RunOutcome:
-        """Kill the worker, start a new one with this task's functions; one error line."""
+    def _restart_line(self, line: str) -> str:
+        """Kill the worker, start a new one with this task's functions: ``line`` + what
+        became of the task's names, one line."""
         lost = self._task_names()
-        line = str(died)
         log.warning("sandbox worker restarted: %s", line)
         self._kill()
         self.restarts += 1
-        kind = line.partition(":")[0]
-        error: BaseException = {"MemoryError": MemoryError, "StatementTimeout": StatementTimeout
-                                }.get(kind, RuntimeError)(line.partition(": ")[2])
-        out = self._out
         redefined = self._redefine()
         lost = [n for n in lost if n not in redefined]
         note = "; the console was restarted"
@@ -308,8 +313,7 @@ class WorkerRunner:
             note += f", the functions {', '.join(redefined)} were defined again"
         if lost:
             note += f", the variables {', '.join(lost)} are lost (assign them again)"
-        out.add(line + note + "\n")
-        return out.outcome(error)
+        return line + note + "\n"
 
     def _redefine(self) -> list[str]:
         """Run this task's function definitions in the new worker; the names they define."""
