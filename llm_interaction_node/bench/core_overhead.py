@@ -7,7 +7,9 @@ parsing, sandbox checks, execution of the API call in the world, transcript rend
 
 Issue 27: generated code runs in a sandbox worker process; ``--in-process`` measures the
 console without it (the earlier path), and ``api_call_ms_*`` is the time one robot API call
-costs from generated code (a loop of ``--calls`` cheap calls, per call), in both paths.
+costs from generated code (a loop of ``--calls`` cheap calls, per call), and
+``statement_ms_*`` what one trivial statement costs (``n = 1``: parse, check, run, record),
+in both paths.
 
     python -m llm_interaction_node.bench.core_overhead [--statements 50] [--examples 16]
         [--in-process] [--calls 500]
@@ -74,6 +76,21 @@ def api_call_ms(isolated: bool, calls: int = 500) -> float:
     return best * 1000 / calls
 
 
+def statement_ms(isolated: bool, repeats: int = 200) -> float:
+    """ms per console statement that does nothing but assign (parse, check, run, record)."""
+    world = make_world("humanoid", "drinks_and_cup")
+    console = build_console("humanoid", world, EventQueue([], close=True), isolated=isolated)
+    console.execute("n = 0")                              # starts the worker
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(repeats):
+            console.execute("n = 1")
+        best = min(best, time.perf_counter() - start)
+    console.close()
+    return best * 1000 / repeats
+
+
 def run(statements: int = 50, n_examples: int = 16, isolated: bool = True,
         calls: int = 500) -> dict:
     script = list(islice(cycle(TURN), statements))
@@ -108,6 +125,8 @@ def run(statements: int = 50, n_examples: int = 16, isolated: bool = True,
         "overhead_ms_mean": round(statistics.fmean(overhead_ms), 3),
         "last_prompt_chars": len(last_prompt),
         "last_prompt_tokens_estimated": estimate_tokens(last_prompt),
+        "statement_ms_in_process": round(statement_ms(False), 4),
+        "statement_ms_worker": round(statement_ms(True), 4),
         "api_call_ms_in_process": round(api_call_ms(False, calls), 4),
         "api_call_ms_worker": round(api_call_ms(True, calls), 4),
     }
