@@ -31,7 +31,7 @@ from typing import Any
 from .errors import StatementTimeout
 from .registry import ApiRegistry
 from .sandbox import Sandbox
-from .sandbox_worker import ORIGIN, clip, pack_error, unpack_error
+from .sandbox_worker import pack_error, unpack_error
 from .statement_runner import DISPLAY, RunOutcome
 
 log = logging.getLogger(__name__)

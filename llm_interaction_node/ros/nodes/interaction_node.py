@@ -209,6 +209,7 @@ class InteractionNode(Node):
         self.queue.close()
         self.stop_signal.request("shutdown", idle=True)
         self._worker.join(timeout=5)
+        self.console.close()                     # the sandbox worker process
         logging.getLogger("llm_interaction_node").removeHandler(self._log_bridge)
 
     # -- state ----------------------------------------------------------------------------
