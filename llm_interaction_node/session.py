@@ -45,16 +45,19 @@ def build_console(api: ApiName, robot, channel: UserChannel,
                   speak: Callable[[str], None] = lambda text: None,
                   learner: Callable[[], str | None] | None = None,
                   agent: AgentConfig | None = None,
-                  api_options: Mapping[str, Any] | None = None) -> ConsoleSession:
+                  api_options: Mapping[str, Any] | None = None,
+                  isolated: bool = True) -> ConsoleSession:
     """The console alone (replay and tests; agents get theirs from :func:`build_session`);
-    ``agent``: the agent settings (the statement timeout)."""
+    ``agent``: the agent settings (the statement timeout); ``isolated``: generated code runs
+    in a sandbox worker process with hard limits (``core/sandbox_process.py``)."""
     api = api_set(api)
     statement_timeout_s = (agent or AgentConfig()).statement_timeout_s
     builtins = InteractionBuiltins(channel, speak=speak, learner=learner)
     registry = ApiRegistry(api.functions(robot, api_options))
     registry.extend(getattr(builtins, name) for name in api.builtins)
     return ConsoleSession(registry, builtins, Sandbox(timeout_s=statement_timeout_s,
-                                                      geometry=api.geometry))
+                                                      geometry=api.geometry),
+                          isolated=isolated)
 
 
 def replay_transcript(api: ApiName, world, recorded: Transcript,

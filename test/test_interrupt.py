@@ -140,3 +140,53 @@ def test_reset_while_waiting_starts_a_fresh_task():
     runner.join(10)
     assert not runner.is_alive()
     assert "hello again" in llm.prompts[-1]
+
+
+def _run_reset_scenario(pending: str | None):
+    """One request answered by list_objects(); a reset while idle (with ``pending`` said just
+    before it); the same request again, which the scripted LLM answers the same way."""
+    stop = StopSignal()
+    queue = EventQueue(["what do you see?"], stop=stop)
+    llm = ScriptedLLM(["list_objects()", "wait_for_trigger()",
+                       "list_objects()", "wait_for_trigger()"])
+    agent, _, _ = agent_with(llm, queue, stop)
+    runner = threading.Thread(target=agent.run, daemon=True)
+    runner.start()
+    deadline = time.monotonic() + 10
+    while not agent.turns:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    time.sleep(0.2)                                         # idle in wait_for_trigger()
+    if pending:
+        queue.put(pending)
+    agent.request_reset("reset service")
+    while len(agent.turns) < 2:
+        assert time.monotonic() < deadline, "the reset was lost"
+        time.sleep(0.01)
+    queue.put("what do you see?")
+    queue.close()
+    runner.join(10)
+    assert not runner.is_alive()
+    return agent, llm
+
+
+def test_reset_forgets_the_answered_attempt_and_the_turn():
+    """Issue 27: after a reset the first statement of a new request was refused as a repeat
+    of the attempt before the reset ("not run: ..."), and the robot did nothing."""
+    agent, _ = _run_reset_scenario(pending=None)
+    assert agent.config.repeat_notes >= 1                   # the default: the note is on
+    assert agent.turns[1].status == "reset"
+    after = list(agent.console.transcript)
+    assert not any(e.source.startswith("# not run") for e in after), agent.console.transcript.render()
+    ran = [e for e in after if e.source == "list_objects()"]
+    assert ran and ran[0].output.startswith("[")            # it ran in the fresh task
+    assert agent.console.builtins.utterances == ["what do you see?"]
+
+
+def test_reset_drops_the_utterances_still_pending():
+    """An utterance waiting in the channel when the reset came was taken as the next request
+    and the reset was lost (the new turn cleared its stop)."""
+    agent, llm = _run_reset_scenario(pending="and then the cup")
+    assert [t.status for t in agent.turns][:2] == ["waiting", "reset"]
+    assert not any("and then the cup" in prompt for prompt in llm.prompts)
+    assert agent.console.builtins.utterances == ["what do you see?"]

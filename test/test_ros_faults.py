@@ -353,3 +353,43 @@ def test_a_memory_outage_goes_on_with_the_seed_examples_and_loses_nothing_learne
     finally:
         server.stop()
         llm.close()
+
+
+def _peak_mb(pid: int) -> float:
+    """VmHWM of a live process: its peak resident memory."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
+
+
+def test_one_c_call_bombs_do_not_take_the_node_down(tmp_path):
+    """Issue 27: generated code that builds 2 GB in one numpy call, then one C call that runs
+    past the statement timeout. They run in the node's sandbox worker: the node's own memory
+    stays low, each statement ends within its limit with one error line, and the robot goes
+    on with the next statement (on main the node itself grew by 2 GB and the C call ran
+    to its end, ~20 s past the 2 s timeout)."""
+    bombs = ["grid = np.outer(np.ones(16000), np.ones(16000))",
+             "np.einsum('i,j,k->', np.ones(2500), np.ones(2500), np.ones(2500))"]
+    llm = FakeLLMServer()
+    llm.text = "wait_for_trigger()"
+    try:
+        with running_robot(tmp_path, llm.url, tmp_path / "memory",
+                           **{"memory.enabled": "false",
+                              "agent.statement_timeout_s": 2.0}) as (user, procs):
+            before = _peak_mb(procs["node"].proc.pid)
+            llm.texts = bombs + ["say('I am still here.')", "wait_for_trigger()"]
+            start = time.monotonic()
+            user.say("make a big grid, to be sure")
+            user.wait_idle_after(1, timeout=60)
+            assert time.monotonic() - start < 20
+            assert "I am still here." in [m.data for m in user.said]
+            errors = [e.text for e in user.entries if e.kind == "error"]
+            assert any(t.startswith("MemoryError: the statement needed more than 1 GB; the "
+                                    "console was restarted") for t in errors), errors
+            assert any(t.startswith("StatementTimeout: the statement did not return within "
+                                    "2.0 s") for t in errors), errors
+            assert procs["node"].alive()
+            peak = _peak_mb(procs["node"].proc.pid)
+            assert peak < 1500 and peak - before < 300, (before, peak)
+            assert "Traceback" not in procs["node"].log()
+    finally:
+        llm.close()

@@ -475,6 +475,61 @@ def test_a_stop_said_as_the_robot_finished_is_not_a_request_for_the_llm(tmp_path
         llm.close()
 
 
+def test_a_spoken_stop_beats_the_next_statement_of_an_instant_llm(tmp_path):
+    """Issue 27: the move ends while the user is still saying the stop; the LLM answers at
+    once with the next statements (say, then a grasp). The stop reaches the node only after
+    the words, the VAD's silence and recognition: on main the say ran and the grasp goal
+    started before it. Now the asr's voice activity holds every new statement and skill goal
+    until the utterance was judged, and the stop ends the turn: nothing after the move runs."""
+    move = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
+    after = ["say('I am at the counter now.')", "grasp('mango-juice_0')"]
+    llm = FakeLLMServer()
+    llm.text = "wait_for_trigger()"
+    words = espeak("hold on, stop", wpm=90)                  # ~3 s of speech
+    try:
+        # the move takes 4.1 simulated s: ~2 s of wall time at time_scale 0.5, so it ends
+        # while the words are spoken and well before the stop can be recognised
+        with running_robot(tmp_path, llm.url, tmp_path / "memory", time_scale=0.5,
+                           **{"memory.enabled": "false"}) as (user, procs):
+            probe = user.probe
+            ears = Ears(probe)
+            voice = probe.collect(Bool, names.VOICE_ACTIVITY,
+                                  SPEAKING_QOS)
+            procs["asr"] = NodeProcess(ASR, tmp_path / "asr.log", ros_args=params("asr"))
+            procs["asr"].wait_for_log("asr ready", 120)
+            pub = probe.node.create_publisher(AudioData, names.AUDIO, AUDIO_QOS)
+            probe.wait_until(lambda: pub.get_subscription_count() > 0
+                             and probe.node.count_subscribers(names.STOP) >= 2
+                             and probe.node.count_subscribers(names.VOICE_ACTIVITY) >= 2,
+                             60, "asr, stop, voice activity")
+            time.sleep(1.0)
+            llm.texts = [move] + after + ["wait_for_trigger()"]
+            user.say("fetch the mango juice from the counter")
+            probe.wait_until(lambda: any(e.kind == "input" and e.text == move
+                                         for e in user.entries), 60, "the move to start")
+            stream(pub.publish, [words], chunk_ms=100, lead_s=0.2, gap_s=1.5, realtime=True,
+                   clock=time.time, frame_id="test")
+            ears.wait(lambda: ears.results, 60, "the result for the stop")
+            probe.wait_until(lambda: "Okay, I stopped." in [m.data for m in user.said], 30,
+                             "'Okay, I stopped.'\n" + user.transcript())
+            probe.wait_until(lambda: user.states[-1].data == "idle", 30, "idle")
+            time.sleep(0.5)
+            assert ears.outcomes()[0][0] == "stop", ears.outcomes()
+            world = user.world()
+            last = world.get("last_skill") or {}
+            # the race: the move had ended (successfully) before the stop came
+            assert last.get("skill") == "move_to" and last.get("result") == "success", last
+            assert world["objects"]["mango-juice_0"]["held_by"] is None, world
+            inputs = [e.text for e in user.entries if e.kind == "input"]
+            assert not any(a in inputs for a in after), user.transcript()
+            assert "I am at the counter now." not in [m.data for m in user.said]
+            assert [m.data for m in voice][-2:] == [True, False], [m.data for m in voice]
+            assert "held" in procs["node"].log()
+            assert_clean(procs["asr"])
+    finally:
+        llm.close()
+
+
 def test_run_with_speech_starts_microphone_and_asr(tmp_path):
     """`llm-interaction run --speech --no-console`: the graph plus microphone and asr; the
     missing microphone is reported in one line; Ctrl-C stops everything."""

@@ -187,8 +187,12 @@ class Agent:
             log.info("interaction ended")
 
     def request_reset(self, reason: str = "reset requested") -> None:
-        """From any thread: end the current task (running or waiting) and start a fresh one."""
+        """From any thread: end the current task (running or waiting) and start a fresh one;
+        utterances still waiting in the user channel belong to the old one and are dropped."""
         self._reset_requested.set()
+        discard = getattr(self.console.builtins.channel, "discard_pending", None)
+        if discard is not None:
+            discard()
         self.stop.request(reason, idle=True)
 
     def start_task(self, marker: bool = True) -> None:
@@ -220,6 +224,7 @@ class Agent:
                     log.info("interaction reset: %s", reason)
                     discarded = self._reset_interaction()
                     self._record_turn(TurnStatus.RESET, reason, discarded)
+                    self._forget_interaction()
                     self._wait()
                 else:
                     log.info("turn stopped: %s", reason)
@@ -473,8 +478,21 @@ class Agent:
         if self.console.builtins.turn != turn_before:
             self._new_turn()
 
+    def _forget_interaction(self) -> None:
+        """A reset forgets all of the interaction (issue 27): the attempt the user answered
+        (else the new request's first statement is refused as its repeat), the turn's
+        counters and notes, the user's utterances (the retrieval query, the learner)."""
+        self._answered = []
+        self.turn = TurnState(self.config)
+        self._turn_usage = Usage()
+        self._loop_intervention = False
+        self._examples_cache = (-1, [])
+        self.console.builtins.utterances.clear()
+        self._forget_task()
+
     def _new_turn(self) -> None:
-        self.stop.clear()          # a stop pressed while idle does not abort the new turn
+        if not self._reset_requested.is_set():
+            self.stop.clear()      # a stop pressed while idle does not abort the new turn
         self._answered = self._actions(self.turn.statements)
         moves = self._move_log()
         self._attempt_moves, self._moves_seen = moves[self._moves_seen:], len(moves)

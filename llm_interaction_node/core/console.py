@@ -3,32 +3,25 @@
 Semantics follow the stdlib interactive console: expression statements print the repr of
 non-None values (also inside loops, not inside function bodies), errors print a traceback
 restricted to the console's own frames, and the namespace persists between statements of
-one task. Generated code runs through the :class:`~.sandbox.Sandbox`.
+one task. Generated code runs through the :class:`~.sandbox.Sandbox`, by a
+:class:`~.statement_runner.StatementRunner`: in this process, or (``isolated=True``, what
+every session uses) in a sandbox worker process with hard memory and CPU limits
+(:class:`~.sandbox_process.WorkerRunner`).
 """
 from __future__ import annotations
 
-import ast
-import io
-import traceback
 import uuid
 from dataclasses import dataclass
 from typing import Callable
 
 from .builtins import InteractionBuiltins
-from .errors import EndOfInteraction, InteractionAborted, SemanticHintError, StatementTimeout
+from .errors import EndOfInteraction, InteractionAborted
 from .registry import ApiRegistry
-from .sandbox import Sandbox, SandboxViolation
+from .sandbox import Sandbox
+from .statement_runner import DISPLAY, FILENAME, StatementRunner, format_console_traceback  # noqa: F401
 from .transcript import Entry, Transcript
 
-FILENAME = "<console>"
-DISPLAY = "__console_display__"
 NEW_TASK_MARKER = "# New task. Local variables were reset."
-
-# Extra hints after errors whose plain message rarely tells the LLM what to do.
-LOOKUP_HINTS = {
-    IndexError: "Hint: the index is outside the sequence; check its length first.",
-    KeyError: "Hint: that key does not exist; look at the available keys first.",
-}
 
 
 @dataclass
@@ -41,57 +34,46 @@ class ExecResult:
         return self.error is None
 
 
-class _DisplayExpressions(ast.NodeTransformer):
-    """Make expression statements print their value, as the interactive console does.
-
-    Only statements that run at console level are rewritten: bodies of def and lambda
-    are left alone, exactly as compile(..., 'single') would treat them.
-    """
-
-    def visit_Expr(self, node: ast.Expr) -> ast.Expr:
-        call = ast.Call(func=ast.Name(DISPLAY, ast.Load()), args=[node.value], keywords=[])
-        return ast.copy_location(ast.Expr(call), node)
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
-        return node
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-    visit_ClassDef = visit_FunctionDef
-
-
 class ConsoleSession:
     """A persistent namespace with the API bound into it, and the transcript of one task."""
 
     def __init__(self, api: ApiRegistry, builtins: InteractionBuiltins,
-                 sandbox: Sandbox | None = None, max_output_chars: int = 4000):
+                 sandbox: Sandbox | None = None, max_output_chars: int = 4000,
+                 isolated: bool = False):
+        """``isolated``: run the code in a sandbox worker process (the parent keeps the API
+        calls, the user channel and the transcript)."""
         self.api = api
         self.max_output_chars = max_output_chars
         self.builtins = builtins
         self.sandbox = sandbox or Sandbox()
         self.listeners: list[Callable[[Entry], None]] = []        # after each entry
         self.input_listeners: list[Callable[[str], None]] = []    # before a statement runs
-        self._out = io.StringIO()
+        if isolated:
+            from .sandbox_process import WorkerRunner
+            self.runner = WorkerRunner(api, self.sandbox)
+        else:
+            self.runner = StatementRunner(api.bind, self.sandbox)
         builtins.write = self.write
         self.new_task(marker=False)
 
     # -- output -----------------------------------------------------------------------
     def write(self, text: str) -> None:
-        self._out.write(text)
+        self.runner.write(text)
 
-    def _display(self, value) -> None:
-        if value is not None:
-            self._out.write(repr(value) + "\n")
+    @property
+    def namespace(self):
+        """The names bound in this task (and ``__builtins__``): what the constraint and
+        function generation look up; the worker's values stay in the worker."""
+        return self.runner.namespace
+
+    def close(self) -> None:
+        """End the sandbox worker, if any (it also ends with this process)."""
+        self.runner.close()
 
     # -- tasks ------------------------------------------------------------------------
-    def _reset_namespace(self) -> None:
-        ns = self.sandbox.new_globals(self.write)
-        ns.update(self.api.bind(self.sandbox.wrap_api))
-        ns[DISPLAY] = self._display
-        self.namespace = ns
-
     def new_task(self, marker: bool = True) -> None:
         """Start a new interaction: fresh locals and transcript, optionally a marker comment."""
-        self._reset_namespace()
+        self.runner.reset()
         self.transcript = Transcript()
         self.task_id = uuid.uuid4().hex[:12]
         if marker:
@@ -117,58 +99,20 @@ class ConsoleSession:
         source = source.rstrip()
         for listener in self.input_listeners:
             listener(source)
-        self._out = io.StringIO()
-        error: BaseException | None = None
-        try:
-            code = self._compile(source)
-            if code is not None:
-                self.sandbox.run(code, self.namespace)
-        except (EndOfInteraction, InteractionAborted):
-            self._record(Entry(source, self._output()))
-            raise
-        except SyntaxError as exc:
-            error = exc
-            self._out.write("".join(traceback.format_exception_only(type(exc), exc)))
-        except SandboxViolation as exc:
-            error = exc
-            self._out.write(f"SandboxViolation: {exc}\n")
-        except SemanticHintError as exc:
-            error = exc
-            self._out.write(f"{exc}\n")
-        except StatementTimeout as exc:
-            error = exc
-            self._out.write(f"StatementTimeout: {exc}\n")
-        except Exception as exc:  # noqa: BLE001 - every error of generated code is reported
-            error = exc
-            self._out.write(format_console_traceback(exc))
-            hint = next((h for t, h in LOOKUP_HINTS.items() if isinstance(exc, t)), None)
-            if hint:
-                self._out.write(hint + "\n")
-        entry = self._record(Entry(source, self._output(),
+        outcome = self.runner.run(source)
+        error = outcome.error
+        if isinstance(error, (EndOfInteraction, InteractionAborted)):
+            self._record(Entry(source, self._output(outcome)))
+            raise error
+        entry = self._record(Entry(source, self._output(outcome),
                                    error=type(error).__name__ if error is not None else None))
         return ExecResult(entry, error)
 
-    def _output(self) -> str:
+    def _output(self, outcome) -> str:
         """What the statement printed, cut to max_output_chars (the prompt must stay small)."""
-        text = self._out.getvalue().rstrip("\n")
-        if len(text) <= self.max_output_chars:
+        text = outcome.output.rstrip("\n")
+        if len(text) <= self.max_output_chars and outcome.total_chars is None:
             return text
+        total = len(text) if outcome.total_chars is None else outcome.total_chars
         return (text[: self.max_output_chars].rstrip("\n")
-                + f"\n... [output truncated: {len(text)} characters in all]")
-
-    def _compile(self, source: str):
-        tree = ast.parse(source, filename=FILENAME, mode="exec")
-        if not tree.body:            # a comment or blank input does nothing
-            return None
-        tree = self.sandbox.prepare(tree)
-        tree = ast.fix_missing_locations(_DisplayExpressions().visit(tree))
-        return compile(tree, FILENAME, "exec")
-
-
-def format_console_traceback(exc: BaseException) -> str:
-    """A traceback showing only the console's frames, like the interactive interpreter."""
-    te = traceback.TracebackException.from_exception(exc)
-    te.stack = traceback.StackSummary.from_list(
-        [f for f in te.stack if f.filename == FILENAME])
-    te.__cause__ = te.__context__ = None
-    return "".join(te.format())
+                + f"\n... [output truncated: {total} characters in all]")

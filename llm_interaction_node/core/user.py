@@ -54,6 +54,17 @@ class EventQueue:
     def pending(self) -> int:
         return self._queue.qsize()
 
+    def discard_pending(self) -> int:
+        """Drop the utterances still waiting (a reset: they belong to the old interaction);
+        how many there were."""
+        dropped = 0
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                return dropped
+            dropped += 1
+
     def next_utterance(self, purpose: Purpose = "trigger", prompt: str | None = None) -> str:
         # Poll in short slices so that a stop request (async exception) is delivered promptly.
         while True:

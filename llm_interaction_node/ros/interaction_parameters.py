@@ -56,6 +56,11 @@ class SpeechInput:
                              "reach the LLM")
     queued_notice: int = setting(3, "when this many utterances wait while the robot is busy, "
                                  "it says that it queued them (once per flood; 0 = never)")
+    pause_after_speech_s: float = setting(
+        3.0, "while the user speaks (speech/voice_activity) no statement or skill goal "
+        "starts; after the speech ended at most this long for its result (0 = no pause)",
+        minimum=0.0)
+    pause_max_s: float = setting(30.0, "the longest pause for one utterance", above=0.0)
 
 
 @dataclass
@@ -95,6 +100,9 @@ INTERFACES: dict[str, tuple[str, str]] = {
     "topics.state": (names.STATE, "idle | busy | learning (std_msgs/String, latched)"),
     "topics.llm_progress": (names.LLM_PROGRESS, "how far a long LLM call is (std_msgs/String)"),
     "topics.stop": (names.STOP, "stop the running skill and generation (std_msgs/Empty)"),
+    "topics.voice_activity": (names.VOICE_ACTIVITY, "the user speaks (std_msgs/Bool, latched, "
+                              "from the asr node)"),
+    "topics.asr_result": (names.ASR_RESULT, "each utterance the asr node judged (AsrResult)"),
     "services.stop": (names.STOP, "stop, as a std_srvs/Trigger service"),
     "services.reset": (names.RESET, "forget the current interaction (std_srvs/Trigger)"),
     "services.learn": (names.LEARN, "learn from the current interaction (Learn)"),

@@ -26,6 +26,10 @@ SPEAKING = "speech/speaking"
 # llm_interaction_interfaces/msg/AsrResult: every utterance the asr node cut, with its
 # confidence and outcome (only 'sent' ones also go to ASR_TEXT)
 ASR_RESULT = "speech/asr_result"
+# std_msgs/Bool, latched: true from when the asr node's VAD hears the user start speaking
+# until the speech ended (not the robot's own voice); the interaction node starts nothing new
+# meanwhile (core/speech_pause.py), so a spoken stop beats the next statement
+VOICE_ACTIVITY = "speech/voice_activity"
 
 # the interaction node's own interfaces
 TRANSCRIPT = "interaction/transcript"      # llm_interaction_interfaces/msg/ConsoleEntry

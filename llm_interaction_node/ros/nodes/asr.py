@@ -19,7 +19,12 @@ confidence, outcome); only the good ones reach the agent as std_msgs/String on
   published it, against the utterance's audio stamps), not when recognition finished: a stop
   said in the last second of a move is still a stop, and never a request for the LLM. Until the first state arrives a stop phrase
   is sent as a stop too (the interaction node ignores a stop while idle), and the node says
-  "asr ready" only once it has the state.
+  "asr ready" only once it has the state;
+* voice activity: ``speech/voice_activity`` (latched std_msgs/Bool) turns true when the VAD
+  hears the user start to speak (not inside the robot's own speaking windows) and false when
+  the speech ended, before it is recognised; the interaction node starts no new statement or
+  skill goal meanwhile and until the utterance's result (``speech/asr_result``) came, so a
+  spoken stop is not beaten by the robot's next step.
 
 Threads: the executor only queues audio and follows the speaking and state topics; one worker
 thread runs the VAD and the recogniser, so a slow recognition never blocks a callback. Bad
@@ -154,6 +159,9 @@ class AsrNode(Node):
         self.text_pub = self.create_publisher(String, names.ASR_TEXT, 10)
         self.result_pub = self.create_publisher(AsrResult, names.ASR_RESULT, 50)
         self.stop_pub = self.create_publisher(Empty, names.STOP, 10)
+        self.voice_pub = self.create_publisher(Bool, names.VOICE_ACTIVITY, LATCHED)
+        self._voice = False
+        self.voice_pub.publish(Bool(data=False))
         self.create_subscription(AudioData, names.AUDIO, self._on_audio, AUDIO_QOS)
         self.create_subscription(Bool, names.SPEAKING, self._on_speaking, LATCHED)
         self.create_subscription(String, names.STATE, self._on_state, LATCHED)
@@ -237,15 +245,31 @@ class AsrNode(Node):
             try:
                 if samples is not None:
                     last_audio = time.monotonic()
-                    self._handle_all(self.segmenter.push(stamp, samples), frame_id)
+                    utterances = self.segmenter.push(stamp, samples)
+                    self._update_voice()
+                    self._handle_all(utterances, frame_id)
                 elif self.segmenter.pending_s and \
                         time.monotonic() - last_audio > self.config.vad.idle_flush_s:
                     # a source that stopped (end of a file, a burst from the tts): finish
-                    self._handle_all(self.segmenter.flush(), frame_id)
+                    utterances = self.segmenter.flush()
+                    self._update_voice()
+                    self._handle_all(utterances, frame_id)
             except Exception as exc:  # noqa: BLE001 - one bad utterance must not stop the node
                 if self._closing.is_set():
                     return
                 self.get_logger().error(f"recognition failed: {exc!r}")
+
+    def _update_voice(self) -> None:
+        """Publish a change of voice activity: the user's speech started or ended (speech
+        inside the robot's own speaking windows does not count)."""
+        active = self.segmenter.in_speech
+        if active and self.config.self_voice.enabled:
+            start = self.segmenter.speech_start
+            active = self.gate.clip(start, max(self._now(), start + 0.01)) is not None
+        if active != self._voice:
+            self._voice = active
+            self.voice_pub.publish(Bool(data=active))
+            self.get_logger().debug(f"voice activity: {'speech' if active else 'silence'}")
 
     def _handle_all(self, utterances: list[Utterance], frame_id: str) -> None:
         for utterance in utterances:

@@ -28,10 +28,10 @@ import rclpy
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from std_msgs.msg import Empty, String
+from std_msgs.msg import Bool, Empty, String
 from std_srvs.srv import Trigger
 
-from llm_interaction_interfaces.msg import ConsoleEntry, Scene
+from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry, Scene
 from llm_interaction_interfaces.srv import Learn, ManageMemory
 
 from ...core.apis.knowledge import StaticKnowledge
@@ -41,6 +41,7 @@ from ...core.llm import NoLLM, make_client
 from ...core.llm.progress import ProgressReporter
 from ...core.memory import commands
 from ...core.memory.store import MemoryStoreError
+from ...core.speech_pause import SpeechPause
 from ...core.transcript import Entry
 from ...core.user import EventQueue
 from ...paths import world_path
@@ -84,6 +85,11 @@ class InteractionNode(Node):
         own, ifaces = config.node, config.names
         self.stop_signal = StopSignal()
         self.queue = EventQueue(stop=self.stop_signal)
+        # while the user speaks, no statement and no skill goal starts (issue 27)
+        speech = own.asr
+        self.speech_pause = SpeechPause(self.stop_signal, after_s=speech.pause_after_speech_s,
+                                        max_s=speech.pause_max_s) \
+            if speech.pause_after_speech_s > 0 else None
         self._state = ""                         # guarded by _state_changed
         self._state_seq = 0
         self._state_changed = threading.Condition()
@@ -103,7 +109,7 @@ class InteractionNode(Node):
         skills = {
             skill: SkillClient(self, action_type, ifaces[f"actions.{skill}"], self.stop_signal,
                                callback_group=group, server_wait_s=own.timeouts.server_wait_s,
-                               accept_s=own.timeouts.accept_s)
+                               accept_s=own.timeouts.accept_s, before_goal=self._hold_for_speech)
             for skill, action_type in SKILL_TYPES.items()}
         # for viewers and the recorder: skill goals/results on a topic, the scene as markers
         skill_events = self.create_publisher(String, ifaces["topics.skill_events"], 100)
@@ -129,6 +135,13 @@ class InteractionNode(Node):
                                  lambda _m: self.request_stop("stop topic"), 10, callback_group=group)
         self.create_service(Trigger, ifaces["services.stop"], self._on_stop_service,
                             callback_group=group)
+        if self.speech_pause is not None:
+            pause = self.speech_pause
+            self.create_subscription(Bool, ifaces["topics.voice_activity"],
+                                     lambda msg: pause.speaking(bool(msg.data)), LATCHED,
+                                     callback_group=group)
+            self.create_subscription(AsrResult, ifaces["topics.asr_result"],
+                                     lambda _msg: pause.handled(), 50, callback_group=group)
         self.create_service(Trigger, ifaces["services.reset"], self._on_reset, callback_group=group)
         # learning and memory requests take seconds (LLM, embeddings): they are served by a
         # second node with its own executor thread, so they never delay a skill's result. Its
@@ -158,6 +171,7 @@ class InteractionNode(Node):
                                      replay_start=lambda: household_start_from_scene(
                                          knowledge_file, self.scene_memory.objects()))
         self.console, self.agent = self.session.console, self.session.agent
+        self.console.input_listeners.append(self._hold_for_speech)
         self.console.input_listeners.append(self._publish_input)
         self.console.listeners.append(self._publish_entry)
         self._worker = threading.Thread(target=self._work, name="agent", daemon=True)
@@ -195,6 +209,7 @@ class InteractionNode(Node):
         self.queue.close()
         self.stop_signal.request("shutdown", idle=True)
         self._worker.join(timeout=5)
+        self.console.close()                     # the sandbox worker process
         logging.getLogger("llm_interaction_node").removeHandler(self._log_bridge)
 
     # -- state ----------------------------------------------------------------------------
@@ -251,6 +266,12 @@ class InteractionNode(Node):
         self._send(self.transcript, ConsoleEntry(stamp=self.get_clock().now().to_msg(),
                                                  task_id=_task_number(self.console.task_id),
                                                  kind=kind, text=text))
+
+    def _hold_for_speech(self, _source: str | None = None) -> None:
+        """Before a statement or a skill goal starts: wait while the user speaks; a stop
+        said meanwhile raises InteractionAborted (the turn ends as stopped)."""
+        if self.speech_pause is not None and self.current_state != IDLE:
+            self.speech_pause.hold()
 
     def _publish_input(self, source: str) -> None:
         """Before a statement runs: publish it, so listeners see what the robot is doing."""

@@ -62,8 +62,12 @@ class SkillClient:
     def __init__(self, node: Node, action_type, name: str, stop: StopSignal, *,
                  callback_group=None, server_wait_s: float = SERVER_WAIT_S,
                  accept_s: float = ACCEPT_S,
-                 logger: logging.Logger | None = None):
+                 logger: logging.Logger | None = None,
+                 before_goal: Callable[[], Any] | None = None):
+        """``before_goal``: called before a goal is sent (the speech pause: no new goal
+        while the user speaks; it raises InteractionAborted for a stop said meanwhile)."""
         self.node = node
+        self.before_goal = before_goal
         self.name = name
         self.stop = stop
         self.action_type = action_type
@@ -124,6 +128,8 @@ class SkillClient:
     def run(self, goal, timeout_s: float,
             on_feedback: Callable[[Any], None] | None = None) -> SkillOutcome:
         """Send ``goal`` and block until the skill ends (see the module docstring)."""
+        if self.before_goal is not None:
+            self.before_goal()
         started = time.monotonic()
         self.stop.check()
         if not self._wait_for_server():

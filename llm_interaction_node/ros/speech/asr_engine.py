@@ -78,6 +78,7 @@ class Segmenter:
         self._t0 = 0.0
         self._unscanned = 0
         self.in_speech = False          # speech has started and not yet ended
+        self.speech_start: float | None = None   # when that speech began (stream time)
 
     @property
     def pending_s(self) -> float:
@@ -121,6 +122,8 @@ class Segmenter:
         else:
             drop = 0
         self.in_speech = bool(speeches) and not final and speeches[-1]["end"] >= n
+        self.speech_start = self._t0 + speeches[-1]["start"] / self.sample_rate \
+            if self.in_speech else None
         self._buf = self._buf[drop:]
         self._t0 += drop / self.sample_rate
         return out
