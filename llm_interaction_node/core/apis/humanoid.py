@@ -23,13 +23,14 @@ Naming conventions (shared with the world files):
 from __future__ import annotations
 
 import math
+import types
 from dataclasses import dataclass
 from typing import Callable, Iterable, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import SemanticHintError
-from ..registry import comment
+from ..registry import COMMENT_ATTR, comment
 
 GRASP = "grasp"
 PLACE_ON_TOP = "place_something_on_top"
@@ -42,6 +43,7 @@ HANDOVER_LOCATION = "handover_to_human"
 SUCCESS = "success"
 FAILURE = "failure"
 BRING_LADDER_SKILL = "bring_ladder"
+FAILS_SAYING_WHY = "a failure says why"     # in the listing comments; left out with plain failures
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,24 @@ class HumanoidApi:
         self.min_speed = float(min_speed)
         self.max_speed = float(max_speed)
         self.explain_failures = bool(explain_failures)
+        if not self.explain_failures:
+            self._plain_comments()
+
+    def _plain_comments(self) -> None:
+        """With bare failures the listing must not promise reasons: this instance's methods
+        become copies whose comment leaves the clause out (the class keeps its own)."""
+        for name in self.API:
+            fn = getattr(type(self), name)
+            text = getattr(fn, COMMENT_ATTR, None)
+            if not text or FAILS_SAYING_WHY not in text:
+                continue
+            copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                                      fn.__closure__)
+            copy.__kwdefaults__, copy.__annotations__ = fn.__kwdefaults__, fn.__annotations__
+            copy.__doc__, copy.__qualname__ = fn.__doc__, fn.__qualname__
+            plain = text.split(f"; {FAILS_SAYING_WHY}")[0].split(FAILS_SAYING_WHY)[0].strip("; ")
+            setattr(copy, COMMENT_ATTR, plain or None)
+            setattr(self, name, types.MethodType(copy, self))
 
     # ------------------------------------------------------------------ failures in words
     def _words(self, scene: list[SceneObject] | None = None) -> "words.Words":
@@ -364,9 +384,9 @@ class HumanoidApi:
             return held[hand]
         return held["left"] or held["right"]
 
-    @comment("move to the location of the object before grasping it; a failure says why, "
-             "e.g. 'failure: <object> is on the dining table; the robot is in front of the "
-             "kitchen counter'")
+    @comment("move to the location of the object before grasping it; "
+             f"{FAILS_SAYING_WHY}, e.g. 'failure: <object> is on the dining table; the robot "
+             "is in front of the kitchen counter'")
     def grasp(self, object_name: str, hand: Literal['left', 'right', None] = None) -> str:
         """Grasp the object with the given hand (a free one if None); 'success' or 'failure: <why>'."""
         self._check_hand(hand)
@@ -384,6 +404,7 @@ class HumanoidApi:
         hand = self._free_hand(hand, scene, f"grasp {obj.name!r}")
         return self._why(self.robot.grasp(obj.name, hand), words.grasp_failed, obj.name, hand)
 
+    @comment(FAILS_SAYING_WHY)
     def handover_object_to_human(self, object_name: str) -> str:
         """Hand a held object to the human (move to 'handover_to_human' first)."""
         scene = self._scene()
@@ -466,7 +487,7 @@ class HumanoidApi:
         return None
 
     @comment("put the grasped object on top of the destination object; move to the location "
-             "of the destination object before placing")
+             f"of the destination object before placing; {FAILS_SAYING_WHY}")
     def place_object(self, object_in_hand_name: str, destination_object_name: str) -> str:
         """Place a held object on a surface ('on_<furniture>' or '<furniture>')."""
         scene = self._scene()
