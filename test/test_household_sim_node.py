@@ -312,6 +312,45 @@ def test_failures_json_injects_a_grasp_failure(slow):
     assert slow.state(lambda s: s["skill_calls"] == 3)["hands"]["left"] == "coffee-cup_0"
 
 
+def test_the_ros_robot_says_why_a_skill_failed_in_the_same_words_as_the_world(fast, probe):
+    """Issue 31 through RosHumanoidRobot (action goals, the perceived scene, the base pose from
+    the move's result): the API's failure texts equal those over the in-process world."""
+    from llm_interaction_node.core.apis.humanoid import HumanoidApi
+    from llm_interaction_node.core.apis.knowledge import StaticKnowledge
+    from llm_interaction_node.core.interrupt import StopSignal
+    from llm_interaction_node.paths import world_path
+    from llm_interaction_node.ros.robot.humanoid import SKILL_TYPES, RosHumanoidRobot
+    from llm_interaction_node.ros.robot.scene_memory import SceneMemory
+    from llm_interaction_node.ros.robot.skill_client import SkillClient
+
+    fast.reset()
+    node = rclpy.create_node("ros_robot_words", context=probe.context)
+    scene = SceneMemory(StaticKnowledge.from_yaml(world_path(WORLD)))
+    node.create_subscription(Scene, "/sim_fast/perception/scene", scene.update, 10)
+    skills = {skill: SkillClient(node, action, f"/sim_fast/skills/{skill}", StopSignal())
+              for skill, action in SKILL_TYPES.items()}
+    probe.executor.add_node(node)
+    try:
+        assert scene.wait_for_first(30)
+        robot = RosHumanoidRobot(skills, scene, now_ns=lambda: node.get_clock().now().nanoseconds)
+
+        def session(api):
+            return [api.move_to(api.get_location_coordinates(COUNTER)), api.grasp("milk-carton_0"),
+                    api.grasp("coffee-cup_0"),
+                    api.place_object("coffee-cup_0", "on_dining-table_0"),
+                    api.handover_object_to_human("coffee-cup_0")]
+        over_ros = session(HumanoidApi(robot))
+        in_process = session(HumanoidApi(load_household_world(WORLD)))
+    finally:
+        probe.executor.remove_node(node)
+        node.destroy_node()
+    assert over_ros[1] == ("failure: milk-carton_0 is on the dining table; "
+                           "the robot is in front of the kitchen counter")
+    assert over_ros == in_process
+    assert over_ros[3] == ("failure: the robot is in front of the kitchen counter, "
+                           "not in front of the dining table")
+
+
 def test_sigint_during_a_move_exits_cleanly(tmp_path, probe):
     proc = sim_process(tmp_path, "/sim_sigint", "time_scale:=1.0")
     try:

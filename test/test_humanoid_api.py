@@ -107,11 +107,11 @@ def test_bimanual_place_on_table_both_spellings():
 # ---------------------------------------------------------------------------- physical failures
 def test_grasp_not_in_front_fails_and_changes_nothing():
     world, api = make("drinks_and_cup")
-    assert api.grasp("mango-juice_0") == "failure"          # robot still at room_center
+    assert api.grasp("mango-juice_0").startswith("failure: ")          # robot still at room_center
     assert world.snapshot()["objects"]["mango-juice_0"]["location"] == "on_kitchen-counter_0"
     assert world.hands == {"left": None, "right": None}
     go(api, "inFrontOf_dining-table_0")
-    assert api.grasp("mango-juice_0") == "failure"          # wrong furniture
+    assert api.grasp("mango-juice_0").startswith("failure: ")          # wrong furniture
     assert "reach" in world.log[-1].reason
 
 
@@ -120,7 +120,7 @@ def test_place_on_too_high_surface_fails():
     go(api, "inFrontOf_dining-table_0")
     api.grasp("muesli-box_0")
     assert go(api, "inFrontOf_tall-shelf_0") == "success"
-    assert api.place_object("muesli-box_0", "on_tall-shelf_0") == "failure"
+    assert api.place_object("muesli-box_0", "on_tall-shelf_0").startswith("failure: ")
     assert api.get_object_in_hand() == "muesli-box_0"
 
 
@@ -128,7 +128,7 @@ def test_place_before_moving_there_fails():
     world, api = make("drinks_and_cup")
     go(api, "inFrontOf_kitchen-counter_0")
     api.grasp("coffee-cup_0")
-    assert api.place_object("coffee-cup_0", "on_dining-table_0") == "failure"
+    assert api.place_object("coffee-cup_0", "on_dining-table_0").startswith("failure: ")
     assert api.get_object_in_hand() == "coffee-cup_0"
 
 
@@ -137,14 +137,132 @@ def test_injected_handover_failures_then_success():
     go(api, "inFrontOf_dining-table_0")
     assert api.grasp("milk-carton_0") == "success"
     go(api, "handover_to_human")
-    assert api.handover_object_to_human("milk-carton_0") == "failure"
-    assert api.handover_object_to_human("milk-carton_0") == "failure"
+    assert api.handover_object_to_human("milk-carton_0").startswith("failure: ")
+    assert api.handover_object_to_human("milk-carton_0").startswith("failure: ")
     assert api.get_object_in_hand() == "milk-carton_0"
     assert api.handover_object_to_human("milk-carton_0") == "success"
     assert [c.reason for c in world.log if c.skill == "handover"] == \
         ["injected failure", "injected failure", ""]
     world.reset()
     assert world.snapshot()["objects"]["milk-carton_0"]["location"] == "on_dining-table_0"
+
+
+# ---------------------------------------------------------------------------- failures say why
+# Issue 31: a failed skill says why in the world's terms (where the object is, where the robot
+# is, what the hands hold), read from the scene and the robot's pose after the call.
+def test_grasp_where_the_object_is_not_says_where_it_is_and_where_the_robot_is():
+    world, api = make("drinks_and_cup")
+    go(api, "inFrontOf_kitchen-counter_0")
+    assert api.grasp("milk-carton_0") == (
+        "failure: milk-carton_0 is on the dining table; the robot is in front of the kitchen counter")
+    assert api.grasp("milk-carton_0").startswith("failure")       # what code compares against
+    world.reset()                                                  # at room_center
+    assert api.grasp("mango-juice_0") == (
+        "failure: mango-juice_0 is on the kitchen counter; the robot is in the room center")
+    assert world.hands == {"left": None, "right": None}
+
+
+def test_place_at_the_wrong_furniture_or_too_high_says_so():
+    world, api = make("drinks_and_cup")
+    go(api, "inFrontOf_kitchen-counter_0")
+    api.grasp("coffee-cup_0")
+    assert api.place_object("coffee-cup_0", "on_dining-table_0") == (
+        "failure: the robot is in front of the kitchen counter, not in front of the dining table")
+    world, api = make("ladder_and_shelf")
+    go(api, "inFrontOf_dining-table_0")
+    api.grasp("muesli-box_0")
+    go(api, "inFrontOf_tall-shelf_0")
+    assert api.place_object("muesli-box_0", "on_tall-shelf_0") == (
+        "failure: muesli-box_0 is still in the right hand; the robot could not put it on the tall shelf")
+
+
+def test_place_or_handover_with_an_empty_hand_says_the_robot_holds_nothing():
+    _, api = make("drinks_and_cup")
+    with pytest.raises(SemanticHintError) as e:       # still a hint (checked before the skill)
+        api.place_object("coffee-cup_0", "on_dining-table_0")
+    assert "the robot holds nothing; coffee-cup_0 is on the kitchen counter" in str(e.value)
+    with pytest.raises(SemanticHintError) as e:
+        api.handover_object_to_human("milk-carton_0")
+    assert "the robot holds nothing; milk-carton_0 is on the dining table" in str(e.value)
+    go(api, "inFrontOf_kitchen-counter_0")
+    api.grasp("coffee-cup_0")
+    with pytest.raises(SemanticHintError, match="the right hand holds coffee-cup_0"):
+        api.handover_object_to_human("milk-carton_0")
+
+
+def test_handover_away_from_the_human_or_not_taken_says_so():
+    world, api = make("drinks_and_cup")           # the milk's first two handovers fail
+    go(api, "inFrontOf_dining-table_0")
+    api.grasp("milk-carton_0")
+    assert api.handover_object_to_human("milk-carton_0") == (
+        "failure: the robot is in front of the dining table, not at the handover place")
+    go(api, "handover_to_human")
+    assert api.handover_object_to_human("milk-carton_0") == (
+        "failure: the human did not take milk-carton_0; it is still in the right hand")
+
+
+def test_the_words_for_a_failure_the_api_cannot_check_first():
+    """A robot whose scene changed under the API (ROS: perception lags): the reason is what
+    the scene shows after the call, e.g. the hands."""
+    from llm_interaction_node.core.apis.humanoid_words import (Words, grasp_failed,
+                                                               handover_failed, place_failed)
+    world, _ = make("drinks_and_cup")
+    words = Words(world.scene(), world.named_locations(), world.robot_pose())
+    assert place_failed(words, "coffee-cup_0", "dining-table_0") == \
+        "failure: the robot holds nothing; coffee-cup_0 is on the kitchen counter"
+    assert handover_failed(words, "empty-mug_0") == \
+        "failure: the robot holds nothing; the human holds empty-mug_0"
+    go(HumanoidApi(world), "inFrontOf_kitchen-counter_0")
+    world.grasp("mango-juice_0", "left")
+    world.grasp("coffee-cup_0", "right")
+    words = Words(world.scene(), world.named_locations(), world.robot_pose())
+    assert grasp_failed(words, "tumbler_0", None) == \
+        "failure: both hands are full (left: mango-juice_0, right: coffee-cup_0)"
+    world.reset()
+    unknown = Words(world.scene(), world.named_locations(), None)       # pose not known
+    assert grasp_failed(unknown, "milk-carton_0", None) == \
+        "failure: milk-carton_0 is on the dining table; grasping milk-carton_0 did not work"
+
+
+def test_move_failures_say_where_the_robot_is_and_unknown_places_stay_hints():
+    world, api = make("drinks_and_cup")
+    with pytest.raises(SemanticHintError, match="unknown location 'kitchen'"):
+        api.get_location_coordinates("kitchen")
+    assert api.move_to(np.array([9.0, 0.0, 0.0])) == \
+        "failure: the robot did not reach the target; it is in the room center"
+    world._failures_left["move_to"] = {"inFrontOf_dining-table_0": 1}
+    result = go(api, "inFrontOf_dining-table_0")
+    assert result == "failure: the robot did not get in front of the dining table; it is in the room center"
+
+
+def test_bring_object_to_says_why_its_step_failed():
+    world, api = make("drinks_and_cup")
+    world._failures_left["grasp"] = {"coffee-cup_0": 1}
+    assert api.bring_object_to("coffee-cup_0", "on_dining-table_0") == (
+        "failure: coffee-cup_0 is on the kitchen counter, in front of the robot; grasping it did not work")
+
+
+def test_explain_failures_false_keeps_the_bare_failure_of_the_papers_api():
+    world = load_household_world("drinks_and_cup")
+    api = HumanoidApi(world, explain_failures=False)
+    go(api, "inFrontOf_kitchen-counter_0")
+    assert api.grasp("milk-carton_0") == "failure"
+    assert api.grasp("coffee-cup_0") == "success"
+
+
+def test_a_robot_without_a_pose_still_says_where_the_object_is():
+    class NoPose:
+        def __init__(self, world):
+            self.world = world
+
+        def __getattr__(self, name):
+            if name == "robot_pose":
+                raise AttributeError(name)
+            return getattr(self.world, name)
+    world = load_household_world("drinks_and_cup")
+    api = HumanoidApi(NoPose(world))
+    assert api.grasp("milk-carton_0") == \
+        "failure: milk-carton_0 is on the dining table; grasping milk-carton_0 did not work"
 
 
 # ---------------------------------------------------------------------------- semantic hints
@@ -312,6 +430,13 @@ def test_registry_listing_of_humanoid_api():
     for name in HumanoidApi.API:
         assert f"def {name}(" in text
     assert "before placing" in text and "list_objects() before calling this" in text
+    # what a failure returns (issue 31); the plain API's listing does not promise it
+    assert "a failure says why, e.g. 'failure: <object> is on the dining table; the robot is " \
+           "in front of the kitchen counter'" in text
+    assert "def handover_object_to_human(object_name: str) -> str  # a failure says why" in lines
+    plain = ApiRegistry(public_functions(HumanoidApi(api.robot, explain_failures=False))).listing()
+    assert "failure" not in plain and "# move to the location of the object before grasping it" in plain
+    assert "def handover_object_to_human(object_name: str) -> str\n" in plain + "\n"
 
 
 # ---------------------------------------------------------------------------- bring_object_to
@@ -339,7 +464,7 @@ def test_bring_object_to_with_object_already_in_hand():
 def test_bring_object_to_stops_at_first_failure():
     world, api = make("drinks_and_cup")
     world._failures_left["grasp"] = {"coffee-cup_0": 1}
-    assert api.bring_object_to("coffee-cup_0", "on_dining-table_0") == "failure"
+    assert api.bring_object_to("coffee-cup_0", "on_dining-table_0").startswith("failure: ")
     assert [c.skill for c in world.log] == ["move_to", "grasp"]
     assert api.is_object_at_location("coffee-cup_0", "on_kitchen-counter_0")
 
@@ -382,9 +507,11 @@ def test_ladder_hints():
 # ---------------------------------------------------------------------------- receive
 def test_receive_object_from_human():
     world, api = make("sponge_workbench")
-    assert api.receive_object_from_human("tape-measure_0") == "failure"   # not at the human
+    assert api.receive_object_from_human("tape-measure_0") == \
+        "failure: the robot is in the room center, not at the handover place"
     go(api, "handover_to_human")
-    assert api.receive_object_from_human("screwdriver_0") == "failure"   # human does not hold it
+    assert api.receive_object_from_human("screwdriver_0") == \
+        "failure: the human does not hold screwdriver_0; screwdriver_0 is on the long table"
     assert api.receive_object_from_human("tape-measure_0") == "success"
     assert api.get_object_in_hand() == "tape-measure_0"
     assert world.human_holds == []

@@ -115,7 +115,8 @@ def test_a_rewrite_with_an_invented_output_is_refused_after_one_reask(memory):
     assert len(llm.calls) == 4
     reask = llm.calls[3]["messages"][-1]["content"]
     assert "grasp('coffee-cup_0', 'right')" in reask and "'success'" in reask
-    assert "the world returns 'failure'" in reask
+    assert ("the world returns 'failure: coffee-cup_0 is on the kitchen counter; "
+            "the robot is at the handover place'") in reask
     assert spoken[-1] == SAY_REPLAY_FAILED
 
 
@@ -169,8 +170,19 @@ def test_corrected_mode_stores_what_worked_with_the_corrections_as_comments(memo
     # the request with its reply; the outputs are the world's
     parsed = Transcript.parse(example.transcript)
     assert parsed.user_utterances() == [MILK_SAID[0]]
-    assert "'failure'" not in example.transcript and "learn_from_interaction" not in example.transcript
+    assert "'failure" not in example.transcript and "learn_from_interaction" not in example.transcript
     assert spoken[-1] == "Thank you, I will remember what worked and what you told me."
+
+
+def test_a_failure_that_says_why_is_a_failed_statement():
+    """Issue 31: 'failure: <why>' is left out of corrected and final examples like 'failure'."""
+    from llm_interaction_node.core.learning.corrected import failed
+    from llm_interaction_node.core.transcript import Entry
+    assert failed(Entry("grasp('milk-carton_0')", "'failure: milk-carton_0 is on the dining "
+                        "table; the robot is in front of the kitchen counter'"))
+    assert failed(Entry("grasp('milk-carton_0')", "'failure'"))
+    assert not failed(Entry("grasp('milk-carton_0')", "'success'"))
+    assert not failed(Entry("say('x')", "'failure is not an option'"))
 
 
 def test_corrected_mode_refuses_an_example_the_world_does_not_replay(memory):
@@ -182,7 +194,8 @@ def test_corrected_mode_refuses_an_example_the_world_does_not_replay(memory):
     entry = console.execute("learn_from_interaction()").entry
     assert learner.last_outcome.status == LearnStatus.REPLAY_FAILED
     assert "handover_object_to_human('milk-carton_0')" in entry.output
-    assert "the world returns 'failure'" in entry.output
+    assert ("the world returns 'failure: the human did not take milk-carton_0; "
+            "it is still in the right hand'") in entry.output
     assert memory.count() == 0 and spoken[-1] == SAY_REPLAY_FAILED
 
 
@@ -323,7 +336,7 @@ def test_final_mode_with_the_live_world_keeps_the_earlier_statements_the_attempt
                        TABLE, "grasp('milk-carton_0')",                  # the rejected attempt's
                        TABLE, "place_object('milk-carton_0', 'on_dining-table_0')",
                        "wait_for_trigger()"]
-    assert "'failure'" not in example.transcript
+    assert "'failure" not in example.transcript
     assert spoken[-1] == "Thank you, I will remember how you wanted it done."
 
 

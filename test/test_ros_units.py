@@ -167,8 +167,9 @@ def test_clean_utterance_cuts_long_text_with_a_note():
 
 
 def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_goes_to_the_node():
-    """The LLM reads exactly 'failure' (the API's contract); the reason travels as a typed
-    SkillOutcome to the node (which says it) and the log."""
+    """The robot returns exactly 'failure' (the protocol's contract) and the API says it in the
+    world's terms (the robot has not moved, so its place is not known); the server's reason
+    travels as a typed SkillOutcome to the node (which says it) and the log."""
     from ros_support import probe_node
 
     from llm_interaction_node.core.apis.humanoid import FAILURE, HumanoidApi
@@ -189,7 +190,8 @@ def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_g
         robot = RosHumanoidRobot(skills, scene, now_ns=lambda: 0,
                                  on_failure=lambda skill, outcome: told.append((skill, outcome)))
         result = HumanoidApi(robot).grasp("mango-juice_0")
-    assert result == FAILURE
+    assert result == f"{FAILURE}: mango-juice_0 is on the kitchen counter; grasping mango-juice_0 did not work"
+    assert robot.robot_pose() is None
     (skill, outcome), = told
     assert skill == "grasp" and outcome.infrastructure and outcome.status == FAILURE
     assert "no action server 'no_such_server/grasp'" in outcome.message

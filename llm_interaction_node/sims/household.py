@@ -369,6 +369,10 @@ class HouseholdWorld:
     def named_locations(self) -> dict[str, np.ndarray]:
         return {n: p.copy() for n, p in self._locations.items()}
 
+    def robot_pose(self) -> np.ndarray:
+        with self._lock:
+            return self.base_pose.copy()
+
     # ------------------------------------------------------------------ skill plumbing
     def _injected(self, skill: str, key: str) -> bool:
         plan = self._failures_left.get(skill) or {}

@@ -7,7 +7,10 @@ implements it with action goals. Every check that can be made from the scene kno
 (does the object exist, does it have the affordance, is a hand free, ...) is made here, so
 both implementations share it and the LLM gets the same :class:`SemanticHintError` hints.
 Physical outcomes that cannot be known in advance (out of reach, a failed handover) come
-back from the robot as the strings ``'success'`` / ``'failure'``.
+back from the robot as the strings ``'success'`` / ``'failure'``; the API tells the LLM why
+a skill failed in the world's terms, ``'failure: milk-carton_0 is on the dining table; the
+robot is in front of the kitchen counter'`` (:mod:`.humanoid_words`, read from the scene and
+the robot's pose after the call; ``explain_failures=False`` keeps the bare ``'failure'``).
 
 Naming conventions (shared with the world files):
 
@@ -20,13 +23,14 @@ Naming conventions (shared with the world files):
 from __future__ import annotations
 
 import math
+import types
 from dataclasses import dataclass
-from typing import Iterable, Literal, Protocol, runtime_checkable
+from typing import Callable, Iterable, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import SemanticHintError
-from ..registry import comment
+from ..registry import COMMENT_ATTR, comment
 
 GRASP = "grasp"
 PLACE_ON_TOP = "place_something_on_top"
@@ -39,6 +43,7 @@ HANDOVER_LOCATION = "handover_to_human"
 SUCCESS = "success"
 FAILURE = "failure"
 BRING_LADDER_SKILL = "bring_ladder"
+FAILS_SAYING_WHY = "a failure says why"     # in the listing comments; left out with plain failures
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ class HumanoidRobot(Protocol):
     """What the API needs from a robot: scene knowledge and blocking skill calls.
 
     Skill calls block until the skill finished and return ``'success'`` or ``'failure'``.
+    ``robot_pose`` is optional: without it a failure does not say where the robot is.
     """
 
     def scene(self) -> list[SceneObject]:
@@ -102,6 +108,10 @@ class HumanoidRobot(Protocol):
         """Robot-specific extra skills, e.g. ``'bring_ladder'``."""
         ...
 
+    def robot_pose(self) -> np.ndarray | None:
+        """The base pose ``[x, y, yaw]`` as far as the robot knows it, None if unknown."""
+        ...
+
 
 def surface_name(furniture: str) -> str:
     """``'table_0'`` -> ``'on_table_0'``."""
@@ -121,7 +131,9 @@ def is_ladder(obj: SceneObject) -> bool:
 class HumanoidApi:
     """The LLM-facing functions of the humanoid robot (all but the console built-ins).
 
-    ``min_speed`` / ``max_speed`` bound the ``speed_factor`` of :meth:`move_to`.
+    ``min_speed`` / ``max_speed`` bound the ``speed_factor`` of :meth:`move_to`;
+    ``explain_failures`` (default True) makes a failed skill return ``'failure: <why>'``,
+    False the bare ``'failure'`` of the paper's API.
     """
 
     API = (
@@ -140,12 +152,47 @@ class HumanoidApi:
         "receive_object_from_human",
     )
 
-    def __init__(self, robot: HumanoidRobot, min_speed: float = 0.1, max_speed: float = 2.0):
+    def __init__(self, robot: HumanoidRobot, min_speed: float = 0.1, max_speed: float = 2.0,
+                 explain_failures: bool = True):
         if not 0 < min_speed <= 1.0 <= max_speed:
             raise ValueError("need 0 < min_speed <= 1.0 <= max_speed")
         self.robot = robot
         self.min_speed = float(min_speed)
         self.max_speed = float(max_speed)
+        self.explain_failures = bool(explain_failures)
+        if not self.explain_failures:
+            self._plain_comments()
+
+    def _plain_comments(self) -> None:
+        """With bare failures the listing must not promise reasons: this instance's methods
+        become copies whose comment leaves the clause out (the class keeps its own)."""
+        for name in self.API:
+            fn = getattr(type(self), name)
+            text = getattr(fn, COMMENT_ATTR, None)
+            if not text or FAILS_SAYING_WHY not in text:
+                continue
+            copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                                      fn.__closure__)
+            copy.__kwdefaults__, copy.__annotations__ = fn.__kwdefaults__, fn.__annotations__
+            copy.__doc__, copy.__qualname__ = fn.__doc__, fn.__qualname__
+            plain = text.split(f"; {FAILS_SAYING_WHY}")[0].split(FAILS_SAYING_WHY)[0].strip("; ")
+            setattr(copy, COMMENT_ATTR, plain or None)
+            setattr(self, name, types.MethodType(copy, self))
+
+    # ------------------------------------------------------------------ failures in words
+    def _words(self, scene: list[SceneObject] | None = None) -> "words.Words":
+        """The household as the robot knows it now, for failure texts and hints."""
+        pose_of = getattr(self.robot, "robot_pose", None)
+        pose = pose_of() if callable(pose_of) else None
+        return words.Words(self._scene() if scene is None else scene,
+                           self.robot.named_locations(), pose)
+
+    def _why(self, result: str, why: Callable[..., str], *args: object) -> str:
+        """A bare 'failure' from the robot -> 'failure: <why>' (``why``: a function of
+        :mod:`.humanoid_words`, given the Words and ``args``); anything else unchanged."""
+        if result != FAILURE or not self.explain_failures:
+            return result
+        return why(self._words(), *args)
 
     # ------------------------------------------------------------------ scene helpers
     def _scene(self) -> list[SceneObject]:
@@ -228,11 +275,11 @@ class HumanoidApi:
             "Put an object down with place_object(...) or give it with handover_object_to_human(...) first")
 
     def _not_held_hint(self, obj: SceneObject, scene: list[SceneObject]) -> SemanticHintError:
-        held = [n for n in self._holding(scene).values() if n]
+        words = self._words(scene)
         where = "the human holds it" if obj.held_by == HUMAN else f"its location is {obj.location!r}"
         return SemanticHintError(
-            f"{obj.name!r} is not in a hand of the robot ({where}; the hands hold {held!r}). "
-            "Move to its location and grasp(...) it first")
+            f"{obj.name!r} is not in a hand of the robot ({words.hands()}; {words.object_is(obj)}, "
+            f"{where}). Move to its location and grasp(...) it first")
 
     def _nav_pose(self, location: str) -> np.ndarray:
         locations = self.robot.named_locations()
@@ -266,14 +313,15 @@ class HumanoidApi:
             source = self._source_location(obj)
             result = self.robot.move_to(self._nav_pose(source), 1.0)
             if result != SUCCESS:
-                return result
+                return self._why(result, words.move_failed, source)
             result = self.robot.grasp(obj.name, hand)
             if result != SUCCESS:
-                return result
-        result = self.robot.move_to(self._nav_pose(navigation_location(dest.name)), 1.0)
+                return self._why(result, words.grasp_failed, obj.name, hand)
+        target = navigation_location(dest.name)
+        result = self.robot.move_to(self._nav_pose(target), 1.0)
         if result != SUCCESS:
-            return result
-        return self.robot.place(obj.name, dest.name)
+            return self._why(result, words.move_failed, target)
+        return self._why(self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name)
 
     def _source_location(self, obj: SceneObject) -> str:
         loc = obj.location
@@ -304,8 +352,9 @@ class HumanoidApi:
                 f"bringing {ladder.name!r} needs both hands free, but the hands hold "
                 f"{[n for n in held.values() if n]!r}; put those objects down or hand them over first")
         pose = np.asarray(locations[target], dtype=float).copy()
-        return self.robot.run_skill(BRING_LADDER_SKILL, {
-            "object_name": ladder.name, "location_name": target, "pose": pose})
+        return self._why(self.robot.run_skill(BRING_LADDER_SKILL, {
+            "object_name": ladder.name, "location_name": target, "pose": pose}),
+            words.ladder_failed, ladder.name, target)
 
     def get_location_coordinates(self, location_name: str) -> np.ndarray:
         """Base pose ``[x, y, yaw]`` of a named location (pass it to :meth:`move_to`)."""
@@ -335,9 +384,11 @@ class HumanoidApi:
             return held[hand]
         return held["left"] or held["right"]
 
-    @comment("move to the location of the object before grasping it")
+    @comment("move to the location of the object before grasping it; "
+             f"{FAILS_SAYING_WHY}, e.g. 'failure: <object> is on the dining table; the robot "
+             "is in front of the kitchen counter'")
     def grasp(self, object_name: str, hand: Literal['left', 'right', None] = None) -> str:
-        """Grasp the object with the given hand (a free one if None); 'success' or 'failure'."""
+        """Grasp the object with the given hand (a free one if None); 'success' or 'failure: <why>'."""
         self._check_hand(hand)
         scene = self._scene()
         obj = self._graspable(object_name, scene)
@@ -351,15 +402,16 @@ class HumanoidApi:
             raise SemanticHintError(
                 f"the human holds {obj.name!r}; use receive_object_from_human({obj.name!r})")
         hand = self._free_hand(hand, scene, f"grasp {obj.name!r}")
-        return self.robot.grasp(obj.name, hand)
+        return self._why(self.robot.grasp(obj.name, hand), words.grasp_failed, obj.name, hand)
 
+    @comment(FAILS_SAYING_WHY)
     def handover_object_to_human(self, object_name: str) -> str:
         """Hand a held object to the human (move to 'handover_to_human' first)."""
         scene = self._scene()
         obj = self._graspable(object_name, scene)
         if obj.held_by not in HANDS:
             raise self._not_held_hint(obj, scene)
-        return self.robot.handover(obj.name)
+        return self._why(self.robot.handover(obj.name), words.handover_failed, obj.name)
 
     def is_object_at_location(self, object_name: str, location_name: str) -> bool:
         """Whether the object is at the location (a surface 'on_...', or a navigation location)."""
@@ -424,10 +476,18 @@ class HumanoidApi:
                 "e.g. move_to(get_location_coordinates(name)) with a name from list_locations()")
         pose = pose.copy()
         pose[2] = math.remainder(pose[2], math.tau)
-        return self.robot.move_to(pose, float(speed_factor))
+        return self._why(self.robot.move_to(pose, float(speed_factor)), words.move_failed,
+                         self._location_at(pose))
+
+    def _location_at(self, pose: np.ndarray) -> str | None:
+        """The named location whose pose this is (None: a pose of its own)."""
+        for name, p in self.robot.named_locations().items():
+            if np.allclose(np.asarray(p, dtype=float)[:2], pose[:2], atol=1e-3):
+                return name
+        return None
 
     @comment("put the grasped object on top of the destination object; move to the location "
-             "of the destination object before placing")
+             f"of the destination object before placing; {FAILS_SAYING_WHY}")
     def place_object(self, object_in_hand_name: str, destination_object_name: str) -> str:
         """Place a held object on a surface ('on_<furniture>' or '<furniture>')."""
         scene = self._scene()
@@ -435,7 +495,7 @@ class HumanoidApi:
         dest = self._destination(destination_object_name, scene)
         if obj.held_by not in HANDS:
             raise self._not_held_hint(obj, scene)
-        return self.robot.place(obj.name, dest.name)
+        return self._why(self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name)
 
     def receive_object_from_human(self, object_name: str) -> str:
         """Take the object from the human into a free hand (move to 'handover_to_human' first)."""
@@ -444,8 +504,10 @@ class HumanoidApi:
         if obj.held_by in HANDS:
             raise SemanticHintError(f"{obj.name!r} is already in the {obj.held_by} hand")
         hand = self._free_hand(None, scene, f"receive {obj.name!r}")
-        return self.robot.receive(obj.name, hand)
+        return self._why(self.robot.receive(obj.name, hand), words.receive_failed, obj.name)
 
+
+from . import humanoid_words as words  # noqa: E402 - it builds on the names above
 
 __all__ = [
     "SceneObject", "HumanoidRobot", "HumanoidApi", "surface_name", "navigation_location",

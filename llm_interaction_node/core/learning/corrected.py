@@ -8,7 +8,7 @@ worked and what the user said, and drops the rest:
 * right after it, the user's closing reply (the lesson that made the robot learn) as a
   comment, so a copying model reads it before it acts;
 * every statement that worked, in order; statements that failed (an error, or a skill that
-  printed ``'failure'``) are left out;
+  printed ``'failure'`` or ``'failure: <why>'``) are left out;
 * each later reply of the user (the corrections) as a comment where it was said, without
   the robot's question before it (a ``say``/``ask`` in the same input as the
   ``wait_for_trigger()``);
@@ -19,10 +19,12 @@ what later statements return, and such an example is not stored.
 """
 from __future__ import annotations
 
+import re
+
 from ..transcript import Entry, Transcript
 from .improve import LEARN_CALL, _calls_any, without_unanswered_waits
 
-FAILURE_OUTPUTS = frozenset({"'failure'", '"failure"'})
+FAILURE_OUTPUT = re.compile(r"""^(['"])failure(: .*)?\1$""", re.S)  # 'failure', 'failure: why'
 LESSON_COMMENT = "# The user's lesson for this request: {text!r}"
 CORRECTION_COMMENT = "# The user said: {text!r}"
 
@@ -31,7 +33,7 @@ def failed(entry: Entry) -> bool:
     """An input whose statement did not work: the console recorded an error, it printed a
     traceback, or a skill returned 'failure'."""
     output = entry.output.strip()
-    return bool(entry.error) or output in FAILURE_OUTPUTS or output.startswith("Traceback")
+    return bool(entry.error) or bool(FAILURE_OUTPUT.match(output)) or output.startswith("Traceback")
 
 
 def reply_of(entry: Entry) -> str | None:

@@ -4,8 +4,10 @@ Implements :class:`~llm_interaction_node.core.apis.humanoid.HumanoidRobot`, so t
 functions the LLM calls (with their checks and hints) are the same as in simulation.
 After a skill the robot waits briefly for a scene that is at least as new as the skill's
 end, so the next call's checks see the skill's effect (``scene_refresh_s``). A skill returns
-exactly what the API promises ('success' or 'failure'); why a skill could not run at all
-reaches the node as a SkillOutcome (``on_failure``, ``outcomes``) and the log.
+exactly what the robot protocol promises ('success' or 'failure'; the API says why in the
+world's terms); why a skill could not run at all reaches the node as a SkillOutcome
+(``on_failure``, ``outcomes``) and the log. The base pose is not perceived: the robot knows
+it from the last move's result (``final_pose``), and not before its first move.
 """
 from __future__ import annotations
 
@@ -17,10 +19,10 @@ import numpy as np
 
 from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
 
-from ...core.apis.humanoid import FAILURE, SceneObject
+from ...core.apis.humanoid import FAILURE, SUCCESS, SceneObject
 from ...core.apis.sets import HUMANOID
 from ...core.config import setting
-from ..conversions import base_pose_to_msg
+from ..conversions import base_pose_to_msg, msg_to_base_pose
 from .scene_memory import SceneMemory
 from .skill_client import ACCEPT_S, SERVER_WAIT_S, SkillClient, SkillOutcome
 
@@ -64,6 +66,7 @@ class RosHumanoidRobot:
     timeouts: SkillTimeouts = field(default_factory=SkillTimeouts)
     on_failure: Callable[[str, SkillOutcome], None] = lambda skill, outcome: None
     outcomes: list[tuple[str, SkillOutcome]] = field(default_factory=list)
+    pose: np.ndarray | None = None      # the base pose from the last move (None: unknown)
 
     # -- perception ---------------------------------------------------------------------
     def scene(self) -> list[SceneObject]:
@@ -71,6 +74,9 @@ class RosHumanoidRobot:
 
     def named_locations(self) -> dict[str, np.ndarray]:
         return self.scene_memory.locations()
+
+    def robot_pose(self) -> np.ndarray | None:
+        return None if self.pose is None else self.pose.copy()
 
     # -- skills -------------------------------------------------------------------------
     def _run(self, skill: str, goal) -> str:
@@ -87,8 +93,12 @@ class RosHumanoidRobot:
         return outcome.status
 
     def move_to(self, pose: np.ndarray, speed_factor: float) -> str:
-        return self._run("move_to", MoveTo.Goal(target=base_pose_to_msg(pose),
-                                                speed_factor=float(speed_factor)))
+        status = self._run("move_to", MoveTo.Goal(target=base_pose_to_msg(pose),
+                                                  speed_factor=float(speed_factor)))
+        result = self.outcomes[-1][1].result
+        if result is not None and result.final_pose.header.frame_id:   # set: where it ended,
+            self.pose = msg_to_base_pose(result.final_pose)               # also after a failure
+        return status
 
     def grasp(self, object_name: str, hand: str) -> str:
         return self._run("grasp", Grasp.Goal(object_name=object_name, hand=hand or ""))
@@ -103,8 +113,13 @@ class RosHumanoidRobot:
         return self._run("receive", Receive.Goal(object_name=object_name, hand=hand))
 
     def run_skill(self, name: str, arguments: dict) -> str:
-        return self._run("run_skill", RunSkill.Goal(
+        status = self._run("run_skill", RunSkill.Goal(
             name=name, arguments_json=json.dumps(arguments, default=_jsonable)))
+        if not self.outcomes[-1][1].infrastructure:     # it may have moved the base
+            target = arguments.get("pose")
+            self.pose = (np.asarray(target, dtype=float).copy()
+                         if status == SUCCESS and target is not None else None)
+        return status
 
 
 def _jsonable(value: Any):
