@@ -184,4 +184,4 @@ def test_a_lesson_is_the_only_difference(tmp_path):
     seeds_then_lesson, no_lesson = ours[1][0][0], base[1][0][0]
     assert no_lesson.count("# Example ") == 25 and seeds_then_lesson.count("# Example ") == 26
     block_text = no_lesson.split("\n# Current interaction:")[0]
-    assert seeds_then_lesson.startswith(block_text + "\n\n# Example 26:\n")
+    assert seeds_then_lesson.startswith(block_text + "\n# Example 26:\n")
