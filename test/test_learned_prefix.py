@@ -78,7 +78,7 @@ def test_a_learned_example_comes_after_everything_the_saved_prefix_holds(tmp_pat
     # the next start: the start-up prefill is the same seed block (loaded from disk by the
     # embedded model); the request after it puts the lesson after the seeds again
     said[:] = ["bring me the juice please"]
-    again = PrefillingLLM(["wait_for_trigger()"])
+    again = PrefillingLLM(["say('Here it comes.')", "wait_for_trigger()"])
     _session(tmp_path, again, lambda purpose, prompt: said.pop(0) if said else None).agent.run()
     restart, persist = again.prefilled[0]
     assert persist and restart == startup
@@ -92,7 +92,8 @@ def test_every_request_shares_the_whole_start_up_prefill_the_seed_block(tmp_path
     starts with that whole prefix, so after start-up only the interaction is evaluated."""
     requests = ["put the red block in the blue bowl", "which bowl is the highest?"]
     said = list(requests)
-    llm = PrefillingLLM(["wait_for_trigger()"] * 2)
+    llm = PrefillingLLM(["get_obj_names()", "wait_for_trigger()", "get_obj_pos('blue bowl')",
+                         "wait_for_trigger()"])
     session = _session(tmp_path, llm, lambda purpose, prompt: said.pop(0) if said else None,
                        api="tabletop", world="red block,blue bowl")
     seeds = session.memory.count("seed")
