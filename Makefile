@@ -12,7 +12,7 @@ LLAMA := llama-cpp-python==0.3.36
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF
 
-.PHONY: venv run chat test bench bench-ros eval-embedded eval-embedded-report clean
+.PHONY: venv run chat test bench bench-ros eval-embedded eval-embedded-report bench-prompt-prefix clean
 
 venv: $(STAMP)
 
@@ -59,14 +59,28 @@ bench-ros: venv
 EVAL_OUT ?= results/embedded
 EVAL_SYSTEMS ?= ours ours_no_learning cap
 EVAL_TEMPLATES ?= blocks_in_bowl matching_bowls block_direction_of_bowl blocks_on_place
+EVAL_RUNS ?= 3
 eval-embedded: venv
 	@for sys in $(EVAL_SYSTEMS); do \
 		$(VENV)/bin/llm-interaction eval --system $$sys --split sa_si --templates $(EVAL_TEMPLATES) \
-			--runs 3 --seed 0 --out $(EVAL_OUT)/$$sys || exit 1; done
+			--runs $(EVAL_RUNS) --seed 0 --out $(EVAL_OUT)/$$sys || exit 1; done
 
 eval-embedded-report: venv
 	$(VENV)/bin/llm-interaction eval-report $(addprefix $(EVAL_OUT)/,$(EVAL_SYSTEMS)) \
 		--plot $(EVAL_OUT)/rounds.png --out $(EVAL_OUT)/report.md
+
+# Issue 26's measurement with the embedded model (hours on 2 cores; resumable): the 5-run
+# protocol of ours, ours_no_learning and cap, their report, the targets (first statement,
+# wall per run, tokens ours / CaP, ours = ours_no_learning before a lesson) and the first
+# statement after a lesson on the tabletop (bench.embedded_model learned-restart).
+PREFIX_OUT ?= results/prompt_prefix
+bench-prompt-prefix: venv
+	$(MAKE) eval-embedded EVAL_OUT=$(PREFIX_OUT) EVAL_RUNS=5
+	$(MAKE) eval-embedded-report EVAL_OUT=$(PREFIX_OUT)
+	$(VENV)/bin/python -m llm_interaction_node.bench.prompt_prefix \
+		$(addprefix $(PREFIX_OUT)/,$(EVAL_SYSTEMS)) | tee $(PREFIX_OUT)/targets.txt
+	$(VENV)/bin/python -m llm_interaction_node.bench.embedded_model learned-restart --api tabletop \
+		--save $(PREFIX_OUT)/learned_restart.json | tee $(PREFIX_OUT)/learned_restart.txt
 
 clean:
 	rm -rf $(VENV) build *.egg-info

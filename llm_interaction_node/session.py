@@ -250,22 +250,22 @@ def memory_examples(memory, learning: LearningSettings | None = None,
                     on_outage: Callable[[Exception], None] = lambda exc: None,
                     on_back: Callable[[], None] = lambda: None,
                     ) -> Callable[[Sequence[str]], list[str]]:
-    """The agent's example source: top-k (k: the memory's ``memory.k``) retrieved for the
-    latest utterances, in the memory's prompt order (``memory.order``: stable, or most
-    similar last); with ``learning.retrieval`` off every example in memory, oldest first. With no
-    utterance yet: the query-independent head of the prompt order (for prefilling a local
-    model before the user speaks; ``ExampleMemory.prompt_examples``).
+    """The agent's example source: the memory's prompt examples for the latest utterances
+    (``memory.order``: by default the seed block, then the top-k learned examples, most
+    similar last; k: ``memory.k``); with ``learning.retrieval`` off every example in memory,
+    oldest first. With no utterance yet: the query-independent head of the layout (the seed
+    block; for prefilling a local model before the user speaks; ``ExampleMemory.prompt_examples``).
 
     A memory that cannot be reached (ConnectionError, the store's MemoryServerUnreachable)
-    does not end the turn: the seed examples read at start (cached here, in their stable
-    order) stand in, ``on_outage`` is called once per outage and ``on_back`` when the memory
-    answers again."""
-    from .core.memory.order import stable_order
+    does not end the turn: the seed examples read at start (cached here: the seed block, or
+    the first k in the stable order) stand in, ``on_outage`` is called once per outage and
+    ``on_back`` when the memory answers again."""
+    from .core.memory.order import Order, stable_order
     retrieval = (learning or LearningSettings()).retrieval
-    k_seeds = memory.config.k
     try:
-        seeds = [e.transcript for e in stable_order(memory.list("seed"),
-                                                    memory.seed_centrality())][:k_seeds]
+        cached = memory.seed_block() if memory.config.order is Order.SEED_BLOCK else \
+            stable_order(memory.list("seed"), memory.seed_centrality())[:memory.config.k]
+        seeds = [e.transcript for e in cached]
     except ConnectionError as exc:
         log.warning("cannot cache the seed examples: %s", exc)
         seeds = []

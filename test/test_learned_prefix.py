@@ -1,6 +1,7 @@
-"""Issue 17: a learned example lands after the seed examples in the start-up prefix and in
-the next request's prompt, so the embedded model's saved state for everything before it is
-reused (in this process from RAM, in the next from disk: test_local_llm.py measures that).
+"""Issue 17 / 26: a learned example lands after the seed examples in the next request's
+prompt, so the embedded model's saved state of the seed block (the start-up prefill) is reused
+(in this process from RAM, in the next from disk: test_local_llm.py measures that) and only
+the lesson is evaluated after it.
 
 The LLM is a scripted stand-in that records what it is asked to prefill; the memory
 (ChromaDB, the embedding model) and the household world are real."""
@@ -32,10 +33,9 @@ class PrefillingLLM(ScriptedLLM):
         return Usage(prompt_tokens=1)
 
 
-def _session(tmp_path, llm, respond):
-    settings = Settings().with_overrides({"memory.path": str(tmp_path / "memory")})
-    return build_session("humanoid", make_world("humanoid", "drinks_and_cup"),
-                         CallbackUser(respond), settings, llm=llm)
+def _session(tmp_path, llm, respond, api="humanoid", world="drinks_and_cup", **overrides):
+    settings = Settings().with_overrides({"memory.path": str(tmp_path / "memory"), **overrides})
+    return build_session(api, make_world(api, world), CallbackUser(respond), settings, llm=llm)
 
 
 def _before_current(prefix: str) -> str:
@@ -64,30 +64,54 @@ def test_a_learned_example_comes_after_everything_the_saved_prefix_holds(tmp_pat
 
     startup, persist = llm.prefilled[0]
     assert persist and startup.count("# Example ") == seeds
-    # the request after the lesson: the seeds as at start-up, then the lesson, then the
-    # most similar example again (memory.order stable_nearest)
+    # the request after the lesson: the seeds as at start-up, then the lesson (memory.order
+    # seed_block: the top-k learned examples after the seed block, most similar last)
     after = [p for p, persisted in llm.prefilled[1:] if LEARNED in p]
     assert after and not any(persisted for p, persisted in llm.prefilled[1:])
     shared = _before_current(startup)
     assert after[0].startswith(shared)
     rest = after[0][len(shared):]
-    assert rest.startswith(EXAMPLE_HEADING.format(n=seeds + 1) + "\n" + LEARNED)
+    assert rest == EXAMPLE_HEADING.format(n=seeds + 1) + "\n" + LEARNED + "\n\n" + \
+        CURRENT_HEADING + "\n"
     assert llm.prompts[-1].startswith(after[0])      # the prompt the model then completed
 
-    # the next start: the same seeds first, the lesson after them
-    again = PrefillingLLM([])
-    _session(tmp_path, again, lambda purpose, prompt: None).agent.run()
+    # the next start: the start-up prefill is the same seed block (loaded from disk by the
+    # embedded model); the request after it puts the lesson after the seeds again
+    said[:] = ["bring me the juice please"]
+    again = PrefillingLLM(["say('Here it comes.')", "wait_for_trigger()"])
+    _session(tmp_path, again, lambda purpose, prompt: said.pop(0) if said else None).agent.run()
     restart, persist = again.prefilled[0]
-    assert persist and restart.startswith(shared)
-    assert restart[len(shared):] == (EXAMPLE_HEADING.format(n=seeds + 1) + "\n" + LEARNED
-                                     + "\n\n" + CURRENT_HEADING + "\n")
+    assert persist and restart == startup
+    assert again.prompts[0].startswith(shared + EXAMPLE_HEADING.format(n=seeds + 1) + "\n"
+                                       + LEARNED + "\n\n" + CURRENT_HEADING + "\n")
+
+
+def test_every_request_shares_the_whole_start_up_prefill_the_seed_block(tmp_path):
+    """Issue 26: the tabletop's 25 seed examples are more than memory.k = 16; the start-up
+    prefill holds all of them (memory.order seed_block) and each new instruction's prompt
+    starts with that whole prefix, so after start-up only the interaction is evaluated."""
+    requests = ["put the red block in the blue bowl", "which bowl is the highest?"]
+    said = list(requests)
+    llm = PrefillingLLM(["get_obj_names()", "wait_for_trigger()", "get_obj_pos('blue bowl')",
+                         "wait_for_trigger()"])
+    session = _session(tmp_path, llm, lambda purpose, prompt: said.pop(0) if said else None,
+                       api="tabletop", world="red block,blue bowl")
+    seeds = session.memory.count("seed")
+    assert seeds > session.memory.config.k
+    session.agent.run()
+    startup, persist = llm.prefilled[0]
+    assert persist and startup.count("# Example ") == seeds
+    assert all(prefix == startup for prefix, _ in llm.prefilled), "no other example set"
+    assert len(llm.prompts) >= 2
+    for prompt in llm.prompts:
+        assert prompt.startswith(startup)
 
 
 def test_with_more_examples_than_k_the_start_up_prefill_holds_the_head_of_the_fixed_order(
         tmp_path):
-    """Issue 20: the tabletop's 25 seed examples are more than memory.k = 16. The start-up
-    prefill holds the query-independent head of the prompt order (memory.order
-    stable_nearest): the first k examples of the whole store, the most central seeds first;
+    """Issue 20, memory.order stable_nearest (before issue 26's seed block): the tabletop's 25
+    seed examples are more than memory.k = 16. The start-up prefill holds the query-independent
+    head of the prompt order: the first k examples of the whole store, the most central seeds first;
     the first request's prompt shares it up to the first head example it did not retrieve,
     so those are evaluated before the user speaks (before: header and API listing only)."""
     from llm_interaction_node.core.memory.order import stable_order
@@ -95,10 +119,9 @@ def test_with_more_examples_than_k_the_start_up_prefill_holds_the_head_of_the_fi
     request = "put the red block in the blue bowl"
     said = [request]
     llm = PrefillingLLM(["put_first_on_second('red block', 'blue bowl')", "wait_for_trigger()"])
-    settings = Settings().with_overrides({"memory.path": str(tmp_path / "memory")})
-    session = build_session("tabletop", make_world("tabletop", "red block,blue bowl"),
-                            CallbackUser(lambda purpose, prompt: said.pop(0) if said else None),
-                            settings, llm=llm)
+    session = _session(tmp_path, llm, lambda purpose, prompt: said.pop(0) if said else None,
+                       api="tabletop", world="red block,blue bowl",
+                       **{"memory.order": "stable_nearest"})
     memory, k = session.memory, session.memory.config.k
     assert memory.count() > k
     head = stable_order(memory.list(), memory.seed_centrality())[:k]

@@ -5,6 +5,8 @@ world, the console, ChromaDB and the embeddings are real, and each phase is its 
 Taught and recalled with an embedded store, the both-hands lesson is test_section_e's E1; here
 it goes through a Chroma server shared by the two processes.
 """
+from pathlib import Path
+
 import pytest
 from drivers.scripted_session import run_session
 
@@ -71,8 +73,10 @@ def learn_then_recall(tmp_path, memory):
     })
     prompt = second["prompts"][0]
     assert last_example(prompt) == IMPROVED      # the learned example, most similar last
-    # k retrieved in their fixed order, then the most similar once more (memory.order)
-    assert prompt.count("# Example ") == memory.get("k", 16) + 1
+    # every seed (memory.order seed_block), then the one lesson (most similar last)
+    seeds = len(list((Path(__file__).resolve().parents[1] / "config" / "transcripts"
+                      / "humanoid").glob("*.txt")))
+    assert prompt.count("# Example ") == seeds + 1
     return first, second
 
 

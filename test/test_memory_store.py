@@ -376,7 +376,8 @@ def test_prompt_order_is_fixed_central_seeds_first_and_the_nearest_again_last(tm
     """memory.order stable_nearest: the retrieved set in an order that does not depend on the
     query (seeds most central first, learned ones oldest first), then the most similar again."""
     from llm_interaction_node.core.memory.order import seed_centrality
-    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m"), k=5))
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m"), k=5,
+                                                    order="stable_nearest"))
     memory.seed_from(ROOT / "config" / "transcripts" / "tabletop")
     learned = memory.add(dialog("put all the blocks on the top right corner"), "learned")
     central = memory.seed_centrality()

@@ -43,17 +43,25 @@ def test_learning_settings_validate():
 def test_seeded_memory_feeds_the_prompt_with_and_without_retrieval(memory):
     seeds = memory.count("seed")
     assert seeds >= 10
+    # the default layout (memory.order seed_block): every seed in its fixed order, whatever
+    # the request; no lesson here, so nothing after them (test_prompt_layout.py: with lessons)
     four = open_memory("humanoid", MemoryConfig(path=memory.config.path, k=4), seed=False)
-    retrieved = memory_examples(four)(["can you hand me the milk?"])
-    # memory.order stable_nearest: the 4 retrieved in their fixed order, the most similar again
-    assert len(retrieved) == 5 and len(set(retrieved)) == 4 and retrieved[-1] in retrieved[:-1]
-    assert "milk-carton_0" in retrieved[-1]                                # most similar last
+    block = [e.transcript for e in four.seed_block()]
+    assert len(block) == seeds and memory_examples(four)([]) == block
+    assert memory_examples(four)(["can you hand me the milk?"]) == block
+    assert memory_examples(four)(["put the sponge away", "thanks"]) == block
     everything = memory_examples(four, LearningSettings(retrieval=False))(
         ["can you hand me the milk?"])
     assert len(everything) == memory.count()
+    # memory.order stable_nearest: the 4 retrieved in their fixed order, the most similar again
+    from llm_interaction_node.core.memory.order import stable_order
+    four = open_memory("humanoid", MemoryConfig(path=memory.config.path, k=4,
+                                                order="stable_nearest"), seed=False)
+    retrieved = memory_examples(four)(["can you hand me the milk?"])
+    assert len(retrieved) == 5 and len(set(retrieved)) == 4 and retrieved[-1] in retrieved[:-1]
+    assert "milk-carton_0" in retrieved[-1]                                # most similar last
     # no utterance yet (the start-up prefill): the head of the fixed order, the 4 most
     # central examples, which the retrieved ones share up to the first they lack (issue 20)
-    from llm_interaction_node.core.memory.order import stable_order
     head = memory_examples(four)([])
     assert head == [e.transcript for e in stable_order(four.list(), four.seed_centrality())][:4]
     assert retrieved[0] == head[0] or head[0] not in retrieved
@@ -104,7 +112,9 @@ def test_build_session_assembles_the_agent_from_the_settings(memory):
     assert session.learner.last_outcome.stored
     assert "examples in" in session.memory_note
     prompt = llm.prompts[0]
-    assert prompt.count("# Example ") == 3 + 1       # memory.k retrieved, the nearest again
+    # every seed (memory.order seed_block), then at most memory.k = 3 learned ones
+    learned = memory.count() - memory.count("seed") - 1     # before the raw one was stored
+    assert prompt.count("# Example ") == memory.count("seed") + min(3, learned)
 
 
 def test_build_session_without_memory_uses_the_fixed_examples():

@@ -109,7 +109,7 @@ def test_a_choice_may_be_a_str_enum_read_from_its_values():
         from_mapping(Section, {"colour": "green"}, "s")
     [info] = describe(Section)
     assert info.default == "red" and type(info.default) is str
-    assert MemoryConfig().order is Order.STABLE_NEAREST and MemoryConfig().scoring is Scoring.REFERENCE
+    assert MemoryConfig().order is Order.SEED_BLOCK and MemoryConfig().scoring is Scoring.REFERENCE
     assert MemoryConfig(order="stable").order is Order.STABLE         # built in code: checked too
     settings = Settings.from_dict({"memory": {"scoring": "per_utterance"}},
                                   env={"LLM_INTERACTION_MODEL": "m"})

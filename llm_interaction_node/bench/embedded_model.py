@@ -15,6 +15,8 @@ Three measurements, all with the real model, worlds and memory (no feedback, tem
              session on that memory (the start-up prefill: the disk state of the first one)
              and serves the request. Printed: evaluated tokens and seconds of each prefill,
              the evaluated tokens of each request and its time to the first statement.
+             ``--api tabletop``: "put the blocks in the blue bowl" with the tabletop's 25
+             seeds (the seed block) and a stored blocks lesson.
 ``attempts`` the first attempt (no feedback) at benchmark instructions (seen templates,
              PyBullet tabletop) per prompt mode (``--modes completion chat``), example
              order (``--orders``) and seed transcripts (``--seeds DIR``: to compare example
@@ -22,7 +24,7 @@ Three measurements, all with the real model, worlds and memory (no feedback, tem
              tokens evaluated, wall time.
 
     python -m llm_interaction_node.bench.embedded_model latency
-    python -m llm_interaction_node.bench.embedded_model learned-restart
+    python -m llm_interaction_node.bench.embedded_model learned-restart [--api tabletop]
     python -m llm_interaction_node.bench.embedded_model attempts --modes completion chat \\
         [--templates ...] [--rounds 2] [--orders stable similarity] [--seeds DIR] [--json]
 
@@ -124,6 +126,24 @@ LESSON = """>>> wait_for_trigger()
 {'type': 'dialog', 'text': 'thanks, and always tell me first what you will bring'}
 >>> wait_for_trigger()"""
 
+# the tabletop's: the first lesson the 5-run benchmark stored (ours_final_teaching)
+TABLETOP_REQUEST = "put the blocks in the blue bowl"
+TABLETOP_WORLD = "red block,yellow block,green block,blue bowl,green bowl"
+TABLETOP_LESSON = """>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'put the blocks in the green bowl'}
+>>> # The user's lesson for this request: 'Good job, learn from your mistakes.'
+>>> put_first_on_second('red block', 'green bowl')
+'success'
+>>> put_first_on_second('green block', 'green bowl')
+'success'
+>>> put_first_on_second('yellow block', 'green bowl')
+'success'
+>>> wait_for_trigger()"""
+# per API set: (request, world, lesson) of learned-restart
+RESTART = {"humanoid": (REQUEST, "drinks_and_cup", LESSON),
+           "tabletop": (TABLETOP_REQUEST, TABLETOP_WORLD, TABLETOP_LESSON)}
+
+
 
 def _delta(after: dict, before: dict, purpose: str) -> tuple[int, float]:
     """(evaluated prompt tokens, LLM seconds) of ``purpose`` between two ``by_purpose()``."""
@@ -134,9 +154,12 @@ def _delta(after: dict, before: dict, purpose: str) -> tuple[int, float]:
             round(now.wall_s - (then.wall_s if then else 0.0), 1))
 
 
-def learned_restart(states: str | None = None, model: str | None = None) -> dict:
+def learned_restart(states: str | None = None, model: str | None = None,
+                    api: str = "humanoid") -> dict:
     """Process 1: start-up, the request, a lesson stored, the request again. Process 2 (a new
-    client on the same memory and state directory): start-up, the request."""
+    client on the same memory and state directory): start-up, the request. ``api``: the
+    household juice request, or the tabletop's (25 seeds: the seed block of issue 26)."""
+    request, world_name, lesson = RESTART[api]
     import gc
     out = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -146,7 +169,7 @@ def learned_restart(states: str | None = None, model: str | None = None) -> dict
             t0 = time.perf_counter()
             llm = LocalLlamaClient(model=model, states_dir=states_dir)   # as a new process
             load_s = round(time.perf_counter() - t0, 1)
-            plan = [REQUEST, "learn", REQUEST] if process == 1 else [REQUEST]
+            plan = [request, "learn", request] if process == 1 else [request]
             marks: list[dict] = []          # per utterance: when, ledger then, first input
 
             def respond(purpose, prompt):
@@ -159,7 +182,7 @@ def learned_restart(states: str | None = None, model: str | None = None) -> dict
                     return None
                 said = plan.pop(0)
                 if said == "learn":         # what learn_from_interaction() stores, no rewrite
-                    session.memory.add(LESSON, "learned", origin="bench_lesson")
+                    session.memory.add(lesson, "learned", origin="bench_lesson")
                     marks[-1]["learned"] = True
                     said = plan.pop(0)
                 return said
@@ -168,8 +191,8 @@ def learned_restart(states: str | None = None, model: str | None = None) -> dict
                 if marks and "first" not in marks[-1]:
                     marks[-1]["first"] = time.perf_counter()
 
-            world = make_world("humanoid", "drinks_and_cup")
-            session = build_session("humanoid", world, CallbackUser(respond), settings, llm=llm)
+            world = make_world(api, world_name)
+            session = build_session(api, world, CallbackUser(respond), settings, llm=llm)
             session.console.input_listeners.append(first_input)
             start = time.perf_counter()
             session.agent.run()
@@ -194,7 +217,8 @@ def learned_restart(states: str | None = None, model: str | None = None) -> dict
             out.append(row)
             del session, llm
             gc.collect()
-    return {"benchmark": "learned-restart", "request": REQUEST, "processes": out}
+    return {"benchmark": "learned-restart", "api": api, "request": request, "world": world_name,
+            "processes": out}
 
 
 def attempt(llm, memory, task, factory) -> dict:
@@ -308,6 +332,8 @@ def main(argv=None) -> int:
     lr = sub.add_parser("learned-restart", help="start-up and request cost after a lesson")
     lr.add_argument("--states", help="saved model states directory (default: a temporary one)")
     lr.add_argument("--model", help="embedded model (default: llm.local_model)")
+    lr.add_argument("--api", choices=sorted(RESTART), default="humanoid",
+                    help="humanoid: the juice request; tabletop: a blocks request (25 seeds)")
     att = sub.add_parser("attempts", help="first-attempt success per prompt mode")
     att.add_argument("--modes", nargs="+", default=["completion", "chat"],
                      choices=["completion", "chat"])
@@ -327,9 +353,10 @@ def main(argv=None) -> int:
         _show(report["runs"], args, f"'{REQUEST}' in drinks_and_cup, embedded model:",
               _latency_lines, "target: first statement < 15 s after the utterance")
     elif args.what == "learned-restart":
-        report = learned_restart(args.states, args.model)
+        report = learned_restart(args.states, args.model, args.api)
         _show(report["processes"], args,
-              f"'{REQUEST}' in drinks_and_cup, embedded model, a lesson stored in between:",
+              f"'{report['request']}' in {report['world']}, embedded model, a lesson stored "
+              "in between:",
               _restart_lines,
               "target: after the lesson, only the lesson's tokens are evaluated again")
     else:

@@ -61,6 +61,7 @@ class RunRecord:
     learned: bool = False           # the user asked to learn in this run
     learning: list = field(default_factory=list)   # what each learn call did (status, lesson, example)
     first_statement_s: float | None = None     # instruction -> first statement (systems that say)
+    startup_s: float | None = None  # session start -> instruction (the start-up prefill)
     retrieved: list = field(default_factory=list)  # ids of the non-seed examples in its prompts
     user: str = "paper"             # the simulated user's learning rule (USER_POLICIES)
 
@@ -192,6 +193,7 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
         if learning_log is not None:
             record.learning = learning_log()
         record.first_statement_s = getattr(system, "first_statement_s", None)
+        record.startup_s = getattr(system, "startup_s", None)
         record.retrieved = list(getattr(system, "retrieved", None) or [])
         usage: Usage = system.ledger.total
         record.usage = {

@@ -27,7 +27,8 @@ class MemoryConfig:
     host: str | None = setting(None, "Chroma server host (`chroma run`) shared by robots; "
                                "none = the embedded store", check=_not_blank)
     port: int = setting(8000, "Chroma server port", minimum=1, maximum=65535)
-    k: int = setting(16, "examples retrieved into the prompt (most similar last)", minimum=0)
+    k: int = setting(16, "examples retrieved into the prompt, most similar last (order "
+                     "seed_block: learned examples only, after the seed block)", minimum=0)
     query_utterances: int = setting(3, "latest user utterances used as the retrieval query",
                                     minimum=0)
     recency_decay: float = setting(0.6, "query weight of older utterances (0.6**i, newest i = 0)",
@@ -35,12 +36,16 @@ class MemoryConfig:
     scoring: Scoring = setting(Scoring.REFERENCE, "reference: max over keys of cos(sum_i 0.6**i u_i, "
                                "key) (the paper's code); per_utterance: sum_i 0.6**i max over "
                                "keys of cos(u_i, key)")
-    order: Order = setting(Order.STABLE_NEAREST, "prompt order of the retrieved examples: "
-                           "stable_nearest (a fixed order, seed examples by file, then learned "
-                           "ones oldest first, and the most similar once more at the end), "
-                           "stable (the fixed order only) or similarity (most similar last, "
-                           "the paper's); a fixed order lets a local model reuse its evaluated "
-                           "state")
+    order: Order = setting(Order.SEED_BLOCK, "prompt layout of the examples: seed_block (every "
+                           "seed example in one fixed order, the most central first, then the "
+                           "top k learned examples, most similar last: only the lessons vary, "
+                           "so a local model evaluates the seeds once), similarity (the paper's: "
+                           "the top k over seeds and lessons, most similar last), stable (those "
+                           "k in a fixed order) or stable_nearest (the fixed order, then the "
+                           "most similar again)")
+    seed_tokens: int = setting(8000, "order seed_block: token budget of the seed block "
+                               "(estimated); a larger seed memory keeps its most central seeds "
+                               "that fit", minimum=0)
 
     def __post_init__(self) -> None:
         check_section(self, "memory")

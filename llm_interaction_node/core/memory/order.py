@@ -1,22 +1,28 @@
-"""The prompt order of retrieved examples (``memory.order``).
+"""The prompt layout of the examples (``memory.order``).
 
-The paper puts the retrieved examples in similarity order, the most similar last. A fixed
-order (:func:`stable_order`) does not depend on the query, so two retrieved sets share the
-prompt up to the first example one of them lacks and a local model's evaluated state for it
-is reused; ``stable_nearest`` adds the most similar example once more at the end, so the
-nearest one still comes right before the interaction.
+The default, ``seed_block``: every seed example in one fixed order (the most central first,
+:func:`seed_block`, within ``memory.seed_tokens``), then the top k LEARNED examples (retrieved
+among the non-seed examples only, most similar last). The seed block is the same for every
+request, so a local model evaluates it once and only the lessons vary after it (issue 26).
+
+The paper's layout, ``similarity``: the top k over seeds and lessons together, most similar
+last. ``stable`` puts those k in a fixed order (:func:`stable_order`), so two retrieved sets
+share the prompt up to the first example one of them lacks; ``stable_nearest`` adds the most
+similar example once more at the end.
 """
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..llm.usage import estimate_tokens
 from .records import Example
 
 
 class Order(StrEnum):
+    SEED_BLOCK = "seed_block"            # all seeds, fixed; then the top k learned, nearest last
     STABLE_NEAREST = "stable_nearest"    # the fixed order + the most similar again last
     STABLE = "stable"                    # the fixed order only
     SIMILARITY = "similarity"            # most similar last (the paper's)
@@ -52,6 +58,20 @@ def seed_centrality(keys: Mapping[str, np.ndarray]) -> dict[str, float]:
     return out
 
 
+def seed_block(seeds: Iterable[Example], centrality: Mapping[str, float] | None,
+               budget: int, size: Callable[[str], int] = estimate_tokens) -> list[Example]:
+    """The seed examples of every prompt: in :func:`stable_order` (the most central first),
+    those that fit into ``budget`` tokens (``size`` of their transcripts) taken most central
+    first, a seed that does not fit skipped. Query-independent: never a per-request choice."""
+    block, used = [], 0
+    for example in stable_order(seeds, centrality):
+        cost = size(example.transcript)
+        if used + cost <= budget:
+            block.append(example)
+            used += cost
+    return block
+
+
 def prompt_order(found: Sequence[Example], order: Order,
                  centrality: Mapping[str, float] | None = None) -> list[Example]:
     """The retrieved examples (``found``: most similar last) in the prompt's ``order``."""
@@ -61,4 +81,4 @@ def prompt_order(found: Sequence[Example], order: Order,
     return ordered + list(found[-1:]) if order is Order.STABLE_NEAREST else ordered
 
 
-__all__ = ["Order", "stable_order", "seed_centrality", "prompt_order"]
+__all__ = ["Order", "stable_order", "seed_centrality", "seed_block", "prompt_order"]

@@ -36,7 +36,8 @@ import numpy as np
 from ..transcript import Transcript
 from . import interchange, retrieval
 from .config import MemoryConfig
-from .order import prompt_order, seed_centrality, stable_order
+from .order import Order, prompt_order, seed_centrality, stable_order
+from .order import seed_block as choose_seed_block
 from .records import (SOURCES, Example, RecordId, check_id, check_source,  # noqa: F401
                       collection_name, digest, example_from_metadata, index_keys,
                       record_metadata, sibling_ids)
@@ -160,7 +161,8 @@ class ExampleMemory:
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._example_cache: OrderedDict[str, Example] = OrderedDict()
         self._count_cache: tuple[float, int] | None = None
-        self._centrality: tuple[tuple, dict[str, float]] | None = None
+        self._centrality: tuple[tuple, list[Example], dict[str, float]] | None = None
+        self._seed_block: tuple[tuple, list[Example]] | None = None
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
@@ -329,34 +331,66 @@ class ExampleMemory:
 
     @_server_errors
     def prompt_examples(self, utterances: Sequence[str], k: int | None = None) -> list[Example]:
-        """The examples for the prompt, in the configured order (``config.order``): the
-        paper's (most similar last), a fixed one, or the fixed one followed by the most
-        similar example again (the default: the fixed part is the same for every request, so
-        a local model evaluates it once; the nearest example still comes right before the
-        interaction, as in the paper).
+        """The examples for the prompt, in the configured layout (``config.order``).
 
-        With no utterance yet (the start-up prefill of a local model): the head of the fixed
-        order that does not depend on the query, the first k examples of the whole store in
-        :func:`.order.stable_order` (the most central seeds first; a store of at most k
-        examples: all of them, which any retrieval picks). A request's k examples come in
-        the same order, so its prompt shares this prefix up to the first head example it did
-        not retrieve, and a model that evaluated the head before the user spoke evaluates only
-        the rest. The ``similarity`` order has no such head: []. Either way the embedding
-        model is loaded now, not when the user has spoken."""
+        ``seed_block`` (the default): :meth:`seed_block`, then the top k learned examples
+        (:meth:`retrieve_learned`, most similar last). ``similarity`` (the paper's), ``stable``
+        and ``stable_nearest``: the top k of the whole store, in that order
+        (:func:`.order.prompt_order`).
+
+        With no utterance yet (the start-up prefill of a local model): the head that does not
+        depend on the query. ``seed_block``: the seed block, which every request's prompt
+        starts with, so a model that evaluated it before the user spoke evaluates only the
+        lessons and the interaction after it. ``stable``/``stable_nearest``: the first k
+        examples of the whole store in :func:`.order.stable_order`, which a request's prompt
+        shares up to the first of them it did not retrieve. ``similarity``: []. Either way the
+        embedding model is loaded now, not when the user has spoken."""
         k = self.config.k if k is None else int(k)
         order = self.config.order
         if not retrieval.query_utterances(utterances, self.config.query_utterances):
             self.embed_query(["warm up the embedding model"])   # the first request is on time
+            if order is Order.SEED_BLOCK:
+                return self.seed_block()
             if k <= 0 or not order.fixed:
                 return []
             return stable_order(self.list(), self.seed_centrality())[:k]
+        if order is Order.SEED_BLOCK:
+            return self.seed_block() + self.retrieve_learned(utterances, k)
         found = [example for example, _score in self.retrieve(utterances, k)]
         return prompt_order(found, order, self.seed_centrality()
                             if order.fixed and found else None)
 
+    @_server_errors
+    def retrieve_learned(self, utterances: Sequence[str], k: int | None = None) -> list[Example]:
+        """The top-k non-seed examples (learned, raw, episodes) for the utterances, scored as
+        :meth:`retrieve` scores, most similar LAST. Exact: they are the non-seed ones among the
+        top k + (number of seeds) of the whole store."""
+        k = self.config.k if k is None else int(k)
+        if k <= 0:
+            return []
+        with self._lock:
+            seeds = len(self._seed_set()[1])
+        found = [ex for ex, _score in self.retrieve(utterances, k + seeds) if ex.source != "seed"]
+        return found[-k:]
+
+    @_locked
+    def seed_block(self) -> list[Example]:
+        """:func:`.order.seed_block` of the stored seed examples (``config.seed_tokens``):
+        the seed examples every prompt of the ``seed_block`` layout starts with."""
+        signature, seeds, centrality = self._seed_set()
+        budget = self.config.seed_tokens
+        if self._seed_block is None or self._seed_block[0] != (signature, budget):
+            self._seed_block = ((signature, budget), choose_seed_block(seeds, centrality, budget))
+        return list(self._seed_block[1])
+
     @_locked
     def seed_centrality(self) -> dict[str, float]:
         """:func:`seed_centrality` of the seed examples, recomputed when the seed set changes."""
+        return self._seed_set()[2]
+
+    def _seed_set(self) -> tuple[tuple, list[Example], dict[str, float]]:
+        """(signature, seed examples, centrality), read again when the seed set changed
+        (lock held)."""
         # called per prompt: ids alone tell whether the seed set changed; vectors only then
         ids = self.collection.get(where={"source": "seed"}, include=[])["ids"]
         signature = tuple(sorted(ids))
@@ -364,15 +398,16 @@ class ExampleMemory:
             found = self.collection.get(ids=list(ids), include=["embeddings", "metadatas"]) \
                 if ids else {"embeddings": [], "metadatas": []}
             keys: dict[str, list] = {}
-            origin = {}
+            primaries = {}
             for vec, meta in zip(found["embeddings"], found["metadatas"]):
                 keys.setdefault(meta["example_id"], []).append(vec)
                 if meta.get("rec") == 0:
-                    origin[meta["example_id"]] = meta.get("origin", "")
-            by_origin = {origin[e]: np.asarray(v, dtype=np.float32) for e, v in keys.items()
-                         if e in origin}
-            self._centrality = (signature, seed_centrality(by_origin))
-        return self._centrality[1]
+                    primaries[meta["example_id"]] = example_from_metadata(meta)
+            by_origin = {primaries[e].origin: np.asarray(v, dtype=np.float32)
+                         for e, v in keys.items() if e in primaries}
+            seeds = sorted(primaries.values(), key=lambda ex: (ex.created, ex.id))
+            self._centrality = (signature, seeds, seed_centrality(by_origin))
+        return self._centrality
 
     # ------------------------------------------------ I/O for the strategies (lock held)
     def nearest(self, probe, n: int) -> tuple[list[list[str]], list[list[float]]]:

@@ -33,6 +33,7 @@ class OursSystem:
         self.memory = RetrievalLog(open_memory(TABLETOP, self.settings.memory))
         self.session: Session | None = None
         self.first_statement_s: float | None = None   # last run: instruction -> first statement
+        self.startup_s: float | None = None           # last run: start -> instruction (prefill)
 
     def run(self, robot: TabletopRobot, instruction: str, next_utterance: UserTurn) -> None:
         state = {"first": True, "seen_turns": 0}
@@ -40,6 +41,8 @@ class OursSystem:
         def respond(purpose, prompt):
             if state["first"]:
                 state["first"] = False
+                state["told"] = time.perf_counter()     # after the start-up prefill
+                self.startup_s = round(state["told"] - started, 2)
                 return instruction
             agent, console = session.agent, session.console
             new_turns = agent.turns[state["seen_turns"]:]
@@ -61,11 +64,11 @@ class OursSystem:
         self.session = session
         self.memory.ids.clear()
         started = time.perf_counter()
-        self.first_statement_s = None
+        self.first_statement_s = self.startup_s = None
 
         def first_input(_source: str) -> None:
             if self.first_statement_s is None and not state["first"]:
-                self.first_statement_s = round(time.perf_counter() - started, 2)
+                self.first_statement_s = round(time.perf_counter() - state["told"], 2)
         session.console.input_listeners.append(first_input)
         session.agent.run()
 

@@ -1,5 +1,11 @@
 """Ours and its ablations: one :class:`Variant` per row of the paper's ablation table.
 
+``ours`` and its ablations use the default prompt layout (``memory.order`` ``seed_block``:
+every seed, then the top-k lessons), so ``ours`` before any lesson and ``ours_no_learning``
+hold the same prompt and differ only in learning. The ``paper`` preset is the paper's layout
+(the top k over seeds and lessons together, most similar last), and ``paper_no_learning`` its
+w/o-learning ablation as the paper configures it (k = 64).
+
 Kept apart from :mod:`.ours` (which builds sessions) so that the systems registry can name
 the variants without importing the agent.
 """
@@ -21,10 +27,12 @@ class Variant:
     k: int | None = None
     mode: str | None = None          # improve | raw (w/o improve) | off (w/o learning)
     retrieval: bool | None = None
+    order: str | None = None         # memory.order: the prompt layout
 
     def settings(self, base: "Settings", memory_dir: str | Path) -> "Settings":
         """``base`` with this variant's changes; the memory is the one in ``memory_dir``."""
-        settings = base.with_overrides({"memory.k": self.k, "learning.mode": self.mode,
+        settings = base.with_overrides({"memory.k": self.k, "memory.order": self.order,
+                                        "learning.mode": self.mode,
                                         "learning.retrieval": self.retrieval,
                                         "memory.enabled": True, "memory.path": str(memory_dir)})
         settings.memory.host = None          # never a shared server: runs must not mix
@@ -38,7 +46,10 @@ VARIANTS = {v.name: v for v in (
     Variant("ours_no_improve", mode="raw"),
     Variant("ours_corrected", mode="corrected"),    # no L_improve: what worked + corrections
     Variant("ours_final", mode="final"),     # no L_improve: the accepted attempt, replayed
-    Variant("ours_no_learning", k=64, mode="off"),
+    Variant("ours_no_learning", mode="off"),      # the same prompt as ours, never a lesson
     # Table III: what was learned before (--memory-from), used without learning more
     Variant("ours_frozen", mode="off"),
+    # the paper's layout: top k over seeds and lessons together, most similar last
+    Variant("paper", order="similarity"),
+    Variant("paper_no_learning", k=64, mode="off", order="similarity"),
 )}
