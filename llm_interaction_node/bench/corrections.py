@@ -12,8 +12,8 @@ statements or ``wait_for_trigger()``). Judged by the task's own success check:
 * ``copied``: the new turn starts with every move of the attempt again;
 * ``worse``: a block the attempt had put right is no longer right.
 
-Variants are settings (``VARIANTS``: ``today`` = every mechanism off, ``default`` = the
-settings as shipped, and one row per mechanism switched off), compared in one run with
+Variants are settings (``VARIANTS``: ``today`` = every mechanism off, ``mechanisms`` = all
+on, ``default`` = the settings as shipped, and one row per mechanism switched off), compared in one run with
 ``--variants``. The prompt is the fixed one (all seed examples, no lesson), so the embedded
 model evaluates it once per variant. One JSON record per situation and variant in
 ``OUT/<variant>/``; a record that exists is not run again (resumable); ``OUT/summary.json``
@@ -47,14 +47,17 @@ from .correction_situations import (MISTAKES, SEEN_TEMPLATES, Situation, attempt
 MOVE = "put_first_on_second"
 # every mechanism of issue 31 as a setting; ``today`` switches all of them off
 MECHANISMS: dict[str, dict[str, object]] = {
-    "focus": {"agent.correction_focus": False},          # decoding after a correction
-    "restate": {"agent.restate_correction": False},      # the user's words restated
-    "repeat_actions": {"agent.repeat_actions_only": False},   # repeat note over actions only
+    "focus": {"agent.correction_focus": True},           # decoding after a correction
+    "restate": {"agent.restate_correction": True},       # the user's words restated
+    "repeat_actions": {"agent.repeat_actions_only": True},    # repeat note over actions only
 }
+_ALL_ON = {k: v for m in MECHANISMS.values() for k, v in m.items()}
 VARIANTS: dict[str, dict[str, object]] = {
-    "default": {},
-    "today": {k: v for m in MECHANISMS.values() for k, v in m.items()},
-    **{f"no_{name}": overrides for name, overrides in MECHANISMS.items()},
+    "default": {},                                       # the settings as shipped
+    "today": {k: False for k in _ALL_ON},                # every mechanism off
+    "mechanisms": _ALL_ON,                               # every mechanism on
+    **{f"no_{name}": {**_ALL_ON, **{k: False for k in overrides}}
+       for name, overrides in MECHANISMS.items()},
 }
 DEFAULT_VARIANT = "default"
 

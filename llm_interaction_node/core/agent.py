@@ -80,13 +80,13 @@ class AgentConfig:
                                 "that completes the copy (a small model copies its last turn "
                                 "after a correction), this often per turn; then it runs "
                                 "(0: the reference's rule)", minimum=0)
-    correction_focus: bool = setting(True, "in a turn that answers an attempt that moved "
+    correction_focus: bool = setting(False, "in a turn that answers an attempt that moved "
                                      "something, the move function may only take the objects "
                                      "and targets the user's words name, never a move the "
                                      "attempt made (decoding and check: core/correction.py)")
-    restate_correction: bool = setting(True, "a turn that answers an attempt starts with a "
+    restate_correction: bool = setting(False, "a turn that answers an attempt starts with a "
                                        "comment restating the user's words")
-    repeat_actions_only: bool = setting(True, "the repeat note compares actions only: "
+    repeat_actions_only: bool = setting(False, "the repeat note compares actions only: "
                                         "statements that only query (get_obj_names(), ...) "
                                         "are left out of both attempts")
     function_generation: bool = setting(True, "functions a statement calls that nobody defined "
