@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 from .config import check_section, setting
 from .console import ConsoleSession
 from .constraint import ConsoleVocabulary
-from .correction import Focus, focus_after
+from .correction import Focus, focus_after, restate_note
 from .errors import EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
@@ -49,7 +49,6 @@ REPEAT_NOTE = ("{source} would do again exactly what was done before the user's 
                "do what they ask for instead.")
 # written before the model's first statement in a turn that answers an attempt (measured: it
 # halves the copies of the rejected attempt)
-RESTATE_NOTE = 'The user says: "{text}". Do that now.'
 
 ExampleSource = Callable[[Sequence[str]], Sequence[str]]
 
@@ -80,13 +79,13 @@ class AgentConfig:
                                 "that completes the copy (a small model copies its last turn "
                                 "after a correction), this often per turn; then it runs "
                                 "(0: the reference's rule)", minimum=0)
-    correction_focus: bool = setting(False, "in a turn that answers an attempt that moved "
+    correction_focus: bool = setting(True, "in a turn that answers an attempt that moved "
                                      "something, the move function may only take the objects "
                                      "and targets the user's words name, never a move the "
                                      "attempt made (decoding and check: core/correction.py)")
-    restate_correction: bool = setting(False, "a turn that answers an attempt starts with a "
+    restate_correction: bool = setting(True, "a turn that answers an attempt starts with a "
                                        "comment restating the user's words")
-    repeat_actions_only: bool = setting(False, "the repeat note compares actions only: "
+    repeat_actions_only: bool = setting(True, "the repeat note compares actions only: "
                                         "statements that only query (get_obj_names(), ...) "
                                         "are left out of both attempts")
     function_generation: bool = setting(True, "functions a statement calls that nobody defined "
@@ -331,8 +330,7 @@ class Agent:
         if (self.config.restate_correction and not self._restated and not self.turn.statements
                 and self._answers_an_attempt()):
             self._restated = True
-            text = " ".join(self._task_utterances[-1].split()).replace('"', "'")
-            self.console.annotate(RESTATE_NOTE.format(text=text))
+            self.console.annotate(restate_note(self._task_utterances[-1]))
 
     def _focus(self, vocabulary: ConsoleVocabulary) -> Focus | None:
         """What the move function may take in this turn (core/correction.py), or None."""

@@ -75,7 +75,10 @@ class OracleLLM(ScriptedLLM):
         if instruction is None or not said:
             return WAIT
         last_line, last = said[-1]
-        after = [ln for ln in current.splitlines()[last_line + 1:] if ln.startswith(">>> ")]
+        # statements since the user spoke; the console's comments (a restated correction,
+        # a note) are no statements of the program
+        after = [ln for ln in current.splitlines()[last_line + 1:]
+                 if ln.startswith(">>> ") and not ln.startswith(">>> #")]
         if is_learning_request(last):
             return "learn_from_interaction()" if not after else WAIT
         if last == instruction and instruction in self.fail_first and instruction not in self.failed:

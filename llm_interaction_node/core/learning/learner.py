@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterable, Literal, Sequence
 
 from ..builtins import LEARN_REFUSAL
 from ..llm import LLMError, TokenLedger
+from ..correction import without_restate_notes
 from ..transcript import Entry, Transcript
 from . import improve as improve_mod
 from .corrected import corrected_example, failed
@@ -214,7 +215,8 @@ class Learner:
         if self.mode == "off":
             return LearnOutcome(LearnStatus.DISABLED, LEARNING_DISABLED)
         utterances = list(self._utterances_source())
-        transcript = self._transcript_source()
+        # the console's restating comments are notes to the model, not part of a lesson
+        transcript = without_restate_notes(self._transcript_source())
         if self._honoured == len(utterances):     # the same request again
             return LearnOutcome(LearnStatus.ALREADY_LEARNED, ALREADY_LEARNED)
         decision = accepts(transcript, utterances[-1] if utterances else "")
