@@ -12,6 +12,13 @@ statements or ``wait_for_trigger()``). Judged by the task's own success check:
 * ``copied``: the new turn starts with every move of the attempt again;
 * ``worse``: a block the attempt had put right is no longer right.
 
+``--world household`` runs the household situations instead (:mod:`.household_situations`:
+an object forgotten, the wrong object, the wrong place, in the worlds of ``--api humanoid``),
+judged the same way by the household world's state: put right when every fact of the request
+holds (who holds what, what stands where), worse when a fact that held after the attempt no
+longer does; a move is a statement calling a skill that acts on an object (``H.MOVES``: the
+API functions not marked as queries, ``move_to`` left out).
+
 Variants are settings (``VARIANTS``: ``today`` = every mechanism off, ``mechanisms`` = all
 on, ``default`` = the settings as shipped, and one row per mechanism switched off), compared in one run with
 ``--variants``. The prompt is the fixed one (all seed examples, no lesson), so the embedded
@@ -20,12 +27,13 @@ model evaluates it once per variant. One JSON record per situation and variant i
 holds the totals per variant.
 
     python -m llm_interaction_node.bench.corrections [--variants today default]
-        [--templates ...] [--scenes 3] [--seed-base 0] [--household] [--out DIR]
+        [--templates ...] [--scenes 3] [--seed-base 0] [--world bullet|2d|household] [--out DIR]
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -41,6 +49,7 @@ from ..eval.observe import PLACES, at_place, in_bowl, observe, on_block
 from ..eval.simulated_user import Observation, SimulatedUser
 from ..session import build_session, open_memory
 from ..settings import Settings
+from . import household_situations as H
 from .correction_situations import (MISTAKES, SEEN_TEMPLATES, Situation, attempt_source, plan,
                                     solution_moves)
 
@@ -88,14 +97,70 @@ def _satisfied(pos, block: str, target: str) -> bool:
     return on_block(pos[block], pos[target])
 
 
-def _moves(statements: list[str]) -> list[str]:
-    """The move statements (those calling put_first_on_second), whitespace-normalised."""
+def _moves(statements: list[str], functions=(MOVE,)) -> list[str]:
+    """The move statements (those calling one of ``functions``: put_first_on_second, the
+    household's object skills), whitespace-normalised."""
+    calls = re.compile(r"\b(?:" + "|".join(map(re.escape, functions)) + r")\s*\(")
     out = []
     for source in statements:
         code = " ".join(" ".join(ln.split()) for ln in code_lines(source))
-        if MOVE + "(" in code:
+        if calls.search(code):
             out.append(code)
     return out
+
+
+def _next_turn(api: str, world, instruction: str, attempt: list[str], answer: Callable,
+               llm, settings: Settings, memory) -> tuple | None:
+    """The instruction, the scripted attempt, the user's answer (``answer()``, asked on the
+    world the attempt left: the feedback, or None when the attempt needs none), then the
+    system's next turn: (session, what was measured), None without feedback."""
+    state: dict = {"calls": 0}
+
+    def respond(purpose, prompt):
+        state["calls"] += 1
+        if state["calls"] == 1:
+            return instruction
+        if state["calls"] == 2:
+            text = answer()
+            if text is None:
+                state["invalid"] = True
+                return None
+            state["feedback"] = text
+            state["turn_start"] = len(session.console.transcript)
+            state["t0"] = time.perf_counter()
+            state["usage0"] = session.ledger.total
+            return text
+        state.setdefault("wall", time.perf_counter() - state["t0"])
+        return None
+
+    session = build_session(api, world, CallbackUser(respond), settings,
+                            llm=AttemptFirst(llm, attempt), memory=memory)
+    session.agent.run()
+    if "invalid" in state or "t0" not in state:
+        return None
+    state.setdefault("wall", time.perf_counter() - state["t0"])
+    return session, state
+
+
+def _judged(session, state: dict, attempt: list[str], functions, put_right: bool,
+            worse: bool) -> dict:
+    """The record's measures of the new turn (see the module docstring)."""
+    turn = list(session.console.transcript)[state["turn_start"]:]
+    new_moves = _moves([e.source for e in turn], functions)
+    old_moves = _moves(attempt, functions)
+    usage, before = session.ledger.total, state["usage0"]
+    return {
+        "feedback": state["feedback"], "attempt": attempt,
+        "put_right": bool(put_right),
+        "changed": bool(new_moves) and new_moves[0] != old_moves[0],
+        "copied": new_moves[:len(old_moves)] == old_moves,
+        "worse": bool(worse),
+        "evaluated_tokens": usage.evaluated_prompt_tokens - before.evaluated_prompt_tokens,
+        "generated_tokens": usage.completion_tokens - before.completion_tokens,
+        "wall_s": round(state["wall"], 2),
+        "transcript": "\n".join(e.render() for e in turn),
+        "whole_transcript": session.console.transcript.render(),
+    }
 
 
 def run_situation(situation: Situation, world, llm, settings: Settings, memory) -> dict | None:
@@ -103,57 +168,57 @@ def run_situation(situation: Situation, world, llm, settings: Settings, memory) 
     task = situation.task
     initial = T.world_positions(world)
     user = SimulatedUser(task, initial, seed=situation.seed)
-    state: dict = {"calls": 0}
+    seen: dict = {}
 
-    def respond(purpose, prompt):
-        state["calls"] += 1
-        if state["calls"] == 1:
-            return user.first().text
-        if state["calls"] == 2:
-            after = T.world_positions(world)
-            state["after"] = after
-            success = T.check(task, initial, after)
-            view = observe(task, initial, after)
-            answer = user.respond(Observation(success=success, places=view.places,
-                                              moved=view.moved, unmet=view.unmet))
-            if success or answer is None or answer.kind != "high_level":
-                state["invalid"] = f"the attempt was judged {success=}, answer {answer}"
-                return None
-            state["feedback"] = answer.text
-            state["turn_start"] = len(session.console.transcript)
-            state["t0"] = time.perf_counter()
-            state["usage0"] = session.ledger.total
-            return answer.text
-        state["wall"] = time.perf_counter() - state["t0"]
-        return None
+    def answer():
+        seen["after"] = after = T.world_positions(world)
+        success = T.check(task, initial, after)
+        view = observe(task, initial, after)
+        reply = user.respond(Observation(success=success, places=view.places,
+                                         moved=view.moved, unmet=view.unmet))
+        if success or reply is None or reply.kind != "high_level":
+            return None
+        return reply.text
 
-    session = build_session("tabletop", world, CallbackUser(respond), settings,
-                            llm=AttemptFirst(llm, situation.attempt), memory=memory)
-    session.agent.run()
-    if "invalid" in state:
+    ran = _next_turn("tabletop", world, user.first().text, situation.attempt, answer, llm,
+                     settings, memory)
+    if ran is None:
         return None
+    session, state = ran
     final = T.world_positions(world)
-    entries = list(session.console.transcript)
-    turn = entries[state["turn_start"]:]
-    new_moves = _moves([e.source for e in turn])
-    old_moves = _moves(situation.attempt)
     right = solution_moves(task, initial)
-    usage = session.ledger.total
-    before = state["usage0"]
     return {
         "situation": situation.id, "template": situation.template, "kind": situation.kind,
-        "seed": situation.seed, "instruction": task.instruction, "feedback": state["feedback"],
-        "attempt": situation.attempt,
-        "put_right": bool(T.check(task, initial, final)),
-        "changed": bool(new_moves) and new_moves[0] != old_moves[0],
-        "copied": new_moves[:len(old_moves)] == old_moves,
-        "worse": any(_satisfied(state["after"], b, t) and not _satisfied(final, b, t)
-                     for b, t in right),
-        "evaluated_tokens": usage.evaluated_prompt_tokens - before.evaluated_prompt_tokens,
-        "generated_tokens": usage.completion_tokens - before.completion_tokens,
-        "wall_s": round(state["wall"], 2),
-        "transcript": "\n".join(e.render() for e in turn),
-        "whole_transcript": session.console.transcript.render(),
+        "seed": situation.seed, "instruction": task.instruction,
+        **_judged(session, state, situation.attempt, (MOVE,), T.check(task, initial, final),
+                  any(_satisfied(seen["after"], b, t) and not _satisfied(final, b, t)
+                      for b, t in right)),
+    }
+
+
+def run_household_situation(situation: H.HouseholdSituation, world, llm, settings: Settings,
+                            memory) -> dict | None:
+    """The same for a household situation, judged by the world's state: put right when every
+    fact of the goal holds; worse when one that held after the attempt no longer does."""
+    initial = H.state(world)
+    seen: dict = {}
+
+    def answer():
+        seen["after"] = H.state(world)
+        return H.feedback(situation, initial, seen["after"], world)
+
+    ran = _next_turn("humanoid", world, situation.instruction, situation.attempt, answer, llm,
+                     settings, memory)
+    if ran is None:
+        return None
+    session, state = ran
+    final = H.state(world)
+    return {
+        "situation": situation.id, "template": situation.template, "kind": situation.kind,
+        "seed": situation.seed, "world": situation.world, "instruction": situation.instruction,
+        **_judged(session, state, situation.attempt, H.MOVES, not H.unmet(situation.goal, final),
+                  any(H.holds(f, seen["after"]) and not H.holds(f, final)
+                      for f in situation.goal)),
     }
 
 
@@ -201,34 +266,60 @@ def _print_table(result: dict) -> None:
               f"{r['copied']:>7} {r['worse']:>6} {r['evaluated_tokens']:>8} {r['wall_s']:>8}")
 
 
+def bench_settings(variant: str, max_statements: int, memory_path: str) -> Settings:
+    """The settings of ``variant``: the fixed prompt (every seed example, a fresh memory at
+    ``memory_path``, no learning), at most ``max_statements`` statements in the new turn."""
+    settings = Settings().with_overrides({
+        **VARIANTS[variant], "memory.k": 64, "learning.mode": "off",
+        "agent.max_statements_per_turn": max_statements,
+        "memory.path": memory_path, "memory.enabled": True})
+    settings.memory.host = None
+    return settings
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m llm_interaction_node.bench.corrections",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", nargs="+", default=[DEFAULT_VARIANT], choices=VARIANTS)
-    parser.add_argument("--templates", nargs="+", default=list(SEEN_TEMPLATES), choices=MISTAKES)
-    parser.add_argument("--scenes", type=int, default=3, help="situations per template")
+    parser.add_argument("--templates", nargs="+", default=None, choices=[*MISTAKES, *H.KINDS],
+                        help="tabletop templates (default: the 8 seen ones); with --world "
+                        "household the mistakes (default: all three)")
+    parser.add_argument("--scenes", type=int, default=None,
+                        help="situations per template (default 3; household: per mistake, 2)")
     parser.add_argument("--seed-base", type=int, default=0, help="another base: other scenes")
     parser.add_argument("--max-statements", type=int, default=8)
-    parser.add_argument("--out", default="docs/eval/corrections")
-    parser.add_argument("--world", choices=("bullet", "2d"), default="bullet")
+    parser.add_argument("--out", default=None, help="default docs/eval/corrections "
+                        "(household: docs/eval/corrections/household)")
+    parser.add_argument("--world", choices=("bullet", "2d", "household"), default="bullet",
+                        help="the tabletop's simulator, or the household situations")
     parser.add_argument("--scripted", action="store_true",
                         help="a stand-in that answers with the solution (tests the bench itself)")
     args = parser.parse_args(argv)
-    from ..eval.worlds import world_factory
-    factory = world_factory(args.world, "floating")
-    out = Path(args.out)
-    planned = situations(args.templates, args.scenes, args.seed_base, factory)
+    household = args.world == "household"
+    templates = args.templates or list(H.KINDS if household else SEEN_TEMPLATES)
+    wrong = [t for t in templates if t not in (H.KINDS if household else MISTAKES)]
+    if wrong:
+        what = "household mistake" if household else "tabletop template"
+        parser.error(f"{', '.join(wrong)}: not a {what}")
+    out = Path(args.out or ("docs/eval/corrections/household" if household
+                            else "docs/eval/corrections"))
+    if household:
+        per_kind = 2 if args.scenes is None else args.scenes
+        planned = [(s, s.build) for s in H.situations(per_kind, args.seed_base, templates)]
+        api, run, oracle = "humanoid", run_household_situation, _household_oracle
+    else:
+        from ..eval.worlds import world_factory
+        factory = world_factory(args.world, "floating")
+        planned = situations(templates, 3 if args.scenes is None else args.scenes,
+                             args.seed_base, factory)
+        api, run, oracle = "tabletop", run_situation, _oracle
     print(f"{len(planned)} situations, variants {', '.join(args.variants)}", file=sys.stderr)
     llm = None
     for variant in args.variants:
         (out / variant).mkdir(parents=True, exist_ok=True)
-        settings = Settings().with_overrides({
-            **VARIANTS[variant], "memory.k": 64, "learning.mode": "off",
-            "agent.max_statements_per_turn": args.max_statements})
         with tempfile.TemporaryDirectory() as tmp:
-            settings = settings.with_overrides({"memory.path": tmp, "memory.enabled": True})
-            settings.memory.host = None
-            memory = open_memory("tabletop", settings.memory)
+            settings = bench_settings(variant, args.max_statements, tmp)
+            memory = open_memory(api, settings.memory)
             for i, (situation, build) in enumerate(planned, 1):
                 path = out / variant / f"{situation.id}.json"
                 if path.exists():
@@ -237,8 +328,8 @@ def main(argv=None) -> int:
                     llm = _llm(args.scripted)
                 world = build()
                 try:
-                    record = run_situation(situation, world, llm if not args.scripted
-                                           else _oracle(situation, world), settings, memory)
+                    record = run(situation, world, llm if not args.scripted
+                                 else oracle(situation, world), settings, memory)
                 finally:
                     world.close() if hasattr(world, "close") else None
                 if record is None:
@@ -253,7 +344,7 @@ def main(argv=None) -> int:
                       f"{record['wall_s']} s", file=sys.stderr, flush=True)
     result = summary(out, args.variants)
     (out / "summary.json").write_text(json.dumps(summary(out, sorted(
-        p.name for p in out.iterdir() if p.is_dir())), indent=1) + "\n")
+        p.name for p in out.iterdir() if p.is_dir() and p.name in VARIANTS)), indent=1) + "\n")
     _print_table(result)
     return 0
 
@@ -269,6 +360,12 @@ def _oracle(situation: Situation, world):
     """The stand-in of ``--scripted``: the solution's moves, then the hand-back."""
     moves = solution_moves(situation.task, T.world_positions(world))
     return ScriptedLLM(attempt_source(moves, place_names=True)[1:] + ["wait_for_trigger()"] * 3)
+
+
+def _household_oracle(situation: H.HouseholdSituation, world):
+    """The household stand-in of ``--scripted``: the skill calls that put right what the
+    attempt leaves, then the hand-back."""
+    return ScriptedLLM(H.solution(situation, H.state(world)) + ["wait_for_trigger()"] * 3)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import SemanticHintError
-from ..registry import COMMENT_ATTR, comment
+from ..registry import COMMENT_ATTR, comment, query
 
 GRASP = "grasp"
 PLACE_ON_TOP = "place_something_on_top"
@@ -133,7 +133,9 @@ class HumanoidApi:
 
     ``min_speed`` / ``max_speed`` bound the ``speed_factor`` of :meth:`move_to`;
     ``explain_failures`` (default True) makes a failed skill return ``'failure: <why>'``,
-    False the bare ``'failure'`` of the paper's API.
+    False the bare ``'failure'`` of the paper's API. The functions that only look (lists,
+    positions, what a hand holds) are marked :func:`~..registry.query`: a statement of
+    queries alone is no attempt to act (the agent's repeat note over actions leaves it out).
     """
 
     API = (
@@ -175,6 +177,7 @@ class HumanoidApi:
                                       fn.__closure__)
             copy.__kwdefaults__, copy.__annotations__ = fn.__kwdefaults__, fn.__annotations__
             copy.__doc__, copy.__qualname__ = fn.__doc__, fn.__qualname__
+            copy.__dict__.update(fn.__dict__)          # its marks (registry.query, ...)
             plain = text.split(f"; {FAILS_SAYING_WHY}")[0].split(FAILS_SAYING_WHY)[0].strip("; ")
             setattr(copy, COMMENT_ATTR, plain or None)
             setattr(self, name, types.MethodType(copy, self))
@@ -356,6 +359,7 @@ class HumanoidApi:
             "object_name": ladder.name, "location_name": target, "pose": pose}),
             words.ladder_failed, ladder.name, target)
 
+    @query
     def get_location_coordinates(self, location_name: str) -> np.ndarray:
         """Base pose ``[x, y, yaw]`` of a named location (pass it to :meth:`move_to`)."""
         locations = self.robot.named_locations()
@@ -371,11 +375,13 @@ class HumanoidApi:
             f"unknown location {location_name!r}.{tip} Use one of the names returned by "
             f"list_locations(): {list(locations)!r}")
 
+    @query
     def get_obj_pos(self, obj_name: str) -> np.ndarray:
         """6-D pose ``[x, y, z, roll, pitch, yaw]`` of an object in world coordinates."""
         obj = self._any_object(obj_name, self._scene())
         return np.asarray(obj.pose, dtype=float).copy()
 
+    @query
     def get_object_in_hand(self, hand: Literal['left', 'right', None] = None) -> str | None:
         """Name of the object in the given hand (any hand if None), or None."""
         self._check_hand(hand)
@@ -413,6 +419,7 @@ class HumanoidApi:
             raise self._not_held_hint(obj, scene)
         return self._why(self.robot.handover(obj.name), words.handover_failed, obj.name)
 
+    @query
     def is_object_at_location(self, object_name: str, location_name: str) -> bool:
         """Whether the object is at the location (a surface 'on_...', or a navigation location)."""
         scene = self._scene()
@@ -434,6 +441,7 @@ class HumanoidApi:
             f"{list(locations)!r} or by list_objects(affordance='{PLACE_ON_TOP}'): "
             f"{self._names(PLACE_ON_TOP, scene)!r}")
 
+    @query
     def list_locations(self) -> list[str]:
         """Names of all locations the robot can navigate to."""
         return list(self.robot.named_locations())
@@ -443,6 +451,7 @@ class HumanoidApi:
             raise SemanticHintError(
                 f"invalid affordance {affordance!r}. Use one of {list(AFFORDANCES)!r}")
 
+    @query
     def list_object_locations(self, affordance: Literal[None, 'grasp', 'place_something_on_top'] = 'grasp'
                               ) -> list[tuple[str, str | None]]:
         """(object name, symbolic location) for each object with the affordance (None: all)."""
@@ -453,6 +462,7 @@ class HumanoidApi:
         return [(self._display_name(o), o.location if GRASP in o.affordances else None)
                 for o in scene if o.has(affordance)]
 
+    @query
     def list_objects(self, affordance: Literal[None, 'grasp', 'place_something_on_top'] = 'grasp') -> list[str]:
         """Names of the objects with the affordance (None: all objects)."""
         self._check_affordance(affordance)

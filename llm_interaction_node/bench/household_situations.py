@@ -1,0 +1,270 @@
+"""The household situations of the correction bench: a request, a wrong first attempt, the
+user's feedback, judged by the household world's state.
+
+A situation is generated, not recorded: one of the household worlds of ``llm-interaction
+chat --api humanoid`` (``config/worlds``, loaded without their injected failures: the bench
+asks whether a correction is understood, not whether a handover fails), objects and surfaces
+drawn from its scene, a request in the user's words, the goal it sets on the world's state,
+and one of three mistakes (``kind``), written as the model writes its household attempts (the
+seed transcripts: look the objects up, say what it will do, then the skill calls):
+
+* ``forgotten``: "bring me the cup and the milk" -> only the cup is brought;
+* ``wrong_object``: "bring me the milk" -> the juice is brought;
+* ``wrong_place``: "put the sponge on the dining table" -> it goes on another surface.
+
+A goal is a tuple of facts ``(object, where)``: ``where`` is ``'human'`` (handed over: the human
+holds it) or a surface ``'on_<furniture>'`` (the object stands on it). :func:`unmet` judges
+them on :func:`state`, the world's own record of where each object is and who holds it. The
+user's answer (:func:`feedback`) says what is wrong as the user sees it, read from the state
+the attempt left: "you forgot the milk", "that is the juice, I asked for the milk", "not on the
+kitchen counter, on the dining table"; never how to do it.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import yaml
+
+from ..core.apis.humanoid import (GRASP, HANDOVER_LOCATION, HANDS, HUMAN, PLACE_ON_TOP,
+                                  HumanoidApi, navigation_location, surface_name)
+from ..core.apis.humanoid_words import Words
+from ..core.registry import QUERY_ATTR
+from ..eval.harness import run_seed
+from ..paths import world_path
+from ..sims.household import HouseholdWorld
+
+WORLDS = ("drinks_and_cup", "ladder_and_shelf", "sponge_workbench")
+# each mistake and the request it gets wrong (the record's ``template``)
+KINDS = {"forgotten": "bring_two_objects", "wrong_object": "bring_object",
+         "wrong_place": "put_object_on"}
+# a move of an attempt, as put_first_on_second is one on the tabletop: a statement calling a
+# skill that acts on an object, i.e. an API function that is no query (registry.query), but
+# move_to: the way to the object is part of the tabletop's one move too, and a right next turn
+# may well start at the counter the rejected one went to
+MOVES = tuple(n for n in HumanoidApi.API if n != "move_to"
+              and not getattr(getattr(HumanoidApi, n), QUERY_ATTR, False))
+# what a user calls an object of a class (else the class name in words)
+SAID = {"milk-carton": "milk", "mango-juice": "juice", "coffee-cup": "cup", "tumbler": "glass",
+        "kitchen-sponge": "sponge", "muesli-box": "cereals", "mineral-water": "water",
+        "cleaning-spray": "cleaning spray", "empty-mug": "mug"}
+# what can be taken for what: the wrong object is one of the same sort (a drink for a drink)
+SORTS = {"milk-carton": "drink", "mango-juice": "drink", "mineral-water": "drink",
+         "coffee-cup": "vessel", "tumbler": "vessel", "empty-mug": "vessel",
+         "kitchen-sponge": "cleaning", "cleaning-spray": "cleaning"}
+REQUESTS = {
+    "forgotten": ("could you bring me the {a} and the {b} please", "bring me the {a} and the {b}",
+                  "I would like the {a} and the {b}, can you bring them to me"),
+    "wrong_object": ("bring me the {a}, please", "could you get me the {a}",
+                     "I need the {a}, can you bring it to me"),
+    "wrong_place": ("put the {a} on {place}", "please move the {a} to {place}",
+                    "could you leave the {a} on {place}"),
+}
+FORGOTTEN = ("you forgot the {a}", "the {a} is still missing", "where is the {a}? You forgot it")
+OTHER_OBJECT = ("that is the {b}, I asked for the {a}", "I wanted the {a}, not the {b}",
+                "this is the {b}; I asked you for the {a}")
+OTHER_PLACE = ("not on {wrong}, on {place}", "that is {wrong}, I said {place}",
+               "the {a} should be on {place}, not on {wrong}")
+NOT_THERE = ("the {a} is not on {place}", "I wanted the {a} on {place}")
+
+Fact = tuple[str, str]
+State = dict[str, tuple[str | None, str | None]]     # object -> (location, held_by)
+
+
+@dataclass
+class HouseholdSituation:
+    """One wrong first attempt in one household world (see the module docstring)."""
+
+    id: str
+    template: str
+    kind: str
+    seed: int
+    world: str
+    instruction: str
+    goal: tuple[Fact, ...]
+    mistake: tuple[Fact, ...]            # what the attempt does instead
+    attempt: list[str]                   # console inputs, after the instruction
+
+    def build(self) -> HouseholdWorld:
+        return household_world(self.world)
+
+
+def household_world(name: str) -> HouseholdWorld:
+    """The world file ``name`` as ``make run`` loads it, without its injected failures."""
+    path = world_path(name)
+    config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    config.pop("failures", None)
+    config.pop("random_failures", None)
+    return HouseholdWorld.from_dict(config, source=str(path))
+
+
+def state(world: HouseholdWorld) -> State:
+    """Where each object is and who holds it, as the world records it."""
+    return {n: (o["location"], o["held_by"]) for n, o in world.snapshot()["objects"].items()}
+
+
+def holds(fact: Fact, now: State) -> bool:
+    obj, where = fact
+    location, held_by = now[obj]
+    return held_by == HUMAN if where == HUMAN else held_by is None and location == where
+
+
+def unmet(goal, now: State) -> list[Fact]:
+    """The facts of ``goal`` that do not hold in ``now``."""
+    return [f for f in goal if not holds(f, now)]
+
+
+def after(moves, now: State) -> State:
+    """The state ``moves`` leave when every skill works (the planned end of an attempt)."""
+    out = dict(now)
+    for obj, where in moves:
+        out[obj] = (None, HUMAN) if where == HUMAN else (where, None)
+    return out
+
+
+def said(name: str) -> str:
+    """``'milk-carton_0'`` -> ``'milk'``: the user's word for an object."""
+    klass = name.rsplit("_", 1)[0]
+    return SAID.get(klass, klass.replace("-", " "))
+
+
+def _go(location: str) -> str:
+    return f"move_to(get_location_coordinates({location!r}))"
+
+
+def steps(moves, now: State) -> list[str]:
+    """The skill calls that take each object where ``moves`` say, from the state ``now``, as
+    the seed transcripts write them: to the human fetched, carried and handed over; to a
+    surface with ``bring_object_to``."""
+    out = []
+    for obj, where in moves:
+        location, held_by = now[obj]
+        if held_by == HUMAN:
+            out += [_go(HANDOVER_LOCATION), f"receive_object_from_human({obj!r})"]
+        if where != HUMAN:
+            out.append(f"bring_object_to({obj!r}, {where!r})")
+            continue
+        if held_by not in HANDS:
+            out += [_go(navigation_location(location[len("on_"):])), f"grasp({obj!r})"]
+        out += [_go(HANDOVER_LOCATION), f"handover_object_to_human({obj!r})"]
+    return out
+
+
+def solution(situation: HouseholdSituation, initial: State) -> list[str]:
+    """The skill calls that put the planned end of the attempt right."""
+    left = after(situation.mistake, initial)
+    return steps(unmet(situation.goal, left), left)
+
+
+def _scene(world: HouseholdWorld) -> tuple[list[str], list[str]]:
+    """The graspable objects standing on a surface the robot reaches, and those surfaces."""
+    surfaces = [f.name for f in world.furniture.values()
+                if PLACE_ON_TOP in f.affordances and f.height <= world.max_reach_height
+                and navigation_location(f.name) in world.named_locations()]
+    objects = [o.name for o in world.objects.values()
+               if GRASP in o.affordances and o.held_by is None and "ladder" not in o.object_class
+               and o.location in {surface_name(s) for s in surfaces}]
+    return objects, surfaces
+
+
+def _mixups(objects: list[str]) -> list[tuple[str, str]]:
+    """(meant, taken instead) pairs of objects of one sort."""
+    sort = {o: SORTS.get(o.rsplit("_", 1)[0]) for o in objects}
+    return [(a, b) for a in objects for b in objects if a != b and sort[a] and sort[a] == sort[b]]
+
+
+def _usable(kind: str, world: HouseholdWorld) -> bool:
+    objects, surfaces = _scene(world)
+    if kind == "wrong_place":
+        return len(surfaces) >= 3
+    return bool(_mixups(objects)) if kind == "wrong_object" else len(objects) >= 2
+
+
+def _words(world: HouseholdWorld) -> Words:
+    return Words(world.scene(), world.named_locations(), None)
+
+
+def plan(kind: str, seed: int, worlds=WORLDS) -> HouseholdSituation:
+    """The situation of mistake ``kind`` drawn with ``seed``."""
+    rng = random.Random(seed)
+    if kind not in KINDS:
+        raise ValueError(f"unknown mistake {kind!r}; use one of {', '.join(KINDS)}")
+    name = rng.choice([w for w in worlds if _usable(kind, household_world(w))])
+    world = household_world(name)
+    objects, surfaces = _scene(world)
+    initial = state(world)
+    words = _words(world)
+    if kind == "forgotten":
+        a, b = rng.sample(objects, 2)
+        goal, mistake = ((a, HUMAN), (b, HUMAN)), ((a, HUMAN),)
+        fields = {"a": said(a), "b": said(b)}
+        intent = f"Sure, I will bring you the {said(a)} and the {said(b)}."
+        parts = [a, b]
+    elif kind == "wrong_object":
+        a, b = rng.choice(_mixups(objects))
+        goal, mistake = ((a, HUMAN),), ((b, HUMAN),)
+        fields, intent = {"a": said(a)}, f"Sure, here comes the {said(b)}."
+        parts = [a, b]
+    else:
+        a = rng.choice(objects)
+        here = initial[a][0][len("on_"):]
+        place, wrong = rng.sample([s for s in surfaces if s != here], 2)
+        goal, mistake = ((a, surface_name(place)),), ((a, surface_name(wrong)),)
+        fields = {"a": said(a), "place": words.furniture(place)}
+        intent = f"Okay, I am moving the {said(a)}."
+        parts = [a, place, wrong]
+    instruction = rng.choice(REQUESTS[kind]).format(**fields)
+    attempt = ["list_object_locations(affordance='grasp')", f"say({intent!r})"]
+    ident = "-".join([kind, str(seed), name] + [p.rsplit("_", 1)[0] for p in parts])
+    return HouseholdSituation(ident, KINDS[kind], kind, seed, name, instruction, goal, mistake,
+                              attempt + steps(mistake, initial))
+
+
+def situations(per_kind: int = 2, seed_base: int = 0, kinds=tuple(KINDS),
+               worlds=WORLDS) -> list[HouseholdSituation]:
+    """``per_kind`` distinct situations of each mistake."""
+    out: list[HouseholdSituation] = []
+    for kind in kinds:
+        found, r = 0, 0
+        while found < per_kind and r < per_kind + 20:
+            r += 1
+            situation = plan(kind, run_seed(seed_base, "household", kind, r), worlds)
+            if any((s.world, s.goal, s.mistake) == (situation.world, situation.goal,
+                                                    situation.mistake) for s in out):
+                continue
+            out.append(situation)
+            found += 1
+    return out
+
+
+def feedback(situation: HouseholdSituation, initial: State, now: State,
+             world: HouseholdWorld) -> str | None:
+    """The user's high-level answer on the world the attempt left (None: nothing is wrong):
+    what is missing, which object came instead, where an object ended; never how."""
+    missing = unmet(situation.goal, now)
+    if not missing:
+        return None
+    rng = random.Random(situation.seed + 1)
+    words = _words(world)
+    asked = {obj for obj, _ in situation.goal}
+    given = [o for o, (_, held_by) in now.items()
+             if held_by == HUMAN and initial[o][1] != HUMAN and o not in asked]
+    parts = []
+    for obj, where in missing[:2]:
+        location = now[obj][0]
+        if where == HUMAN and given:
+            text = rng.choice(OTHER_OBJECT).format(a=said(obj), b=said(given[0]))
+        elif where == HUMAN:
+            text = rng.choice(FORGOTTEN).format(a=said(obj))
+        elif location and location.startswith("on_") and location != initial[obj][0]:
+            text = rng.choice(OTHER_PLACE).format(a=said(obj), place=words.place(where)[3:],
+                                                  wrong=words.place(location)[3:])
+        else:
+            text = rng.choice(NOT_THERE).format(a=said(obj), place=words.place(where)[3:])
+        parts.append(text[0].upper() + text[1:] + ".")
+    return " ".join(parts)
+
+
+__all__ = ["HouseholdSituation", "KINDS", "MOVES", "WORLDS", "household_world", "state",
+           "holds", "unmet", "after", "steps", "solution", "plan", "situations", "feedback",
+           "said"]
