@@ -105,8 +105,11 @@ def test_after_the_correction_the_grammar_offers_only_the_named_place():
     assert sources[at + 1] == "put_first_on_second('blue block', 'left side')"
     grammar = llm.calls[-1]["grammar"]        # the last call: inside the corrected turn
     move_rules = [r for r in grammar.splitlines() if re.match(r"call-\d+-t\d+ ::=", r)]
-    blocks = move_rules[:3]                   # the scene's blocks come first (bowls: t3, t4)
-    assert blocks and all("'left side'" in r and "bottom left" not in r for r in blocks)
+    blocks = move_rules[:3]                   # the scene's blocks; a bowl cannot be moved
+    assert len(move_rules) == 3 and all("'left side'" in r and "bottom left" not in r
+                                        for r in blocks)
+    args = next(r for r in grammar.splitlines() if re.match(r"call-\d+-args ::= .*-t0", r))
+    assert "'blue block'" in args and "bowl'" not in args
     assert all("arg-rest" not in r for r in move_rules)          # no coordinates after it
     blue = np.asarray(world.object_position("blue block"))[:2]
     assert np.linalg.norm(blue - TabletopApi(world).denormalize_xy([0, 0.5])) < 0.06
@@ -176,3 +179,16 @@ def test_the_restating_comment_is_a_note_the_learner_leaves_out():
     assert [e.source for e in kept] == ["wait_for_trigger()", "# a comment of the model's own",
                                         "put_first_on_second('red block', 'middle')"]
     assert is_restate_note("# " + note) and not is_restate_note("# The user said nothing")
+
+
+def test_a_restating_comment_the_model_writes_itself_is_dropped():
+    """Measured: after the console restated the reply, the model wrote more such comments with
+    words the user never said, then handed back; they are not run and not kept."""
+    fake = '# The user says: "I meant the green bowl". Do that now.'
+    agent, _, world = _tabletop_agent(
+        ATTEMPT + [fake + "\nput_first_on_second('blue block', 'left side')",
+                   "wait_for_trigger()"], FEEDBACK, repeat_notes=0)
+    agent.run()
+    sources = [e.source for e in agent.console.transcript]
+    assert fake not in sources and sum(s.startswith("# The user says") for s in sources) == 1
+    assert "put_first_on_second('blue block', 'left side')" in sources

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 from .config import check_section, setting
 from .console import ConsoleSession
 from .constraint import ConsoleVocabulary
-from .correction import Focus, focus_after, restate_note
+from .correction import Focus, focus_after, is_restate_note, restate_note
 from .errors import EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
@@ -285,6 +285,9 @@ class Agent:
             self.ledger.record(completion.usage, "interact")
             self._turn_usage = self._turn_usage + completion.usage
             statements = extract_statements(completion.text)
+            # a small model imitates the console's restating comment, with words the user
+            # never said: those are dropped (an answer of nothing else is an empty one)
+            statements = [s for s in statements if not is_restate_note(s)]
             refusal = constraint.check_all(statements)
             if refusal and refused_left > 0:
                 refused_left -= 1

@@ -423,11 +423,12 @@ line ::= [ \t]* (comment | wc rest)?
 
     def _focus_rules(self, rule: str, fn: SceneFunction, focus: Focus) -> list[str]:
         """The move function after a correction: ``name(object, target)`` with the object one
-        of ``focus.objects`` (or any scene name or an expression, when the user named none)
-        and the target one of the named targets allowed for that object (core/correction.py);
-        an expression as target only where the user asked for an offset."""
+        of ``focus.objects`` (or any movable scene name or an expression, when the user named
+        none) and the target one of the named targets allowed for that object
+        (core/correction.py); an expression as target only where the user asked for an offset."""
         expression = "(wc | group | [-+~]) arg-rest"
-        objects = focus.objects if focus.objects is not None else self.c.scene_names
+        objects = focus.objects if focus.objects is not None else [
+            n for n in self.c.scene_names if focus.spec.movable(n)]   # a bowl cannot be moved
         pairs = []
         for i, obj in enumerate(objects):
             targets = focus.targets_for(obj)

@@ -52,7 +52,8 @@ def without_restate_notes(transcript: Transcript) -> Transcript:
 class Focus:
     """What the move function may take in this turn.
 
-    ``objects``: the literal objects it may move (None: any scene name, or an expression);
+    ``objects``: the literal objects it may move (None: any movable scene name, or an
+    expression);
     ``targets``: the literal targets it may name; ``refused``: (object, target) moves of the
     rejected attempt, never offered again; ``free_targets``: an expression may be the target
     too (the user asked for an offset or a distance)."""
