@@ -17,10 +17,11 @@ on, ``default`` = the settings as shipped, and one row per mechanism switched of
 ``--variants``. The prompt is the fixed one (all seed examples, no lesson), so the embedded
 model evaluates it once per variant. One JSON record per situation and variant in
 ``OUT/<variant>/``; a record that exists is not run again (resumable); ``OUT/summary.json``
-holds the totals per variant.
+holds the totals per variant. ``--api-preset paper``: the paper's API and outputs (the
+setting ``robot_api.preset``), its records in ``OUT/<variant>-paper-api/``.
 
     python -m llm_interaction_node.bench.corrections [--variants today default]
-        [--templates ...] [--scenes 3] [--seed-base 0] [--household] [--out DIR]
+        [--templates ...] [--scenes 3] [--seed-base 0] [--api-preset paper] [--out DIR]
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ from ..eval import tasks as T
 from ..eval.harness import run_seed
 from ..eval.observe import PLACES, at_place, in_bowl, observe, on_block
 from ..eval.simulated_user import Observation, SimulatedUser
+from ..preset_option import add_api_preset_option
 from ..session import build_session, open_memory
 from ..settings import Settings
 from .correction_situations import (MISTAKES, SEEN_TEMPLATES, Situation, attempt_source, plan,
@@ -60,6 +62,18 @@ VARIANTS: dict[str, dict[str, object]] = {
        for name, overrides in MECHANISMS.items()},
 }
 DEFAULT_VARIANT = "default"
+PRESET_SUFFIX = "-{}-api"             # a variant's records with another API preset than ours
+
+
+def label(variant: str, preset: str = "ours") -> str:
+    """The directory (and summary row) of a variant's records with an API preset."""
+    return variant if preset == "ours" else variant + PRESET_SUFFIX.format(preset)
+
+
+def unlabel(name: str) -> tuple[str, str]:
+    """(variant, API preset) of a :func:`label`."""
+    variant, _, rest = name.partition("-")
+    return variant, rest[:-len("-api")] if rest.endswith("-api") else "ours"
 
 
 class AttemptFirst:
@@ -181,7 +195,8 @@ def summary(out: Path, variants) -> dict:
     for variant in variants:
         records = [json.loads(p.read_text()) for p in sorted((out / variant).glob("*.json"))]
         n = len(records)
-        rows.append({"variant": variant, "situations": n,
+        base, preset = unlabel(variant)
+        rows.append({"variant": variant, "api_preset": preset, "situations": n,
                      "put_right": sum(r["put_right"] for r in records),
                      "changed": sum(r["changed"] for r in records),
                      "copied": sum(r["copied"] for r in records),
@@ -189,7 +204,8 @@ def summary(out: Path, variants) -> dict:
                      "evaluated_tokens": sum(r["evaluated_tokens"] for r in records),
                      "wall_s": round(sum(r["wall_s"] for r in records), 1),
                      "default": variant == DEFAULT_VARIANT,
-                     "settings": VARIANTS.get(variant, {})})
+                     "settings": {**VARIANTS.get(base, {}),
+                                  **({"robot_api.preset": preset} if preset != "ours" else {})}})
     return {"benchmark": "corrections", "variants": rows}
 
 
@@ -211,6 +227,7 @@ def main(argv=None) -> int:
     parser.add_argument("--max-statements", type=int, default=8)
     parser.add_argument("--out", default="docs/eval/corrections")
     parser.add_argument("--world", choices=("bullet", "2d"), default="bullet")
+    add_api_preset_option(parser)
     parser.add_argument("--scripted", action="store_true",
                         help="a stand-in that answers with the solution (tests the bench itself)")
     args = parser.parse_args(argv)
@@ -220,17 +237,19 @@ def main(argv=None) -> int:
     planned = situations(args.templates, args.scenes, args.seed_base, factory)
     print(f"{len(planned)} situations, variants {', '.join(args.variants)}", file=sys.stderr)
     llm = None
-    for variant in args.variants:
-        (out / variant).mkdir(parents=True, exist_ok=True)
+    preset = args.api_preset or "ours"
+    labels = [label(v, preset) for v in args.variants]
+    for variant, name in zip(args.variants, labels):
+        (out / name).mkdir(parents=True, exist_ok=True)
         settings = Settings().with_overrides({
             **VARIANTS[variant], "memory.k": 64, "learning.mode": "off",
-            "agent.max_statements_per_turn": args.max_statements})
+            "agent.max_statements_per_turn": args.max_statements, "robot_api.preset": preset})
         with tempfile.TemporaryDirectory() as tmp:
             settings = settings.with_overrides({"memory.path": tmp, "memory.enabled": True})
             settings.memory.host = None
             memory = open_memory("tabletop", settings.memory)
             for i, (situation, build) in enumerate(planned, 1):
-                path = out / variant / f"{situation.id}.json"
+                path = out / name / f"{situation.id}.json"
                 if path.exists():
                     continue
                 if llm is None:
@@ -242,16 +261,17 @@ def main(argv=None) -> int:
                 finally:
                     world.close() if hasattr(world, "close") else None
                 if record is None:
-                    print(f"[{variant}] {i}/{len(planned)} {situation.id}: attempt not wrong, "
+                    print(f"[{name}] {i}/{len(planned)} {situation.id}: attempt not wrong, "
                           "skipped", file=sys.stderr, flush=True)
                     continue
                 record["variant"] = variant
+                record["api_preset"] = preset
                 path.write_text(json.dumps(record, indent=1) + "\n")
-                print(f"[{variant}] {i}/{len(planned)} {situation.id}: "
+                print(f"[{name}] {i}/{len(planned)} {situation.id}: "
                       f"right={record['put_right']} changed={record['changed']} "
                       f"copied={record['copied']} worse={record['worse']} "
                       f"{record['wall_s']} s", file=sys.stderr, flush=True)
-    result = summary(out, args.variants)
+    result = summary(out, labels)
     (out / "summary.json").write_text(json.dumps(summary(out, sorted(
         p.name for p in out.iterdir() if p.is_dir())), indent=1) + "\n")
     _print_table(result)
