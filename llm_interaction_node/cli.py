@@ -20,7 +20,9 @@ from pathlib import Path
 from .core.transcript import Transcript
 from .core.user import CallbackUser
 from .llm_options import add_llm_options, endpoint_line, llm_overrides
-from .session import API_NAMES, build_session, make_world, output_mismatches, replay_transcript
+from .preset_option import add_api_preset_option, preset_overrides
+from .session import (API_NAMES, api_set, build_session, make_world, output_mismatches,
+                      replay_transcript)
 from .core.agent import AgentConfig
 from .settings import load_settings
 
@@ -34,6 +36,7 @@ def _add_world_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=None,
                    help="seconds a statement's own code may run (default: the setting "
                    f"agent.statement_timeout_s, {AgentConfig.statement_timeout_s:g})")
+    add_api_preset_option(p)
 
 
 def _stderr(text: str) -> None:
@@ -53,7 +56,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 2
     agent = AgentConfig() if args.timeout is None else AgentConfig(statement_timeout_s=args.timeout)
     replayed = replay_transcript(args.api, world, recorded, agent,
-                                 speak=lambda t: _stderr(f"[say] {t}"))
+                                 speak=lambda t: _stderr(f"[say] {t}"),
+                                 api_options=api_set(args.api).options(args.api_preset or "ours"))
     print(replayed.render())
     if args.check:
         mismatches = output_mismatches(recorded.entries, replayed.entries)
@@ -84,7 +88,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(args.config, overrides={
             "agent.statement_timeout_s": args.timeout, "memory.path": args.memory_path,
-            "memory.enabled": False if args.no_memory else None, **llm_overrides(args)})
+            "memory.enabled": False if args.no_memory else None, **llm_overrides(args),
+            **preset_overrides(args)})
         print(endpoint_line(settings.llm), flush=True)
         client = make_client(settings.llm)
         world = make_world(args.api, args.world, args.seed)
@@ -122,7 +127,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
     if not args.quiet:
         session.console.listeners.append(lambda e: print(e.render(), flush=True))
     show_progress(client, lambda line: print(f"({line})", flush=True))
-    print(f"llm-interaction chat: {args.api} robot; {client.describe()}; "
+    print(f"llm-interaction chat: {args.api} robot ({settings.robot_api.preset} API); "
+          f"{client.describe()}; "
           f"memory: {session.memory_note}\nType a request; /tokens shows token use, "
           "/quit or Ctrl-D ends.", flush=True)
     try:

@@ -12,6 +12,10 @@ models: the source evaluation may have used another LLM):
         --split ua_ui --runs 3 --out results/table3_ours
     llm-interaction eval --system ours_no_learning --split ua_ui --runs 3 --out results/table3_base
 
+The paper's comparison with the paper's API and outputs (every system alike):
+
+    llm-interaction eval --system cap --api-preset paper --out results/cap_paper_api
+
 Runs are written as they finish (OUT/runs/...); running the same command again resumes.
 The system's memory lives in OUT/memory. Tables (Markdown, CSV), per-round plots (PNG) and a
 summary are written to OUT at the end.
@@ -26,6 +30,7 @@ from pathlib import Path
 from .eval.systems import SYSTEMS
 from .eval.worlds import GRIPPERS, WORLDS, world_factory
 from .llm_options import add_llm_options, endpoint_line, llm_overrides
+from .preset_option import add_api_preset_option, preset_overrides
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -37,7 +42,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from .eval.systems import make_system
     from .settings import load_settings
     try:
-        settings = load_settings(args.config, overrides=llm_overrides(args))
+        settings = load_settings(args.config, overrides={**llm_overrides(args),
+                                                         **preset_overrides(args)})
         llm = scripted_llm(args) if args.scripted else make_client(settings.llm)
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -48,7 +54,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except (LLMNotConfigured, ValueError, OSError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"evaluating {system.name} with {llm.describe()} -> {out}", flush=True)
+    print(f"evaluating {system.name} ({settings.robot_api.preset} API) with {llm.describe()} "
+          f"-> {out}", flush=True)
     bar = tqdm(total=None, unit="run", dynamic_ncols=True, disable=args.quiet)
 
     def progress(done, total, record):
@@ -155,6 +162,7 @@ def add_eval_parsers(subparsers) -> None:
                     "simulated user; never results): the right program, or a wrong one first")
     ev.add_argument("--config", help="agent settings YAML (default config/agent.yaml): the LLM, "
                     "memory.k and the agent's budgets; the system's variant and OUT/memory win")
+    add_api_preset_option(ev)
     ev.add_argument("--out", required=True, metavar="DIR")
     ev.add_argument("--memory-from", metavar="DIR|YAML",
                     help="start from the examples another evaluation learned (its OUT dir, or a "

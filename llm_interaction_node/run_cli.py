@@ -7,6 +7,7 @@
     llm-interaction run --no-console         # just the nodes, until Ctrl-C
     llm-interaction run --speech             # + microphone and speech recognition (asr)
     llm-interaction run --record ~/bags/run1 # + a rosbag2 (MCAP) of the run's topics
+    llm-interaction run --api-preset paper   # the paper's API: a failed skill says 'failure'
     llm-interaction bag summary ~/bags/run1  # what it holds, the dialogue as text
 
 Each node is a separate process (python -m MODULE --ros-args --params-file config/NODE.yaml ...,
@@ -49,9 +50,9 @@ def parse_param(text: str) -> tuple[str, str, object]:
 
 def build_overrides(args: argparse.Namespace, graph: tuple[NodeSpec, ...]) -> dict[str, dict]:
     """Parameter overrides by node name from the options; ValueError for a node not in the graph.
-    --world, --llm-*, --memory-path set what the launch arguments of the same names set
-    (--llm-* also reach every node as its environment, llm_environment: they beat its params
-    file and the caller's variables)."""
+    --world, --llm-*, --memory-path, --api-preset set what the launch arguments of the same
+    names set (--llm-* also reach every node as its environment, llm_environment: they beat
+    its params file and the caller's variables)."""
     given = {name: None if getattr(args, name) is None else str(getattr(args, name))
              for name in LAUNCH_ARGUMENTS}
     overrides = argument_overrides(graph, given, {name: "--" + name.replace("_", "-")
@@ -154,6 +155,10 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
                      "path): household_sim world and interaction_node knowledge")
     run.add_argument("--memory-path", metavar="PATH",
                      help="embedded example memory directory (interaction_node memory.path)")
+    run.add_argument("--api-preset", metavar="PRESET",
+                     help="the robot API: ours (default: a failed skill says why) or paper (the "
+                     "paper's bare 'failure'); interaction_node robot_api.preset, checked "
+                     "before any node starts")
     run.add_argument("--param", action="append", metavar="NODE:NAME:=VALUE",
                      help="any node parameter, e.g. tts:backend:=espeak (repeatable)")
     run.add_argument("--speech", action="store_true",

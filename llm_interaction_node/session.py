@@ -62,13 +62,16 @@ def build_console(api: ApiName, robot, channel: UserChannel,
 
 def replay_transcript(api: ApiName, world, recorded: Transcript,
                       agent: AgentConfig | None = None,
-                      speak: Callable[[str], None] = lambda text: None) -> Transcript:
+                      speak: Callable[[str], None] = lambda text: None,
+                      api_options: Mapping[str, Any] | None = None) -> Transcript:
     """Run a transcript's statements against ``world`` (no LLM); the user's replies come from
     the transcript itself. Replay never learns: learn_from_interaction() runs silently, as in
     the seed examples. Returns the replayed transcript (``llm-interaction replay``, the
-    replay check of learned examples)."""
+    replay check of learned examples). ``api_options``: those the transcript's API had
+    (its preset's, :meth:`~.core.apis.sets.ApiSet.options`)."""
     channel = EventQueue(recorded.user_utterances(), close=True)
-    console = build_console(api, world, channel, speak=speak, learner=lambda: None, agent=agent)
+    console = build_console(api, world, channel, speak=speak, learner=lambda: None, agent=agent,
+                            api_options=api_options)
     for entry in recorded:
         try:
             console.execute(entry.source)
@@ -172,11 +175,13 @@ def live_end(robot) -> LiveEnd | None:
 
 
 def replay_check(api: ApiName, start: Callable[[], Any],
-                 agent: AgentConfig | None = None, live: LiveEnd | None = None) -> ReplayCheck:
+                 agent: AgentConfig | None = None, live: LiveEnd | None = None,
+                 api_options: Mapping[str, Any] | None = None) -> ReplayCheck:
     """The concrete :class:`~.core.learning.replay_check.ReplayCheck`: replay in the world
     ``start()`` builds and compare every output the transcript shows; inputs it shows without
     output get the world's (``start()`` None: no world, no replay). With ``live``, the
-    replayed world's end is compared with the live world's (``Replayed.end_differs``)."""
+    replayed world's end is compared with the live world's (``Replayed.end_differs``).
+    ``api_options``: the live console's (the replay answers as it did)."""
     def check(transcript: Transcript) -> Replayed | None:
         try:
             world = start()
@@ -185,7 +190,7 @@ def replay_check(api: ApiName, start: Callable[[], Any],
             return None
         if world is None:
             return None
-        replayed = replay_transcript(api, world, transcript, agent)
+        replayed = replay_transcript(api, world, transcript, agent, api_options=api_options)
         result = Transcript([Entry(e.source, e.output, e.error) for e in replayed.entries])
         mismatch = None
         bad = output_mismatches(transcript.entries, replayed.entries, missing_ok=True)
@@ -307,9 +312,11 @@ def attach_learning(console: ConsoleSession, llm: LLMClient, memory,
                     learning: LearningSettings | None = None,
                     ledger: TokenLedger | None = None, *, api: ApiName | None = None,
                     start: Callable[[], WorldStart] | None = None,
-                    agent: AgentConfig | None = None, live: LiveEnd | None = None):
+                    agent: AgentConfig | None = None, live: LiveEnd | None = None,
+                    api_options: Mapping[str, Any] | None = None):
     """Give the console's learn_from_interaction()/forget_learned() a memory to act on
-    (``learning.mode``; ``agent``: the statement timeout of the replay check).
+    (``learning.mode``; ``agent``: the statement timeout of the replay check;
+    ``api_options``: the console's API options, for the replay).
 
     ``start`` (with ``api``): takes a :data:`WorldStart` when an interaction begins (before
     its first statement runs); learned examples are then replayed from it before they are
@@ -326,7 +333,7 @@ def attach_learning(console: ConsoleSession, llm: LLMClient, memory,
                 taken["start"] = start()
         console.input_listeners.append(on_input)
         check = replay_check(api, lambda: taken["start"]() if "start" in taken else None, agent,
-                             live)
+                             live, api_options)
     learner = Learner(llm, memory, console.api.listing(), console.api.names,
                       mode=(learning or LearningSettings()).mode,
                       say=builtins.say, ledger=ledger, interaction_id=lambda: console.task_id,
@@ -389,9 +396,12 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     learned examples (default :func:`interaction_start` for in-process worlds; the ROS node
     passes :func:`household_start_from_scene`). An in-process robot is also the live world
     whose end a replayed example must reach (:func:`live_end`; none for the ROS node's).
+    The robot API is the one of ``settings.robot_api.preset`` (``api_options``: more options
+    of the API class, the node's speed limits).
     """
     api = api_set(api)
     settings = settings or Settings()
+    api_options = api.options(settings.robot_api.preset, api_options)
     console = build_console(api, robot, channel, speak=speak, agent=settings.agent,
                             api_options=api_options)
     llm = llm if llm is not None else make_client(settings.llm)
@@ -407,7 +417,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
                          "and names only", type(robot).__name__)
             learner = attach_learning(console, llm, memory, settings.learning, ledger,
                                       api=api, start=start, agent=settings.agent,
-                                      live=live_end(robot))
+                                      live=live_end(robot), api_options=api_options)
 
         def memory_back() -> None:
             stored = learner.retry_pending() if learner is not None else 0

@@ -11,6 +11,7 @@ agent      :class:`~.core.agent.AgentConfig`               ``core/agent.py``
 memory     :class:`MemorySettings` (= ``MemoryConfig``     here (``core/memory/config.py``)
            + ``enabled``)
 learning   :class:`LearningSettings`                       here
+robot_api  :class:`RobotApiSettings`                       here
 =========  ==============================================  ================================
 
 Sources, later ones win (:func:`~.core.config.load_section`, the same for every section):
@@ -30,6 +31,7 @@ from typing import Any, Mapping
 import yaml
 
 from .core.agent import AgentConfig
+from .core.apis.sets import ApiPreset
 from .core.config import SettingInfo, check_section, describe, load_section, nest, setting
 from .core.learning.learner import LearningMode
 from .core.llm.config import LLMConfig
@@ -66,6 +68,22 @@ class LearningSettings:
 
 
 @dataclass
+class RobotApiSettings:
+    """The robot API the console offers (``robot_api:``): the same for every system (ours,
+    its ablations, CaP, HELPER), from the one preset (``core/apis/sets.py``)."""
+
+    preset: ApiPreset = setting("ours", "ours: this project's API (tabletop: named places in "
+                                "the listing, a blocked pick says what to move first; "
+                                "household: a failed skill says why) | paper: the paper's API "
+                                "and outputs (no place names in the listing, no blocked-pick "
+                                "refusal, every move 'success', its unknown-object hint; a "
+                                "bare 'failure')")
+
+    def __post_init__(self) -> None:
+        check_section(self, "robot_api")
+
+
+@dataclass
 class Settings:
     """Everything the agent side is configured with (see the module docstring)."""
 
@@ -73,6 +91,7 @@ class Settings:
     agent: AgentConfig = field(default_factory=AgentConfig)   # the core's, handed over as is
     memory: MemorySettings = field(default_factory=MemorySettings)
     learning: LearningSettings = field(default_factory=LearningSettings)
+    robot_api: RobotApiSettings = field(default_factory=RobotApiSettings)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None, env: Mapping[str, str] = os.environ,

@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "llm_interaction_node"
 LAUNCH_FILES = {"sim": ROOT / "launch" / "sim.launch.py",
                 "robot": ROOT / "launch" / "robot.launch.py"}
-LAUNCH_ARGS = {"sim": {"world", "llm_base_url", "llm_model", "memory_path"},
-               "robot": {"llm_base_url", "llm_model", "memory_path"}}
+LAUNCH_ARGS = {"sim": {"world", "llm_base_url", "llm_model", "memory_path", "api_preset"},
+               "robot": {"llm_base_url", "llm_model", "memory_path", "api_preset"}}
 SWITCHES = {"speech", "record"}   # launch arguments that add nodes instead of setting parameters
 EXTRA_SPECS = SPEECH_NODES + (WAV_SOURCE, RECORDER)
 ALL_SPECS = {(s.name, f) for graph in [*GRAPHS.values(), EXTRA_SPECS] for s in graph

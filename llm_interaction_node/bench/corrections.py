@@ -24,10 +24,12 @@ on, ``default`` = the settings as shipped, and one row per mechanism switched of
 ``--variants``. The prompt is the fixed one (all seed examples, no lesson), so the embedded
 model evaluates it once per variant. One JSON record per situation and variant in
 ``OUT/<variant>/``; a record that exists is not run again (resumable); ``OUT/summary.json``
-holds the totals per variant.
+holds the totals per variant. ``--api-preset paper``: the paper's API and outputs (the
+setting ``robot_api.preset``), its records in ``OUT/<variant>-paper-api/``.
 
     python -m llm_interaction_node.bench.corrections [--variants today default]
-        [--templates ...] [--scenes 3] [--seed-base 0] [--world bullet|2d|household] [--out DIR]
+        [--templates ...] [--scenes 3] [--seed-base 0] [--world bullet|2d|household]
+        [--api-preset paper] [--out DIR]
 """
 from __future__ import annotations
 
@@ -47,6 +49,7 @@ from ..eval import tasks as T
 from ..eval.harness import run_seed
 from ..eval.observe import PLACES, at_place, in_bowl, observe, on_block
 from ..eval.simulated_user import Observation, SimulatedUser
+from ..preset_option import add_api_preset_option
 from ..session import build_session, open_memory
 from ..settings import Settings
 from . import household_situations as H
@@ -69,6 +72,18 @@ VARIANTS: dict[str, dict[str, object]] = {
        for name, overrides in MECHANISMS.items()},
 }
 DEFAULT_VARIANT = "default"
+PRESET_SUFFIX = "-{}-api"             # a variant's records with another API preset than ours
+
+
+def label(variant: str, preset: str = "ours") -> str:
+    """The directory (and summary row) of a variant's records with an API preset."""
+    return variant if preset == "ours" else variant + PRESET_SUFFIX.format(preset)
+
+
+def unlabel(name: str) -> tuple[str, str]:
+    """(variant, API preset) of a :func:`label`."""
+    variant, _, rest = name.partition("-")
+    return variant, rest[:-len("-api")] if rest.endswith("-api") else "ours"
 
 
 class AttemptFirst:
@@ -246,7 +261,8 @@ def summary(out: Path, variants) -> dict:
     for variant in variants:
         records = [json.loads(p.read_text()) for p in sorted((out / variant).glob("*.json"))]
         n = len(records)
-        rows.append({"variant": variant, "situations": n,
+        base, preset = unlabel(variant)
+        rows.append({"variant": variant, "api_preset": preset, "situations": n,
                      "put_right": sum(r["put_right"] for r in records),
                      "changed": sum(r["changed"] for r in records),
                      "copied": sum(r["copied"] for r in records),
@@ -254,7 +270,8 @@ def summary(out: Path, variants) -> dict:
                      "evaluated_tokens": sum(r["evaluated_tokens"] for r in records),
                      "wall_s": round(sum(r["wall_s"] for r in records), 1),
                      "default": variant == DEFAULT_VARIANT,
-                     "settings": VARIANTS.get(variant, {})})
+                     "settings": {**VARIANTS.get(base, {}),
+                                  **({"robot_api.preset": preset} if preset != "ours" else {})}})
     return {"benchmark": "corrections", "variants": rows}
 
 
@@ -266,12 +283,14 @@ def _print_table(result: dict) -> None:
               f"{r['copied']:>7} {r['worse']:>6} {r['evaluated_tokens']:>8} {r['wall_s']:>8}")
 
 
-def bench_settings(variant: str, max_statements: int, memory_path: str) -> Settings:
+def bench_settings(variant: str, max_statements: int, memory_path: str,
+                   preset: str = "ours") -> Settings:
     """The settings of ``variant``: the fixed prompt (every seed example, a fresh memory at
-    ``memory_path``, no learning), at most ``max_statements`` statements in the new turn."""
+    ``memory_path``, no learning), at most ``max_statements`` statements in the new turn,
+    the API ``preset``."""
     settings = Settings().with_overrides({
         **VARIANTS[variant], "memory.k": 64, "learning.mode": "off",
-        "agent.max_statements_per_turn": max_statements,
+        "agent.max_statements_per_turn": max_statements, "robot_api.preset": preset,
         "memory.path": memory_path, "memory.enabled": True})
     settings.memory.host = None
     return settings
@@ -292,6 +311,7 @@ def main(argv=None) -> int:
                         "(household: docs/eval/corrections/household)")
     parser.add_argument("--world", choices=("bullet", "2d", "household"), default="bullet",
                         help="the tabletop's simulator, or the household situations")
+    add_api_preset_option(parser)
     parser.add_argument("--scripted", action="store_true",
                         help="a stand-in that answers with the solution (tests the bench itself)")
     args = parser.parse_args(argv)
@@ -315,13 +335,15 @@ def main(argv=None) -> int:
         api, run, oracle = "tabletop", run_situation, _oracle
     print(f"{len(planned)} situations, variants {', '.join(args.variants)}", file=sys.stderr)
     llm = None
-    for variant in args.variants:
-        (out / variant).mkdir(parents=True, exist_ok=True)
+    preset = args.api_preset or "ours"
+    labels = [label(v, preset) for v in args.variants]
+    for variant, name in zip(args.variants, labels, strict=True):
+        (out / name).mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory() as tmp:
-            settings = bench_settings(variant, args.max_statements, tmp)
+            settings = bench_settings(variant, args.max_statements, tmp, preset)
             memory = open_memory(api, settings.memory)
             for i, (situation, build) in enumerate(planned, 1):
-                path = out / variant / f"{situation.id}.json"
+                path = out / name / f"{situation.id}.json"
                 if path.exists():
                     continue
                 if llm is None:
@@ -333,18 +355,20 @@ def main(argv=None) -> int:
                 finally:
                     world.close() if hasattr(world, "close") else None
                 if record is None:
-                    print(f"[{variant}] {i}/{len(planned)} {situation.id}: attempt not wrong, "
+                    print(f"[{name}] {i}/{len(planned)} {situation.id}: attempt not wrong, "
                           "skipped", file=sys.stderr, flush=True)
                     continue
                 record["variant"] = variant
+                record["api_preset"] = preset
                 path.write_text(json.dumps(record, indent=1) + "\n")
-                print(f"[{variant}] {i}/{len(planned)} {situation.id}: "
+                print(f"[{name}] {i}/{len(planned)} {situation.id}: "
                       f"right={record['put_right']} changed={record['changed']} "
                       f"copied={record['copied']} worse={record['worse']} "
                       f"{record['wall_s']} s", file=sys.stderr, flush=True)
-    result = summary(out, args.variants)
+    result = summary(out, labels)
     (out / "summary.json").write_text(json.dumps(summary(out, sorted(
-        p.name for p in out.iterdir() if p.is_dir() and p.name in VARIANTS)), indent=1) + "\n")
+        p.name for p in out.iterdir() if p.is_dir() and unlabel(p.name)[0] in VARIANTS)),
+        indent=1) + "\n")
     _print_table(result)
     return 0
 

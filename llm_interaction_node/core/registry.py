@@ -7,6 +7,7 @@ listing is rendered from the live signatures, so it can never drift from the cod
 from __future__ import annotations
 
 import inspect
+import types
 import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
@@ -39,6 +40,20 @@ def comment(text: str) -> Callable[[Callable], Callable]:
         return fn
 
     return decorate
+
+
+def recommented(method: Callable, text: str | None) -> Callable:
+    """A copy of the bound ``method`` whose LLM-facing comment is ``text`` (None: none), for
+    one API object whose listing says less than its class's (the class keeps its own); the
+    other marks (:func:`query`, :func:`moves`) are kept."""
+    fn = method.__func__
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__, copy.__annotations__ = fn.__kwdefaults__, dict(fn.__annotations__)
+    copy.__doc__, copy.__qualname__, copy.__module__ = fn.__doc__, fn.__qualname__, fn.__module__
+    copy.__dict__.update(fn.__dict__)
+    setattr(copy, COMMENT_ATTR, text)
+    return types.MethodType(copy, method.__self__)
 
 
 def query(fn: Callable) -> Callable:
@@ -178,4 +193,4 @@ def public_functions(obj: Any) -> list[Callable]:
     return [getattr(obj, n) for n in names]
 
 
-__all__ = ["comment", "query", "moves", "MoveSpec", "ApiRegistry", "ApiFunction", "render_signature", "public_functions"]
+__all__ = ["comment", "recommented", "query", "moves", "MoveSpec", "ApiRegistry", "ApiFunction", "render_signature", "public_functions"]

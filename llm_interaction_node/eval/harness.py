@@ -64,6 +64,7 @@ class RunRecord:
     startup_s: float | None = None  # session start -> instruction (the start-up prefill)
     retrieved: list = field(default_factory=list)  # ids of the non-seed examples in its prompts
     user: str = "paper"             # the simulated user's learning rule (USER_POLICIES)
+    api_preset: str = "ours"        # the robot API the system had (robot_api.preset)
 
     def path(self, out: Path) -> Path:
         return run_path(out, self.split, self.template, self.round)
@@ -104,6 +105,11 @@ def execution_drops(entries: list[dict], bounds) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def api_preset(system) -> str:
+    """The robot API preset a system runs with (``robot_api.preset``; ours by default)."""
+    return getattr(system, "api_preset", "ours")
+
+
 class HarnessError(RuntimeError):
     """The harness itself (observer, simulated user) failed during a run: a defect to fix,
     not a result; the run is not recorded."""
@@ -128,7 +134,7 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
                              learn_after_solution=user_policy == "teaching")
         first = user.first()
         record = RunRecord(system.name, split, template, round_, seed, first.text,
-                           user=user_policy)
+                           user=user_policy, api_preset=api_preset(system))
         record.utterances.append((first.kind, first.text))
         before = system.ledger.total
         started = time.monotonic()
@@ -244,7 +250,8 @@ def run_protocol(system, out: str | Path, splits=SPLITS, runs: int = 10, seed: i
                  user_policy: str = "paper") -> list[RunRecord]:
     """Run (or resume) the protocol; returns every run's record, old and new. ``frames``:
     an image strip per run next to its JSON (PyBullet world). A resumed protocol keeps its
-    ``user_policy``: records of another policy in ``out`` are an error, not a mix."""
+    ``user_policy`` and the system's API preset: records of another policy or preset in
+    ``out`` are an error, not a mix."""
     out = Path(out)
     todo = list(plan(splits, runs, templates))
     records: list[RunRecord] = []
@@ -256,6 +263,9 @@ def run_protocol(system, out: str | Path, splits=SPLITS, runs: int = 10, seed: i
             if old.user != user_policy:
                 raise ValueError(f"{path} was run with the {old.user!r} user, not "
                                  f"{user_policy!r}: use another --out")
+            if old.api_preset != api_preset(system):
+                raise ValueError(f"{path} was run with the {old.api_preset!r} API preset, not "
+                                 f"{api_preset(system)!r}: use another --out")
             records.append(old)
         else:
             record = run_once(system, split, template, round_, seed_, factory, max_rounds,

@@ -109,6 +109,10 @@ LAUNCH_ARGUMENTS: dict[str, LaunchArgument] = {
     "memory_path": LaunchArgument(
         "embedded example memory directory (interaction_node memory.path)",
         (("interaction_node", "memory.path"),)),
+    "api_preset": LaunchArgument(
+        "the robot API: ours (a failed skill says why) or paper (the paper's bare 'failure') "
+        "(interaction_node robot_api.preset)",
+        (("interaction_node", "robot_api.preset"),)),
 }
 # launch arguments that add nodes (the `run` options --speech and --record DIR)
 SWITCHES: dict[str, str] = {

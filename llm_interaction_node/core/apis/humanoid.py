@@ -23,14 +23,13 @@ Naming conventions (shared with the world files):
 from __future__ import annotations
 
 import math
-import types
 from dataclasses import dataclass
 from typing import Callable, Iterable, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import SemanticHintError
-from ..registry import COMMENT_ATTR, comment, query
+from ..registry import COMMENT_ATTR, comment, query, recommented
 
 GRASP = "grasp"
 PLACE_ON_TOP = "place_something_on_top"
@@ -133,9 +132,11 @@ class HumanoidApi:
 
     ``min_speed`` / ``max_speed`` bound the ``speed_factor`` of :meth:`move_to`;
     ``explain_failures`` (default True) makes a failed skill return ``'failure: <why>'``,
-    False the bare ``'failure'`` of the paper's API. The functions that only look (lists,
-    positions, what a hand holds) are marked :func:`~..registry.query`: a statement of
-    queries alone is no attempt to act (the agent's repeat note over actions leaves it out).
+    False the bare ``'failure'`` of the paper's API (its listing promises no reasons, and the
+    not-held hint does not describe the hands and the object in words): the ``paper`` API
+    preset (:data:`.sets.API_PRESETS`). The functions that only look (lists, positions, what
+    a hand holds) are marked :func:`~..registry.query`: a statement of queries alone is no
+    attempt to act (the agent's repeat note over actions leaves it out).
     """
 
     API = (
@@ -169,18 +170,11 @@ class HumanoidApi:
         """With bare failures the listing must not promise reasons: this instance's methods
         become copies whose comment leaves the clause out (the class keeps its own)."""
         for name in self.API:
-            fn = getattr(type(self), name)
-            text = getattr(fn, COMMENT_ATTR, None)
+            text = getattr(getattr(type(self), name), COMMENT_ATTR, None)
             if not text or FAILS_SAYING_WHY not in text:
                 continue
-            copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
-                                      fn.__closure__)
-            copy.__kwdefaults__, copy.__annotations__ = fn.__kwdefaults__, fn.__annotations__
-            copy.__doc__, copy.__qualname__ = fn.__doc__, fn.__qualname__
-            copy.__dict__.update(fn.__dict__)          # its marks (registry.query, ...)
             plain = text.split(f"; {FAILS_SAYING_WHY}")[0].split(FAILS_SAYING_WHY)[0].strip("; ")
-            setattr(copy, COMMENT_ATTR, plain or None)
-            setattr(self, name, types.MethodType(copy, self))
+            setattr(self, name, recommented(getattr(self, name), plain or None))
 
     # ------------------------------------------------------------------ failures in words
     def _words(self, scene: list[SceneObject] | None = None) -> "words.Words":
@@ -278,8 +272,13 @@ class HumanoidApi:
             "Put an object down with place_object(...) or give it with handover_object_to_human(...) first")
 
     def _not_held_hint(self, obj: SceneObject, scene: list[SceneObject]) -> SemanticHintError:
-        words = self._words(scene)
         where = "the human holds it" if obj.held_by == HUMAN else f"its location is {obj.location!r}"
+        if not self.explain_failures:           # the hint as it was before failures said why
+            held = [n for n in self._holding(scene).values() if n]
+            return SemanticHintError(
+                f"{obj.name!r} is not in a hand of the robot ({where}; the hands hold {held!r}). "
+                "Move to its location and grasp(...) it first")
+        words = self._words(scene)
         return SemanticHintError(
             f"{obj.name!r} is not in a hand of the robot ({words.hands()}; {words.object_is(obj)}, "
             f"{where}). Move to its location and grasp(...) it first")

@@ -5,12 +5,17 @@ CaP tabletop arm: the robot API class, the built-ins (the tabletop has no speech
 header, the loop-prevention example, whether shapely's geometry names are in the console,
 and where its example transcripts are. Code elsewhere asks the set (``api.speaks``,
 ``api.geometry``), never its name.
+
+The API *preset* (:data:`API_PRESETS`, the setting ``robot_api.preset``) decides which API
+every system gets, the same for all of them: ``ours`` (the default: the API classes as they
+are) or ``paper`` (the paper's API and outputs: each set's ``paper_options`` for its class,
+``TabletopApi(paper=True)``, ``HumanoidApi(explain_failures=False)``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Literal, Mapping, get_args
 
 from ...paths import config_path
 from ..registry import public_functions
@@ -77,6 +82,10 @@ _TABLETOP_LOOP = """>>> wait_for_trigger()
 ... wait_for_trigger()"""
 
 
+ApiPreset = Literal["ours", "paper"]
+API_PRESETS: tuple[str, ...] = get_args(ApiPreset)
+
+
 @dataclass(frozen=True)
 class ApiSet:
     """One API set. ``name`` names its memory collection and its example folder."""
@@ -87,6 +96,7 @@ class ApiSet:
     header: str                      # the prompt's first paragraph
     loop_example: str                # shown after the LLM repeated itself
     geometry: bool = False           # shapely's geometry names in the console (CaP's)
+    paper_options: tuple[tuple[str, Any], ...] = ()   # the API class's options of the paper preset
 
     @property
     def speaks(self) -> bool:
@@ -98,10 +108,22 @@ class ApiSet:
         """The seed example transcripts, ``config/transcripts/<name>``."""
         return config_path("transcripts", self.name)
 
+    def options(self, preset: str = "ours", extra: Mapping[str, Any] | None = None
+                ) -> dict[str, Any]:
+        """The API class's options for an API preset (:data:`API_PRESETS`), then ``extra``
+        (the humanoid's ``min_speed``/``max_speed``)."""
+        if preset not in API_PRESETS:
+            raise ValueError(f"unknown API preset {preset!r}; use one of {', '.join(API_PRESETS)}")
+        return {**(dict(self.paper_options) if preset == "paper" else {}), **(extra or {})}
+
+    def make_api(self, robot, options: Mapping[str, Any] | None = None):
+        """The API object over ``robot`` (a world or a ROS robot); ``options`` go to the API
+        class (:meth:`options`)."""
+        return self.robot_api(robot, **(options or {}))
+
     def functions(self, robot, options: Mapping[str, Any] | None = None) -> list[Callable]:
-        """The robot functions bound to ``robot`` (a world or a ROS robot); ``options`` go
-        to the API class (the humanoid's ``min_speed``/``max_speed``)."""
-        return public_functions(self.robot_api(robot, **(options or {})))
+        """The robot functions bound to ``robot``, as the listing shows them."""
+        return public_functions(self.make_api(robot, options))
 
     def __str__(self) -> str:
         return self.name
@@ -109,10 +131,12 @@ class ApiSet:
 
 HUMANOID = ApiSet("humanoid", HumanoidApi,
                   ("say", "ask", "wait_for_trigger", "learn_from_interaction", "forget_learned"),
-                  _HUMANOID_HEADER, _HUMANOID_LOOP)
+                  _HUMANOID_HEADER, _HUMANOID_LOOP,
+                  paper_options=(("explain_failures", False),))
 # the tabletop API of the CaP evaluation has no speech, and shapely as the reference's
 TABLETOP = ApiSet("tabletop", TabletopApi, ("wait_for_trigger", "learn_from_interaction"),
-                  _TABLETOP_HEADER, _TABLETOP_LOOP, geometry=True)
+                  _TABLETOP_HEADER, _TABLETOP_LOOP, geometry=True,
+                  paper_options=(("paper", True),))
 
 API_SETS: dict[str, ApiSet] = {s.name: s for s in (HUMANOID, TABLETOP)}
 API_NAMES = tuple(API_SETS)
@@ -128,4 +152,5 @@ def api_set(api: "ApiSet | str") -> ApiSet:
         raise ValueError(f"unknown API set {api!r}; use one of {', '.join(API_NAMES)}") from None
 
 
-__all__ = ["ApiSet", "HUMANOID", "TABLETOP", "API_SETS", "API_NAMES", "api_set"]
+__all__ = ["ApiSet", "ApiPreset", "API_PRESETS", "HUMANOID", "TABLETOP", "API_SETS", "API_NAMES",
+           "api_set"]

@@ -10,6 +10,14 @@ the benchmark use). Those places can also be named: ``put_first_on_second('red b
 place can be passed as they are. Each move that worked is kept in ``moves`` (the object and
 where it went, by name where that is a named place or an object), for the agent's view of the
 attempt a user corrects. The API calls a :class:`TabletopRobot` (the 2-D world or PyBullet).
+
+``paper=True`` is the API of the paper's code (``cap_simulation/api.py`` and its
+environment's ``get_obj_pos``; the ``paper`` API preset): the named places are taken as they
+are there (its ``get_obj_pos`` knew them) but the listing does not mention them; a covered
+block is not refused (the robot picks what its gripper meets, the top block); every move
+answers ``'success'``; names are looked up as it looked them up (``'the'`` and ``_`` dropped,
+``circle``/``square``/``small`` read as bowl/block/nothing) and an unknown one is answered with
+its hint, ``Unknown object "x". Use one of [...]``.
 """
 from __future__ import annotations
 
@@ -18,7 +26,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import SemanticHintError
-from ..registry import MoveSpec, comment, moves, query
+from ..registry import MoveSpec, comment, moves, query, recommented
 
 DEFAULT_BOUNDS = np.array([[-0.3, 0.3], [-0.8, -0.2], [0.0, 0.15]])
 PLACE_INSET = 0.05          # m: the named places (corners, sides) lie this far inside the edges
@@ -34,6 +42,8 @@ PLACE_NAMES: dict[str, tuple[float, float]] = {
     "bottom left corner": (0, 0), "bottom side": (0.5, 0), "bottom right corner": (1, 0),
 }
 MOVE = MoveSpec("obj_name_1", "target_name_or_xy_pos", tuple(PLACE_NAMES), " block")
+# put_first_on_second's comment in the paper's API (cap_simulation/api.py)
+PAPER_MOVE_COMMENT = "move gripper to object 1, pick it up, move to target, release the gripper"
 
 
 @runtime_checkable
@@ -60,10 +70,13 @@ class TabletopApi:
 
     API = ("denormalize_xy", "get_obj_names", "get_obj_pos", "put_first_on_second")
 
-    def __init__(self, robot: TabletopRobot, named_places: bool = True):
+    def __init__(self, robot: TabletopRobot, named_places: bool = True, paper: bool = False):
         self.robot = robot
-        self.named_places = named_places    # False: the paper's API (no place names)
+        self.named_places = named_places    # False: place names are unknown objects
+        self.paper = bool(paper)            # the paper's API and outputs (module docstring)
         self.moves: list[tuple[str, str | None]] = []   # (object, target name or None)
+        if self.paper:
+            self.put_first_on_second = recommented(self.put_first_on_second, PAPER_MOVE_COMMENT)
 
     def place_point(self, name: object) -> np.ndarray | None:
         """The table point of a named place (``'middle'``, ``'the top left corner'``), None
@@ -75,8 +88,11 @@ class TabletopApi:
         """The named place ``name`` says (``'the Top left corner'`` -> ``'top left corner'``)."""
         if not self.named_places or not isinstance(name, str):
             return None
-        key = " ".join(name.lower().replace("_", " ").split())
-        key = key[4:] if key.startswith("the ") else key
+        if self.paper:
+            key = paper_key(name)
+        else:
+            key = " ".join(name.lower().replace("_", " ").split())
+            key = key[4:] if key.startswith("the ") else key
         return key if key in PLACE_NAMES else None
 
     def place_at(self, point) -> str | None:
@@ -91,8 +107,12 @@ class TabletopApi:
 
     def _check_name(self, *candidates: object) -> str:
         """The first candidate if every candidate is a known object name; else one hint that
-        names all unknown ones, so the LLM can fix both arguments in one retry."""
+        names all unknown ones, so the LLM can fix both arguments in one retry. With
+        ``paper``: each looked up as the paper's environment did, the first unknown's hint."""
         names = list(self.robot.object_names())
+        if self.paper:
+            resolved = [paper_name(c, names) for c in candidates]
+            return resolved[0]
         unknown = [c for c in candidates if not (isinstance(c, str) and c in names)]
         if not unknown:
             return candidates[0]
@@ -128,7 +148,7 @@ class TabletopApi:
         point = self.place_point(obj_name)
         if point is not None and obj_name not in self.robot.object_names():
             return point
-        name = self._check_name(obj_name)
+        name = self._check_name(obj_name)      # the paper's lookup with ``paper``
         return np.asarray(self.robot.object_position(name), dtype=float)[:2].copy()
 
     @moves(MOVE)
@@ -149,7 +169,7 @@ class TabletopApi:
         name = self._check_name(*names)
         pick = np.asarray(self.robot.object_position(name), dtype=float)
         if isinstance(target_name_or_xy_pos, str):
-            target = target_name_or_xy_pos
+            target = self._check_name(target_name_or_xy_pos)
             if target == name:
                 raise SemanticHintError(f"cannot put {name!r} on itself; choose another target")
             place = np.asarray(self.robot.object_position(target), dtype=float).copy()
@@ -171,7 +191,7 @@ class TabletopApi:
                 raise SemanticHintError(OUT_OF_BOUNDS)
             x, y = np.clip(point[:2], b[:2, 0], b[:2, 1])
             place = np.array([x, y, point[2] if point.shape == (3,) else b[2, 0]])
-        covering = self._resting_on(name, pick)
+        covering = [] if self.paper else self._resting_on(name, pick)
         if covering:
             # a gripper from above would take the top block (and report success)
             if self._already_at(pick, target_name_or_xy_pos, place):
@@ -181,10 +201,9 @@ class TabletopApi:
                 f"Move {covering[0]!r} off it first")
         result = self.robot.pick_and_place(pick, place)
         if result == "success":
-            label = target_name_or_xy_pos if isinstance(target_name_or_xy_pos, str) \
-                else self.place_at(place)
+            label = target if isinstance(target_name_or_xy_pos, str) else self.place_at(place)
             self.moves.append((name, label))
-        return result
+        return "success" if self.paper else result      # the paper's API always said success
 
     @staticmethod
     def _already_at(position: np.ndarray, target, place: np.ndarray) -> bool:
@@ -208,6 +227,24 @@ class TabletopApi:
                     and q[2] > position[2] + STACK_HEIGHT:
                 above.append((float(q[2]), other))
         return [n for _, n in sorted(above, reverse=True)]
+
+
+def paper_key(name: str) -> str:
+    """A name as the paper's environment read it: ``'the'`` and ``_`` dropped."""
+    return name.replace("the", "").replace("_", " ").strip()
+
+
+def paper_name(name: object, names: list[str]) -> str:
+    """The object ``name`` meant, looked up as the paper's environment did (``get_obj_id``:
+    then ``circle``/``square``/``small`` read as bowl/block/nothing), or its hint."""
+    if not isinstance(name, str):
+        raise SemanticHintError(f"Unknown object {name!r}. Use one of {sorted(names)}")
+    key = paper_key(name)
+    if key not in names:
+        key = key.replace("circle", "bowl").replace("square", "block").replace("small", "").strip()
+    if key not in names:
+        raise SemanticHintError(f'Unknown object "{key}". Use one of {sorted(names)}')
+    return key
 
 
 __all__ = ["TabletopApi", "TabletopRobot", "DEFAULT_BOUNDS", "OUT_OF_BOUNDS", "PLACE_NAMES"]

@@ -39,6 +39,7 @@ class System(Protocol):
     name: str
     llm: LLMClient
     ledger: TokenLedger
+    api_preset: str          # the robot API every system gets (robot_api.preset), per run record
 
     def run(self, robot: TabletopRobot, instruction: str, next_utterance: UserTurn) -> None:
         """Carry out one run (see the module docstring)."""

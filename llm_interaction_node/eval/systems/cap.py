@@ -11,7 +11,9 @@ scene line ``objects = [...]`` and ``# <instruction>``; the LLM writes the WHOLE
   ``max_defines`` per program).
 
 The program runs through the core :class:`~llm_interaction_node.core.sandbox.Sandbox` with the
-TabletopApi functions and ``np`` bound. The end of the program hands back to the user
+TabletopApi functions and ``np`` bound: the API of the API preset (``api_preset``, the setting
+``robot_api.preset``), the same as the console's, and its listing in the prompt headers
+(``{api_listing}``). The end of the program hands back to the user
 (``next_utterance(Round)``); feedback is a new instruction appended to the run's context (the
 earlier instructions and programs of this run), and the namespace of the run persists.
 
@@ -36,12 +38,13 @@ from typing import Any, Callable, Sequence
 
 import yaml
 
+from ...core.apis.sets import TABLETOP
 from ...core.apis.tabletop import TabletopApi, TabletopRobot
 from ...core.constraint import program_constraint
 from ...core.errors import SemanticHintError, StatementTimeout
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from ...core.memory.config import MemoryConfig
-from ...core.registry import public_functions
+from ...core.registry import ApiRegistry, public_functions
 from ...core.sandbox import Sandbox, SandboxViolation
 from ...core.fgen import undefined_calls
 from ...core.transcript import Entry, Transcript
@@ -55,6 +58,7 @@ FILENAME = "<program>"
 STOP = ("\n# ", "\nobjects = ", "\n```\n")
 MAX_ERROR_CHARS = 500
 SUB_KINDS = ("parse_obj_name", "parse_position")
+API_LISTING = "{api_listing}"     # where a prompt header shows the API listing
 
 
 # ---------------------------------------------------------------------------- prompt data
@@ -112,6 +116,13 @@ def program_grammar(api: TabletopApi) -> str:
     """The GBNF grammar programs in this scene are decoded with (the same constraint of
     scene names as the console's, docs/evaluation.md "Decoding")."""
     return program_constraint(public_functions(api), api.get_obj_names()).gbnf(program=True)
+
+
+def program_listing(api: TabletopApi) -> str:
+    """The API listing the console shows (the same functions, signatures and comments), as
+    comment lines of a program prompt."""
+    listing = ApiRegistry(public_functions(api)).listing()
+    return "\n".join("# " + line for line in listing.splitlines())
 
 
 def clean_code(text: str) -> str:
@@ -191,7 +202,11 @@ class ProgramSystem:
 
     def __init__(self, llm: LLMClient, memory_dir: str | Path | None = None, k: int = DEFAULT_K,
                  ledger: TokenLedger | None = None, *, prompts: str | Path | None = None,
-                 k_obj: int = 8, k_pos: int = 9, timeout_s: float = 30.0):
+                 k_obj: int = 8, k_pos: int = 9, timeout_s: float = 30.0,
+                 api_preset: str = "ours"):
+        self.api_preset = api_preset
+        self.api_options = TABLETOP.options(api_preset)      # ValueError for an unknown one
+        self.listing = program_listing(self.make_api(None))  # the same for every robot
         self.llm = llm
         self.ledger = ledger if ledger is not None else TokenLedger()
         self.memory_dir = memory_dir
@@ -213,6 +228,15 @@ class ProgramSystem:
         c = self.llm.complete(prompt, stop=list(stop), grammar=self.grammar)
         self.ledger.record(c.usage, purpose)
         return c.text or ""
+
+    # -- the API --------------------------------------------------------------------
+    def make_api(self, robot: TabletopRobot | None) -> TabletopApi:
+        """The tabletop API of the preset over ``robot``, as every system gets it."""
+        return TABLETOP.make_api(robot, self.api_options)
+
+    def header(self, prompt_set: PromptSet) -> str:
+        """A prompt header with the API listing where it says ``{api_listing}``."""
+        return prompt_set.header.replace(API_LISTING, self.listing)
 
     # -- namespaces -----------------------------------------------------------------
     def _write(self, text: str) -> None:
@@ -260,7 +284,7 @@ class ProgramSystem:
     def _sub_program(self, kind: str, api: TabletopApi, query: str, context: str | None) -> Any:
         if kind == "parse_obj_name" and not context:
             context = f"objects = {api.get_obj_names()!r}"
-        prompt = self.prompts[kind].header + "\n" + "".join(self._sub_examples(kind, query))
+        prompt = self.header(self.prompts[kind]) + "\n" + "".join(self._sub_examples(kind, query))
         if context:
             prompt += f"{context}\n"
         prompt += f"# {query}\n"
@@ -323,7 +347,7 @@ class CaP(ProgramSystem):
 
     def main_prompt(self, utterances: Sequence[str]) -> str:
         """Header, examples, the run's scene line and earlier rounds, then the new instruction."""
-        parts = [self.prompts["main"].header, "\n", *self._main_examples(utterances),
+        parts = [self.header(self.prompts["main"]), "\n", *self._main_examples(utterances),
                  f"{self._scene}\n"]
         parts += [f"# {u}\n{c.rstrip()}\n" for u, c in self.last_rounds]
         parts.append(f"# {utterances[-1]}\n")
@@ -339,7 +363,7 @@ class CaP(ProgramSystem):
         for name, call in undefined_calls(tree, ns):
             if len(defined) >= self.max_defines or name in ns:
                 return
-            prompt = (self.prompts["define"].header + "\n"
+            prompt = (self.header(self.prompts["define"]) + "\n"
                       + "".join(ex.render() for ex in self.prompts["define"].examples)
                       + f"# define function: {call}.\n")
             code = clean_code(self._complete(prompt, "define"))
@@ -379,7 +403,7 @@ class CaP(ProgramSystem):
         return self._round(error, utterance, code, defined=[c for c, _ in defined])
 
     def run(self, robot: TabletopRobot, instruction: str, next_utterance: UserTurn) -> None:
-        api = TabletopApi(robot)
+        api = self.make_api(robot)
         self.grammar = program_grammar(api)
         self._scene = f"objects = {api.get_obj_names()!r}"
         self.last_scene = self._scene
@@ -472,5 +496,5 @@ def seed_memory(memory, examples: Sequence[PromptExample], origin: str) -> int:
 
 
 __all__ = ["CaP", "DynamicCaP", "ProgramSystem", "PromptExample", "PromptSet", "clean_code",
-           "episode_transcript", "examples_from_transcript", "format_error",
+           "program_listing", "episode_transcript", "examples_from_transcript", "format_error",
            "load_prompt_file", "make", "render_transcript_example", "seed_memory", "undefined_calls"]

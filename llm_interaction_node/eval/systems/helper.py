@@ -66,11 +66,11 @@ class Helper(ProgramSystem):
         found = self.memory.retrieve([command], self.k)
         self.last_retrieved = found
         examples = [render_transcript_example(ex.transcript) for ex, _ in found]
-        return "".join([self.planner.header, "\n", *examples, f"{self._scene}\n",
+        return "".join([self.header(self.planner), "\n", *examples, f"{self._scene}\n",
                         f"# {command}\n"])
 
     def correction_prompt(self, command: str, code: str, error: str) -> str:
-        parts = [self.correction.header, "\n"]
+        parts = [self.header(self.correction), "\n"]
         for ex in self.correction.examples[: self.k_fail]:
             parts.append(self._failure_block(ex.context, ex.instruction, ex.code, ex.error)
                          + ex.fixed.rstrip() + "\n\n")
@@ -121,7 +121,7 @@ class Helper(ProgramSystem):
                            programs=programs)
 
     def run(self, robot: TabletopRobot, instruction: str, next_utterance: UserTurn) -> None:
-        api = TabletopApi(robot)
+        api = self.make_api(robot)
         self.grammar = program_grammar(api)
         self._scene = f"objects = {api.get_obj_names()!r}"
         self.last_scene = self._scene

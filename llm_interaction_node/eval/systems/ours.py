@@ -30,6 +30,7 @@ class OursSystem:
         self.llm = llm
         self.ledger = ledger or TokenLedger()
         self.settings = self.variant.settings(settings or Settings(), memory_dir)
+        self.api_preset = self.settings.robot_api.preset    # build_session's robot API
         self.memory = RetrievalLog(open_memory(TABLETOP, self.settings.memory))
         self.session: Session | None = None
         self.first_statement_s: float | None = None   # last run: instruction -> first statement

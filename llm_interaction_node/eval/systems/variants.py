@@ -4,7 +4,8 @@
 every seed, then the top-k lessons), so ``ours`` before any lesson and ``ours_no_learning``
 hold the same prompt and differ only in learning. The ``paper`` preset is the paper's layout
 (the top k over seeds and lessons together, most similar last), and ``paper_no_learning`` its
-w/o-learning ablation as the paper configures it (k = 64).
+w/o-learning ablation as the paper configures it (k = 64). The paper's robot API is another
+setting, ``robot_api.preset`` (``--api-preset paper``), the same for every system.
 
 Kept apart from :mod:`.ours` (which builds sessions) so that the systems registry can name
 the variants without importing the agent.
