@@ -11,7 +11,8 @@ chooses the call, the object and the order; only what the user just refused is r
 coordinates give way to the names of the places (``'left side'``), which the API takes.
 
 :func:`focus_after` builds the :class:`Focus` (None: nothing to restrict); the console's
-:class:`~.constraint.Constraint` renders it into the grammar and checks it.
+:class:`~.constraint.Constraint` renders it into the grammar (what the model cannot write
+is never refused afterwards: the grammar alone holds it).
 """
 from __future__ import annotations
 
@@ -69,24 +70,6 @@ class Focus:
         """The literal targets allowed for ``obj`` (None: an object given as an expression)."""
         return [t for t in self.targets if t != obj and (obj, t) not in self.refused]
 
-    def check(self, obj: object, target: object) -> str | None:
-        """Why a call with these argument values (literals or None for expressions) must
-        not run, or None."""
-        if isinstance(obj, str) and self.objects is not None and obj not in self.objects:
-            return (f"{self.function}(): after the user's words, move one of "
-                    f"{list(self.objects)!r}")
-        if isinstance(target, str):
-            if isinstance(obj, str) and (obj, target) in self.refused:
-                return (f"{self.function}({obj!r}, {target!r}) is what the user just corrected; "
-                        f"choose among {self.targets_for(obj)!r}")
-            if target not in self.targets_for(obj if isinstance(obj, str) else None):
-                return (f"{self.function}(): after the user's words, the target is one of "
-                        f"{self.targets_for(obj if isinstance(obj, str) else None)!r}")
-        elif not self.free_targets:
-            return (f"{self.function}(): after the user's words, name the target: one of "
-                    f"{self.targets_for(obj if isinstance(obj, str) else None)!r}")
-        return None
-
 
 def _normal(text: str) -> str:
     text = " " + " ".join(re.sub(r"[^a-z0-9 ]", " ", text.lower()).split()) + " "
@@ -113,15 +96,15 @@ def _forms(name: str, places: Sequence[str]) -> list[str]:
 
 
 def mentioned(text: str, names: Iterable[str], places: Sequence[str] = ()) -> list[str]:
-    """The names in ``names`` that ``text`` speaks of, in the order given (a place said as
-    part of a longer place is the longer one: "top left corner" is not "top side")."""
+    """The names in ``names`` that ``text`` speaks of, in the order given (a name found only
+    inside a longer name that was found too is the longer one)."""
     said = _normal(text)
     found = []
     for name in names:
         if any(f" {form} " in said for form in _forms(name, places)):
             found.append(name)
-    # "top left corner" also contains "left ..." forms of nothing else, but "left side" vs
-    # "bottom left corner": a side is only meant if its own words occur outside a corner
+    # a name whose words lie within another found name is that one ("middle" within a
+    # "middle bowl", "red block" within "dark red block")
     return [n for n in found if not any(n != m and f" {_normal(n).strip()} " in _normal(m)
                                         for m in found)]
 
