@@ -53,7 +53,8 @@ class MemorySettings(MemoryConfig):
 class LearningSettings:
     """How the memory grows and is used (``learning:``); the ablations of the paper."""
 
-    mode: LearningMode = setting("improve", "improve (L_improve) | final (no LLM: the "
+    mode: LearningMode = setting("auto", "auto (L_improve's rewrite where it passes every "
+                                 "check, else final) | improve (L_improve) | final (no LLM: the "
                                  "request and the attempt the user accepted, replayed) | "
                                  "corrected (no LLM: the request, what worked, the corrections "
                                  "as comments) | raw "

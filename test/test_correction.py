@@ -165,18 +165,18 @@ def test_the_correction_bench_runs_and_records_every_situation(tmp_path):
 
 def test_the_restating_comment_is_a_note_the_learner_leaves_out():
     """The restate comment quotes the user on one line and never enters a lesson."""
-    from llm_interaction_node.core.correction import (is_restate_note, restate_note,
-                                                      without_restate_notes)
+    from llm_interaction_node.core.notes import (is_console_note, restate_note,
+                                                 without_console_notes)
     from llm_interaction_node.core.transcript import Entry, Transcript
     note = restate_note('put it in the "top"\n  left corner')
     assert note == "The user says: \"put it in the 'top' left corner\". Do that now."
     transcript = Transcript([Entry("wait_for_trigger()", "{'type': 'dialog', 'text': 'x'}"),
                              Entry("# " + note), Entry("# a comment of the model's own"),
                              Entry("put_first_on_second('red block', 'middle')", "'success'")])
-    kept = without_restate_notes(transcript)
+    kept = without_console_notes(transcript)
     assert [e.source for e in kept] == ["wait_for_trigger()", "# a comment of the model's own",
                                         "put_first_on_second('red block', 'middle')"]
-    assert is_restate_note("# " + note) and not is_restate_note("# The user said nothing")
+    assert is_console_note("# " + note) and not is_console_note("# The user said: 'nothing'")
 
 
 def test_a_restating_comment_the_model_writes_itself_is_dropped():

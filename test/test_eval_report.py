@@ -95,3 +95,11 @@ def test_loop_breaks_say_which_stage_of_the_learning_loop_did_not_happen():
     assert rows[5]["lessons_retrieved"] == 1                  # only earlier lessons count
     text = "\n".join(loop_breaks_markdown(records))
     assert "| blocks_in_bowl | 6 | right first time |" in text and "| never asked | 3 |" in text
+
+
+def test_a_rewrite_refused_for_its_shape_is_a_bad_rewrite_of_its_own():
+    from llm_interaction_node.eval.report import LOOP_VERDICTS, loop_breaks
+    records = [run(1, True, 1, ["instruction", "high_level", "learn"],
+                   [{"status": "wrong_shape", "example_id": None}])]
+    assert [row["verdict"] for row in loop_breaks(records)] == ["bad rewrite (wrong shape)"]
+    assert "bad rewrite (wrong shape)" in LOOP_VERDICTS

@@ -1,7 +1,8 @@
 """Benchmark: section E of the seed with the embedded model (Qwen2.5-Coder-1.5B, the no-key
 default): is a lesson learned through the console, and is it used by a NEW process?
 
-Per scenario and learning mode (``improve``, ``corrected``, ``raw``), on a fresh memory:
+Per scenario and learning mode (``auto``, ``improve``, ``final``, ``corrected``, ``raw``), on a
+fresh memory:
 
 1. *teach*: a process runs the household session; the simulated user says the seed's
    utterances in order (each time the robot waits for the user), the last one being the
@@ -19,7 +20,7 @@ Scenarios: E1-E3 with the seed's own utterances, P1/P2 lessons in our own words.
 * P1 a cup with the juice: juice and a cup (or glass) reached the human.
 * P2 = E3's check with other words and another object.
 
-    python -m llm_interaction_node.bench.section_e --modes corrected improve raw \\
+    python -m llm_interaction_node.bench.section_e --modes auto final \\
         [--scenarios E1 E2 E3 P1 P2] [--out DIR] [--json]
 
 Every session is written to ``DIR/<scenario>-<mode>-{teach,check}.json``; a session whose
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-MODES = ("improve", "final", "corrected", "raw")
+MODES = ("auto", "improve", "final", "corrected", "raw")
 TABLE = "inFrontOf_long-table_0"
 BENCH = "inFrontOf_workshop-bench_0"
 SESSION_TIMEOUT_S = 1800

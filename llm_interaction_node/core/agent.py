@@ -25,12 +25,15 @@ from typing import Callable, Sequence
 from .config import check_section, setting
 from .console import ConsoleSession
 from .constraint import ConsoleVocabulary
-from .correction import Focus, focus_after, is_restate_note, restate_note
+from .correction import Focus, focus_after
 from .errors import EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
 from .llm import LLMClient, LLMError, TokenLedger, Usage
 from .llm.errors import spoken
+from .notes import (GIVING_UP, HINTS, LLM_FAILED, LOOP_NOTE, NOT_RUN, REPEAT_NOTE,
+                    is_console_note, restate_note)
+from .notes import STOPPED as STOPPED_NOTE
 from .policy import ErrorClass, TurnState, error_class
 from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
 from .statements import code_lines, extract_statements
@@ -41,14 +44,8 @@ log = logging.getLogger(__name__)
 WAIT = "wait_for_trigger()"
 SORRY = "I'm sorry, I don't know how to proceed with this."
 STOPPED = "Okay, I stopped."
-# written into the transcript (not run) in place of the statement that closed the first loop
-LOOP_NOTE = ("That repeats what was already done. If the task is done, hand back with "
-             "wait_for_trigger(); otherwise try something different.")
-# written (not run) in place of the statement that would repeat the attempt the user answered
-REPEAT_NOTE = ("{source} would do again exactly what was done before the user's last words; "
-               "do what they ask for instead.")
-# written before the model's first statement in a turn that answers an attempt (measured: it
-# halves the copies of the rejected attempt)
+# the notes the agent writes into the transcript are defined in .notes (LOOP_NOTE, REPEAT_NOTE,
+# the restating comment: measured, it halves the copies of the rejected attempt)
 
 ExampleSource = Callable[[Sequence[str]], Sequence[str]]
 
@@ -227,7 +224,7 @@ class Agent:
                     self._wait()
                 else:
                     log.info("turn stopped: %s", reason)
-                    self.console.annotate(f"stopped: {reason}")
+                    self.console.annotate(STOPPED_NOTE + reason)
                     self._end_turn(TurnStatus.STOPPED, reason, say=STOPPED)
                 return
             except InteractionAborted as again:
@@ -243,7 +240,7 @@ class Agent:
             return self._give_up(str(exc))
         except LLMError as exc:
             log.error("LLM failed: %s", exc)
-            self.console.annotate(f"the language model failed: {exc}")
+            self.console.annotate(f"{LLM_FAILED}{exc}")
             return self._end_turn(TurnStatus.ERROR, f"LLM error: {exc}",
                                   say=self._dropped_request_text(exc))
         for source in statements:
@@ -285,9 +282,9 @@ class Agent:
             self.ledger.record(completion.usage, "interact")
             self._turn_usage = self._turn_usage + completion.usage
             statements = extract_statements(completion.text)
-            # a small model imitates the console's restating comment, with words the user
-            # never said: those are dropped (an answer of nothing else is an empty one)
-            statements = [s for s in statements if not is_restate_note(s)]
+            # a small model imitates the console's notes (a restated correction with words
+            # the user never said): those are dropped (an answer of nothing else is empty)
+            statements = [s for s in statements if not _in_the_consoles_voice(s)]
             refusal = constraint.check_all(statements)
             if refusal and refused_left > 0:
                 refused_left -= 1
@@ -295,7 +292,7 @@ class Agent:
                 temperature = min(temperature + self.config.empty_temperature_step, 2.0)
                 continue
             if refusal:
-                self.console.annotate(f"not run: {refusal}")
+                self.console.annotate(NOT_RUN + refusal)
                 reason = self.turn.record_error(ErrorClass.REFUSED)
                 if reason:
                     raise _BudgetSpent(reason)
@@ -304,7 +301,7 @@ class Agent:
                     and self._repeats_the_answered_attempt(statements[0])):
                 self.turn.repeat_notes += 1
                 log.info("the LLM repeats the attempt the user answered: noted, asking again")
-                self.console.annotate("not run: " + REPEAT_NOTE.format(
+                self.console.annotate(NOT_RUN + REPEAT_NOTE.format(
                     source=" ".join(statements[0].split())))
                 return []
             if statements and idle_left > 0 and self._ignores_the_user(statements):
@@ -459,7 +456,7 @@ class Agent:
 
     def _give_up(self, reason: str, status: TurnStatus = TurnStatus.ERROR) -> None:
         log.info("turn ends with an error: %s", reason)
-        self.console.annotate(f"giving up: {reason}")
+        self.console.annotate(GIVING_UP + reason)
         self._end_turn(status, reason, say=SORRY)
 
     def _end_turn(self, status: TurnStatus, reason: str, say: str | None = None,
@@ -528,3 +525,11 @@ def _only_queries(source: str, queries: frozenset[str], api) -> bool:
     called = {n.func.id for n in ast.walk(tree)
               if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in api}
     return called <= queries
+
+
+def _in_the_consoles_voice(source: str) -> bool:
+    """Whether ``source`` is nothing but comments written as the console's notes (the seed
+    examples' hints, which the model is taught to copy, are its own)."""
+    lines = [ln.strip() for ln in source.splitlines() if ln.strip()]
+    return bool(lines) and all(is_console_note(ln) and ln.lstrip("#").strip() not in HINTS
+                               for ln in lines)

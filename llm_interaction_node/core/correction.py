@@ -21,32 +21,12 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from .registry import MoveSpec
-from .transcript import Transcript
 
 # words that ask for a point the names cannot give (an offset, a distance, between two things):
 # then the target may still be an expression
 OFFSET_WORDS = re.compile(r"\b(cm|centimet\w*|millimet\w*|inch\w*|a little|a bit|a lot|further|"
                           r"farther|closer|between|next to|beside|away from|apart)\b")
 _SYNONYMS = (("grey", "gray"), ("centre", "middle"), ("center", "middle"))
-# the comment that restates the user's words before a turn that answers an attempt
-# (agent.restate_correction); a console note, not part of what the robot learns
-RESTATE_NOTE = 'The user says: "{text}". Do that now.'
-_RESTATE_PREFIX = "# " + RESTATE_NOTE.split('"')[0]
-
-
-def restate_note(utterance: str) -> str:
-    """The restating comment's text for ``utterance`` (one line, no double quotes)."""
-    return RESTATE_NOTE.format(text=" ".join(utterance.split()).replace('"', "'"))
-
-
-def is_restate_note(source: str) -> bool:
-    """Whether a console input is the restating comment."""
-    return source.strip().startswith(_RESTATE_PREFIX)
-
-
-def without_restate_notes(transcript: Transcript) -> Transcript:
-    """The transcript without the restating comments (what the learner learns from)."""
-    return Transcript([e for e in transcript.entries if not is_restate_note(e.source)])
 
 
 @dataclass(frozen=True)

@@ -197,7 +197,7 @@ STORED = ("learned", "stored_final", "stored_corrected", "stored_raw")
 # where the learning loop broke, per run (issue 17): the first stage that did not happen
 LOOP_VERDICTS = ("right first time, nothing learned before", "used: retrieved, right first time",
                  "retrieved but ignored", "not retrieved", "never asked", "refused",
-                 "bad rewrite (replay failed)", "stored")
+                 "bad rewrite (replay failed)", "bad rewrite (wrong shape)", "stored")
 
 
 def loop_breaks(records: Iterable[RunRecord]) -> list[dict]:
@@ -210,7 +210,8 @@ def loop_breaks(records: Iterable[RunRecord]) -> list[dict]:
       ignored"), or was in them and the run was right first time ("used");
     * otherwise (nothing to reuse, or reused and still wrong): right first time; never solved
       after feedback, so the user never asked ("never asked"); asked, and the learner refused
-      ("refused") or the rewrite did not replay ("bad rewrite"); or "stored"."""
+      ("refused") or the rewrite did not replay or did not do the request the new way in its
+      first turn ("bad rewrite"); or "stored"."""
     by_template: dict[tuple[str, str], list[RunRecord]] = {}
     for r in records:
         by_template.setdefault((r.split, r.template), []).append(r)
@@ -238,6 +239,7 @@ def loop_breaks(records: Iterable[RunRecord]) -> list[dict]:
                 learn_verdict = ("stored" if stored else
                                  "never asked" if not asked else
                                  "bad rewrite (replay failed)" if "replay_failed" in statuses
+                                 else "bad rewrite (wrong shape)" if "wrong_shape" in statuses
                                  else "refused")
                 verdict = learn_verdict if verdict is None else f"{verdict}; {learn_verdict}"
             rows.append({"split": split, "template": template, "round": r.round,

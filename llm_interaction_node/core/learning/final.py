@@ -18,7 +18,7 @@ what the rejected ones did (a statement fails from the start), or only fix what 
 wrong (it works, but the world does not end as the user accepted it): where the live world is
 known, the learner then falls back to the fuller form (every statement that worked,
 :func:`worked_example`) and drops the earlier statements the end does not need
-(``Learner._store_final``).
+(``Learner.store_final``).
 """
 from __future__ import annotations
 

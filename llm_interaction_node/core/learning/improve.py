@@ -14,10 +14,13 @@ better way from the start, then the user's approval (the paper's "Sample generat
 learn_from_interaction()"), not the failed attempt followed by the fix.
 
 Nothing is stored when the model finds no problem, when the rewrite does not change a
-statement, or when the rewrite is not a valid example (see :func:`validate_transcript`) or,
-with a replay ``check`` (:mod:`.replay_check`), shows an output the world does not return.
-An invalid or mismatching rewrite is asked for once more, with the reason; the second answer
-is final.
+statement, when the rewrite is not a valid example (see :func:`validate_transcript`), when it
+does not answer the request the improved way in its first turn (:mod:`.shape`: the old first
+turn unchanged, the user's correction as a dialog turn, a second trip after it) or, with a
+replay ``check`` (:mod:`.replay_check`), shows an output the world does not return. An
+invalid, misshapen or mismatching rewrite is asked for once more, with the reason; the second
+answer is final. The console's notes (:mod:`..notes`) are left out of the interaction and of
+the rewrite.
 :func:`improve` returns an :class:`ImproveResult` whose :class:`ImproveStatus` says which of
 these happened.
 """
@@ -37,6 +40,7 @@ import yaml
 
 from ...paths import config_path
 from ..llm import LLMError, TokenLedger, Usage
+from ..notes import without_console_notes
 from ..statements import bound_names
 from ..transcript import PS1, PS2, Entry, Transcript
 from .replay_check import ReplayCheck
@@ -119,6 +123,7 @@ class ImproveStatus(StrEnum):
     NO_PROBLEM = "no_problem"
     UNCHANGED = "unchanged"
     INVALID = "invalid"
+    WRONG_SHAPE = "wrong_shape"         # not the request done the new way in the first turn
     REPLAY_FAILED = "replay_failed"     # outputs differ from the world's, also after the re-ask
     LLM_FAILED = "llm_error"
     EMPTY = "empty"
@@ -263,10 +268,11 @@ def _literal(text: str):
 # -- transcripts ---------------------------------------------------------------------------
 
 def interaction_text(transcript: Transcript | str) -> Transcript:
-    """The interaction to learn from: learn_from_interaction() calls and console comments
-    that only mark a new task are removed (as well as leading blank entries)."""
+    """The interaction to learn from: learn_from_interaction() calls, the console's notes
+    (:mod:`..notes`) and the comments that only mark a new task are removed."""
     from ..console import NEW_TASK_MARKER  # late: keeps this module light to import
     t = Transcript.parse(transcript) if isinstance(transcript, str) else transcript
+    t = without_console_notes(t)
     entries = [e for e in t.entries
                if not _calls_any(e.source, {LEARN_CALL}) and e.source.strip() != NEW_TASK_MARKER]
     return Transcript([Entry(e.source, e.output) for e in entries])
@@ -435,6 +441,7 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
 
     ``check``: the replay check (:mod:`.replay_check`) the rewrite, as it would be stored,
     must pass; without one only syntax and names are checked."""
+    from .shape import shape_problem     # late: shape reads this module's helpers
     original = interaction_text(interaction)
     if not original.statements():
         return ImproveResult(ImproveStatus.EMPTY, "there is no interaction to learn from")
@@ -487,16 +494,20 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
                 result.status, result.reason = ImproveStatus.UNCHANGED, \
                     "the improved transcript changes no statement"
                 return _logged(result)
-            stored = stored_example(improved)
-            replayed = check(stored) if check is not None else None
-            if replayed is None or replayed.mismatch is None:
+            stored = without_console_notes(stored_example(improved))
+            misshapen = shape_problem(stored, original)
+            replayed = check(stored) if check is not None and misshapen is None else None
+            if misshapen is not None:
+                status, problem = ImproveStatus.WRONG_SHAPE, misshapen
+            elif replayed is None or replayed.mismatch is None:
                 final = replayed.transcript if replayed is not None else stored
                 result.status, result.reason = ImproveStatus.IMPROVED, result.suggestion or ""
                 result.improvement = Improvement(result.problem, result.suggestion or "",
                                                  final.render())
                 return _logged(result)
-            status, problem = ImproveStatus.REPLAY_FAILED, \
-                f"replayed in the simulated world, {replayed.mismatch}"
+            else:
+                status, problem = ImproveStatus.REPLAY_FAILED, \
+                    f"replayed in the simulated world, {replayed.mismatch}"
         if attempt == 2:
             break
         log.info("L_improve: rewrite not usable (%s), asking once more", problem)
@@ -508,8 +519,11 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
             result.error = exc
             return _logged(result)
     result.status = status
-    result.reason = (f"the improved transcript is invalid: {problem}"
-                     if status == ImproveStatus.INVALID else f"the improved transcript does not match the world: {problem}")
+    result.reason = {
+        ImproveStatus.INVALID: "the improved transcript is invalid: {}",
+        ImproveStatus.WRONG_SHAPE: "the improved transcript does not do the request the better "
+                                   "way in its first turn: {}",
+    }.get(status, "the improved transcript does not match the world: {}").format(problem)
     return _logged(result)
 
 

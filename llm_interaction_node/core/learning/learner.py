@@ -7,8 +7,11 @@ printed as the statement's output, so the L_interact LLM sees it. The learner
    that this reply is no retraction or recall question (:func:`.gate.accepts`), otherwise
    returns ``LEARN_REFUSAL`` and stores nothing;
 2. honours one call per request (a second call for the same utterance stores nothing);
-3. by mode: ``improve`` runs L_improve (:mod:`.improve`) on the interaction so far and
-   stores the validated improved transcript; ``corrected`` stores, without an LLM, the
+3. by mode (one table, :data:`STORES`: mode name -> what stores): ``auto`` (the default,
+   :mod:`.auto`) stores L_improve's rewrite where it passes every check, else the ``final``
+   example, and says which; ``improve`` runs L_improve (:mod:`.improve`) on the interaction so
+   far and stores the validated improved transcript, answering the request the new way in its
+   first turn (:mod:`.shape`); ``corrected`` stores, without an LLM, the
    request, the statements that worked and the user's corrections as comments
    (:mod:`.corrected`); ``final`` stores, without an LLM, the request and the statements of
    the attempt the user accepted, with the outputs the replay returns (:mod:`.final`);
@@ -17,8 +20,12 @@ printed as the statement's output, so the L_interact LLM sees it. The learner
    final or corrected example is stored only if its outputs are what the world returns from
    the interaction's initial state, and (final, corrected; where the live world is known)
    only if the replayed world ends like the live one at the learn call: a final example that
-   does not is retried as every statement that worked, then trimmed (:meth:`_store_final`);
+   does not is retried as every statement that worked, then trimmed (:meth:`store_final`);
 4. tells the user with ``say`` what was learned or why nothing was stored.
+
+Every mode learns from the transcript without the console's notes (:mod:`..notes`: loop and
+repeat notes, inputs not run, the restated correction, copied seed hints): none of them
+enters a stored example.
 
 Nothing raised by the LLM client (LLMError) or by the memory reaches the console. A memory
 that cannot be reached (a ConnectionError, e.g. the store's MemoryServerUnreachable) loses
@@ -34,22 +41,23 @@ import threading
 import time
 import typing
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any, Callable, Iterable, Literal, Sequence
+from typing import Callable, Iterable, Literal, Sequence
 
 from ..builtins import LEARN_REFUSAL
 from ..llm import LLMError, TokenLedger
-from ..correction import without_restate_notes
+from ..notes import without_console_notes
 from ..transcript import Entry, Transcript
 from . import improve as improve_mod
+from .auto import store_auto
 from .corrected import corrected_example, failed
 from .final import final_parts
-from .gate import GateDecision, accepts
+from .gate import accepts
+from .outcome import LearnedExample, LearnOutcome, LearnStatus
 from .replay_check import ReplayCheck
 
 log = logging.getLogger(__name__)
 
-LearningMode = Literal["improve", "final", "corrected", "raw", "off"]
+LearningMode = Literal["auto", "improve", "final", "corrected", "raw", "off"]
 MODES = typing.get_args(LearningMode)
 LEARNING_DISABLED = "Learning is disabled in this session: nothing was stored."
 ALREADY_LEARNED = ("learn_from_interaction() was already called for this user request; "
@@ -64,22 +72,11 @@ SAY_REPLAY_FAILED = ("Sorry, I did not learn this: when I tried the better way i
                      "it did not work out as written, so I stored nothing.")
 SAY_END_DIFFERS = ("Sorry, I did not learn this: when I did it again in my simulation from the "
                    "start, things did not end up the way you accepted them, so I stored nothing.")
+SAY_FINAL = "Thank you, I will remember how you wanted it done."
+LEARNED_MESSAGE = "Learned from this interaction: {improvement}"
 # Replays of one final example at most: the accepted attempt, the fuller form, then the greedy
 # drops of earlier statements (a 2-D tabletop replay takes a few ms; docs/architecture.md).
 MAX_FINAL_REPLAYS = 12
-
-
-@dataclass
-class LearnedExample:
-    """One example this learner stored: what it passed to memory.add, and (``example``)
-    what memory.add returned."""
-
-    transcript: str
-    source: str
-    origin: str
-    problem: str | None = None
-    improvement: str | None = None
-    example: Any = None
 
 
 _counter = itertools.count(1)
@@ -100,45 +97,11 @@ def first_person(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-class LearnStatus(StrEnum):
-    """What a call of the learner did."""
-
-    LEARNED = "learned"            # an improved example was stored (L_improve)
-    STORED_RAW = "stored_raw"      # the interaction itself was stored (mode raw)
-    STORED_CORRECTED = "stored_corrected"   # request + what worked + corrections (corrected)
-    STORED_FINAL = "stored_final"   # request + the accepted attempt, replayed (final)
-    REFUSED = "refused"            # not right after an explicit request (the gate)
-    ALREADY_LEARNED = "already_learned"
-    DISABLED = "disabled"          # mode off
-    NOTHING_TO_LEARN = "nothing_to_learn"   # empty interaction, no problem, unchanged, invalid
-    REPLAY_FAILED = "replay_failed"  # the example's outputs are not what the world returns
-    LLM_FAILED = "llm_failed"
-    STORE_FAILED = "store_failed"
-    STORE_DEFERRED = "store_deferred"      # memory unreachable: kept in pending, retried
-
-
-@dataclass
-class LearnOutcome:
-    """The typed result of one learn request; ``message`` is what the console prints (the
-    LLM reads it), ``example`` what the memory stored (None if nothing was)."""
-
-    status: LearnStatus
-    message: str
-    example: Any = None
-    gate: GateDecision | None = None
-    improve: "improve_mod.ImproveResult | None" = None
-
-    @property
-    def stored(self) -> bool:
-        return self.status in (LearnStatus.LEARNED, LearnStatus.STORED_RAW,
-                               LearnStatus.STORED_CORRECTED, LearnStatus.STORED_FINAL)
-
-
 class Learner:
     """The ``learner`` hook of :class:`~..builtins.InteractionBuiltins`."""
 
     def __init__(self, llm, memory, api_listing: str, api_names: Iterable[str],
-                 mode: str = "improve", say: Callable[[str], None] = lambda text: None,
+                 mode: str = "auto", say: Callable[[str], None] = lambda text: None,
                  ledger: TokenLedger | None = None,
                  interaction_id: Callable[[], str] = default_interaction_id,
                  check: ReplayCheck | None = None):
@@ -215,8 +178,8 @@ class Learner:
         if self.mode == "off":
             return LearnOutcome(LearnStatus.DISABLED, LEARNING_DISABLED)
         utterances = list(self._utterances_source())
-        # the console's restating comments are notes to the model, not part of a lesson
-        transcript = without_restate_notes(self._transcript_source())
+        # the console's notes are for the model's next statement, never part of a lesson
+        transcript = without_console_notes(self._transcript_source())
         if self._honoured == len(utterances):     # the same request again
             return LearnOutcome(LearnStatus.ALREADY_LEARNED, ALREADY_LEARNED)
         decision = accepts(transcript, utterances[-1] if utterances else "")
@@ -229,19 +192,14 @@ class Learner:
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                                 "Nothing was learned: there is no interaction to learn from.",
                                 gate=decision)
-        if self.mode == "raw":
-            outcome = self._store_raw(interaction)
-        elif self.mode == "corrected":
-            outcome = self._store_corrected(transcript)
-        elif self.mode == "final":
-            outcome = self._store_final(transcript)
-        else:
-            outcome = self._store_improved(interaction)
+        outcome = STORES[self.mode](self, transcript)
         outcome.gate = decision
         return outcome
 
-    # -- modes ---------------------------------------------------------------------------------
-    def _store_raw(self, interaction: Transcript) -> LearnOutcome:
+    # -- what the modes store (each takes the interaction's transcript without the notes) -------
+    def store_raw(self, transcript: Transcript) -> LearnOutcome:
+        """Mode ``raw``: the interaction itself."""
+        interaction = improve_mod.interaction_text(transcript)
         learned = LearnedExample(improve_mod.without_closing_reply(interaction).render(), "raw",
                                  self.interaction_id())
         failure = self._add(learned)
@@ -251,7 +209,8 @@ class Learner:
         return LearnOutcome(LearnStatus.STORED_RAW, "Stored this interaction in the memory.",
                             learned.example)
 
-    def _store_corrected(self, transcript: Transcript) -> LearnOutcome:
+    def store_corrected(self, transcript: Transcript) -> LearnOutcome:
+        """Mode ``corrected``: the request, what worked, the corrections as comments."""
         example = corrected_example(transcript)
         if example is None:
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
@@ -277,10 +236,11 @@ class Learner:
             "Stored the request, the statements that worked and the user's corrections in the "
             "memory.")
 
-    def _store_final(self, transcript: Transcript) -> LearnOutcome:
-        """The accepted attempt (with the bindings it reads) if its replay works and ends like
-        the live world; else, where the end can be compared, the fuller form (every statement
-        that worked) with the earlier statements its end does not need dropped; else refused."""
+    def store_final(self, transcript: Transcript, said: str = SAY_FINAL) -> LearnOutcome:
+        """Mode ``final``: the accepted attempt (with the bindings it reads) if its replay works
+        and ends like the live world; else, where the end can be compared, the fuller form
+        (every statement that worked) with the earlier statements its end does not need
+        dropped; else refused. ``said``: what the user hears when it is stored."""
         parts = final_parts(transcript)
         if parts is None:
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
@@ -289,9 +249,9 @@ class Learner:
         accepted = _FinalTry.of(self.check, parts.example(parts.bindings))
         if accepted is None:                       # no world to replay in: the live outputs
             return self._store_final_form(parts.example(parts.bindings, outputs=True),
-                                          "the accepted attempt, not replayed")
+                                          "the accepted attempt, not replayed", said)
         if accepted.works:
-            return self._store_final_form(accepted.stored, "the accepted attempt")
+            return self._store_final_form(accepted.stored, "the accepted attempt", said)
         if not accepted.end_checked:               # no live world: refused as before
             log.info("final example refused: replayed in the simulated world, %s",
                      accepted.failure)
@@ -326,13 +286,12 @@ class Learner:
                  accepted.reason, len(kept), len(parts.earlier), replays)
         return self._store_final_form(
             best.stored, f"the accepted attempt after {len(kept)} earlier statement(s) that "
-                         f"worked (the attempt alone does not end as the world is now)")
+                         f"worked (the attempt alone does not end as the world is now)", said)
 
-    def _store_final_form(self, example: Transcript, form: str) -> LearnOutcome:
+    def _store_final_form(self, example: Transcript, form: str, said: str) -> LearnOutcome:
         log.info("final example: storing %s", form)
         return self._store_built(
-            example, "final", LearnStatus.STORED_FINAL,
-            "Thank you, I will remember how you wanted it done.",
+            example, "final", LearnStatus.STORED_FINAL, said,
             f"Stored the request and the statements of {form} in the memory.")
 
     def _store_built(self, example: Transcript, source: str, status: LearnStatus, said: str,
@@ -345,24 +304,38 @@ class Learner:
         self.say(said)
         return LearnOutcome(status, message, learned.example)
 
-    def _store_improved(self, interaction: Transcript) -> LearnOutcome:
+    def store_improved(self, transcript: Transcript) -> LearnOutcome:
+        """Mode ``improve``: L_improve's rewrite if it passes every check, else nothing."""
+        result = self.rewrite(transcript)
+        return self.store_rewrite(result) if result.ok else self.refuse_rewrite(result)
+
+    def rewrite(self, transcript: Transcript) -> "improve_mod.ImproveResult":
+        """L_improve's rewrite of the interaction, validated, its shape and replay checked
+        (:func:`.improve.improve`); nothing is said or stored."""
+        interaction = improve_mod.interaction_text(transcript)
         try:
-            result = improve_mod.improve(self.llm, self.api_listing, interaction, self.ledger,
-                                         api_names=self.api_names, check=self.check)
+            return improve_mod.improve(self.llm, self.api_listing, interaction, self.ledger,
+                                       api_names=self.api_names, check=self.check)
         except LLMError as exc:      # improve() catches these; kept for other callers' LLMs
-            result = improve_mod.ImproveResult(improve_mod.ImproveStatus.LLM_FAILED,
-                                               f"the language model failed: {exc}", error=exc)
+            return improve_mod.ImproveResult(improve_mod.ImproveStatus.LLM_FAILED,
+                                             f"the language model failed: {exc}", error=exc)
+
+    def refuse_rewrite(self, result: "improve_mod.ImproveResult") -> LearnOutcome:
+        """Nothing stored from a rewrite that failed: tell the user why."""
         if result.status == improve_mod.ImproveStatus.LLM_FAILED:
             self._honoured = None            # the same request may be tried again
             self.say("Sorry, I cannot learn from this right now: my language model is not "
                      "reachable.")
             return LearnOutcome(LearnStatus.LLM_FAILED, f"Nothing was learned: {result.reason}",
                                 improve=result)
-        if result.improvement is None:
-            self.say(_USER_REASONS.get(result.status, "Sorry, I could not learn from this."))
-            replay_failed = result.status == improve_mod.ImproveStatus.REPLAY_FAILED
-            status = LearnStatus.REPLAY_FAILED if replay_failed else LearnStatus.NOTHING_TO_LEARN
-            return LearnOutcome(status, f"Nothing was learned: {result.reason}.", improve=result)
+        self.say(_USER_REASONS.get(result.status, "Sorry, I could not learn from this."))
+        status = _REFUSED_REWRITES.get(result.status, LearnStatus.NOTHING_TO_LEARN)
+        return LearnOutcome(status, f"Nothing was learned: {result.reason}.", improve=result)
+
+    def store_rewrite(self, result: "improve_mod.ImproveResult",
+                      message: str = LEARNED_MESSAGE) -> LearnOutcome:
+        """Store a rewrite that passed every check (``result.ok``) and say the lesson;
+        ``message``: the console's text ({improvement}: L_improve's second answer)."""
         imp = result.improvement
         stored = imp.transcript            # already in stored form (improve.stored_example)
         learned = LearnedExample(stored, "learned", self.interaction_id(), imp.problem,
@@ -374,8 +347,7 @@ class Learner:
         lesson = first_person(imp.improvement).rstrip(". ")
         self.say(f"Thank you, I will remember that. {lesson}." if lesson else
                  "Thank you, I will remember that.")
-        return LearnOutcome(LearnStatus.LEARNED,
-                            f"Learned from this interaction: {imp.improvement}",
+        return LearnOutcome(LearnStatus.LEARNED, message.format(improvement=imp.improvement),
                             learned.example, improve=result)
 
     def _add(self, learned: LearnedExample) -> LearnOutcome | None:
@@ -453,8 +425,27 @@ _USER_REASONS = {
                                        "so I did not store anything.",
     improve_mod.ImproveStatus.EMPTY: "There is nothing to learn from yet.",
     improve_mod.ImproveStatus.REPLAY_FAILED: SAY_REPLAY_FAILED,
+    improve_mod.ImproveStatus.WRONG_SHAPE: "Sorry, I did not learn this: I could not write down "
+                                           "how to do it your way from the start, so I stored "
+                                           "nothing.",
 }
+# the status of a refused rewrite (others: nothing to learn)
+_REFUSED_REWRITES = {improve_mod.ImproveStatus.REPLAY_FAILED: LearnStatus.REPLAY_FAILED,
+                     improve_mod.ImproveStatus.WRONG_SHAPE: LearnStatus.WRONG_SHAPE}
 
-__all__ = ["Learner", "LearnedExample", "LearnOutcome", "LearnStatus", "LearningMode", "MODES", "LEARNING_DISABLED", "ALREADY_LEARNED",
-           "SAY_REPLAY_FAILED", "SAY_END_DIFFERS", "MAX_FINAL_REPLAYS",
+# mode name -> what stores the lesson: (learner, the transcript without the console's notes)
+# -> LearnOutcome; "off" refuses before any of them
+STORES: dict[str, Callable[[Learner, Transcript], LearnOutcome]] = {
+    "auto": store_auto,
+    "improve": Learner.store_improved,
+    "final": Learner.store_final,
+    "corrected": Learner.store_corrected,
+    "raw": Learner.store_raw,
+}
+if set(STORES) | {"off"} != set(MODES):
+    raise ImportError(f"learning modes {MODES} and their table {sorted(STORES)} differ")
+
+__all__ = ["Learner", "LearnedExample", "LearnOutcome", "LearnStatus", "LearningMode", "MODES",
+           "STORES", "LEARNING_DISABLED", "ALREADY_LEARNED",
+           "SAY_REPLAY_FAILED", "SAY_END_DIFFERS", "SAY_FINAL", "MAX_FINAL_REPLAYS",
            "first_person", "default_interaction_id"]

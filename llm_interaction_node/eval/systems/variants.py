@@ -26,7 +26,7 @@ class Variant:
 
     name: str
     k: int | None = None
-    mode: str | None = None          # improve | raw (w/o improve) | off (w/o learning)
+    mode: str | None = None          # learning.mode (None: the default, auto)
     retrieval: bool | None = None
     order: str | None = None         # memory.order: the prompt layout
 
@@ -41,7 +41,8 @@ class Variant:
 
 
 VARIANTS = {v.name: v for v in (
-    Variant("ours"),
+    Variant("ours"),                         # the default settings: learning.mode auto
+    Variant("ours_improve", mode="improve"),    # L_improve's rewrite only, no fallback
     Variant("ours_k4", k=4),
     Variant("ours_no_retrieval", retrieval=False),
     Variant("ours_no_improve", mode="raw"),

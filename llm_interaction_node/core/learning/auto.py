@@ -1,0 +1,68 @@
+"""Learning mode ``auto`` (the default): L_improve's rewrite, else the accepted attempt.
+
+A learner that stores something right whenever the user asks. In order:
+
+1. L_improve's rewrite (:meth:`.learner.Learner.rewrite`: validated, its shape checked by
+   :mod:`.shape`, replayed, each failure asked again once). Where it passes every check it is
+   stored, as in mode ``improve``; the user hears the lesson.
+2. Otherwise (no problem found, no statement changed, invalid, the wrong shape, refused by the
+   replay, the language model failed) the ``final`` example: the request and the attempt the
+   user accepted, replayed and verified (:meth:`.learner.Learner.store_final`); the user hears
+   that the way they accepted is what was kept, and the console's message says why the rewrite
+   was not.
+3. Except where the accepted attempt is the interaction's first turn unchanged (the lesson
+   came right after it) and L_improve found a problem in it: that is the turn the lesson asks
+   to change (the household case of issue 30, "always bring me a cup as well" after a
+   juice-only turn), so nothing is stored and the user hears why the rewrite failed.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..transcript import Transcript
+from .final import final_example
+from .improve import ImproveResult, ImproveStatus
+from .outcome import LearnOutcome
+from .shape import repeats_first_turn
+
+if TYPE_CHECKING:
+    from .learner import Learner
+
+SAY_KEPT_ACCEPTED = ("Thank you. I could not write down a better way myself, so I will "
+                     "remember the way you accepted it.")
+REWRITE_MESSAGE = "Learned from this interaction (L_improve's rewrite stored): {improvement}"
+NOT_REWRITTEN = "L_improve's rewrite was not stored ({reason})."
+FIRST_TURN_KEPT = (" The accepted attempt is not stored instead: it is the first turn the "
+                   "user's lesson is about, unchanged.")
+
+
+def store_auto(learner: "Learner", transcript: Transcript) -> LearnOutcome:
+    """Mode ``auto`` (see the module docstring)."""
+    result = learner.rewrite(transcript)
+    if result.ok:
+        return learner.store_rewrite(result, REWRITE_MESSAGE)
+    if _keeps_the_rejected_turn(result, transcript):
+        outcome = learner.refuse_rewrite(result)
+        outcome.message += FIRST_TURN_KEPT
+        return outcome
+    outcome = learner.store_final(transcript, said=SAY_KEPT_ACCEPTED)
+    why = NOT_REWRITTEN.format(reason=result.reason.rstrip("."))
+    if outcome.stored:
+        outcome.message = f"{why} {outcome.message}"
+    else:
+        rest = outcome.message.removeprefix("Nothing was learned: ")
+        outcome.message = f"Nothing was learned: {why[:-1]}; the accepted attempt: {rest}"
+    outcome.improve = result
+    return outcome
+
+
+def _keeps_the_rejected_turn(result: ImproveResult, transcript: Transcript) -> bool:
+    """The ``final`` example would be the first turn unchanged although L_improve found a
+    problem in the interaction (or could not be asked)."""
+    if result.status == ImproveStatus.NO_PROBLEM:
+        return False
+    example = final_example(transcript)
+    return example is not None and repeats_first_turn(example, transcript)
+
+
+__all__ = ["store_auto", "SAY_KEPT_ACCEPTED", "REWRITE_MESSAGE"]

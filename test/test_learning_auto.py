@@ -1,0 +1,329 @@
+"""Issue 30: a lesson does the request the new way in its first turn; mode ``auto``.
+
+The household case a new user tried: "bring me the juice please" (the robot brings the juice
+only), then "thanks. but when you bring me juice, always bring me a cup as well. remember that
+for next time". Only the LLM is scripted (ScriptedLLM); the household world, the console, the
+replay check and ChromaDB (tmp_path) are real, the learner attached as build_session attaches
+it (the world's start taken at the interaction's first input, the live world's end known).
+"""
+import pytest
+
+from llm_interaction_node.core.learning import improve as imp
+from llm_interaction_node.core.learning.auto import SAY_KEPT_ACCEPTED
+from llm_interaction_node.core.learning.learner import MODES, STORES, SAY_FINAL, LearnStatus
+from llm_interaction_node.core.learning.shape import shape_problem
+from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
+from llm_interaction_node.core.memory.config import MemoryConfig
+from llm_interaction_node.core.memory.store import ExampleMemory
+from llm_interaction_node.core.notes import (HINTS, LOOP_NOTE, REPEAT_NOTE, is_console_note,
+                                             restate_note)
+from llm_interaction_node.core.transcript import Entry, Transcript
+from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.settings import LearningSettings, Settings
+from llm_interaction_node.session import (attach_learning, build_console, interaction_start,
+                                          live_end, make_world)
+
+COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
+HUMAN = "move_to(get_location_coordinates('handover_to_human'))"
+LOCATIONS = "list_object_locations(affordance='grasp')"
+REQUEST = "bring me the juice please"
+LESSON = ("thanks. but when you bring me juice, always bring me a cup as well. remember that "
+          "for next time")
+JUICE_ONLY = ["wait_for_trigger()", LOCATIONS, COUNTER, "grasp('mango-juice_0')", HUMAN,
+              "handover_object_to_human('mango-juice_0')", "wait_for_trigger()"]
+CUP_TRIP = [COUNTER, "grasp('coffee-cup_0')", HUMAN, "handover_object_to_human('coffee-cup_0')"]
+PROBLEM = "The robot brought the juice without a cup."
+BETTER = "When the user asks for juice, the robot should bring a cup with it."
+
+
+def dialog(text: str) -> str:
+    return repr({"type": "dialog", "text": text})
+
+
+def juice_then_correction(objects_line: str, correction: str = LESSON) -> str:
+    """The bad shape: the old juice-only first turn, the user's correction as a dialog turn,
+    then a second trip for the cup (every statement works from the start)."""
+    return f""">>> wait_for_trigger()
+{dialog(REQUEST)}
+>>> {LOCATIONS}
+{objects_line}
+>>> {COUNTER}
+'success'
+>>> grasp('mango-juice_0')
+'success'
+>>> {HUMAN}
+'success'
+>>> handover_object_to_human('mango-juice_0')
+'success'
+>>> wait_for_trigger()
+{dialog(correction)}
+>>> {COUNTER}
+'success'
+>>> grasp('coffee-cup_0')
+'success'
+>>> {HUMAN}
+'success'
+>>> handover_object_to_human('coffee-cup_0')
+'success'
+>>> wait_for_trigger()"""
+
+
+def juice_and_cup(objects_line: str, extra: str = "") -> str:
+    """The good shape: the request, juice and cup in the first turn, the lesson as a comment."""
+    return f""">>> wait_for_trigger()
+{dialog(REQUEST)}
+>>> # juice always comes with a cup
+>>> {LOCATIONS}
+{objects_line}
+>>> {COUNTER}
+'success'
+>>> grasp('mango-juice_0', 'left')
+'success'
+>>> grasp('coffee-cup_0', 'right')
+'success'
+>>> {HUMAN}
+'success'{extra}
+>>> handover_object_to_human('mango-juice_0')
+'success'
+>>> handover_object_to_human('coffee-cup_0')
+'success'
+>>> wait_for_trigger()"""
+
+
+@pytest.fixture
+def memory(tmp_path):
+    return ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "memory")))
+
+
+def session(utterances, memory, statements, mode=None):
+    """A household console with the learner as build_session attaches it (mode None: the
+    settings' default); runs ``statements`` (a str runs, a ('note', text) is annotated)."""
+    spoken = []
+    robot = make_world("humanoid", "drinks_and_cup")
+    console = build_console("humanoid", robot, EventQueue(utterances, close=True),
+                            speak=spoken.append)
+    learning = LearningSettings() if mode is None else LearningSettings(mode=mode)
+    learner = attach_learning(console, ScriptedLLM([]), memory, learning, TokenLedger(),
+                              api="humanoid", start=interaction_start(robot),
+                              live=live_end(robot))
+    for statement in statements:
+        if isinstance(statement, tuple):
+            console.annotate(statement[1])
+        else:
+            console.execute(statement)
+    return console, learner, spoken
+
+
+def objects_of(console) -> str:
+    return console.transcript.entries[1].output
+
+
+def test_auto_is_the_default_and_every_mode_is_one_entry_of_the_table():
+    assert Settings().learning.mode == "auto" and LearningSettings().mode == "auto"
+    assert set(STORES) == set(MODES) - {"off"}
+
+
+def test_the_issues_rewrite_is_re_asked_and_the_request_done_with_the_cup_is_stored(memory):
+    console, learner, spoken = session([REQUEST, LESSON], memory, JUICE_ONLY)
+    assert learner.mode == "auto"
+    objects_line = objects_of(console)
+    bad = juice_then_correction(objects_line)
+    # every statement of the bad shape works: the replay check alone would pass it
+    assert learner.check(imp.stored_example(Transcript.parse(bad))).mismatch is None
+    learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, bad, juice_and_cup(objects_line)])
+    entry = console.execute("learn_from_interaction()").entry
+    outcome = learner.last_outcome
+    assert outcome.status == LearnStatus.LEARNED, entry.output
+    assert "L_improve's rewrite stored" in entry.output
+    # asked once more, saying that the correction is a dialog turn of the rewrite
+    assert len(llm.calls) == 4
+    reask = llm.calls[3]["messages"][-1]["content"]
+    assert "cannot be stored" in reask and LESSON in reask and "first turn" in reask
+    stored = memory.list("learned")
+    assert len(stored) == 1
+    text = stored[0].transcript
+    # the request, then juice AND cup in the first turn, then the end: no dialog turn after it
+    example = Transcript.parse(text)
+    assert example.user_utterances() == [REQUEST]
+    assert "grasp('coffee-cup_0', 'right')" in text and LESSON not in text
+    last_handover = text.index("handover_object_to_human('coffee-cup_0')")
+    assert last_handover < text.rindex("wait_for_trigger()")
+    assert shape_problem(example, Transcript.parse(console.transcript.render())) is None
+    assert spoken[-1] == ("Thank you, I will remember that. When the user asks for juice, I "
+                          "should bring a cup with it.")
+
+
+def test_in_mode_improve_the_bad_shape_twice_is_refused(memory):
+    console, learner, spoken = session([REQUEST, LESSON], memory, JUICE_ONLY, mode="improve")
+    bad = juice_then_correction(objects_of(console))
+    learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, bad, bad])
+    entry = console.execute("learn_from_interaction()").entry
+    assert learner.last_outcome.status == LearnStatus.WRONG_SHAPE, entry.output
+    assert "does not do the request the better way in its first turn" in entry.output
+    assert len(llm.calls) == 4 and memory.count() == 0
+    assert spoken[-1].startswith("Sorry, I did not learn this")
+
+
+def test_in_mode_auto_the_juice_only_turn_is_not_kept_when_the_rewrite_fails(memory):
+    """The fallback would store the juice-only first turn the lesson asks to change."""
+    console, learner, spoken = session([REQUEST, LESSON], memory, JUICE_ONLY)
+    bad = juice_then_correction(objects_of(console))
+    learner.llm = ScriptedLLM([PROBLEM, BETTER, bad, bad])
+    entry = console.execute("learn_from_interaction()").entry
+    assert learner.last_outcome.status == LearnStatus.WRONG_SHAPE, entry.output
+    assert "not stored instead" in entry.output and memory.count() == 0
+    assert spoken[-1].startswith("Sorry, I did not learn this")
+
+
+def test_in_mode_auto_no_problem_found_keeps_the_accepted_first_turn(memory):
+    praise = "perfect, remember how you did that for next time"
+    console, learner, spoken = session([REQUEST, praise], memory, JUICE_ONLY)
+    learner.llm = llm = ScriptedLLM(["No problem."])
+    entry = console.execute("learn_from_interaction()").entry
+    outcome = learner.last_outcome
+    assert outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert entry.output.startswith("L_improve's rewrite was not stored (the interaction has no "
+                                   "problem to fix). Stored the request and the statements of")
+    assert outcome.improve.status == imp.ImproveStatus.NO_PROBLEM and len(llm.calls) == 1
+    assert spoken[-1] == SAY_KEPT_ACCEPTED != SAY_FINAL
+    assert "handover_object_to_human('mango-juice_0')" in memory.list("final")[0].transcript
+
+
+TWO_TURNS = JUICE_ONLY + CUP_TRIP + ["wait_for_trigger()"]
+TWO_TURNS_SAID = [REQUEST, "and a cup to drink from, please",
+                  "thanks, but next time bring the cup with the juice right away - remember that"]
+
+
+@pytest.mark.parametrize("why", ["wrong shape", "replay", "unchanged", "llm down"])
+def test_in_mode_auto_a_refused_rewrite_falls_back_to_the_accepted_attempt(memory, why):
+    console, learner, spoken = session(TWO_TURNS_SAID, memory, TWO_TURNS)
+    objects_line = objects_of(console)
+    if why == "wrong shape":     # the old first turn, the user's correction, the second trip
+        bad = juice_then_correction(objects_line, TWO_TURNS_SAID[1]).replace(
+            ">>> grasp('coffee-cup_0')", ">>> grasp('coffee-cup_0', 'right')")
+        answers, expected = [PROBLEM, BETTER, bad, bad], imp.ImproveStatus.WRONG_SHAPE
+    elif why == "replay":        # claims a third grasp worked at the handover place
+        bad = juice_and_cup(objects_line).replace(
+            f">>> {HUMAN}\n'success'\n>>> handover_object_to_human('mango-juice_0')",
+            f">>> {HUMAN}\n'success'\n>>> grasp('tumbler_0')\n'success'\n"
+            f">>> handover_object_to_human('mango-juice_0')")
+        answers, expected = [PROBLEM, BETTER, bad, bad], imp.ImproveStatus.REPLAY_FAILED
+    elif why == "unchanged":     # the interaction itself, statement for statement
+        same = imp.interaction_text(console.transcript).render()
+        answers, expected = [PROBLEM, BETTER, same], imp.ImproveStatus.UNCHANGED
+    else:
+        answers, expected = [LLMError("connection refused")], imp.ImproveStatus.LLM_FAILED
+    learner.llm = llm = ScriptedLLM(answers)
+    entry = console.execute("learn_from_interaction()").entry
+    outcome = learner.last_outcome
+    assert outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert outcome.improve.status == expected and len(llm.calls) == len(answers)
+    assert entry.output.startswith("L_improve's rewrite was not stored (the ")
+    assert "Stored the request and the statements of the accepted attempt" in entry.output
+    assert spoken[-1] == SAY_KEPT_ACCEPTED
+    stored = memory.list("final")
+    assert len(stored) == 1 and memory.count() == 1
+    # the final example: the request, the lesson as a comment, both things brought
+    text = stored[0].transcript
+    assert Transcript.parse(text).user_utterances() == [REQUEST]
+    assert "handover_object_to_human('coffee-cup_0')" in text
+    assert "handover_object_to_human('mango-juice_0')" in text
+
+
+# -- the shape rules ---------------------------------------------------------------------------
+
+ORIGINAL = Transcript.parse(f""">>> wait_for_trigger()
+{dialog(REQUEST)}
+>>> {COUNTER}
+'success'
+>>> grasp('mango-juice_0')
+'success'
+>>> {HUMAN}
+'success'
+>>> handover_object_to_human('mango-juice_0')
+'success'
+>>> wait_for_trigger()
+{dialog(LESSON)}""")
+
+
+def rewrite(*lines: str) -> Transcript:
+    return imp.stored_example(Transcript.parse("\n".join(
+        [">>> wait_for_trigger()", dialog(REQUEST)] + list(lines))))
+
+
+def test_the_shape_rules():
+    same = [f">>> {COUNTER}", "'success'", ">>> grasp('mango-juice_0')", "'success'",
+            f">>> {HUMAN}", "'success'", ">>> handover_object_to_human('mango-juice_0')",
+            "'success'"]
+    cup = [f">>> {COUNTER}", "'success'", ">>> grasp('coffee-cup_0')", "'success'",
+           f">>> {HUMAN}", "'success'", ">>> handover_object_to_human('coffee-cup_0')", "'success'"]
+    both = same[:4] + [">>> grasp('coffee-cup_0', 'right')", "'success'"] + same[4:] + \
+        [">>> handover_object_to_human('coffee-cup_0')", "'success'"]
+    # the correction as something the user says, with a second trip after it
+    said = shape_problem(rewrite(*same, ">>> wait_for_trigger()", dialog(LESSON), *cup), ORIGINAL)
+    assert said and LESSON in said
+    # or as the closing "approval"
+    closing = rewrite(*both, ">>> wait_for_trigger()", dialog("and a cup to drink from, please!"))
+    corrected = Transcript(ORIGINAL.entries[:-1] + [
+        Entry("wait_for_trigger()", dialog("And a cup to drink from, please")),
+        ORIGINAL.entries[-1]])
+    assert "'And a cup to drink from, please'" in shape_problem(closing, corrected)
+    # the correction said as the request
+    as_request = imp.stored_example(Transcript.parse("\n".join(
+        [">>> wait_for_trigger()", dialog(LESSON)] + both)))
+    assert LESSON in shape_problem(as_request, ORIGINAL)
+    # a second user turn in other words, then more statements
+    second = shape_problem(rewrite(*same, ">>> wait_for_trigger()", dialog("a cup too"), *cup),
+                           ORIGINAL)
+    assert second and "speaks again" in second
+    # the old first turn unchanged, ending with an approval
+    unchanged = shape_problem(rewrite(*same, ">>> wait_for_trigger()", dialog("thanks")), ORIGINAL)
+    assert unchanged and "unchanged" in unchanged
+    # nothing done
+    assert "does nothing" in shape_problem(rewrite(">>> wait_for_trigger()", dialog("thanks")),
+                                           ORIGINAL)
+    # the request done the new way: with the lesson as a comment, an ask() on the way and an
+    # approval at the end, or just the end
+    good = rewrite(f">>> # {LESSON}", *both[:2], ">>> ask('the coffee cup?')", "'yes'", *both[2:],
+                   ">>> wait_for_trigger()", dialog("thanks, that was quick"))
+    assert shape_problem(good, ORIGINAL) is None
+    assert shape_problem(rewrite(*both), ORIGINAL) is None
+
+
+# -- the console's notes never enter a stored example ------------------------------------------
+
+OWN = "# the cup is on the counter as well"           # a comment of the model's own
+GUESSED = f"# {HINTS[0]}\nlist_objects()"              # a copied seed hint above a statement
+NOTES = [("note", "not run: 'coffee_cup' is not in the scene"),
+         ("note", "not run: " + REPEAT_NOTE.format(source="grasp('mango-juice_0')")),
+         ("note", LOOP_NOTE), ("note", "giving up: the limit of 15 statements"),
+         ("note", "stopped: stop requested"), ("note", "the language model failed: timeout"),
+         ("note", HINTS[0])]
+WITH_NOTES = (JUICE_ONLY[:2] + NOTES[:4] + JUICE_ONLY[2:]
+              + [("note", restate_note(TWO_TURNS_SAID[1])), OWN, GUESSED] + NOTES[4:] + CUP_TRIP
+              + ["wait_for_trigger()", ("note", restate_note(TWO_TURNS_SAID[2]))])
+
+
+def notes_in(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if is_console_note(ln.removeprefix(">>> "))]
+
+
+@pytest.mark.parametrize("mode", ["auto", "improve", "final", "corrected", "raw"])
+def test_no_console_note_enters_a_stored_example_in_any_mode(memory, mode):
+    console, learner, _ = session(TWO_TURNS_SAID, memory, WITH_NOTES, mode=mode)
+    live = console.transcript.render()
+    assert len(notes_in(live)) == len(NOTES) + 3        # each kind is in the interaction
+    objects_line = objects_of(console)
+    # L_improve's rewrite (auto, improve) copies a note; the model's own comment stays
+    learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, juice_and_cup(
+        objects_line, extra=f"\n>>> # {LOOP_NOTE}\n>>> {OWN}")])
+    entry = console.execute("learn_from_interaction()").entry
+    assert learner.last_outcome.stored, entry.output
+    stored = memory.list()
+    assert len(stored) == 1
+    text = stored[0].transcript
+    assert notes_in(text) == [] and OWN in text
+    if mode in ("auto", "improve"):
+        assert notes_in(llm.calls[0]["messages"][-1]["content"]) == []   # L_improve saw none
+    if mode in ("final", "corrected", "raw"):
+        assert ">>> list_objects()" in text       # the hint's statement stays, the hint goes
