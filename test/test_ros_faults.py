@@ -197,7 +197,9 @@ def test_a_flood_of_utterances_is_answered_in_order_and_the_user_hears_it_was_qu
     answers = [m for m in said(user) if m.startswith("answer ")]
     assert answers == [f"answer {i}" for i in range(n)]
     prompts = [r["json"]["prompt"] for r in llm.requests[first:]]
-    heard = [int(m) for p in prompts for m in re.findall(r"'request number (\d+)'\}\n>>>$", p)]
+    # each request ends a prompt (after it, the console may restate it: a reply to the move)
+    heard = [int(m) for p in prompts for m in re.findall(
+        r"'request number (\d+)'\}\n(?:>>> # The user says: [^\n]*\n)?>>>$", p)]
     assert heard == sorted(heard) and set(heard) == set(range(n))
 
 
