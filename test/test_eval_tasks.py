@@ -7,6 +7,7 @@ import pytest
 
 from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.eval import tasks as T
+from llm_interaction_node.eval.observe import blocks_of
 from llm_interaction_node.eval.tasks import PLACES, Task, check, make_task, feasible_world
 
 
@@ -149,7 +150,7 @@ def test_block_direction_of_bowl(direction, meant):
     assert T.block_in_direction("red bowl", direction, init) == meant
     assert check(t, init, {**init, meant: at("top right corner")})
     assert not check(t, init, init)
-    others = [b for b in T._blocks(init) if b != meant]
+    others = [b for b in blocks_of(init) if b != meant]
     for other in others:
         assert not check(t, init, {**init, other: at("top right corner")})
     # decided on the initial positions: moving the meant block away first does not change it
@@ -189,7 +190,7 @@ def test_nth_block_from_direction(nth, direction, meant):
     init = NTH_SCENE
     assert T.nth_block_from(nth, direction, init) == meant
     assert check(t, init, {**init, meant: at("left side")})
-    for other in T._blocks(init):
+    for other in blocks_of(init):
         if other != meant:
             assert not check(t, init, {**init, other: at("left side")})
 

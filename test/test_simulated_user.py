@@ -14,6 +14,7 @@ from llm_interaction_node.eval.simulated_user import (FACT_WORDING, HINTS, KINDS
                                                       SOLUTION, SOLUTION_DESTROYED, Observation,
                                                       SimulatedUser, Utterance, fact_fields,
                                                       fact_options)
+from llm_interaction_node.eval.tasks.relations import place_clear
 
 OK = Observation(success=True)
 FAIL = Observation(success=False)
@@ -486,7 +487,7 @@ def test_selection_feedback_says_what_was_taken_never_the_right_block(template_i
     world = T.feasible_world(task)
     initial = T.world_positions(world)
     wrong_place = next(p for p in PLACES if p != task.attributes["place"]
-                       and T._place_clear(PLACES[p], initial, moving=(meant,)))
+                       and place_clear(PLACES[p], initial, moving=(meant,)))
     TabletopApi(world).put_first_on_second(meant, np.array(PLACES[wrong_place]))
     texts, facts = answers(task, initial, T.world_positions(world))
     assert facts[0].kind == "wrong_place" and facts[0].objects == ()
@@ -546,7 +547,7 @@ def test_corner_distance_names_the_corner_taken_not_the_one_meant():
         task, world, initial = scene("block_corner_distance_to_bowl", "ua_ui", seeds=[seed])
         meant = T.interpretation(task, initial)
         wrong = next(c for c in T.CORNERS if c != meant
-                     and T._place_clear(PLACES[c], initial, moving=(task.attributes["block"],)))
+                     and place_clear(PLACES[c], initial, moving=(task.attributes["block"],)))
         TabletopApi(world).put_first_on_second(task.attributes["block"], np.array(PLACES[wrong]))
         texts, facts = answers(task, initial, T.world_positions(world), user_seed=seed)
         assert facts[0].kind == "wrong_corner"
@@ -595,7 +596,7 @@ def test_right_block_wrong_place_gets_no_hint_about_the_block():
         initial = T.world_positions(world)
         meant = T.interpretation(task, initial)
         wrong_place = next(p for p in PLACES if p != task.attributes["place"]
-                           and T._place_clear(PLACES[p], initial, moving=(meant,)))
+                           and place_clear(PLACES[p], initial, moving=(meant,)))
         TabletopApi(world).put_first_on_second(meant, np.array(PLACES[wrong_place]))
         texts, facts = answers(task, initial, T.world_positions(world), user_seed=seed)
         assert [f.kind for f in facts] == ["wrong_place"]
