@@ -1,5 +1,7 @@
-"""Where the package's files are: config files (the source tree, then the installed share/
-dirs) and world files (household scenarios, also the static knowledge of a real robot).
+"""Where the package's world files are (household scenarios, also the static knowledge of a
+real robot), searched in the extra world directories, then in each config directory
+(``core/config_files.py``, where core finds its own config files; ``config_path`` is
+re-exported here for one release, for the callers above core).
 
 The extra world directories are a setting like every other (:class:`WorldSettings`, its
 ``LLM_INTERACTION_WORLDS`` read by the one settings mechanism), but a process-wide one, as
@@ -9,14 +11,16 @@ static knowledge and the benchmarks all look worlds up, most of them without an 
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 from .core.config import load_section, setting
+from .core.config_files import config_dirs, config_path
 
-PACKAGE = "llm_interaction_node"
+__all__ = ["DEFAULT_WORLD", "WorldSettings", "config_path", "list_worlds", "world_dirs",
+           "world_path"]
+
 DEFAULT_WORLD = "drinks_and_cup"
 
 
@@ -26,26 +30,6 @@ class WorldSettings:
 
     dirs: str = setting("", f"directories searched for world files before config/worlds, "
                         f"separated by {os.pathsep!r} (as in PATH)", env="LLM_INTERACTION_WORLDS")
-
-
-def config_dirs() -> list[Path]:
-    """``config/`` directories in search order (source tree, ament index, pip prefix)."""
-    dirs = [Path(__file__).resolve().parent.parent / "config"]
-    try:  # ROS install space, if ament_index is around
-        from ament_index_python.packages import get_package_share_directory  # type: ignore
-        dirs.append(Path(get_package_share_directory(PACKAGE)) / "config")
-    except Exception:  # noqa: BLE001 - not a ROS environment / package not indexed
-        pass
-    dirs.append(Path(sys.prefix) / "share" / PACKAGE / "config")
-    return dirs
-
-
-def config_path(*parts: str) -> Path:
-    """The first existing ``config/<parts>``; the source-tree path if none exists."""
-    for d in config_dirs():
-        if d.joinpath(*parts).exists():
-            return d.joinpath(*parts)
-    return config_dirs()[0].joinpath(*parts)
 
 
 def world_dirs(env: Mapping[str, str] = os.environ) -> list[Path]:

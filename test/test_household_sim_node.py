@@ -319,7 +319,8 @@ def test_the_ros_robot_says_why_a_skill_failed_in_the_same_words_as_the_world(fa
     from llm_interaction_node.core.apis.knowledge import StaticKnowledge
     from llm_interaction_node.core.interrupt import StopSignal
     from llm_interaction_node.paths import world_path
-    from llm_interaction_node.ros.robot.humanoid import SKILL_TYPES, RosHumanoidRobot
+    from llm_interaction_node.ros.robot.humanoid import RosHumanoidRobot
+    from llm_interaction_node.ros.skills import SKILL_TYPES
     from llm_interaction_node.ros.robot.scene_memory import SceneMemory
     from llm_interaction_node.ros.robot.skill_client import SkillClient
 

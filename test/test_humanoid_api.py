@@ -531,10 +531,10 @@ def test_human_held_object_hints():
 
 def test_core_imports_nothing_from_the_layers_above_it():
     """Every module of core (the API layer included) imports no ros, sims, eval, session,
-    settings, cli or bench module, nor rclpy."""
+    settings, paths, cli or bench module, nor rclpy."""
     above = ", ".join(repr(f"llm_interaction_node.{m}") for m in (
-        "ros", "sims", "eval", "session", "settings", "cli", "memory_cli", "run_cli", "eval_cli",
-        "bench"))
+        "ros", "sims", "eval", "session", "settings", "paths", "cli", "memory_cli", "run_cli",
+        "eval_cli", "bench"))
     code = ("import importlib, pkgutil, sys, llm_interaction_node.core as core\n"
             "for m in pkgutil.walk_packages(core.__path__, 'llm_interaction_node.core.'):\n"
             "    importlib.import_module(m.name)\n"

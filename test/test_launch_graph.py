@@ -25,6 +25,7 @@ from llm_interaction_node.ros.graph import (GRAPHS, LAUNCH_ARGUMENTS, RECORDER, 
                                            command_line, format_value, graph_nodes,
                                            launch_arguments)
 from llm_interaction_node.run_cli import build_overrides, parse_param
+from llm_interaction_node.ros.skills import SKILL_ACTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "llm_interaction_node"
@@ -287,7 +288,7 @@ def test_config_file_is_a_ros_params_file_for_its_node(node, filename):
 def test_robot_yaml_names_the_default_interfaces():
     data = yaml.safe_load(config_path("robot.yaml").read_text())
     params = data["interaction_node"]["ros__parameters"]
-    assert params["actions"] == names.SKILL_ACTIONS
+    assert params["actions"] == SKILL_ACTIONS
     assert params["topics"] == {"scene": names.SCENE, "asr_text": names.ASR_TEXT,
                                 "tts_text": names.TTS_TEXT}
 

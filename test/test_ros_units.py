@@ -19,7 +19,8 @@ from llm_interaction_node.core.config import flatten
 from llm_interaction_node.core.llm import LLMConfig
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.paths import world_path
-from llm_interaction_node.ros.robot.humanoid import SKILL_TYPES, SkillTimeouts
+from llm_interaction_node.ros.robot.humanoid import SkillTimeouts
+from llm_interaction_node.ros.skills import SKILL_ACTIONS, SKILL_TYPES, SKILLS
 from llm_interaction_node.settings import settings_info
 from llm_interaction_node.sims.worlds import load_household_world
 
@@ -34,7 +35,7 @@ def test_the_params_file_repeats_the_declared_defaults_with_their_types():
         assert value == default, f"{name}: the file says {value!r}, the default is {default!r}"
     config = parameters.read(values, env={})
     assert config.settings.llm.base_url is None and config.settings.memory.k == MemoryConfig.k
-    assert config.names["actions.grasp"] == names.GRASP and config.names["topics.asr_text"] == names.ASR_TEXT
+    assert config.names["actions.grasp"] == SKILL_ACTIONS["grasp"] and config.names["topics.asr_text"] == names.ASR_TEXT
 
 
 def test_the_parameter_list_is_derived_from_the_settings_fields():
@@ -46,10 +47,16 @@ def test_the_parameter_list_is_derived_from_the_settings_fields():
     assert set(derived) - {"llm.api_key"} <= set(parameters.PARAMETERS)
     timeouts = {f"timeouts.{f.name}" for f in fields(SkillTimeouts)}
     assert timeouts <= set(parameters.PARAMETERS)
-    # every skill has its result timeout, by an explicit mapping
+    # every skill has its result timeout, derived from the one table of skills
     mine = SkillTimeouts(grasp_s=7.0)
     assert {skill: mine.result_s(skill) for skill in SKILL_TYPES}["grasp"] == 7.0
     assert all(mine.result_s(skill) > 0 for skill in SKILL_TYPES)
+    assert [mine.result_s(s.name) for s in SKILLS if s.name != "grasp"] == \
+        [s.result_s for s in SKILLS if s.name != "grasp"]
+    assert SkillTimeouts().move_to_s == 120.0 and SkillTimeouts().run_skill_s == 180.0
+    assert {f"actions.{skill}" for skill in SKILL_TYPES} <= set(parameters.PARAMETERS)
+    with pytest.raises(KeyError):
+        mine.result_s("dance")
 
 
 def test_parameters_are_read_typed_and_bad_ones_refused():

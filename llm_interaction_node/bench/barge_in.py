@@ -56,6 +56,7 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
     from ..core.interrupt import StopSignal
     from ..paths import config_path, world_path
     from ..ros import names
+    from ..ros.skills import SKILL_ACTIONS
     from ..ros.speech.audio import AUDIO_QOS
     from ..ros.conversions import base_pose_to_msg
     from ..ros.robot.skill_client import SkillClient
@@ -83,7 +84,7 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
     node.create_subscription(AsrResult, names.ASR_RESULT, results.append, 50)
     state = node.create_publisher(String, names.STATE, latched)
     audio = node.create_publisher(AudioData, names.AUDIO, AUDIO_QOS)
-    mover = SkillClient(node, MoveTo, names.SKILL_ACTIONS["move_to"], stop, server_wait_s=60.0)
+    mover = SkillClient(node, MoveTo, SKILL_ACTIONS["move_to"], stop, server_wait_s=60.0)
     knowledge = StaticKnowledge.from_yaml(world_path("drinks_and_cup"))
     goals = [MoveTo.Goal(target=base_pose_to_msg(knowledge.locations[p]), speed_factor=0.1)
              for p in ("handover_to_human", "inFrontOf_kitchen-counter_0")]

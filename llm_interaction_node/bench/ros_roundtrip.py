@@ -73,9 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     from ..paths import world_path
     from ..ros import names
     from ..ros.conversions import base_pose_to_msg
-    from ..ros.robot.humanoid import SKILL_TYPES, RosHumanoidRobot
+    from ..ros.robot.humanoid import RosHumanoidRobot
     from ..ros.robot.scene_memory import SceneMemory
     from ..ros.robot.skill_client import SkillClient
+    from ..ros.skills import SKILL_ACTIONS, SKILL_TYPES
 
     log_dir = Path(tempfile.mkdtemp(prefix="ros_roundtrip_"))
     rclpy.init()
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     worlds: list[tuple[float, dict]] = []
     node.create_subscription(String, names.WORLD_STATE,
                              lambda m: worlds.append((time.monotonic(), json.loads(m.data))), latched)
-    skills = {s: SkillClient(node, t, names.SKILL_ACTIONS[s], stop, server_wait_s=60.0)
+    skills = {s: SkillClient(node, t, SKILL_ACTIONS[s], stop, server_wait_s=60.0)
               for s, t in SKILL_TYPES.items()}
     robot = RosHumanoidRobot(skills, scene, now_ns=lambda: node.get_clock().now().nanoseconds)
     api = HumanoidApi(robot)

@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 import yaml
 
+from .config_files import config_path
 from .llm import LLMClient, LLMError, TokenLedger, Usage
 from .statements import _FENCE, bound_names
 
@@ -61,7 +62,6 @@ class FgenPrompt:
 def load_fgen_prompt(path: str | Path | None = None) -> FgenPrompt:
     """The prompt of ``config/fgen.yaml`` (or ``path``); a clear error for a malformed file."""
     if path is None:
-        from ..paths import config_path
         path = config_path("fgen.yaml")
     data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("header"), str):

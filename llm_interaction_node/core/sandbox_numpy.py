@@ -17,6 +17,8 @@ from typing import Any, Callable
 
 import numpy
 
+from .sandbox_stand_in import stand_in
+
 # The numpy modules generated code may reach, each with the public names it may not use.
 _MODULES: dict[str, frozenset[str]] = {
     "numpy": frozenset({
@@ -151,25 +153,6 @@ def array_method(obj: Any, name: str, limit: int) -> Callable | None:
     return _size_checked(getattr(obj, name), f"ndarray.{name}", estimate, limit)
 
 
-class _CheckedType(type):
-    """Metaclass of a stand-in for a numpy class: isinstance works, construction is checked."""
-
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, cls._real)
-
-    def __subclasscheck__(cls, sub: type) -> bool:
-        return issubclass(sub, cls._real)
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        return cls._construct(*args, **kwargs)
-
-    def __getattr__(cls, name: str) -> Any:
-        return getattr(cls._real, name)
-
-    def __repr__(cls) -> str:
-        return repr(cls._real)
-
-
 def _random_checked(fn: Callable, what: str, limit: int) -> Callable:
     """Check ``size=``, ``length=`` (or rand's dimensions); return generators as views."""
     try:
@@ -231,8 +214,7 @@ class _View:
         if self._label == "numpy" and name in _ESTIMATES:
             checked = _size_checked(value, qualified, _ESTIMATES[name], self._limit)
             if isinstance(value, type):
-                return _CheckedType(name, (), {"_real": value, "_construct": staticmethod(checked),
-                                               "__doc__": value.__doc__})
+                return stand_in(name, value, checked)
             return checked
         return value
 

@@ -20,6 +20,8 @@ import shapely
 import shapely.affinity
 import shapely.geometry
 
+from .sandbox_stand_in import stand_in
+
 # the public names of ``from shapely.geometry import *`` / ``from shapely.affinity import *``
 GEOMETRY_NAMES = tuple(shapely.geometry.__all__)
 AFFINITY_NAMES = tuple(shapely.affinity.__all__)
@@ -29,36 +31,9 @@ GUARDED_GEOMETRY_METHODS = frozenset({"buffer", "offset_curve", "parallel_offset
 _COUNT_ARGUMENTS = ("quad_segs", "resolution")
 
 
-class _ReadOnlyType(type):
-    """Metaclass of the stand-in for a shapely class: ``isinstance``, construction and class
-    attributes work as on the real class; setting or deleting attributes is refused, so code
-    cannot patch shapely (shared by every console of the process) for later tasks."""
-
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, cls._real)
-
-    def __subclasscheck__(cls, sub: type) -> bool:
-        return issubclass(sub, cls._real)
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        return cls._real(*args, **kwargs)
-
-    def __getattr__(cls, name: str) -> Any:
-        return getattr(cls._real, name)
-
-    def __setattr__(cls, name: str, value: Any) -> None:
-        raise AttributeError(f"{cls.__name__} is read-only in the robot console")
-
-    def __delattr__(cls, name: str) -> None:
-        raise AttributeError(f"{cls.__name__} is read-only in the robot console")
-
-    def __repr__(cls) -> str:
-        return repr(cls._real)
-
-
 def _stand_in(name: str, value: Any) -> Any:
     if isinstance(value, type):
-        return _ReadOnlyType(name, (), {"_real": value, "__doc__": value.__doc__})
+        return stand_in(name, value)
     return functools.wraps(value)(lambda *args, **kwargs: value(*args, **kwargs))
 
 

@@ -5,7 +5,8 @@
   the terminal chat (the API key is no parameter: it comes from the environment);
 * ``api``, ``knowledge``, ``robot.*``, ``timeouts.*``, ``asr.*``: the fields of
   :class:`NodeSettings`, the node's own;
-* ``actions.*``, ``topics.*``, ``services.*``: interface names (defaults in :mod:`.names`).
+* ``actions.*``, ``topics.*``, ``services.*``: interface names (defaults in :mod:`.names`,
+  the skills' actions in :mod:`.skills`).
 
 Defaults and descriptions come from those fields; ``config/interaction_node.yaml`` repeats
 them (a test keeps it equal). ROS parameters cannot be null: '' means "not set" where the
@@ -31,6 +32,7 @@ from ..paths import DEFAULT_WORLD
 from ..settings import Settings, settings_info
 from . import names
 from .robot.humanoid import RosHumanoidRobot, SkillTimeouts
+from .skills import SKILL_ACTIONS
 
 _SPEED = inspect.signature(HumanoidApi).parameters      # the API's own speed limits
 
@@ -87,7 +89,7 @@ class NodeSettings:
 # interface name parameters -> (default, description)
 INTERFACES: dict[str, tuple[str, str]] = {
     **{f"actions.{skill}": (name, f"action server of the {skill} skill")
-       for skill, name in names.SKILL_ACTIONS.items()},
+       for skill, name in SKILL_ACTIONS.items()},
     "topics.scene": (names.SCENE, "perceived scene (Scene)"),
     "topics.markers": (names.MARKERS, "the scene memory as RViz markers "
                        "(visualization_msgs/MarkerArray, transient local)"),

@@ -1,15 +1,8 @@
 """Default topic, action and service names shared by the nodes (all relative: remappable,
 and they follow the node's namespace). The parameters of each node can rename them."""
 
-# skill action servers (served by the robot or the simulator, used by the interaction node)
-MOVE_TO = "skills/move_to"
-GRASP = "skills/grasp"
-PLACE = "skills/place"
-HANDOVER = "skills/handover"
-RECEIVE = "skills/receive"
-RUN_SKILL = "skills/run_skill"
-SKILL_ACTIONS = {"move_to": MOVE_TO, "grasp": GRASP, "place": PLACE, "handover": HANDOVER,
-                 "receive": RECEIVE, "run_skill": RUN_SKILL}
+# skill action servers (served by the robot or the simulator, used by the interaction node):
+# ``skills/<skill>``, declared with the skills in ros/skills.py (SKILL_ACTIONS)
 
 # perception: the whole perceived scene (llm_interaction_interfaces/msg/Scene)
 SCENE = "perception/scene"

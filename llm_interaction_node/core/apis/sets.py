@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, get_args
 
-from ...paths import config_path
+from ..config_files import config_path
 from ..registry import public_functions
 from .humanoid import HumanoidApi
 from .tabletop import TabletopApi

@@ -38,7 +38,7 @@ from typing import Iterable, Sequence
 
 import yaml
 
-from ...paths import config_path
+from ..config_files import config_path
 from ..llm import LLMError, TokenLedger, Usage
 from ..notes import without_console_notes
 from ..statements import bound_names

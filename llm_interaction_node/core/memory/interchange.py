@@ -1,8 +1,9 @@
 """Examples in and out of the memory as files: seed transcripts (``*.txt``, one example each)
 and the readable YAML export (transcripts as ``|`` block scalars) that import reads back.
 
-Functions over an :class:`~.store.ExampleMemory`; its methods ``seed_from``, ``export_yaml``
-and ``import_yaml`` call them under the store's lock.
+Functions over a store seen through the small :class:`Store` protocol, so this module never
+imports the store that calls it: :class:`~.store.ExampleMemory`'s methods ``seed_from``,
+``export_yaml`` and ``import_yaml`` call them under the store's lock.
 """
 from __future__ import annotations
 
@@ -10,14 +11,11 @@ import logging
 import time
 from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 import yaml
 
 from .records import Example
-
-if TYPE_CHECKING:
-    from .store import ExampleMemory
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +32,27 @@ def _str(dumper, value: str):
 _BlockDumper.add_representer(str, _str)
 
 
-def seed_from(memory: "ExampleMemory", directory: str | Path) -> int:
+class Store(Protocol):
+    """What the file functions use of a store of one API set's examples."""
+
+    api: str
+
+    def list(self, source: str | None = None) -> list[Example]:
+        """All examples (optionally of one source), oldest first."""
+
+    def present(self, example_ids: Sequence[str]) -> set[str]:
+        """Which of these examples are stored."""
+
+    def make_example(self, transcript: str, source: str, origin: str = "",
+                     problem: str | None = None, improvement: str | None = None,
+                     example_id: str | None = None, created: float | None = None) -> Example:
+        """An Example, not stored yet."""
+
+    def write(self, examples: Sequence[Example]) -> None:
+        """Store prepared examples, whole."""
+
+
+def seed_from(memory: Store, directory: str | Path) -> int:
     """Add the ``*.txt`` transcripts of ``directory`` whose file name is not yet the
     origin of a seed example. Returns how many were added (0 on a second call)."""
     directory = Path(directory)
@@ -55,7 +73,7 @@ def seed_from(memory: "ExampleMemory", directory: str | Path) -> int:
     return len(added)
 
 
-def export_yaml(memory: "ExampleMemory", path: str | Path,
+def export_yaml(memory: Store, path: str | Path,
                 sources: Sequence[str] | None = None) -> int:
     """Write the examples (only those of ``sources``, e.g. ('learned', 'raw'), if given)
     to a YAML file that :func:`import_yaml` reads; returns how many."""
@@ -68,7 +86,7 @@ def export_yaml(memory: "ExampleMemory", path: str | Path,
     return len(examples)
 
 
-def import_yaml(memory: "ExampleMemory", path: str | Path) -> int:
+def import_yaml(memory: Store, path: str | Path) -> int:
     """Add the examples of an exported file whose ids are not present. Returns how many.
     A bad file is refused whole (ValueError naming the example), nothing is added."""
     try:
@@ -103,4 +121,4 @@ def import_yaml(memory: "ExampleMemory", path: str | Path) -> int:
     return len(new)
 
 
-__all__ = ["seed_from", "export_yaml", "import_yaml"]
+__all__ = ["Store", "seed_from", "export_yaml", "import_yaml"]

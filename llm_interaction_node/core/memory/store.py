@@ -327,7 +327,7 @@ class ExampleMemory:
             return []
         strategy = STRATEGIES[self.config.scoring]
         with self._lock:                # the caches are shared by the calling threads
-            return strategy(self, query, k)
+            return strategy(self, query, k, self.config.recency_decay)
 
     @_server_errors
     def prompt_examples(self, utterances: Sequence[str], k: int | None = None) -> list[Example]:
@@ -409,7 +409,7 @@ class ExampleMemory:
             self._centrality = (signature, seeds, seed_centrality(by_origin))
         return self._centrality
 
-    # ------------------------------------------------ I/O for the strategies (lock held)
+    # ------------------------------------ I/O for the strategies (lock held; .strategies.Records)
     def nearest(self, probe, n: int) -> tuple[list[list[str]], list[list[float]]]:
         """Ids and cosine distances of the ``n`` records nearest to each probe vector."""
         result = self.collection.query(query_embeddings=probe, n_results=n,

@@ -2,23 +2,22 @@
 :mod:`.retrieval` for the scores): how the top k examples are found with as few Chroma calls
 as possible, yet exactly.
 
-A strategy is a function ``(store, query, k) -> [(Example, score)]`` (query: the utterances,
-newest first; result: most similar LAST) over the store's I/O with its caches
-(:class:`~.store.ExampleMemory`: ``nearest``, ``record_count``, key vectors, examples by
-primary record). :data:`STRATEGIES` maps each :class:`Scoring` to its function.
+A strategy is a function ``(records, query, k, recency_decay) -> [(Example, score)]``
+(query: the utterances, newest first; result: most similar LAST) over the store's I/O with
+its caches, seen through the small :class:`Records` protocol (``nearest``, ``record_count``,
+key vectors, examples by primary record), so this module never imports the store that calls
+it (:class:`~.store.ExampleMemory` implements the protocol). :data:`STRATEGIES` maps each
+:class:`Scoring` to its function.
 """
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
 from . import retrieval
 from .records import Example, RecordId, example_of, primary_id
-
-if TYPE_CHECKING:
-    from .store import ExampleMemory
 
 EXACT_RECORDS = 1000            # stores up to this many records: exact top k always
 CANDIDATES_PER_K = 8            # nearest records asked for per utterance: this many per k,
@@ -32,13 +31,39 @@ class Scoring(StrEnum):
     PER_UTTERANCE = "per_utterance"  # sum_i w_i max over keys of cos(u_i, key)
 
 
-def reference(store: "ExampleMemory", query: list[str], k: int) -> list[tuple[Example, float]]:
+class Records(Protocol):
+    """The stored records as a strategy reads them (the store's lock held by the caller)."""
+
+    def embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings of query utterances (cached)."""
+
+    def nearest(self, probe, n: int) -> tuple[list[list[str]], list[list[float]]]:
+        """Ids and cosine distances of the ``n`` records nearest to each probe vector."""
+
+    def record_count(self) -> int:
+        """How many records are stored (may be a second old)."""
+
+    def has_key_vectors(self, record_ids: Sequence[str]) -> bool:
+        """Whether the key vectors of all these records are cached."""
+
+    def key_vectors(self, record_ids: Sequence[str]) -> list[np.ndarray]:
+        """The cached key vectors among these records."""
+
+    def fetch_key_vectors(self, record_ids: Sequence[str]) -> None:
+        """Read these records' key vectors into the cache."""
+
+    def examples_by_primary(self, primary_ids: Sequence[str]) -> dict[str, Example]:
+        """Examples by id from their primary record ids."""
+
+
+def reference(store: Records, query: list[str], k: int,
+              recency_decay: float) -> list[tuple[Example, float]]:
     """The paper's score: cos of the recency-weighted sum of the query utterances with the
     example's best key. One vector, one nearest-records query: an example's best record
     among the results is its exact score, and records are returned best first, so the
     first k distinct examples are the exact top k (the result list is widened until k
     distinct examples are in it or the store is exhausted)."""
-    weights = retrieval.recency_weights(len(query), store.config.recency_decay)
+    weights = retrieval.recency_weights(len(query), recency_decay)
     mixed = retrieval.mixed_query(store.embed_query(query), weights)
     per_query = max(CANDIDATES_PER_K * k, MIN_CANDIDATES)
     while True:
@@ -58,7 +83,8 @@ def reference(store: "ExampleMemory", query: list[str], k: int) -> list[tuple[Ex
     return [(examples[eid], score) for eid, score in top if eid in examples]
 
 
-def per_utterance(store: "ExampleMemory", query: list[str], k: int) -> list[tuple[Example, float]]:
+def per_utterance(store: Records, query: list[str], k: int,
+                  recency_decay: float) -> list[tuple[Example, float]]:
     """score(example) = sum_i decay**i * max_j cos(utterance_i, key_j(example)), i = 0 for
     the newest. Candidates: the examples owning one of the max(8k, 32) records
     (CANDIDATES_PER_K, MIN_CANDIDATES) nearest to some utterance or to the utterances'
@@ -70,7 +96,7 @@ def per_utterance(store: "ExampleMemory", query: list[str], k: int) -> list[tupl
     full, so small stores (the usual case) always get the exact top k; in larger ones such
     examples can be missed (the benchmark reports the recall against brute force)."""
     vectors = store.embed_query(query)
-    weights = retrieval.recency_weights(len(query), store.config.recency_decay)
+    weights = retrieval.recency_weights(len(query), recency_decay)
     probe = vectors
     if len(vectors) > 1:        # + the weighted mean: finds examples fairly close to all
         mean = weights.astype(np.float32) @ vectors
@@ -102,7 +128,7 @@ def per_utterance(store: "ExampleMemory", query: list[str], k: int) -> list[tupl
     return [(examples[eid], score) for eid, score in top if eid in examples]
 
 
-def _complete_scores(store: "ExampleMemory", hits: retrieval.Hits, vectors: np.ndarray,
+def _complete_scores(store: Records, hits: retrieval.Hits, vectors: np.ndarray,
                      weights: np.ndarray, k: int,
                      budget: int | None) -> tuple[dict[str, float], int]:
     """Exact scores of the examples hit for every utterance, and of the others (best upper
@@ -127,7 +153,7 @@ def _complete_scores(store: "ExampleMemory", hits: retrieval.Hits, vectors: np.n
     return scores, sum(1 for eid in wanted[len(fetch):] if upper[eid] >= bar)
 
 
-def _exact_scores(store: "ExampleMemory", example_ids: Sequence[str],
+def _exact_scores(store: Records, example_ids: Sequence[str],
                   siblings: Mapping[str, list[str]], vectors: np.ndarray,
                   weights: np.ndarray) -> dict[str, float]:
     """Scores from the cached key vectors of the examples."""
@@ -139,9 +165,9 @@ def _exact_scores(store: "ExampleMemory", example_ids: Sequence[str],
     return retrieval.score_examples(vectors, weights, keys)
 
 
-Strategy = Callable[["ExampleMemory", list[str], int], list[tuple[Example, float]]]
+Strategy = Callable[[Records, list[str], int, float], list[tuple[Example, float]]]
 STRATEGIES: dict[Scoring, Strategy] = {Scoring.REFERENCE: reference,
                                        Scoring.PER_UTTERANCE: per_utterance}
 
-__all__ = ["Scoring", "STRATEGIES", "reference", "per_utterance", "EXACT_RECORDS",
+__all__ = ["Scoring", "Records", "STRATEGIES", "reference", "per_utterance", "EXACT_RECORDS",
            "CANDIDATES_PER_K", "MIN_CANDIDATES", "FETCH_PER_K"]

@@ -1,7 +1,8 @@
 """The simulated household (:class:`~llm_interaction_node.sims.household.HouseholdWorld`) as a
 ROS 2 node: the robot's skills as action servers, the perceived scene as a topic.
 
-Serves (names relative, defaults in :mod:`llm_interaction_node.ros.names`, renamed by parameters):
+Serves (names relative, defaults in :mod:`llm_interaction_node.ros.names` and, for the
+skills, :mod:`llm_interaction_node.ros.skills`, renamed by parameters):
 
 * actions ``skills/{move_to,grasp,place,handover,receive,run_skill}``
   (``llm_interaction_interfaces/action/*``). One skill runs at a time, further goals wait.
@@ -59,6 +60,7 @@ from ..conversions import FRAME, base_pose_to_msg, msg_to_base_pose, scene_to_ms
 from ..markers import MARKERS_QOS, household_markers
 from ..node_main import run_node
 from ..node_parameters import declare_section
+from ..skills import SKILL_ACTIONS, SKILLS
 
 NODE_NAME = "household_sim"
 EXECUTOR_THREADS = 8        # a waiting goal holds a thread; cancels, timers, services need more
@@ -75,7 +77,7 @@ class GoalError(ValueError):
 class _Skill:
     """One action server: its type and how a goal becomes a world call."""
 
-    name: str                                      # key of names.SKILL_ACTIONS
+    name: str                                      # its name in ros/skills.py
     action: type
     run: Callable[[Any, Any], str]                 # (goal, result) -> 'success' / 'failure'
 
@@ -88,7 +90,7 @@ RESULT_TIMEOUT_S = 1.0
 
 SkillActions = make_dataclass("SkillActions", [
     (skill, str, setting(default, f"Name of the {skill} action"))
-    for skill, default in names.SKILL_ACTIONS.items()])
+    for skill, default in SKILL_ACTIONS.items()])
 SkillActions.__doc__ = "``actions.*``: the skill action servers' names."
 
 
@@ -159,9 +161,10 @@ class HouseholdSimNode(Node):
         self._markers_key: str | None = None      # what the last published markers showed
         self._markers_lock = threading.Lock()
         group = ReentrantCallbackGroup()
-        skills = [_Skill("move_to", MoveTo, self._move_to), _Skill("grasp", Grasp, self._grasp),
-                  _Skill("place", Place, self._place), _Skill("handover", Handover, self._handover),
-                  _Skill("receive", Receive, self._receive), _Skill("run_skill", RunSkill, self._run_skill)]
+        handlers = {"move_to": self._move_to, "grasp": self._grasp, "place": self._place,
+                    "handover": self._handover, "receive": self._receive,
+                    "run_skill": self._run_skill}
+        skills = [_Skill(skill.name, skill.action, handlers[skill.name]) for skill in SKILLS]
         self._servers = [self._serve(skill, group) for skill in skills]
         self._reset_srv = self.create_service(Trigger, config.services.reset, self._on_reset,
                                               callback_group=group)

@@ -48,11 +48,12 @@ from ...paths import world_path
 from ..node_main import run_node
 from ...session import build_session, household_start_from_scene
 from .. import interaction_parameters as parameters
-from ..robot.humanoid import SKILL_TYPES, RosHumanoidRobot
+from ..robot.humanoid import RosHumanoidRobot
 from ..markers import SceneMarkerPublisher
 from ..robot.scene_memory import SceneMemory
 from ..robot.skill_events import BasePoseTracker, SkillEventClient
 from ..robot.skill_client import SkillClient
+from ..skills import SKILL_TYPES
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)

@@ -43,6 +43,7 @@ from .household_sim import EXECUTOR_THREADS, RESULT_TIMEOUT_S
 from ..markers import MARKERS_QOS, tabletop_markers
 from ..node_main import run_node
 from ..node_parameters import declare_section
+from ..skills import SKILL_ACTIONS
 
 PICK_AND_PLACE = "pick_and_place"
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -78,7 +79,7 @@ class TabletopTopics:
 class TabletopActions:
     """``actions.*``."""
 
-    run_skill: str = setting(names.RUN_SKILL, "generic skill action (pick_and_place)")
+    run_skill: str = setting(SKILL_ACTIONS["run_skill"], "generic skill action (pick_and_place)")
 
 
 @dataclass

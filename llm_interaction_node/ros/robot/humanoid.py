@@ -12,7 +12,7 @@ it from the last move's result (``final_pose``), and not before its first move.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -23,35 +23,32 @@ from ...core.apis.humanoid import FAILURE, SUCCESS, SceneObject
 from ...core.apis.sets import HUMANOID
 from ...core.config import setting
 from ..conversions import base_pose_to_msg, msg_to_base_pose
+from ..skills import SKILLS
 from .scene_memory import SceneMemory
 from .skill_client import ACCEPT_S, SERVER_WAIT_S, SkillClient, SkillOutcome
 
-SKILL_TYPES = {"move_to": MoveTo, "grasp": Grasp, "place": Place, "handover": Handover,
-               "receive": Receive, "run_skill": RunSkill}
+_TIMEOUTS = [
+    ("server_wait_s", float, setting(SERVER_WAIT_S, "wait for a skill's action server before "
+                                     "failing the call")),
+    ("accept_s", float, setting(ACCEPT_S, "wait for a goal to be accepted")),
+    *[(skill.timeout_field, float, setting(skill.result_s, skill.about)) for skill in SKILLS],
+    ("scene_refresh_s", float, setting(1.0, "after a skill, wait this long for a scene at "
+                                       "least as new")),
+    ("first_scene_s", float, setting(10.0, "at start, wait this long for perception before "
+                                     "serving")),
+]
 
 
-@dataclass
-class SkillTimeouts:
-    """The node's ``timeouts.*`` parameters, in seconds (derived into the parameter list)."""
+def _result_s(self, skill: str) -> float:
+    """The result timeout of one of SKILLS."""
+    return getattr(self, _TIMEOUT_FIELDS[skill])
 
-    server_wait_s: float = setting(SERVER_WAIT_S, "wait for a skill's action server before "
-                                   "failing the call")
-    accept_s: float = setting(ACCEPT_S, "wait for a goal to be accepted")
-    move_to_s: float = setting(120.0, "result timeout of move_to (the goal is canceled after it)")
-    grasp_s: float = setting(60.0, "result timeout of grasp")
-    place_s: float = setting(60.0, "result timeout of place")
-    handover_s: float = setting(60.0, "result timeout of handover")
-    receive_s: float = setting(60.0, "result timeout of receive")
-    run_skill_s: float = setting(180.0, "result timeout of generic skills (bring_ladder, ...)")
-    scene_refresh_s: float = setting(1.0, "after a skill, wait this long for a scene at least "
-                                     "as new")
-    first_scene_s: float = setting(10.0, "at start, wait this long for perception before serving")
 
-    def result_s(self, skill: str) -> float:
-        """The result timeout of one of SKILL_TYPES."""
-        return {"move_to": self.move_to_s, "grasp": self.grasp_s, "place": self.place_s,
-                "handover": self.handover_s, "receive": self.receive_s,
-                "run_skill": self.run_skill_s}[skill]
+_TIMEOUT_FIELDS = {skill.name: skill.timeout_field for skill in SKILLS}
+SkillTimeouts = make_dataclass("SkillTimeouts", _TIMEOUTS, namespace={"result_s": _result_s})
+SkillTimeouts.__module__ = __name__
+SkillTimeouts.__doc__ = ("The node's ``timeouts.*`` parameters, in seconds (derived into the "
+                         "parameter list); one result timeout per skill of ``ros/skills.py``.")
 
 
 @dataclass
