@@ -144,14 +144,14 @@ def test_a_longer_prompt_restores_the_disk_state_it_extends(qwen, tmp_path, monk
     client prefilling A + B (a learned example stored since) restores it and evaluates about
     B alone, and completes the same text as from scratch. Damaged files are skipped and the
     number of files stays bounded."""
-    from llm_interaction_node.core.llm import local
-    monkeypatch.setattr(local, "DISK_STATES_KEPT", 2)
+    from llm_interaction_node.core.llm import states
+    monkeypatch.setattr(states, "DISK_STATES_KEPT", 2)
     examples = load_examples("tabletop")
     a = "\n\n".join(examples[:2]) + "\n\n"
     b, c = examples[2] + "\n\n", examples[3] + "\n\n"
     tail = f">>> wait_for_trigger()\n{{'type': 'dialog', 'text': '{REQUEST}'}}\n>>>"
     qwen.llama.reset()                                    # from scratch: nothing held or saved
-    qwen.states = local.PrefixStates(qwen.states.max_bytes)
+    qwen.states = states.PrefixStates(qwen.states.max_bytes)
     want = qwen.complete(a + b + tail, stop=["\n>>>"], max_tokens=16, one_input=True)
     assert want.usage.cached_tokens == 0
 

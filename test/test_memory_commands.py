@@ -8,7 +8,7 @@ from llm_interaction_interfaces.srv import ManageMemory
 from llm_interaction_node.core.memory import commands
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
-from llm_interaction_node.ros.nodes.interaction_node import memory_command
+from llm_interaction_node.ros.memory_service import memory_command
 
 JUICE = """>>> wait_for_trigger()
 {'type': 'dialog', 'text': 'bring me the juice'}

@@ -35,7 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..core.llm.local import common_prefix
+from ..core.llm.states import common_prefix
 from ..core.llm.models import get as get_model
 from ..core.memory.config import MemoryConfig
 from ..core.memory.order import Order, stable_order

@@ -1,6 +1,6 @@
-"""LLM client layer: configuration, the client factory, the OpenAI-compatible client, NoLLM, the
-scripted stand-in, token accounting."""
-from .base import MAX_STOP_SEQUENCES, Completion, LLMClient, normalize_stop
+"""LLM client layer: configuration, the request every backend executes, the client factory, the
+OpenAI-compatible client, NoLLM, the scripted stand-in, token accounting."""
+from .base import MAX_STOP_SEQUENCES, Backend, Completion, LLMClient, LLMRequest, normalize_stop
 from .config import ENV_VARS, OPENAI_DEFAULT_BASE_URL, LLMConfig
 from .errors import LLMError, LLMNotConfigured
 from .factory import make_client
@@ -10,12 +10,14 @@ from .scripted import ScriptedLLM, ScriptExhausted, render_chat
 from .usage import TokenLedger, Usage, estimate_tokens
 
 __all__ = [
+    "Backend",
     "Completion",
     "ENV_VARS",
     "LLMClient",
     "LLMConfig",
     "LLMError",
     "LLMNotConfigured",
+    "LLMRequest",
     "MAX_STOP_SEQUENCES",
     "NoLLM",
     "OPENAI_DEFAULT_BASE_URL",

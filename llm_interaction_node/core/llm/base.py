@@ -1,9 +1,11 @@
-"""What every LLM client returns and offers: Completion and the LLMClient protocol."""
+"""What every LLM client takes, returns and offers: the LLMRequest every backend executes,
+Completion, the LLMClient protocol and the ``complete()`` front the backends share."""
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Protocol, runtime_checkable
 
 from .config import LLMConfig
@@ -22,6 +24,40 @@ class Completion:
     finish_reason: str | None = None
 
 
+@dataclass(frozen=True)
+class LLMRequest:
+    """One continuation of a console prompt, as every backend's ``execute()`` takes it (the
+    keywords of ``complete()``, written once; cf. simonw/llm's ``Prompt``).
+
+    In completion mode the prompt is sent raw to the completions endpoint; in chat mode it
+    is sent as the user message (with ``system`` as the system message when given) and the
+    reply text is returned. ``stop``: as given (a single string is one stop string; the
+    backend sends :func:`normalize_stop` of it). ``temperature`` / ``max_tokens`` default to
+    the config. ``one_input``: only the next console input is wanted; a backend that sees
+    the text as it is generated may stop as soon as that input is complete (the embedded
+    model does; endpoints rely on ``stop``). ``grammar``: a GBNF grammar the continuation
+    should follow (core/constraint.py); a backend applies it where its model or server can
+    (the embedded model; an endpoint with ``llm.endpoint_grammar``) and otherwise ignores
+    it (the caller checks).
+    """
+
+    prompt: str
+    stop: Sequence[str] | str = ()
+    temperature: float | None = None
+    max_tokens: int | None = None
+    system: str | None = None
+    one_input: bool = False
+    grammar: str | None = None
+
+    def __post_init__(self) -> None:
+        stop = self.stop
+        object.__setattr__(self, "stop", (stop,) if isinstance(stop, str) else tuple(stop or ()))
+
+    def options(self) -> dict:
+        """Everything but the prompt, by keyword (as ``complete()`` was called)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "prompt"}
+
+
 @runtime_checkable
 class LLMClient(Protocol):
     config: LLMConfig
@@ -30,29 +66,10 @@ class LLMClient(Protocol):
         """One line for logs and banners: what answers (endpoint/model, or the local model)."""
         ...
 
-    def complete(
-        self,
-        prompt: str,
-        *,
-        stop: Sequence[str] = (),
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        system: str | None = None,
-        one_input: bool = False,
-        grammar: str | None = None,
-    ) -> Completion:
-        """One continuation of a console prompt.
-
-        In completion mode the prompt is sent raw to the completions endpoint; in chat
-        mode it is sent as the user message (with ``system`` as the system message when
-        given) and the reply text is returned. ``temperature`` / ``max_tokens`` default
-        to the config. Empty text is a valid result. ``one_input``: only the next console
-        input is wanted; a client that sees the text as it is generated may stop as soon as
-        that input is complete (the embedded model does; endpoints rely on ``stop``).
-        ``grammar``: a GBNF grammar the continuation should follow (core/constraint.py);
-        a client applies it where its model or server can (the embedded model; an endpoint
-        with ``llm.endpoint_grammar``) and otherwise ignores it (the caller checks).
-        """
+    def complete(self, prompt: str, **options) -> Completion:
+        """One continuation of a console prompt; ``options`` are :class:`LLMRequest`'s
+        (stop, temperature, max_tokens, system, one_input, grammar). Empty text is a valid
+        result."""
         ...
 
     def chat(
@@ -64,6 +81,18 @@ class LLMClient(Protocol):
     ) -> Completion:
         """A multi-turn chat. Always the chat endpoint."""
         ...
+
+
+class Backend(ABC):
+    """The client-facing ``complete(prompt, **options)`` of every backend: it builds the
+    :class:`LLMRequest` and hands it to the backend's ``execute()``."""
+
+    def complete(self, prompt: str, **options) -> Completion:
+        return self.execute(LLMRequest(prompt, **options))
+
+    @abstractmethod
+    def execute(self, request: LLMRequest) -> Completion:
+        """The continuation ``request`` asks for."""
 
 
 def normalize_stop(stop: Sequence[str] | str | None) -> list[str]:

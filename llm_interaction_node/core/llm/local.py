@@ -14,21 +14,9 @@ Prompt modes (``mode``):
 Both keep incremental decoding: the rendered text only grows at the end of the console
 prompt, so the model state of the previous call is reused up to there.
 
-Model state, three levels, all exact (the same tokens give the same state):
-
-1. the live state: llama.cpp evaluates only the tokens after the longest common prefix of
-   the new prompt and the tokens it holds (within one interaction each statement costs its
-   result and the next ``>>>``);
-2. saved prefix states in RAM (:class:`PrefixStates`, LRU, ``state_cache_mb``): before a
-   call, the saved state sharing the longest prefix with the prompt is restored when it
-   beats the live one, so going back to an earlier set of examples (the next task of the
-   same kind, a user turn after a different one) does not evaluate them again;
-3. saved states on disk for :meth:`LocalLlamaClient.prefill` with ``persist=True``: the
-   agent prefills its stable prefix (header, API listing, the examples it will show) at
-   start-up, and the next process loads it from disk instead of evaluating it (seconds).
-   A prefill whose tokens no file holds exactly restores the file sharing the longest
-   prefix with them and evaluates only the rest: after a learned example is stored (it
-   comes after the seed examples), the next start evaluates that example, not the seeds.
+Model state (:mod:`.states`): the live state (only the new tail of a prompt is evaluated),
+saved prefix states in RAM and, for :meth:`LocalLlamaClient.prefill` with ``persist=True``,
+on disk for the next start; all exact.
 
 Decoding (:mod:`.decoding`): greedy with prompt-lookup drafts (``llm.local_draft`` tokens,
 the same output as plain greedy decoding) and, when the caller passes a ``grammar`` (GBNF,
@@ -57,15 +45,15 @@ from pathlib import Path
 import numpy as np
 
 from . import models
-from .base import Completion, normalize_stop
+from .base import Backend, Completion, LLMRequest, normalize_stop
 from .config import MODES, LLMConfig
 from .decoding import Decoder, GrammarMask, PromptLookup
 from .errors import Failure, LLMError, LLMNotConfigured
 from .progress import DONE, PROMPT, LLMProgress, ProgressSink, report
-from ..cache import cache_dir
 from ..statements import input_complete
 from ..transcript import PS2
 from .scripted import render_chat
+from .states import DiskStates, PrefixStates, common_prefix
 from .usage import Usage
 
 log = logging.getLogger(__name__)
@@ -75,7 +63,6 @@ N_CTX = 8192
 # docs/benchmarks.md "Embedded model: prompt mode"); gemma-3-270m is a base model.
 DEFAULT_MODES = {"qwen2.5-coder-1.5b": "completion", "gemma-3-270m": "completion"}
 MIN_RESTORE_GAIN = 32       # restore a saved state only if it saves this many tokens
-DISK_STATES_KEPT = 8        # newest prefill states kept on disk per model
 GRAMMARS_KEPT = 16          # compiled grammars kept (one per distinct scene and namespace)
 _SENTINEL = "\u0000PROMPT\u0000"
 
@@ -84,60 +71,7 @@ def local_available(name: str | None = None) -> bool:
     return models.available(name)
 
 
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the common prefix of two token sequences (vectorised)."""
-    n = min(len(a), len(b))
-    if n == 0:
-        return 0
-    x = np.asarray(a[:n], dtype=np.int64)
-    y = np.asarray(b[:n], dtype=np.int64)
-    diff = np.flatnonzero(x != y)
-    return int(diff[0]) if len(diff) else n
-
-
-class PrefixStates:
-    """Saved model states keyed by the tokens they hold (LRU within ``max_bytes``)."""
-
-    def __init__(self, max_bytes: int):
-        self.max_bytes = max_bytes
-        self._states: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
-        self._bytes = 0
-
-    def __len__(self) -> int:
-        return len(self._states)
-
-    def put(self, tokens: Sequence[int], state: bytes) -> None:
-        key = tuple(tokens)
-        if key in self._states:
-            self._states.move_to_end(key)
-            return
-        if len(state) > self.max_bytes:
-            return
-        self._states[key] = state
-        self._bytes += len(state)
-        while self._bytes > self.max_bytes:
-            _, old = self._states.popitem(last=False)
-            self._bytes -= len(old)
-
-    def best(self, tokens: Sequence[int]) -> tuple[int, tuple[int, ...] | None]:
-        """(usable prefix length, key) of the saved state sharing the longest prefix."""
-        best_len, best_key = 0, None
-        for key in self._states:
-            n = common_prefix(key, tokens)
-            if n > best_len:
-                best_len, best_key = n, key
-        if best_key is not None:
-            self._states.move_to_end(best_key)
-        return best_len, best_key
-
-    def get(self, key: tuple[int, ...]) -> bytes:
-        return self._states[key]
-
-    def covers(self, tokens: Sequence[int]) -> bool:
-        return tuple(tokens) in self._states
-
-
-class LocalLlamaClient:
+class LocalLlamaClient(Backend):
     """LLMClient over an in-process llama.cpp model. Thread-safe (one call at a time)."""
 
     def __init__(self, config: LLMConfig | None = None, model_path: str | Path | None = None,
@@ -166,8 +100,6 @@ class LocalLlamaClient:
         self.model_path = Path(model_path) if model_path else self.spec.ensure()
         self.incremental = incremental
         self.persist_states = persist_states and incremental   # read and write disk states
-        self._states_dir = Path(states_dir) if states_dir else None
-        self._disk_tokens_cache: dict[Path, tuple[tuple[int, int], list[int]]] = {}
         self._lock = threading.Lock()
         self.llama = Llama(model_path=str(self.model_path), n_ctx=n_ctx, seed=0,
                            n_threads=n_threads or min(2, os.cpu_count() or 1), verbose=False)
@@ -182,6 +114,7 @@ class LocalLlamaClient:
         self.last_decoding = None           # the Decoded of the last call (benchmarks read it)
         self._fingerprint = hashlib.sha1(
             f"{self.model_path.name}:{self.model_path.stat().st_size}:{n_ctx}".encode()).hexdigest()[:12]
+        self.disk = DiskStates(self.spec.name, self._fingerprint, states_dir)
 
     def __repr__(self) -> str:
         return (f"LocalLlamaClient({self.spec.name}, {self.config.mode}, "
@@ -197,17 +130,16 @@ class LocalLlamaClient:
                 "LLM_INTERACTION_BASE_URL for a larger model")
 
     # -- LLMClient ---------------------------------------------------------------------
-    def complete(self, prompt: str, *, stop: Sequence[str] = (), temperature: float | None = None,
-                 max_tokens: int | None = None, system: str | None = None,
-                 one_input: bool = False, grammar: str | None = None) -> Completion:
+    def execute(self, request: LLMRequest) -> Completion:
         # completion mode: stop as soon as the console input is whole, instead of generating
         # the output the model imagines for it (often more tokens than the input itself)
         completion = self.config.mode == "completion"
-        until = input_complete if one_input and completion else None
+        until = input_complete if request.one_input and completion else None
         # the console grammar describes a continuation after '>>>' (completion mode only)
-        grammar = grammar if grammar and completion and self.config.local_grammar else None
-        out = self._complete(self.render(prompt, system), stop, temperature, max_tokens, until,
-                             grammar)
+        grammar = request.grammar if request.grammar and completion and self.config.local_grammar \
+            else None
+        out = self._complete(self.render(request.prompt, request.system), request.stop,
+                             request.temperature, request.max_tokens, until, grammar)
         if until is not None:
             out.text = console_input(out.text)
         return out
@@ -245,7 +177,7 @@ class LocalLlamaClient:
             state = self._get_state()
             self.states.put(tokens, state)
             if persist and self.persist_states:
-                self._save_to_disk(tokens, state)
+                self.disk.save(tokens, state)
         wall = time.perf_counter() - start
         log.info("prefill: %d of %d tokens evaluated in %.1f s", len(tokens) - held, len(tokens), wall)
         return Usage(prompt_tokens=len(tokens), cached_tokens=held,
@@ -317,58 +249,19 @@ class LocalLlamaClient:
         self.llama._ctx.kv_cache_seq_rm(-1, 0, -1)
         return 0
 
-    def _disk_dir(self) -> Path:
-        return self._states_dir or cache_dir() / "states" / self.spec.name
-
-    def _disk_path(self, tokens: Sequence[int]) -> Path:
-        digest = hashlib.sha1(np.asarray(tokens, dtype=np.int32).tobytes()).hexdigest()[:20]
-        return self._disk_dir() / f"{self._fingerprint}-{digest}.npz"
-
-    def _disk_states(self) -> list[Path]:
-        """This model's saved state files, newest first (files being written excluded)."""
-        found = []
-        for path in self._disk_dir().glob(f"{self._fingerprint}-*.npz"):
-            if ".tmp." in path.name:
-                continue
-            try:
-                found.append((path.stat().st_mtime, path))
-            except OSError:                     # removed by another process meanwhile
-                continue
-        return [path for _, path in sorted(found, reverse=True)]
-
-    def _disk_tokens(self, path: Path) -> list[int] | None:
-        """The tokens a saved state holds (its state array is not read); None if the file
-        cannot be read. Remembered per file version, so a scan reads each file once."""
-        try:
-            st = path.stat()
-            version = (st.st_mtime_ns, st.st_size)
-            known = self._disk_tokens_cache.get(path)
-            if known is not None and known[0] == version:
-                return known[1]
-            with np.load(path) as data:
-                tokens = data["tokens"].tolist()
-        except Exception as exc:  # noqa: BLE001 - a damaged file is skipped
-            log.warning("ignoring the saved model state %s: %s", path, exc)
-            return None
-        self._disk_tokens_cache[path] = (version, tokens)
-        return tokens
-
     def _load_from_disk(self, tokens: Sequence[int]) -> bool:
-        path = self._disk_path(tokens)
-        if not path.is_file():
-            return False
+        """Restore the state saved on disk for exactly ``tokens``; False if there is none."""
+        path = self.disk.path(tokens)
         try:
-            with np.load(path) as data:
-                saved = data["tokens"].tolist()
-                state = data["state"].tobytes()
-            if saved != list(tokens):
+            state = self.disk.exact(tokens)
+            if state is None:
                 return False
             self._set_state(tokens, state)
         except Exception as exc:  # noqa: BLE001 - a damaged file is evaluated again
             log.warning("ignoring the saved model state %s: %s", path, exc)
             return False
         self.states.put(tokens, state)
-        os.utime(path)
+        self.disk.used(path)
         return True
 
     def _restore_from_disk(self, tokens: Sequence[int], held: int) -> int:
@@ -376,42 +269,21 @@ class LocalLlamaClient:
         beats the ``held`` tokens the model holds now; returns the prefix length then held
         (the caller cuts the state there). E.g. the start-up prefix of the last session,
         when a learned example was stored after its seed examples since."""
-        best, best_path, best_tokens = held + MIN_RESTORE_GAIN - 1, None, None
-        for path in self._disk_states():
-            saved = self._disk_tokens(path)
-            if saved is None:
-                continue
-            n = common_prefix(saved, tokens)
-            if n > best:
-                best, best_path, best_tokens = n, path, saved
-        if best_path is None:
+        found = self.disk.longest(tokens, beat=held + MIN_RESTORE_GAIN - 1)
+        if found is None:
             return held
+        best, path, saved = found
         try:
-            with np.load(best_path) as data:
-                state = data["state"].tobytes()
-            self._set_state(best_tokens, state)
+            state = self.disk.state(path)
+            self._set_state(saved, state)
         except Exception as exc:  # noqa: BLE001 - a damaged file is evaluated again
-            log.warning("ignoring the saved model state %s: %s", best_path, exc)
-            self._disk_tokens_cache.pop(best_path, None)
+            log.warning("ignoring the saved model state %s: %s", path, exc)
+            self.disk.forget(path)
             return self._restore_best(tokens)   # the live state may be gone: RAM or nothing
-        log.info("prefill: restored %d of %d tokens from %s", best, len(tokens), best_path.name)
-        self.states.put(best_tokens, state)
-        os.utime(best_path)
+        log.info("prefill: restored %d of %d tokens from %s", best, len(tokens), path.name)
+        self.states.put(saved, state)
+        self.disk.used(path)
         return best
-
-    def _save_to_disk(self, tokens: Sequence[int], state: bytes) -> None:
-        path = self._disk_path(tokens)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-            np.savez(tmp, tokens=np.asarray(tokens, dtype=np.int32),
-                     state=np.frombuffer(state, dtype=np.uint8))
-            tmp.replace(path)
-            for old in self._disk_states()[DISK_STATES_KEPT:]:
-                old.unlink(missing_ok=True)
-                self._disk_tokens_cache.pop(old, None)
-        except OSError as exc:
-            log.warning("could not save the model state to %s: %s", path, exc)
 
     def _eval_prompt(self, tokens: Sequence[int], held: int, end: int, start: float) -> None:
         """Evaluate ``tokens[held:end]`` in the model's batches, telling ``progress`` after

@@ -6,11 +6,12 @@ the process dying at start.
 """
 from __future__ import annotations
 
+from .base import Backend
 from .config import LLMConfig
 from .errors import LLMError
 
 
-class NoLLM:
+class NoLLM(Backend):
     """An LLMClient whose every call fails with ``reason`` and the fix."""
 
     def __init__(self, config: LLMConfig, reason: str):
@@ -24,4 +25,4 @@ class NoLLM:
         raise LLMError(f"no LLM is available ({self.reason}); set llm.base_url (or "
                        "LLM_INTERACTION_BASE_URL / OPENAI_API_KEY)")
 
-    complete = chat = _fail
+    execute = chat = _fail

@@ -37,14 +37,13 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
 import openai
 
-from .base import Completion, normalize_stop
+from .base import Backend, Completion, LLMRequest, normalize_stop
 from .config import ENDPOINT_GRAMMAR_FIELDS, OPENAI_DEFAULT_BASE_URL, LLMConfig
 from .errors import Failure, LLMError, LLMNotConfigured, context_numbers, is_context_refusal
 from .progress import DONE, GENERATE, PROMPT, LLMProgress, ProgressSink, report
@@ -55,7 +54,7 @@ log = logging.getLogger(__name__)
 _PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but openai refuses to start without one
 
 
-class OpenAIClient:
+class OpenAIClient(Backend):
     """LLMClient via the openai package. Thread-safe (one shared openai.OpenAI)."""
 
     def __init__(self, config: LLMConfig):
@@ -81,28 +80,20 @@ class OpenAIClient:
 
     # -- LLMClient -------------------------------------------------------------------
 
-    def complete(
-        self,
-        prompt: str,
-        *,
-        stop: Sequence[str] = (),
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        system: str | None = None,
-        one_input: bool = False,
-        grammar: str | None = None,
-    ) -> Completion:
+    def execute(self, request: LLMRequest) -> Completion:
+        prompt, system = request.prompt, request.system
         if self.config.mode == "chat":
             messages = ([{"role": "system", "content": system}] if system is not None else []) + [
                 {"role": "user", "content": prompt}
             ]
-            return self._chat(messages, stop=stop, temperature=temperature, max_tokens=max_tokens)
+            return self._chat(messages, stop=request.stop, temperature=request.temperature,
+                              max_tokens=request.max_tokens)
         if system is not None:
             log.debug("completion mode: the system text is ignored (it belongs in the prompt)")
-        kwargs = self._common(stop, temperature, max_tokens)
+        kwargs = self._common(request.stop, request.temperature, request.max_tokens)
         field = ENDPOINT_GRAMMAR_FIELDS.get(self.config.endpoint_grammar)
-        if grammar and field:     # llama.cpp server: "grammar"; vLLM: "guided_grammar"
-            kwargs["extra_body"] = {field: grammar}
+        if request.grammar and field:     # llama.cpp server: "grammar"; vLLM: "guided_grammar"
+            kwargs["extra_body"] = {field: request.grammar}
         if self.config.stream:
             return self._streamed("completions", self._client.completions.create, prompt, prompt=prompt, **kwargs)
         response, wall_s = self._request("completions", self._client.completions.create, prompt=prompt, **kwargs)

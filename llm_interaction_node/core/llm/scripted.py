@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
-from .base import Completion, normalize_stop
+from .base import Backend, Completion, LLMRequest, normalize_stop
 from .config import LLMConfig
 from .usage import Usage, estimate_tokens
 
@@ -19,12 +19,13 @@ def render_chat(messages: list[dict[str, str]]) -> str:
     return "\n".join(f"<{m.get('role', '?')}>\n{m.get('content', '')}" for m in messages)
 
 
-class ScriptedLLM:
+class ScriptedLLM(Backend):
     """Returns the given responses in order from complete() and chat().
 
     * ``prompts``: every prompt (complete) or rendered chat (chat, see render_chat) received.
     * ``calls``: per call, a dict of ``method`` plus the keyword arguments as given
-      (``stop`` as a tuple, ``temperature``, ``max_tokens``, ``system``; chat: ``messages``).
+      (complete: :meth:`LLMRequest.options`, ``stop`` as a tuple; chat: ``temperature``,
+      ``max_tokens``, ``messages``).
     * Like a real completion endpoint, complete() cuts a response at the earliest of
       the (at most 4) stop strings, which are not included; pass ``apply_stop=False``
       to get responses verbatim.
@@ -59,25 +60,13 @@ class ScriptedLLM:
     def remaining(self) -> int:
         return len(self._responses)
 
-    def complete(
-        self,
-        prompt: str,
-        *,
-        stop: Sequence[str] = (),
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        system: str | None = None,
-        one_input: bool = False,
-        grammar: str | None = None,
-    ) -> Completion:
-        call = {"method": "complete", "stop": (stop,) if isinstance(stop, str) else tuple(stop or ()), "temperature": temperature,
-                "max_tokens": max_tokens, "system": system, "one_input": one_input,
-                "grammar": grammar}
-        text = self._next(prompt, call)
+    def execute(self, request: LLMRequest) -> Completion:
+        text = self._next(request.prompt, {"method": "complete", **request.options()})
         finish_reason = "stop"
         if self.apply_stop:
-            text = _cut_at_stop(text, normalize_stop(stop))
-        prompt_tokens = estimate_tokens(prompt) + (estimate_tokens(system) if system else 0)
+            text = _cut_at_stop(text, normalize_stop(request.stop))
+        prompt_tokens = estimate_tokens(request.prompt) + \
+            (estimate_tokens(request.system) if request.system else 0)
         return Completion(text=text, usage=_usage(prompt_tokens, text), finish_reason=finish_reason)
 
     def chat(

@@ -16,13 +16,11 @@ at once.
 """
 from __future__ import annotations
 
-import json
 import logging
 import re
 import sys
 import threading
 import traceback
-from pathlib import Path
 
 import rclpy
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -39,7 +37,6 @@ from ...core.errors import EndOfInteraction
 from ...core.interrupt import StopSignal
 from ...core.llm import NoLLM, make_client
 from ...core.llm.progress import ProgressReporter
-from ...core.memory import commands
 from ...core.memory.store import MemoryStoreError
 from ...core.speech_pause import SpeechPause
 from ...core.transcript import Entry
@@ -48,6 +45,8 @@ from ...paths import world_path
 from ..node_main import run_node
 from ...session import build_session, household_start_from_scene
 from .. import interaction_parameters as parameters
+from ..interaction_state import IDLE, InteractionState, StateChannel
+from ..memory_service import MemoryService, error_text, export_directory
 from ..robot.humanoid import RosHumanoidRobot
 from ..markers import SceneMarkerPublisher
 from ..robot.scene_memory import SceneMemory
@@ -61,7 +60,6 @@ LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
 HISTORY = QoSProfile(depth=200, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")   # ANSI CSI, controls
-IDLE, BUSY, LEARNING = "idle", "busy", "learning"
 QUEUED_NOTICE = ("I heard you. I am still busy, so I queued what you said: {n} requests are "
                  "waiting, and I will answer them in order.")
 
@@ -77,8 +75,7 @@ def clean_utterance(text: str, max_chars: int) -> str:
 
 class InteractionNode(Node):
     """The agent over ROS. The state (``idle``/``busy``/``learning``, latched on the state
-    topic) is changed under one condition lock by the agent's worker, the executor and the
-    services thread, and published inside it, so it goes out in the order it changed."""
+    topic) is :mod:`..interaction_state`'s; the memory service is :mod:`..memory_service`'s."""
 
     def __init__(self) -> None:
         super().__init__("interaction_node")
@@ -91,9 +88,6 @@ class InteractionNode(Node):
         self.speech_pause = SpeechPause(self.stop_signal, after_s=speech.pause_after_speech_s,
                                         max_s=speech.pause_max_s) \
             if speech.pause_after_speech_s > 0 else None
-        self._state = ""                         # guarded by _state_changed
-        self._state_seq = 0
-        self._state_changed = threading.Condition()
         self._running: str | None = None      # the statement published as running
         group = ReentrantCallbackGroup()
         log = self.get_logger()
@@ -129,6 +123,8 @@ class InteractionNode(Node):
         self.tts = self.create_publisher(String, ifaces["topics.tts_text"], 10)
         self.transcript = self.create_publisher(ConsoleEntry, ifaces["topics.transcript"], HISTORY)
         self.state = self.create_publisher(String, ifaces["topics.state"], LATCHED)
+        self.interaction_state = InteractionState(
+            lambda state: self._send(self.state, String(data=state)), log.debug)
         self.llm_progress = self.create_publisher(String, ifaces["topics.llm_progress"], 10)
         self.create_subscription(String, ifaces["topics.asr_text"], self._on_utterance, 100,
                                  callback_group=group)
@@ -144,16 +140,6 @@ class InteractionNode(Node):
             self.create_subscription(AsrResult, ifaces["topics.asr_result"],
                                      lambda _msg: pause.handled(), 50, callback_group=group)
         self.create_service(Trigger, ifaces["services.reset"], self._on_reset, callback_group=group)
-        # learning and memory requests take seconds (LLM, embeddings): they are served by a
-        # second node with its own executor thread, so they never delay a skill's result. Its
-        # own name: a global `-r __node:=NAME` (graph, launch) would rename it too.
-        services_name = f"{self.get_name()}_services"
-        self.services_node = Node(services_name, namespace=self.get_namespace(),
-                                  context=self.context,
-                                  cli_args=["--ros-args", "-r", f"__node:={services_name}"])
-        self.services_node.create_service(Learn, ifaces["services.learn"], self._on_learn)
-        self.services_node.create_service(ManageMemory, ifaces["services.memory"], self._on_memory)
-
         # the core: console, LLM, memory, learner, agent
         llm = make_client(config.settings.llm, required=False)
         if hasattr(llm, "progress"):    # a long prompt: a line every few seconds, log + topic
@@ -166,7 +152,8 @@ class InteractionNode(Node):
         # learned examples are replayed in a household world built from the knowledge file
         # and what the robot perceives when the interaction starts (session.py)
         knowledge_file = world_path(own.knowledge)
-        self.session = build_session(own.api, self.robot, _StateChannel(self), config.settings,
+        channel = StateChannel(self.queue, self.interaction_state, self._flood_answered)
+        self.session = build_session(own.api, self.robot, channel, config.settings,
                                      llm=llm, speak=self.say, stop=self.stop_signal,
                                      api_options=own.robot.api_options(),
                                      replay_start=lambda: household_start_from_scene(
@@ -175,6 +162,19 @@ class InteractionNode(Node):
         self.console.input_listeners.append(self._hold_for_speech)
         self.console.input_listeners.append(self._publish_input)
         self.console.listeners.append(self._publish_entry)
+
+        # learning and memory requests take seconds (LLM, embeddings): they are served by a
+        # second node with its own executor thread, so they never delay a skill's result. Its
+        # own name: a global `-r __node:=NAME` (graph, launch) would rename it too.
+        services_name = f"{self.get_name()}_services"
+        self.services_node = Node(services_name, namespace=self.get_namespace(),
+                                  context=self.context,
+                                  cli_args=["--ros-args", "-r", f"__node:={services_name}"])
+        self.services_node.create_service(Learn, ifaces["services.learn"], self._on_learn)
+        # exports only as plain file names into export_dir (default <memory.path>/exports)
+        memory = MemoryService(self.session.memory,
+                               export_directory(own.export_dir, config.settings.memory.path))
+        self.services_node.create_service(ManageMemory, ifaces["services.memory"], memory)
         self._worker = threading.Thread(target=self._work, name="agent", daemon=True)
 
     # -- life cycle ---------------------------------------------------------------------
@@ -213,40 +213,6 @@ class InteractionNode(Node):
         self.console.close()                     # the sandbox worker process
         logging.getLogger("llm_interaction_node").removeHandler(self._log_bridge)
 
-    # -- state ----------------------------------------------------------------------------
-    @property
-    def current_state(self) -> str:
-        with self._state_changed:
-            return self._state
-
-    def set_state(self, state: str) -> None:
-        with self._state_changed:
-            self._change_state(state)
-
-    def _change_state(self, state: str) -> None:
-        """With the lock held: record and publish a change (numbered in the debug log)."""
-        if state != self._state:
-            self._state_seq += 1
-            self.get_logger().debug(f"state #{self._state_seq}: {self._state or '-'} -> {state}")
-            self._state = state
-            self._send(self.state, String(data=state))
-            self._state_changed.notify_all()
-
-    def _begin_learning(self) -> bool:
-        """idle -> learning in one step; False if the robot is not idle."""
-        with self._state_changed:
-            if self._state != IDLE:
-                return False
-            self._change_state(LEARNING)
-            return True
-
-    def _become_busy(self) -> None:
-        """The worker got an utterance (or an abort): busy, once a running learn ended."""
-        with self._state_changed:
-            while self._state == LEARNING:
-                self._state_changed.wait()
-            self._change_state(BUSY)
-
     # -- speech / transcript --------------------------------------------------------------
     def _report_llm_progress(self, line: str) -> None:
         self.get_logger().info(line)
@@ -271,7 +237,7 @@ class InteractionNode(Node):
     def _hold_for_speech(self, _source: str | None = None) -> None:
         """Before a statement or a skill goal starts: wait while the user speaks; a stop
         said meanwhile raises InteractionAborted (the turn ends as stopped)."""
-        if self.speech_pause is not None and self.current_state != IDLE:
+        if self.speech_pause is not None and self.interaction_state.current != IDLE:
             self.speech_pause.hold()
 
     def _publish_input(self, source: str) -> None:
@@ -293,7 +259,7 @@ class InteractionNode(Node):
         text = clean_utterance(msg.data, self.config.node.asr.max_chars)
         if not text:
             return
-        busy = self.current_state != IDLE
+        busy = self.interaction_state.current != IDLE
         self.queue.put(text)
         self.get_logger().info(f"heard: {text[:200]!r}" + (" (queued, robot busy)" if busy else ""))
         waiting = self.queue.pending()
@@ -302,13 +268,17 @@ class InteractionNode(Node):
             self._queued_notice = True               # once per flood (reset when drained)
             self.say(QUEUED_NOTICE.format(n=waiting))
 
+    def _flood_answered(self) -> None:
+        """The robot waits for a request and none is queued: the next flood is told again."""
+        self._queued_notice = False
+
     def _skill_unavailable(self, skill: str, outcome) -> None:
         self.say(f"My {skill.replace('_', ' ')} skill is not working: {outcome.message}.")
 
     # -- stop / reset / learn / memory --------------------------------------------------
     def request_stop(self, reason: str) -> bool:
         """Stop what runs; False (and nothing happens) while the robot is idle."""
-        if self.current_state == IDLE:
+        if self.interaction_state.current == IDLE:
             return False                   # nothing runs; do not abort the next request
         self.get_logger().info(f"stop requested ({reason})")
         self.stop_signal.request(reason)
@@ -335,7 +305,7 @@ class InteractionNode(Node):
         if learner is None:
             response.success, response.message = False, "learning is off (memory or learning.mode)"
             return response
-        if not self._begin_learning():
+        if not self.interaction_state.begin_learning():
             response.success = False
             response.message = "the robot is busy; call again when the state topic says idle"
             return response
@@ -346,92 +316,8 @@ class InteractionNode(Node):
             self.get_logger().error(f"learning failed: {error_text(exc)}")
             response.success, response.message = False, f"learning failed: {error_text(exc)}"
         finally:
-            self.set_state(IDLE)
+            self.interaction_state.set(IDLE)
         return response
-
-    def _on_memory(self, request, response):
-        try:
-            result = memory_command(self.session.memory, request.command, request.argument,
-                                    export_dir=self.export_dir)
-            response.success, response.message = True, "ok"
-            response.result_json = json.dumps(result, default=str)
-        except Exception as exc:  # noqa: BLE001 - a bad request gets an answer, not a crash
-            response.success, response.message = False, error_text(exc)
-            response.result_json = "null"
-        return response
-
-    @property
-    def export_dir(self) -> Path:
-        """Where memory exports go: ``export_dir``, by default ``<memory.path>/exports``."""
-        configured = self.config.node.export_dir
-        return Path(configured or Path(self.config.settings.memory.path) / "exports").expanduser()
-
-
-class _StateChannel:
-    """The console's user channel: the node's queue, idle while waiting for a request."""
-
-    def __init__(self, node: InteractionNode):
-        self.node = node
-
-    def next_utterance(self, purpose, prompt=None) -> str:
-        if purpose == "trigger":
-            self.node.set_state(IDLE)
-            if not self.node.queue.pending():
-                self.node._queued_notice = False     # the flood is answered
-        try:
-            return self.node.queue.next_utterance(purpose, prompt)
-        finally:
-            self.node._become_busy()
-
-
-def error_text(exc: BaseException) -> str:
-    """An exception as a message: a KeyError's text without the quotes str() adds."""
-    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
-        return exc.args[0]
-    return str(exc)
-
-
-def export_path(directory: Path, name: str) -> Path:
-    """The file an export named ``name`` goes to: inside ``directory`` only. Any peer on the
-    ROS domain can call the memory service, so a name with a path separator or '..' (or one
-    resolving elsewhere through a link) is refused."""
-    if not name or any(sep in name for sep in ("/", "\\", "\x00")) or ".." in name \
-            or name.startswith("~"):
-        raise ValueError(f"export name {name!r} refused: give a plain file name (no path "
-                         f"separators, no '..'); exports go to {directory}")
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / name
-    if path.resolve().parent != directory.resolve():
-        raise ValueError(f"export name {name!r} refused: it leads out of {directory}")
-    return path
-
-
-def memory_command(memory, command: str, argument: str, export_dir: Path | None = None):
-    """The ManageMemory service's commands over an ExampleMemory (exports: a file name in
-    ``export_dir``), as results for JSON; the commands are :mod:`...core.memory.commands`
-    (the same as ``llm-interaction memory``'s)."""
-    if memory is None:
-        raise RuntimeError("this node runs without a memory (memory.enabled is false)")
-    if command == ManageMemory.Request.COMMAND_COUNT:
-        return memory.count()
-    if command == ManageMemory.Request.COMMAND_LIST:
-        return [_summary(e) for e in commands.list_examples(memory, argument or None)]
-    if command == ManageMemory.Request.COMMAND_SHOW:
-        return commands.show(memory, argument).to_dict()
-    if command == ManageMemory.Request.COMMAND_SEARCH:
-        return [{**_summary(e), "score": round(float(s), 4)}
-                for e, s in commands.search(memory, [argument])]
-    if command == ManageMemory.Request.COMMAND_DELETE:
-        return {"deleted": commands.delete(memory, [argument])}
-    if command == ManageMemory.Request.COMMAND_FORGET:
-        return {"removed": [_summary(e) for e in commands.forget(memory, argument)]}
-    if command == ManageMemory.Request.COMMAND_EXPORT:
-        if export_dir is None:
-            raise ValueError("exports are off: no export directory")
-        path = export_path(Path(export_dir), argument)
-        return {"exported": commands.export(memory, path), "path": str(path)}
-    raise ValueError(f"unknown command {command!r}; use count, list, show, search, delete, "
-                     "forget or export")
 
 
 class RosLogHandler(logging.Handler):
@@ -453,11 +339,6 @@ class RosLogHandler(logging.Handler):
                 self.ros_logger.info(text)
         except Exception:  # noqa: BLE001 - logging must never break the node
             self.handleError(record)
-
-
-def _summary(example) -> dict:
-    return {"id": example.id, "source": example.source, "origin": example.origin,
-            "utterances": list(example.utterances)}
 
 
 def _task_number(task_id: str) -> int:

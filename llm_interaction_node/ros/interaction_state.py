@@ -1,0 +1,81 @@
+"""The interaction node's state machine: ``idle`` / ``busy`` / ``learning``.
+
+Three threads change it (the agent's worker, the executor, the services thread), so every
+change happens under one condition lock and is published inside it: the state topic gets
+the changes in the order they happened. The console's user channel (:class:`StateChannel`)
+drives it: idle while the agent waits for a request, busy once it has one (after a running
+learn call ended); the learn service takes idle -> learning in one step.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from ..core.user import EventQueue
+
+IDLE, BUSY, LEARNING = "idle", "busy", "learning"
+
+
+class InteractionState:
+    """The current state; ``publish`` is told each change (with the lock held), ``debug``
+    gets a numbered line for it."""
+
+    def __init__(self, publish: Callable[[str], None], debug: Callable[[str], None]):
+        self._publish = publish
+        self._debug = debug
+        self._state = ""                         # guarded by _changed
+        self._seq = 0
+        self._changed = threading.Condition()
+
+    @property
+    def current(self) -> str:
+        with self._changed:
+            return self._state
+
+    def set(self, state: str) -> None:
+        with self._changed:
+            self._change(state)
+
+    def _change(self, state: str) -> None:
+        """With the lock held: record and publish a change (numbered in the debug log)."""
+        if state != self._state:
+            self._seq += 1
+            self._debug(f"state #{self._seq}: {self._state or '-'} -> {state}")
+            self._state = state
+            self._publish(state)
+            self._changed.notify_all()
+
+    def begin_learning(self) -> bool:
+        """idle -> learning in one step; False if the robot is not idle."""
+        with self._changed:
+            if self._state != IDLE:
+                return False
+            self._change(LEARNING)
+            return True
+
+    def become_busy(self) -> None:
+        """The worker got an utterance (or an abort): busy, once a running learn ended."""
+        with self._changed:
+            while self._state == LEARNING:
+                self._changed.wait()
+            self._change(BUSY)
+
+
+class StateChannel:
+    """The console's user channel: the node's queue, idle while waiting for a request;
+    ``drained`` is called when the robot waits for a request and none is queued."""
+
+    def __init__(self, queue: EventQueue, state: InteractionState, drained: Callable[[], None]):
+        self.queue = queue
+        self.state = state
+        self.drained = drained
+
+    def next_utterance(self, purpose, prompt=None) -> str:
+        if purpose == "trigger":
+            self.state.set(IDLE)
+            if not self.queue.pending():
+                self.drained()
+        try:
+            return self.queue.next_utterance(purpose, prompt)
+        finally:
+            self.state.become_busy()
