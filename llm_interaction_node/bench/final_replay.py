@@ -29,7 +29,8 @@ from ..core.learning.final import worked_example
 from ..core.learning.learner import MAX_FINAL_REPLAYS
 from ..core.user import EventQueue
 from ..core.apis.tabletop import TabletopApi
-from ..session import build_console, interaction_start, live_end, make_world, replay_check
+from ..replay import interaction_start, live_end, replay_check
+from ..session import build_console, make_world
 from ..sims.tabletop2d import TabletopWorld2D
 from ..sims.world_end import end_difference, end_of
 
