@@ -3,7 +3,7 @@ example up to ``MAX_FINAL_REPLAYS`` times: the accepted attempt, every statement
 then the greedy drops).
 
 Per world it builds a corrected interaction in the in-process world (no LLM), takes the fuller
-form (every statement that worked), and times ``session.replay_check`` on it with the live
+form (every statement that worked), and times ``replay.replay_check`` on it with the live
 world's end compared, as the learner calls it:
 
 * tabletop (2-D): three puts into matching bowls, the rejected red put, the accepted fix;
