@@ -20,8 +20,8 @@ from llm_interaction_node.core.notes import (HINTS, LOOP_NOTE, REPEAT_NOTE, is_c
 from llm_interaction_node.core.transcript import Entry, Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.settings import LearningSettings, Settings
-from llm_interaction_node.session import (attach_learning, build_console, interaction_start,
-                                          live_end, make_world)
+from llm_interaction_node.replay import interaction_start, live_end
+from llm_interaction_node.session import learning_console, make_world
 
 COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
 HUMAN = "move_to(get_location_coordinates('handover_to_human'))"
@@ -100,12 +100,11 @@ def session(utterances, memory, statements, mode=None):
     settings' default); runs ``statements`` (a str runs, a ('note', text) is annotated)."""
     spoken = []
     robot = make_world("humanoid", "drinks_and_cup")
-    console = build_console("humanoid", robot, EventQueue(utterances, close=True),
-                            speak=spoken.append)
     learning = LearningSettings() if mode is None else LearningSettings(mode=mode)
-    learner = attach_learning(console, ScriptedLLM([]), memory, learning, TokenLedger(),
-                              api="humanoid", start=interaction_start(robot),
-                              live=live_end(robot))
+    console, learner = learning_console("humanoid", robot, EventQueue(utterances, close=True),
+                                        ScriptedLLM([]), memory, learning, TokenLedger(),
+                                        speak=spoken.append, start=interaction_start(robot),
+                                        live=live_end(robot))
     for statement in statements:
         if isinstance(statement, tuple):
             console.annotate(statement[1])

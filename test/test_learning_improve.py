@@ -279,17 +279,18 @@ def memory(tmp_path):
 
 
 def session(utterances, memory, responses=(), mode="improve", statements=TWO_TRIPS):
-    """A console on the drinks_and_cup world with a bound learner; runs the statements."""
+    """A console on the drinks_and_cup world whose learner learns from it; runs the statements."""
     spoken = []
+
+    def learn():
+        return learner.learn(console.transcript, console.builtins.utterances).message
     console = build_console("humanoid", make_world("humanoid", "drinks_and_cup"),
-                            EventQueue(utterances, close=True), speak=spoken.append)
+                            EventQueue(utterances, close=True), speak=spoken.append, learner=learn)
     llm = ScriptedLLM(responses)
     ledger = TokenLedger()
     ids = iter(f"interaction-{n}" for n in range(1, 100))
     learner = Learner(llm, memory, console.api.listing(), console.api.names, mode=mode,
                       say=console.builtins.say, ledger=ledger, interaction_id=lambda: next(ids))
-    console.builtins.learner = learner
-    learner.bind(lambda: console.transcript, lambda: console.builtins.utterances)
     for statement in statements:
         result = console.execute(statement)
         assert result.ok, result.entry

@@ -2,7 +2,7 @@
 
 Only the LLM is scripted (ScriptedLLM): the household / tabletop worlds, the console, the
 replay and ChromaDB (tmp_path) are real. The learner is attached as build_session attaches
-it (session.attach_learning with the world's start taken at the interaction's first input).
+it (session.learning_console with the world's start taken at the interaction's first input).
 """
 import pytest
 
@@ -20,9 +20,9 @@ from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.paths import world_path
 from llm_interaction_node.settings import LearningSettings
-from llm_interaction_node.session import (
-    attach_learning, build_console, household_start_from_scene, interaction_start, live_end,
-    make_world, replay_check)
+from llm_interaction_node.replay import (household_start_from_scene, interaction_start, live_end,
+                                         replay_check)
+from llm_interaction_node.session import build_console, learning_console, make_world
 from llm_interaction_node.sims.tabletop_bullet import TabletopWorldBullet
 
 COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
@@ -92,11 +92,11 @@ def session(utterances, memory, statements, mode="improve", world="drinks_and_cu
     without, as the ROS node's (no live world)."""
     spoken = []
     robot = robot if robot is not None else make_world(api, world)
-    console = build_console(api, robot, EventQueue(utterances, close=True),
-                            speak=spoken.append)
-    learner = attach_learning(console, ScriptedLLM([]), memory, LearningSettings(mode=mode),
-                              TokenLedger(), api=api, start=interaction_start(robot),
-                              live=live_end(robot) if live else None)
+    console, learner = learning_console(api, robot, EventQueue(utterances, close=True),
+                                        ScriptedLLM([]), memory, LearningSettings(mode=mode),
+                                        TokenLedger(), speak=spoken.append,
+                                        start=interaction_start(robot),
+                                        live=live_end(robot) if live else None)
     for statement in statements:
         console.execute(statement)
     return console, learner, spoken, robot

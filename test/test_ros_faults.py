@@ -19,7 +19,7 @@ from llm_interaction_interfaces.srv import ManageMemory
 from llm_interaction_node.core.learning.learner import SAY_DEFERRED
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.nodes.interaction_node import QUEUED_NOTICE
-from llm_interaction_node.session import MEMORY_BACK, MEMORY_OUTAGE
+from llm_interaction_node.core.memory.source import MEMORY_BACK, MEMORY_OUTAGE
 from ros_support import NodeProcess
 from test_ros_e2e import SIM, call, running_robot
 

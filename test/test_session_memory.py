@@ -5,9 +5,10 @@ from llm_interaction_node.core.builtins import FORGET_REFUSAL
 from llm_interaction_node.core.config import from_mapping
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.config import MemoryConfig
+from llm_interaction_node.core.memory.source import ExampleSource
 from llm_interaction_node.core.user import EventQueue
-from llm_interaction_node.session import attach_learning, build_console, build_session, \
-    make_world, memory_examples, open_memory, store_episode
+from llm_interaction_node.eval.systems.ours import store_episode
+from llm_interaction_node.session import build_session, learning_console, make_world, open_memory
 from llm_interaction_node.settings import LearningSettings, Settings
 
 LEARNED = """>>> wait_for_trigger()
@@ -22,9 +23,8 @@ def memory(tmp_path_factory):
 
 
 def console_with(memory, utterances):
-    console = build_console("humanoid", make_world("humanoid", "drinks_and_cup"),
-                            EventQueue(utterances, close=True))
-    attach_learning(console, ScriptedLLM([]), memory)
+    console, _ = learning_console("humanoid", make_world("humanoid", "drinks_and_cup"),
+                                  EventQueue(utterances, close=True), ScriptedLLM([]), memory)
     return console
 
 
@@ -47,22 +47,22 @@ def test_seeded_memory_feeds_the_prompt_with_and_without_retrieval(memory):
     # the request; no lesson here, so nothing after them (test_prompt_layout.py: with lessons)
     four = open_memory("humanoid", MemoryConfig(path=memory.config.path, k=4), seed=False)
     block = [e.transcript for e in four.seed_block()]
-    assert len(block) == seeds and memory_examples(four)([]) == block
-    assert memory_examples(four)(["can you hand me the milk?"]) == block
-    assert memory_examples(four)(["put the sponge away", "thanks"]) == block
-    everything = memory_examples(four, LearningSettings(retrieval=False))(
+    assert len(block) == seeds and ExampleSource(four)([]) == block
+    assert ExampleSource(four)(["can you hand me the milk?"]) == block
+    assert ExampleSource(four)(["put the sponge away", "thanks"]) == block
+    everything = ExampleSource(four, retrieval=False)(
         ["can you hand me the milk?"])
     assert len(everything) == memory.count()
     # memory.order stable_nearest: the 4 retrieved in their fixed order, the most similar again
     from llm_interaction_node.core.memory.order import stable_order
     four = open_memory("humanoid", MemoryConfig(path=memory.config.path, k=4,
                                                 order="stable_nearest"), seed=False)
-    retrieved = memory_examples(four)(["can you hand me the milk?"])
+    retrieved = ExampleSource(four)(["can you hand me the milk?"])
     assert len(retrieved) == 5 and len(set(retrieved)) == 4 and retrieved[-1] in retrieved[:-1]
     assert "milk-carton_0" in retrieved[-1]                                # most similar last
     # no utterance yet (the start-up prefill): the head of the fixed order, the 4 most
     # central examples, which the retrieved ones share up to the first they lack (issue 20)
-    head = memory_examples(four)([])
+    head = ExampleSource(four)([])
     assert head == [e.transcript for e in stable_order(four.list(), four.seed_centrality())][:4]
     assert retrieved[0] == head[0] or head[0] not in retrieved
 

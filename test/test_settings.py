@@ -129,7 +129,7 @@ def test_every_agent_is_assembled_by_build_session():
     node = (Path(llm_interaction_node.__file__).parent / "ros" / "nodes" / "interaction_node.py").read_text()
     for source in (inspect.getsource(cli.cmd_chat), inspect.getsource(ours), node):
         assert "build_session(" in source
-        for part in ("build_agent(", "build_console(", "attach_learning(", "ConsoleSession(",
+        for part in ("build_agent(", "build_console(", "learning_console(", "ConsoleSession(",
                      "InteractionBuiltins(", "Sandbox("):
             assert part not in source, part
 

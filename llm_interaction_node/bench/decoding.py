@@ -44,12 +44,13 @@ from ..core.constraint import ConsoleVocabulary
 from ..core.llm.local import LocalLlamaClient, console_input
 from ..core.llm.scripted import ScriptedLLM
 from ..core.memory.config import MemoryConfig
+from ..core.memory.source import ExampleSource
 from ..core.memory.store import ExampleMemory
 from ..core.prompt import STOP
 from ..core.statements import input_complete
 from ..core.user import CallbackUser
 from ..paths import config_path
-from ..session import build_session, memory_examples
+from ..session import build_session
 from ..settings import Settings
 from ..sims.tabletop2d import TabletopWorld2D
 
@@ -72,7 +73,7 @@ def console_prompts(tmp: str):
     settings = Settings().with_overrides({"memory.path": f"{tmp}/memory"})
     session = build_session("tabletop", world, CallbackUser(lambda *_: None), settings,
                             llm=ScriptedLLM([]), memory=memory)   # never asked: the prompt only
-    examples = memory_examples(memory)([INSTRUCTION])
+    examples = ExampleSource(memory)([INSTRUCTION])
     start = (">>> wait_for_trigger()\n"
              + repr({"type": "dialog", "text": INSTRUCTION}))
     grammar = ConsoleVocabulary.of(session.console).current().gbnf()

@@ -3,7 +3,7 @@ example up to ``MAX_FINAL_REPLAYS`` times: the accepted attempt, every statement
 then the greedy drops).
 
 Per world it builds a corrected interaction in the in-process world (no LLM), takes the fuller
-form (every statement that worked), and times ``session.replay_check`` on it with the live
+form (every statement that worked), and times ``replay.replay_check`` on it with the live
 world's end compared, as the learner calls it:
 
 * tabletop (2-D): three puts into matching bowls, the rejected red put, the accepted fix;
@@ -29,7 +29,8 @@ from ..core.learning.final import worked_example
 from ..core.learning.learner import MAX_FINAL_REPLAYS
 from ..core.user import EventQueue
 from ..core.apis.tabletop import TabletopApi
-from ..session import build_console, interaction_start, live_end, make_world, replay_check
+from ..replay import interaction_start, live_end, replay_check
+from ..session import build_console, make_world
 from ..sims.tabletop2d import TabletopWorld2D
 from ..sims.world_end import end_difference, end_of
 

@@ -251,9 +251,8 @@ class Agent:
                 self._record_turn(TurnStatus.WAITING)
             self.stop.check()
             self._define_missing(source)
-            turn_before = self.console.builtins.turn
             result = self.console.execute(source)
-            if self.console.builtins.turn != turn_before:
+            if result.new_turn:
                 return self._new_turn()
             if result.error is not None:
                 reason = self.turn.record_error(error_class(result.error))
@@ -471,9 +470,7 @@ class Agent:
                                      discarded))
 
     def _wait(self) -> None:
-        turn_before = self.console.builtins.turn
-        self.console.execute(WAIT)
-        if self.console.builtins.turn != turn_before:
+        if self.console.execute(WAIT).new_turn:
             self._new_turn()
 
     def _forget_interaction(self) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from .builtins import InteractionBuiltins
 from .errors import EndOfInteraction, InteractionAborted
@@ -26,8 +26,12 @@ NEW_TASK_MARKER = "# New task. Local variables were reset."
 
 @dataclass
 class ExecResult:
+    """What one input did: its entry, its error, and whether the user spoke meanwhile
+    (``new_turn``: wait_for_trigger() returned an utterance, a new user turn began)."""
+
     entry: Entry
     error: BaseException | None = None
+    new_turn: bool = False
 
     @property
     def ok(self) -> bool:
@@ -39,15 +43,18 @@ class ConsoleSession:
 
     def __init__(self, api: ApiRegistry, builtins: InteractionBuiltins,
                  sandbox: Sandbox | None = None, max_output_chars: int = 4000,
-                 isolated: bool = False):
+                 isolated: bool = False,
+                 input_listeners: Iterable[Callable[[str], None]] = ()):
         """``isolated``: run the code in a sandbox worker process (the parent keeps the API
-        calls, the user channel and the transcript)."""
+        calls, the user channel and the transcript); ``input_listeners``: called with each
+        input before it runs."""
         self.api = api
         self.max_output_chars = max_output_chars
         self.builtins = builtins
         self.sandbox = sandbox or Sandbox()
         self.listeners: list[Callable[[Entry], None]] = []        # after each entry
-        self.input_listeners: list[Callable[[str], None]] = []    # before a statement runs
+        # before a statement runs (a caller may add its own, e.g. the ROS node's)
+        self.input_listeners: list[Callable[[str], None]] = list(input_listeners)
         if isolated:
             from .sandbox_process import WorkerRunner
             self.runner = WorkerRunner(api, self.sandbox)
@@ -99,6 +106,7 @@ class ConsoleSession:
         source = source.rstrip()
         for listener in self.input_listeners:
             listener(source)
+        turn_before = self.builtins.turn
         outcome = self.runner.run(source)
         error = outcome.error
         if isinstance(error, (EndOfInteraction, InteractionAborted)):
@@ -106,7 +114,7 @@ class ConsoleSession:
             raise error
         entry = self._record(Entry(source, self._output(outcome),
                                    error=type(error).__name__ if error is not None else None))
-        return ExecResult(entry, error)
+        return ExecResult(entry, error, new_turn=self.builtins.turn != turn_before)
 
     def _output(self, outcome) -> str:
         """What the statement printed, cut to max_output_chars (the prompt must stay small)."""

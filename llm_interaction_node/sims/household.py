@@ -49,6 +49,7 @@ import yaml
 from ..core.apis.humanoid import (BRING_LADDER_SKILL, FAILURE, GRASP, HANDOVER_LOCATION, HANDS,
                                   HUMAN, PLACE_ON_TOP, SUCCESS, SceneObject, navigation_location,
                                   surface_name)
+from .world_end import WorldEnd
 
 DEFAULT_ROBOT = {
     "start": "room_center",       # a named location or [x, y, yaw]
@@ -339,6 +340,17 @@ class HouseholdWorld:
             if "random_state" in state:
                 self._rng.setstate(state["random_state"])
         return self
+
+    def replay_world(self, state: dict[str, Any]) -> "HouseholdWorld":
+        """A new world of this file in the state of a :meth:`checkpoint` (the replay check
+        replays a learned example in it)."""
+        return HouseholdWorld(self.config, source=self.source).restore(state)
+
+    def end(self) -> WorldEnd:
+        """Where the objects are now, as the replay check compares ends: each object's
+        ``location`` and ``held_by`` (the base pose is not compared)."""
+        objects = self.snapshot()["objects"]
+        return WorldEnd("household", {n: (o["location"], o["held_by"]) for n, o in objects.items()})
 
     def _object_pose(self, obj: _Object) -> np.ndarray:
         if obj.held_by in HANDS:

@@ -216,5 +216,37 @@ class TabletopWorld2D:
                                 "support": self.support[n]} for n, o in self.objects.items()},
                 "spawn_ok": self.spawn_ok}
 
+    # ------------------------------------------------------------------ replay check
+    def checkpoint(self) -> dict[str, Any]:
+        """Copies of each object's position and of the bounds: what :meth:`replay_world`
+        starts a 2-D world from (the replay check of learned examples)."""
+        return tabletop_checkpoint(self)
+
+    def replay_world(self, state: dict[str, Any]) -> "TabletopWorld2D":
+        return TabletopWorld2D.from_checkpoint(state)
+
+    @classmethod
+    def from_checkpoint(cls, state: dict[str, Any]) -> "TabletopWorld2D":
+        """A 2-D world with the objects of a tabletop checkpoint where they were (all on the
+        table) and its bounds, so ``denormalize_xy`` answers as in the checkpointed world."""
+        world = cls.from_names(state["objects"])
+        for name, xyz in state["objects"].items():
+            world.objects[name].position = xyz.copy()
+        world.bounds = state["bounds"].copy()
+        return world
+
+    def end(self):
+        """Where each object is now (:class:`~.world_end.WorldEnd` 'tabletop')."""
+        from .world_end import tabletop_end     # world_end reads this module's sizes
+        return tabletop_end(self)
+
+
+def tabletop_checkpoint(world) -> dict[str, Any]:
+    """The checkpoint of a tabletop world (2-D or PyBullet): copies of the object positions
+    and of the bounds."""
+    return {"objects": {n: np.asarray(world.object_position(n), dtype=float).copy()
+                        for n in world.object_names()},
+            "bounds": np.asarray(world.bounds, dtype=float).copy()}
+
 
 __all__ = ["TabletopWorld2D", "TableObject", "COLORS", "parse_name", "BLOCK_SIZE", "BOWL_RADIUS"]

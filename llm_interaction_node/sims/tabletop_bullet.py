@@ -40,7 +40,8 @@ import pybullet_data
 
 from ..core.apis.tabletop import DEFAULT_BOUNDS
 from .tabletop2d import (BLOCK_MASS, BLOCK_SIZE, BOWL_FLOOR, BOWL_RADIUS, COLORS, TABLE,
-                         TabletopWorld2D, parse_name)
+                         TabletopWorld2D, parse_name, tabletop_checkpoint)
+from .world_end import WorldEnd, tabletop_end
 
 TIME_STEP = 1.0 / 240.0
 HOVER_Z = 0.2              # m, height of the cup tip while travelling
@@ -472,6 +473,19 @@ class TabletopWorldBullet:
         return {"objects": {n: {"position": [round(float(v), 6) for v in self.object_position(n)],
                                 "support": self._support(n)} for n in self.bodies},
                 "spawn_ok": self.spawn_ok}
+
+    # ------------------------------------------------------------------ replay check
+    def checkpoint(self) -> dict[str, Any]:
+        """As :meth:`TabletopWorld2D.checkpoint`: the object positions and the bounds."""
+        return tabletop_checkpoint(self)
+
+    def replay_world(self, state: dict[str, Any]) -> TabletopWorld2D:
+        """The replay runs in the 2-D world (the same names and positions; all objects start
+        on the table); ends are compared with tolerances that survive physics."""
+        return TabletopWorld2D.from_checkpoint(state)
+
+    def end(self) -> WorldEnd:
+        return tabletop_end(self)
 
     # ------------------------------------------------------------------ camera
     def render(self, path: str | Path | None = None, size: tuple[int, int] = (240, 240)) -> np.ndarray:

@@ -1,15 +1,17 @@
 """Where a world's objects end, and whether two worlds end alike.
 
-The replay check of a learned example (``session.replay_check``) replays it from the
+The replay check of a learned example (``replay.replay_check``) replays it from the
 interaction's start and compares the replayed world's end with the live world's at the learn
 call: an example whose statements all work but that leaves the objects elsewhere than the user
 accepted does not solve the request (a ``final`` example that only fixes the last block).
 
-* Household (:class:`~.household.HouseholdWorld`): the symbolic state, each object's
+Each world tells its own end (``end()``):
+
+* Household (:meth:`~.household.HouseholdWorld.end`): the symbolic state, each object's
   ``location`` and ``held_by`` (the base pose is not compared).
-* Tabletop (anything with ``object_names``/``object_position``: the 2-D world, PyBullet): each
-  object's position. The replay runs in the 2-D world while the live world may be PyBullet,
-  so places are compared with tolerances that survive physics (see :func:`same_place`).
+* Tabletop (the 2-D world, PyBullet: :func:`tabletop_end`): each object's position. The
+  replay runs in the 2-D world while the live world may be PyBullet, so places are compared
+  with tolerances that survive physics (see :func:`same_place`).
 
 Only objects the live world knows are compared.
 """
@@ -50,15 +52,16 @@ class WorldEnd:
 
 
 def end_of(world) -> WorldEnd | None:
-    """The end state of an in-process world or robot; None for a world of unknown kind."""
-    from .household import HouseholdWorld
-    if isinstance(world, HouseholdWorld):
-        objects = world.snapshot()["objects"]
-        return WorldEnd("household", {n: (o["location"], o["held_by"]) for n, o in objects.items()})
-    if hasattr(world, "object_names") and hasattr(world, "object_position"):
-        return WorldEnd("tabletop", {n: np.asarray(world.object_position(n), dtype=float).copy()
-                                     for n in world.object_names()})
-    return None
+    """The end state of a world that tells its own (``end()``: the in-process worlds); None
+    for a robot that knows no world (the ROS node's)."""
+    end = getattr(world, "end", None)
+    return end() if callable(end) else None
+
+
+def tabletop_end(world) -> WorldEnd:
+    """The end of a tabletop world (2-D or PyBullet): each object's position."""
+    return WorldEnd("tabletop", {n: np.asarray(world.object_position(n), dtype=float).copy()
+                                 for n in world.object_names()})
 
 
 def _bowl_of(name: str, objects: Mapping[str, np.ndarray]) -> str | None:
@@ -130,5 +133,5 @@ def end_difference(replayed: WorldEnd | None, live: WorldEnd | None) -> str | No
     return "; ".join(told[:MAX_NAMED]) + (f"; and {more} more object(s)" if more > 0 else "")
 
 
-__all__ = ["WorldEnd", "end_of", "end_difference", "same_place", "IN_BOWL_RADIUS",
+__all__ = ["WorldEnd", "end_of", "tabletop_end", "end_difference", "same_place", "IN_BOWL_RADIUS",
            "XY_TOLERANCE", "Z_TOLERANCE"]

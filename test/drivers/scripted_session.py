@@ -16,10 +16,11 @@ import sys
 from pathlib import Path
 
 from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.memory.source import ExampleSource
 from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.replay import interaction_start
 from llm_interaction_node.settings import LearningSettings
-from llm_interaction_node.session import attach_learning, build_agent, build_console, \
-    interaction_start, make_world, memory_examples, open_memory
+from llm_interaction_node.session import build_agent, learning_console, make_world, open_memory
 
 
 def run_session(tmp_path: Path, name: str, spec: dict, timeout: float = 300) -> dict:
@@ -37,17 +38,15 @@ def main(spec_path: str, out_path: str) -> None:
     spec = json.load(open(spec_path))
     world = make_world("humanoid", spec.get("world", "drinks_and_cup"))
     spoken: list[str] = []
-    console = build_console("humanoid", world, EventQueue(spec["utterances"], close=True),
-                            speak=spoken.append)
     llm = ScriptedLLM(spec["responses"])
     memory = open_memory("humanoid", spec["memory"])
     before = {e.id for e in memory.list()}
-    # as build_session attaches it: learned examples are replayed from the interaction's start
-    learner = attach_learning(console, llm, memory,
-                              LearningSettings(mode=spec.get("learning", "improve")),
-                              api="humanoid", start=interaction_start(world))
+    # as build_session assembles it: learned examples are replayed from the interaction's start
+    console, _ = learning_console("humanoid", world, EventQueue(spec["utterances"], close=True),
+                                  llm, memory, LearningSettings(mode=spec.get("learning", "improve")),
+                                  speak=spoken.append, start=interaction_start(world))
     agent = build_agent("humanoid", llm, console,
-                        memory_examples(memory))
+                        ExampleSource(memory))
     agent.run()
     json.dump({"prompts": llm.prompts, "transcript": console.transcript.render(),
                "spoken": spoken, "stored": [e.id for e in memory.list() if e.id not in before],

@@ -1,7 +1,9 @@
 """The learner: what ``learn_from_interaction()`` does in the console (F_learn).
 
-The console's built-ins call ``learner()`` (see :mod:`..builtins`); whatever it returns is
-printed as the statement's output, so the L_interact LLM sees it. The learner
+The console's ``learn_from_interaction()`` calls :meth:`Learner.learn` with the interaction's
+transcript and the user's utterances (the hook the session hands the console's built-ins, see
+:mod:`..builtins`); the message it returns is printed as the statement's output, so the
+L_interact LLM sees it. The learner
 
 1. checks that the call comes right after the user's reply to ``wait_for_trigger()`` and
    that this reply is no retraction or recall question (:func:`.gate.accepts`), otherwise
@@ -98,7 +100,8 @@ def first_person(text: str) -> str:
 
 
 class Learner:
-    """The ``learner`` hook of :class:`~..builtins.InteractionBuiltins`."""
+    """What ``learn_from_interaction()`` does (:meth:`learn`), and the examples it keeps while
+    the memory is unreachable."""
 
     def __init__(self, llm, memory, api_listing: str, api_names: Iterable[str],
                  mode: str = "auto", say: Callable[[str], None] = lambda text: None,
@@ -117,8 +120,6 @@ class Learner:
         self.interaction_id = interaction_id
         self.check = check          # None: syntax and names only (no world to replay in)
         self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored examples)
-        self._transcript_source: Callable[[], Transcript] | None = None
-        self._utterances_source: Callable[[], Sequence[str]] | None = None
         self._honoured: int | None = None   # utterance count of the last honoured request
         self.pending: list[LearnedExample] = []  # not stored yet: the memory was unreachable
         self._pending_lock = threading.Lock()     # learn (worker/service) vs retry (worker)
@@ -127,22 +128,14 @@ class Learner:
     def last_outcome(self) -> LearnOutcome | None:
         return self.outcomes[-1] if self.outcomes else None
 
-    def bind(self, transcript_source: Callable[[], Transcript],
-             utterances_source: Callable[[], Sequence[str]]) -> None:
-        """Where the current task's transcript and the user's utterances come from."""
-        self._transcript_source = transcript_source
-        self._utterances_source = utterances_source
-
-    # -- the hook ----------------------------------------------------------------------------
-    def __call__(self) -> str | None:
-        """``learn_from_interaction()`` in the console: the text it prints."""
-        return self.learn().message
-
-    def learn(self, force: bool = False) -> LearnOutcome:
-        """Learn from the bound interaction. ``force``: the request came from outside the
+    def learn(self, transcript: Transcript, utterances: Sequence[str],
+              force: bool = False) -> LearnOutcome:
+        """Learn from the interaction of ``transcript`` (the current task's, as the console
+        shows it) and the user's ``utterances`` in it; ``outcome.message`` is what
+        ``learn_from_interaction()`` prints. ``force``: the request came from outside the
         conversation (a learn service/button), so the position and gate checks are skipped."""
         self.retry_pending()
-        outcome = self._learn(force)
+        outcome = self._learn(transcript, list(utterances), force)
         self.outcomes.append(outcome)
         return outcome
 
@@ -172,14 +165,11 @@ class Learner:
             log.info("stored %d example(s) kept while the memory was unreachable", done)
         return done
 
-    def _learn(self, force: bool = False) -> LearnOutcome:
-        if self._transcript_source is None or self._utterances_source is None:
-            raise RuntimeError("Learner.bind() was not called")
+    def _learn(self, transcript: Transcript, utterances: list[str], force: bool) -> LearnOutcome:
         if self.mode == "off":
             return LearnOutcome(LearnStatus.DISABLED, LEARNING_DISABLED)
-        utterances = list(self._utterances_source())
         # the console's notes are for the model's next statement, never part of a lesson
-        transcript = without_console_notes(self._transcript_source())
+        transcript = without_console_notes(transcript)
         if self._honoured == len(utterances):     # the same request again
             return LearnOutcome(LearnStatus.ALREADY_LEARNED, ALREADY_LEARNED)
         decision = accepts(transcript, utterances[-1] if utterances else "")

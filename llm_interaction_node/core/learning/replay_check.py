@@ -9,7 +9,7 @@ may still leave the objects elsewhere than the user accepted (an example that on
 last block).
 
 The core knows no world (``core/`` never imports ``sims/``): the check is a plain callable,
-built where the worlds are known (``session.replay_check``) and handed to the learner.
+built where the worlds are known (``replay.replay_check``) and handed to the learner.
 """
 from __future__ import annotations
 

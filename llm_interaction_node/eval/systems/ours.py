@@ -14,10 +14,11 @@ from pathlib import Path
 from ...core.agent import FAILED_STATUSES
 from ...core.apis.sets import TABLETOP
 from ...core.apis.tabletop import TabletopRobot
+from ...core.console import ConsoleSession
 from ...core.llm import LLMClient, TokenLedger
 from ...core.user import CallbackUser
-from ...session import Session, build_session, open_memory, store_episode
-from ...settings import Settings
+from ...session import Session, build_session, open_memory
+from ...settings import LearningSettings, Settings
 from .base import Round, UserTurn
 from .variants import VARIANTS, Variant
 
@@ -97,6 +98,15 @@ class OursSystem:
     def episode_succeeded(self) -> None:
         if self.session is not None:
             store_episode(self.memory, self.session.console, self.settings.learning)
+
+
+def store_episode(memory, console: ConsoleSession, learning: LearningSettings):
+    """HELPER / Dynamic CaP growth for ours: keep the transcript of an episode that ended in
+    success (``learning.store_episodes``; a no-op unless enabled). Called when the harness
+    judged the episode a success (:meth:`OursSystem.episode_succeeded`)."""
+    if not learning.store_episodes or not console.transcript.statements():
+        return None
+    return memory.add(console.transcript.render(), "episode", origin=console.task_id)
 
 
 class RetrievalLog:

@@ -43,7 +43,8 @@ from ...core.transcript import Entry
 from ...core.user import EventQueue
 from ...paths import world_path
 from ..node_main import run_node
-from ...session import build_session, household_start_from_scene
+from ...replay import household_start_from_scene
+from ...session import build_session
 from .. import interaction_parameters as parameters
 from ..interaction_state import IDLE, InteractionState, StateChannel
 from ..memory_service import MemoryService, error_text, export_directory
@@ -310,7 +311,7 @@ class InteractionNode(Node):
             response.message = "the robot is busy; call again when the state topic says idle"
             return response
         try:
-            outcome = learner.learn(force=True)
+            outcome = self.session.learn(force=True)
             response.success, response.message = outcome.stored, outcome.message
         except Exception as exc:  # noqa: BLE001 - report, keep running
             self.get_logger().error(f"learning failed: {error_text(exc)}")

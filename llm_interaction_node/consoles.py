@@ -1,0 +1,42 @@
+"""The console of an API set on a robot: built-ins + registry + sandbox.
+
+Its own module because both the session (:func:`~.session.build_session`) and the replay of
+transcripts (:mod:`.replay`, which the session's replay check uses) build consoles.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Literal, Mapping
+
+from .core.agent import AgentConfig
+from .core.apis.sets import ApiSet, api_set
+from .core.builtins import InteractionBuiltins
+from .core.console import ConsoleSession
+from .core.registry import ApiRegistry
+from .core.sandbox import Sandbox
+from .core.user import UserChannel
+
+ApiName = ApiSet | Literal["humanoid", "tabletop"]
+
+
+def build_console(api: ApiName, robot, channel: UserChannel,
+                  speak: Callable[[str], None] = lambda text: None,
+                  learner: Callable[[], str | None] | None = None,
+                  agent: AgentConfig | None = None,
+                  api_options: Mapping[str, Any] | None = None,
+                  isolated: bool = True,
+                  forgetter: Callable[[str], str] | None = None,
+                  input_listeners: Iterable[Callable[[str], None]] = ()) -> ConsoleSession:
+    """The console alone (replay and tests; agents get theirs from
+    :func:`~.session.build_session`); ``learner``, ``forgetter``: what
+    learn_from_interaction() and forget_learned() call (:class:`~.core.builtins.InteractionBuiltins`);
+    ``input_listeners``: called with each input before it runs; ``agent``: the agent settings
+    (the statement timeout); ``isolated``: generated code runs in a sandbox worker process with
+    hard limits (``core/sandbox_process.py``)."""
+    api = api_set(api)
+    statement_timeout_s = (agent or AgentConfig()).statement_timeout_s
+    builtins = InteractionBuiltins(channel, speak=speak, learner=learner, forgetter=forgetter)
+    registry = ApiRegistry(api.functions(robot, api_options))
+    registry.extend(getattr(builtins, name) for name in api.builtins)
+    return ConsoleSession(registry, builtins, Sandbox(timeout_s=statement_timeout_s,
+                                                      geometry=api.geometry),
+                          isolated=isolated, input_listeners=input_listeners)

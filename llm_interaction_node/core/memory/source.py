@@ -1,0 +1,73 @@
+"""The agent's example source: the memory's prompt examples for the latest utterances, and
+what happens while the memory cannot be reached (issue 18: a fault that loses nothing).
+
+Its own class so that the outage (the seeds cached at start stand in, the robot says so once,
+what was learned meanwhile is stored when the memory is back) lives in one place.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Callable, Sequence
+
+from .order import Order, stable_order
+
+log = logging.getLogger(__name__)
+
+MEMORY_OUTAGE = ("My memory is not reachable right now, so I will go on with what I knew "
+                 "from the start; what I learn meanwhile is kept until it is back.")
+MEMORY_BACK = "My memory is back: I stored the {n} thing(s) I learned while it was away."
+
+
+class ExampleSource:
+    """Called with the latest utterances, returns the example transcripts for the prompt:
+    the memory's prompt examples (``memory.order``: by default the seed block, then the top-k
+    learned examples, most similar last; k: ``memory.k``); with ``retrieval`` off every
+    example in memory, oldest first. With no utterance yet: the query-independent head of the
+    layout (the seed block; for prefilling a local model before the user speaks;
+    ``ExampleMemory.prompt_examples``).
+
+    A memory that cannot be reached (ConnectionError, the store's MemoryServerUnreachable)
+    does not end the turn: the seed examples read at start (cached here: the seed block, or
+    the first k in the stable order) stand in, and ``say`` tells :data:`MEMORY_OUTAGE` once per
+    outage. When the memory answers again, ``retry`` stores what was kept meanwhile (the
+    learner's ``retry_pending``: how many it stored) and ``say`` tells :data:`MEMORY_BACK`."""
+
+    def __init__(self, memory, retrieval: bool = True,
+                 say: Callable[[str], None] = lambda text: None,
+                 retry: Callable[[], int] = lambda: 0):
+        self.memory = memory
+        self.retrieval = retrieval
+        self.say = say
+        self.retry = retry
+        self.down = False
+        try:
+            cached = memory.seed_block() if memory.config.order is Order.SEED_BLOCK else \
+                stable_order(memory.list("seed"), memory.seed_centrality())[:memory.config.k]
+            self.seeds = [e.transcript for e in cached]
+        except ConnectionError as exc:
+            log.warning("cannot cache the seed examples: %s", exc)
+            self.seeds = []
+
+    def __call__(self, utterances: Sequence[str]) -> list[str]:
+        try:
+            if not self.retrieval:
+                found = [e.transcript for e in self.memory.list()]
+            else:
+                found = [e.transcript for e in self.memory.prompt_examples(utterances)]
+        except ConnectionError as exc:
+            log.warning("the example memory is unreachable; going on with the %d seed "
+                        "examples cached at start: %s", len(self.seeds), exc)
+            if not self.down:
+                self.down = True
+                self.say(MEMORY_OUTAGE)
+            return list(self.seeds)
+        if self.down:
+            self.down = False
+            log.info("the example memory answers again")
+            stored = self.retry()
+            if stored:
+                self.say(MEMORY_BACK.format(n=stored))
+        return found
+
+
+__all__ = ["ExampleSource", "MEMORY_OUTAGE", "MEMORY_BACK"]

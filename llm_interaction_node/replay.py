@@ -1,0 +1,186 @@
+"""Replaying console transcripts, and the replay check of learned examples.
+
+``llm-interaction replay`` runs a recorded transcript against a world (:func:`replay_transcript`,
+:func:`output_mismatches`); the learner checks a learned example the same way
+(:func:`replay_check`, the concrete :class:`~.core.learning.replay_check.ReplayCheck`) in a world
+started from the state the interaction started in, and compares how it ends with the live
+world. The worlds answer for themselves (:class:`ReplayWorld`: ``checkpoint()``,
+``replay_world()``, ``end()``); a robot that knows no world (the ROS node's) gets its start from
+what it perceives (:func:`household_start_from_scene`) and no end. ``sims`` is imported only
+where a world is built or compared: the ROS node imports this module and no simulator.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+
+from .consoles import ApiName, build_console
+from .core.agent import AgentConfig
+from .core.errors import EndOfInteraction
+from .core.learning.replay_check import ReplayCheck, Replayed, mismatch_sentence
+from .core.transcript import Entry, Transcript
+from .core.user import EventQueue
+
+log = logging.getLogger(__name__)
+
+
+def replay_transcript(api: ApiName, world, recorded: Transcript,
+                      agent: AgentConfig | None = None,
+                      speak: Callable[[str], None] = lambda text: None,
+                      api_options: Mapping[str, Any] | None = None) -> Transcript:
+    """Run a transcript's statements against ``world`` (no LLM); the user's replies come from
+    the transcript itself. Replay never learns: learn_from_interaction() runs silently, as in
+    the seed examples. Returns the replayed transcript (``llm-interaction replay``, the
+    replay check of learned examples). ``api_options``: those the transcript's API had
+    (its preset's, :meth:`~.core.apis.sets.ApiSet.options`)."""
+    channel = EventQueue(recorded.user_utterances(), close=True)
+    console = build_console(api, world, channel, speak=speak, learner=lambda: None, agent=agent,
+                            api_options=api_options)
+    for entry in recorded:
+        try:
+            console.execute(entry.source)
+        except EndOfInteraction:
+            break
+    return console.transcript
+
+
+def output_mismatches(recorded: Sequence[Entry], replayed: Sequence[Entry],
+                      missing_ok: bool = False):
+    """``(input number, recorded entry, replayed entry)`` for every output that differs; a
+    final input without recorded output (the closing ``wait_for_trigger()``) is not compared,
+    with ``missing_ok`` no input without recorded output is."""
+    out = []
+    for n, (want, got) in enumerate(zip(recorded, replayed), 1):
+        last = n == len(recorded) and not want.output
+        if want.output != got.output and not last and not (missing_ok and not want.output):
+            out.append((n, want, got))
+    return out
+
+
+# A "start" is taken when an interaction begins: a callable that builds a fresh world in the
+# state the interaction started from (None: no world can be built, so no replay).
+WorldStart = Callable[[], Any]
+# A live end: where the objects of the world the console drives are now (a WorldEnd of
+# sims/world_end.py), read at the learn call; None: no live world, the end is not compared.
+LiveEnd = Callable[[], Any]
+
+
+@runtime_checkable
+class ReplayWorld(Protocol):
+    """An in-process world the replay check can start from and compare ends with (the
+    household world, the 2-D and the PyBullet tabletop)."""
+
+    def checkpoint(self) -> Any:
+        """The state now, as :meth:`replay_world` takes it."""
+
+    def replay_world(self, state: Any) -> Any:
+        """A new world to replay in, in the checkpointed state."""
+
+    def end(self) -> Any:
+        """Where the objects are now (a :class:`~.sims.world_end.WorldEnd`)."""
+
+
+def interaction_start(robot) -> Callable[[], WorldStart] | None:
+    """How to take a start for an in-process robot (None: a robot that knows no world, no
+    replay): its checkpoint, replayed in the world it names."""
+    if not isinstance(robot, ReplayWorld):
+        return None
+
+    def take() -> WorldStart:
+        state = robot.checkpoint()
+        return lambda: robot.replay_world(state)
+    return take
+
+
+def live_end(robot) -> LiveEnd | None:
+    """How to read the live world's end for an in-process robot (the one
+    :func:`interaction_start` takes starts from); None for a robot that knows no world (e.g.
+    the ROS node's: its replay check compares outputs only)."""
+    return robot.end if isinstance(robot, ReplayWorld) else None
+
+
+def household_start_from_scene(world_file: str | Path, scene: Sequence[Any]) -> WorldStart:
+    """A household world from its file and what the robot perceives now (SceneObjects:
+    location, held_by, pose); the ROS node's start. The base starts at the file's start pose
+    (the robot's own pose is not perceived). If the scene holds an object the file does not
+    know, no world can be built: the start returns None (logged) and the learned example is
+    checked for syntax and names only."""
+    from .sims.household import HouseholdWorld
+    perceived = {o.name: {"location": o.location, "held_by": o.held_by, "pose": list(o.pose)}
+                 for o in scene}
+
+    def start():
+        try:
+            world = HouseholdWorld.from_yaml(world_file)
+            objects = {n: v for n, v in perceived.items() if n not in world.furniture}
+            return world.restore({"objects": objects})
+        except (OSError, ValueError) as exc:
+            log.warning("no simulated world for the replay check (%s): learned examples are "
+                        "checked for syntax and names only", exc)
+            return None
+    return start
+
+
+class FirstInputStart:
+    """The start of the interaction a console runs: taken (``take``) when the console is about
+    to run the interaction's first statement (a console input listener)."""
+
+    def __init__(self, take: Callable[[], WorldStart], transcript: Callable[[], Transcript]):
+        self._take, self._transcript = take, transcript
+        self._start: WorldStart | None = None
+
+    def __call__(self, source: str) -> None:
+        if not self._transcript().statements():      # the interaction's first statement
+            self._start = self._take()
+
+    def world(self):
+        """A fresh world in the state the interaction started in (None: none taken yet)."""
+        return self._start() if self._start is not None else None
+
+
+def replay_check(api: ApiName, start: Callable[[], Any],
+                 agent: AgentConfig | None = None, live: LiveEnd | None = None,
+                 api_options: Mapping[str, Any] | None = None) -> ReplayCheck:
+    """The concrete :class:`~.core.learning.replay_check.ReplayCheck`: replay in the world
+    ``start()`` builds and compare every output the transcript shows; inputs it shows without
+    output get the world's (``start()`` None: no world, no replay). With ``live``, the
+    replayed world's end is compared with the live world's (``Replayed.end_differs``).
+    ``api_options``: the live console's (the replay answers as it did)."""
+    def check(transcript: Transcript) -> Replayed | None:
+        try:
+            world = start()
+        except Exception:  # noqa: BLE001 - learning must go on; the fallback is logged
+            log.exception("the replay world could not be built: syntax and names only")
+            return None
+        if world is None:
+            return None
+        replayed = replay_transcript(api, world, transcript, agent, api_options=api_options)
+        result = Transcript([Entry(e.source, e.output, e.error) for e in replayed.entries])
+        mismatch = None
+        bad = output_mismatches(transcript.entries, replayed.entries, missing_ok=True)
+        if bad:
+            n, want, got = bad[0]
+            mismatch = mismatch_sentence(n, got.source, want.output, got.output)
+        elif len(replayed.entries) < len(transcript.entries):
+            n = len(replayed.entries)
+            mismatch = f"the replay ended after input {n}, before the transcript did"
+        differs, checked = _end_differs(world, live)
+        return Replayed(result, mismatch, differs, checked)
+    return check
+
+
+def _end_differs(world, live: LiveEnd | None) -> tuple[str | None, bool]:
+    """(how the replayed ``world`` ends differently from the live one, whether it was
+    compared)."""
+    if live is None:
+        return None, False
+    from .sims.world_end import end_difference, end_of
+    try:
+        now, replayed = live(), end_of(world)
+    except Exception:  # noqa: BLE001 - learning must go on; the fallback is logged
+        log.exception("the live world's end could not be read: the end is not compared")
+        return None, False
+    if now is None or replayed is None or now.kind != replayed.kind:
+        return None, False
+    return end_difference(replayed, now), True
