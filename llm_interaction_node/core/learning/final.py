@@ -8,8 +8,8 @@ learn_from_interaction()" built without generation:
 * the user's request (the first ``wait_for_trigger()`` and its reply);
 * right after it, the user's closing reply (the one that asked to learn) as a comment;
 * the statements of the last attempt only: the inputs between the last correction and the
-  lesson, without those that failed; before them, the earlier statements that bind a name
-  the last attempt uses without binding it itself (``blocks = get_obj_names()`` said once);
+  closing reply, without those that failed; before them, the earlier statements that bind a
+  name the last attempt uses without binding it itself (``blocks = get_obj_names()`` said once);
 * a bare ``wait_for_trigger()`` at the end.
 
 The outputs are left out: :func:`store_final` replays the lesson in the simulated world from
@@ -142,9 +142,9 @@ def final_example(transcript: Transcript, outputs: bool = False) -> Transcript |
 
 
 def worked_example(transcript: Transcript, outputs: bool = False) -> Transcript | None:
-    """The fuller form :func:`store_final` falls back to when the accepted attempt alone does not end
-    as the live world did: every statement that worked, in order (``corrected`` without the
-    correction comments); None as :func:`final_parts`."""
+    """The fuller form :func:`store_final` falls back to when the accepted attempt alone does
+    not end as the live world did: every statement that worked, in order (``corrected``
+    without the correction comments); None as :func:`final_parts`."""
     parts = final_parts(transcript)
     return parts.example(parts.earlier, outputs) if parts is not None else None
 

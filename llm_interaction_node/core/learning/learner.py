@@ -129,9 +129,7 @@ class Learner:
             while self.pending:
                 lesson = self.pending[0]
                 try:
-                    lesson.example = self.memory.add(
-                        lesson.transcript, source=lesson.source, origin=lesson.origin,
-                        problem=lesson.problem, improvement=lesson.improvement)
+                    self._add(lesson)
                 except ConnectionError as exc:
                     log.info("the memory is still unreachable (%s): %d example(s) kept",
                              exc, len(self.pending))
@@ -178,9 +176,7 @@ class Learner:
         """Store ``lesson`` in the memory; on success say ``said`` and return ``status`` with
         the console's ``message``, else the outcome that says why it is not stored (yet)."""
         try:
-            lesson.example = self.memory.add(lesson.transcript, source=lesson.source,
-                                             origin=lesson.origin, problem=lesson.problem,
-                                             improvement=lesson.improvement)
+            self._add(lesson)
         except ConnectionError as exc:  # the memory server is down: keep it, retry later
             log.warning("the memory is unreachable; the %s example is kept to store later: %s",
                         lesson.source, exc)
@@ -195,6 +191,11 @@ class Learner:
         self._stored(lesson)
         self.say(said)
         return LearnOutcome(status, message, lesson.example)
+
+    def _add(self, lesson: Lesson) -> None:
+        lesson.example = self.memory.add(lesson.transcript, source=lesson.source,
+                                         origin=lesson.origin, problem=lesson.problem,
+                                         improvement=lesson.improvement)
 
     def _stored(self, lesson: Lesson) -> None:
         log.info("stored a %s example (%s)", lesson.source, lesson.origin)

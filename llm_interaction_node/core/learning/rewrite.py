@@ -27,9 +27,8 @@ def first_person(text: str) -> str:
     """'The robot should ...' -> 'I should ...' for saying it to the user."""
     text = re.sub(r"\bthe robot's\b", "my", text, flags=re.I)
     text = re.sub(r"\bthe robot\b", "I", text, flags=re.I)
-    text = re.sub(r"\bI (is|was|has|does)\b",
-                  lambda m: {"is": "I am", "was": "I was", "has": "I have", "does": "I do"}[m.group(1)],
-                  text)
+    verbs = {"is": "I am", "was": "I was", "has": "I have", "does": "I do"}
+    text = re.sub(r"\bI (is|was|has|does)\b", lambda m: verbs[m.group(1)], text)
     text = re.sub(r"\bits (own )?(hands?|arms?|gripper|memory)\b", r"my \1\2", text)
     return text[:1].upper() + text[1:]
 

@@ -51,7 +51,8 @@ def interaction_text(transcript: Transcript | str) -> Transcript:
 def without_unanswered_waits(entries: Sequence[Entry]) -> list[Entry]:
     """``entries`` without the trailing inputs that waited for the user and got no reply."""
     entries = list(entries)
-    while entries and Entry(entries[-1].source).calls("wait_for_trigger") and not entries[-1].output:
+    while entries and Entry(entries[-1].source).calls("wait_for_trigger") \
+            and not entries[-1].output:
         entries.pop()
     return entries
 
