@@ -10,7 +10,8 @@ from llm_interaction_node.core.apis.humanoid import SceneObject
 from llm_interaction_node.core.errors import EndOfInteraction
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.corrected import corrected_example
-from llm_interaction_node.core.learning.final import MAX_FINAL_REPLAYS, final_example, worked_example
+from llm_interaction_node.core.learning.final import (MAX_FINAL_REPLAYS, final_example,
+                                                      worked_example)
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.learning.outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED
 from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
