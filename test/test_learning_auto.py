@@ -10,8 +10,10 @@ import pytest
 
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.auto import SAY_KEPT_ACCEPTED
-from llm_interaction_node.core.learning.learner import MODES, STORES, SAY_FINAL, LearnStatus
+from llm_interaction_node.core.learning.final import SAY_FINAL
+from llm_interaction_node.core.learning.learner import MODES, STORES, LearnStatus
 from llm_interaction_node.core.learning.shape import shape_problem
+from llm_interaction_node.core.learning.transcripts import interaction_text
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
@@ -208,7 +210,7 @@ def test_in_mode_auto_a_refused_rewrite_falls_back_to_the_accepted_attempt(memor
             f">>> handover_object_to_human('mango-juice_0')")
         answers, expected = [PROBLEM, BETTER, bad, bad], imp.ImproveStatus.REPLAY_FAILED
     elif why == "unchanged":     # the interaction itself, statement for statement
-        same = imp.interaction_text(console.transcript).render()
+        same = interaction_text(console.transcript).render()
         answers, expected = [PROBLEM, BETTER, same], imp.ImproveStatus.UNCHANGED
     else:
         answers, expected = [LLMError("connection refused")], imp.ImproveStatus.LLM_FAILED

@@ -6,11 +6,13 @@ a real ExampleMemory (ChromaDB in tmp_path).
 import pytest
 
 from llm_interaction_node.core.builtins import LEARN_REFUSAL
-from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.improve import (
-    QUESTIONS, SYSTEM, ImproveStatus, InvalidTranscript, extract_transcript, improve,
-    load_few_shot_examples, says_no_problem, validate_transcript)
-from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, Learner, LearnStatus, first_person
+    QUESTIONS, SYSTEM, ImproveStatus, extract_transcript, improve, load_few_shot_examples,
+    says_no_problem)
+from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, Learner, LearnStatus
+from llm_interaction_node.core.learning.rewrite import first_person
+from llm_interaction_node.core.learning.transcripts import without_closing_reply
+from llm_interaction_node.core.learning.validation import InvalidTranscript, validate_transcript
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
@@ -377,7 +379,7 @@ def test_raw_mode_stores_the_interaction_itself(memory):
     console.execute("learn_from_interaction()")       # an earlier learn entry is left out too
     stored = memory.list()
     assert len(stored) == 1 and stored[0].source == "raw" and stored[0].problem is None
-    expected = imp.without_closing_reply(Transcript(console.transcript.entries[:-2])).render()
+    expected = without_closing_reply(Transcript(console.transcript.entries[:-2])).render()
     assert stored[0].transcript == expected and "learn_from_interaction" not in expected
     assert REQUEST in stored[0].utterances and llm.calls == []
 
@@ -413,11 +415,11 @@ def test_a_stored_example_ends_with_an_action_not_an_unanswered_reply():
 >>> wait_for_trigger()
 {'type': 'dialog', 'text': 'well done, remember that'}
 >>> wait_for_trigger()"""
-    closed = imp.without_closing_reply(Transcript.parse(text))
+    closed = without_closing_reply(Transcript.parse(text))
     assert [e.source for e in closed] == ["wait_for_trigger()",
                                           "put_first_on_second('blue block', 'red bowl')",
                                           "wait_for_trigger()"]
     assert closed.entries[0].output and not closed.entries[-1].output
     only_request = Transcript.parse(text.split("\n>>> put_first")[0])
-    assert [e.source for e in imp.without_closing_reply(only_request)] == \
+    assert [e.source for e in without_closing_reply(only_request)] == \
         ["wait_for_trigger()", "wait_for_trigger()"]          # the request itself stays

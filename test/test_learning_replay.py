@@ -10,9 +10,10 @@ from llm_interaction_node.core.apis.humanoid import SceneObject
 from llm_interaction_node.core.errors import EndOfInteraction
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.corrected import corrected_example
-from llm_interaction_node.core.learning.final import final_example, worked_example
-from llm_interaction_node.core.learning.learner import (MAX_FINAL_REPLAYS, SAY_END_DIFFERS,
-                                                        SAY_REPLAY_FAILED, LearnStatus)
+from llm_interaction_node.core.learning.final import (MAX_FINAL_REPLAYS, final_example,
+                                                      worked_example)
+from llm_interaction_node.core.learning.learner import LearnStatus
+from llm_interaction_node.core.learning.outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED
 from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
@@ -176,7 +177,7 @@ def test_corrected_mode_stores_what_worked_with_the_corrections_as_comments(memo
 
 def test_a_failure_that_says_why_is_a_failed_statement():
     """Issue 31: 'failure: <why>' is left out of corrected and final examples like 'failure'."""
-    from llm_interaction_node.core.learning.corrected import failed
+    from llm_interaction_node.core.learning.transcripts import failed
     from llm_interaction_node.core.transcript import Entry
     assert failed(Entry("grasp('milk-carton_0')", "'failure: milk-carton_0 is on the dining "
                         "table; the robot is in front of the kitchen counter'"))
@@ -373,7 +374,7 @@ def test_final_example_that_only_fixes_the_last_block_keeps_the_earlier_working_
         console, learner, spoken, _ = session(MATCHING_SAID, table_memory, MATCHING, mode="final",
                                               live=True, api="tabletop", robot=robot)
         assert [e.output for e in console.transcript.entries[1:4]] == ["'success'"] * 3
-        with caplog.at_level("INFO", logger="llm_interaction_node.core.learning.learner"):
+        with caplog.at_level("INFO", logger="llm_interaction_node.core.learning.final"):
             entry = console.execute("learn_from_interaction()").entry
         assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
         assert entry.output == ("Stored the request and the statements of the accepted attempt "

@@ -25,8 +25,7 @@ import time
 import numpy as np
 
 from ..core.errors import EndOfInteraction
-from ..core.learning.final import worked_example
-from ..core.learning.learner import MAX_FINAL_REPLAYS
+from ..core.learning.final import MAX_FINAL_REPLAYS, worked_example
 from ..core.user import EventQueue
 from ..core.apis.tabletop import TabletopApi
 from ..replay import interaction_start, live_end, replay_check

@@ -11,7 +11,7 @@ out of every example it stores (:func:`without_console_notes`); other comments, 
 own, stay.
 
 The new-task marker (``console.NEW_TASK_MARKER``) is the console's too; the learner drops it
-where it cuts an interaction (``improve.interaction_text``, ``corrected.request_body_lesson``).
+where it cuts an interaction (``transcripts.interaction_text``, ``transcripts.cut_interaction``).
 """
 from __future__ import annotations
 

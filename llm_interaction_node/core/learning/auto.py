@@ -2,12 +2,12 @@
 
 A learner that stores something right whenever the user asks. In order:
 
-1. L_improve's rewrite (:meth:`.learner.Learner.rewrite`: validated, its shape checked by
+1. L_improve's rewrite (:func:`.rewrite.rewrite`: validated, its shape checked by
    :mod:`.shape`, replayed, each failure asked again once). Where it passes every check it is
    stored, as in mode ``improve``; the user hears the lesson.
 2. Otherwise (no problem found, no statement changed, invalid, the wrong shape, refused by the
-   replay, the language model failed) the ``final`` example: the request and the attempt the
-   user accepted, replayed and verified (:meth:`.learner.Learner.store_final`); the user hears
+   replay, the language model failed) the ``final`` lesson: the request and the attempt the
+   user accepted, replayed and verified (:func:`.final.store_final`); the user hears
    that the way they accepted is what was kept, and the console's message says why the rewrite
    was not.
 3. Except where the accepted attempt is the interaction's first turn unchanged (the lesson
@@ -20,9 +20,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..transcript import Transcript
-from .final import final_example
+from .final import final_example, store_final
 from .improve import ImproveResult, ImproveStatus
 from .outcome import LearnOutcome
+from .rewrite import refuse_rewrite, rewrite, store_rewrite
 from .shape import repeats_first_turn
 
 if TYPE_CHECKING:
@@ -38,14 +39,14 @@ FIRST_TURN_KEPT = (" The accepted attempt is not stored instead: it is the first
 
 def store_auto(learner: "Learner", transcript: Transcript) -> LearnOutcome:
     """Mode ``auto`` (see the module docstring)."""
-    result = learner.rewrite(transcript)
+    result = rewrite(learner, transcript)
     if result.ok:
-        return learner.store_rewrite(result, REWRITE_MESSAGE)
+        return store_rewrite(learner, result, REWRITE_MESSAGE)
     if _keeps_the_rejected_turn(result, transcript):
-        outcome = learner.refuse_rewrite(result)
+        outcome = refuse_rewrite(learner, result)
         outcome.message += FIRST_TURN_KEPT
         return outcome
-    outcome = learner.store_final(transcript, said=SAY_KEPT_ACCEPTED)
+    outcome = store_final(learner, transcript, said=SAY_KEPT_ACCEPTED)
     why = NOT_REWRITTEN.format(reason=result.reason.rstrip("."))
     if outcome.stored:
         outcome.message = f"{why} {outcome.message}"
@@ -57,7 +58,7 @@ def store_auto(learner: "Learner", transcript: Transcript) -> LearnOutcome:
 
 
 def _keeps_the_rejected_turn(result: ImproveResult, transcript: Transcript) -> bool:
-    """The ``final`` example would be the first turn unchanged although L_improve found a
+    """The ``final`` lesson would be the first turn unchanged although L_improve found a
     problem in the interaction (or could not be asked)."""
     if result.status == ImproveStatus.NO_PROBLEM:
         return False

@@ -1,11 +1,11 @@
-"""Learning mode ``corrected``: an example built from the interaction itself, no LLM.
+"""Learning mode ``corrected``: a lesson built from the interaction itself, no LLM.
 
 The paper's "w/o improve" (mode ``raw``) stores the whole interaction, failed attempts
 included, and a model that copies examples repeats the failure. ``corrected`` keeps what
 worked and what the user said, and drops the rest:
 
 * the user's request (the first ``wait_for_trigger()`` and its reply);
-* right after it, the user's closing reply (the lesson that made the robot learn) as a
+* right after it, the user's closing reply (the one that made the robot learn) as a
   comment, so a copying model reads it before it acts;
 * every statement that worked, in order; statements that failed (an error, or a skill that
   printed ``'failure'`` or ``'failure: <why>'``) are left out;
@@ -15,68 +15,34 @@ worked and what the user said, and drops the rest:
 * a bare ``wait_for_trigger()`` at the end.
 
 It is validated by replay like an improved rewrite: dropping a failed statement can change
-what later statements return, and such an example is not stored.
+what later statements return, and such a lesson is not stored (nor one whose replay does not
+end as the live world did).
 """
 from __future__ import annotations
 
-import re
+import logging
+from typing import TYPE_CHECKING
 
 from ..transcript import Entry, Transcript
-from .improve import LEARN_CALL, _calls_any, without_unanswered_waits
+from .outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED, LearnOutcome, LearnStatus, Lesson
+from .transcripts import cut_interaction, failed, opening, reply_of
 
-FAILURE_OUTPUT = re.compile(r"""^(['"])failure(: .*)?\1$""", re.S)  # 'failure', 'failure: why'
-LESSON_COMMENT = "# The user's lesson for this request: {text!r}"
+if TYPE_CHECKING:
+    from .learner import Learner
+
+log = logging.getLogger(__name__)
+
 CORRECTION_COMMENT = "# The user said: {text!r}"
 
 
-def failed(entry: Entry) -> bool:
-    """An input whose statement did not work: the console recorded an error, it printed a
-    traceback, or a skill returned 'failure'."""
-    output = entry.output.strip()
-    return bool(entry.error) or bool(FAILURE_OUTPUT.match(output)) or output.startswith("Traceback")
-
-
-def reply_of(entry: Entry) -> str | None:
-    """The user's text if this input waited for the user and got a reply."""
-    if not entry.output or not Entry(entry.source).calls("wait_for_trigger"):
-        return None
-    said = Transcript([Entry(entry.source, entry.output)]).user_utterances()
-    return said[0] if said else None
-
-
-def request_body_lesson(transcript: Transcript) -> tuple[Entry, list[Entry], str | None] | None:
-    """An interaction cut for an example without generation: the request (the first
-    ``wait_for_trigger()`` the user answered), the inputs after it (markers, learn calls and
-    trailing unanswered waits left out) and the user's closing reply (the lesson, taken off the
-    inputs); None if there is no request."""
-    from ..console import NEW_TASK_MARKER  # late: keeps this module light to import
-    entries = [e for e in transcript.entries
-               if e.source.strip() != NEW_TASK_MARKER and not _calls_any(e.source, {LEARN_CALL})]
-    start = next((i for i, e in enumerate(entries)
-                  if e.source.strip() == "wait_for_trigger()" and reply_of(e) is not None), None)
-    if start is None:
-        return None
-    body = without_unanswered_waits(entries[start + 1:])
-    lesson = reply_of(body[-1]) if body else None
-    if lesson is not None:
-        body.pop()
-    return Entry(entries[start].source, entries[start].output), body, lesson
-
-
-def opening(request: Entry, lesson: str | None) -> list[Entry]:
-    """The request, then the lesson as a comment (so a copying model reads it before it acts)."""
-    return [request] + ([Entry(LESSON_COMMENT.format(text=lesson))] if lesson else [])
-
-
 def corrected_example(transcript: Transcript) -> Transcript | None:
-    """The ``corrected`` example of an interaction (the live transcript, so that errors are
+    """The ``corrected`` lesson of an interaction (the live transcript, so that errors are
     known), or None if it holds no request."""
-    cut = request_body_lesson(transcript)
+    cut = cut_interaction(transcript)
     if cut is None:
         return None
-    request, body, lesson = cut
-    out = opening(request, lesson)
-    for entry in body:
+    out = opening(cut.request, cut.closing_reply)
+    for entry in cut.body:
         reply = reply_of(entry)
         if reply is not None:
             out.append(Entry(CORRECTION_COMMENT.format(text=reply)))
@@ -87,4 +53,34 @@ def corrected_example(transcript: Transcript) -> Transcript | None:
     return Transcript(out + [Entry("wait_for_trigger()")])
 
 
-__all__ = ["corrected_example", "request_body_lesson", "opening", "failed", "reply_of", "LESSON_COMMENT", "CORRECTION_COMMENT"]
+def store_corrected(learner: "Learner", transcript: Transcript) -> LearnOutcome:
+    """Mode ``corrected``: the request, what worked, the corrections as comments; refused if
+    its replay shows other outputs or ends elsewhere than the live world."""
+    example = corrected_example(transcript)
+    if example is None:
+        return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
+                            "Nothing was learned: the interaction holds no request.")
+    replayed = learner.check(example) if learner.check is not None else None
+    if replayed is not None and replayed.mismatch is not None:
+        log.info("corrected example refused: replayed in the simulated world, %s",
+                 replayed.mismatch)
+        learner.say(SAY_REPLAY_FAILED)
+        return LearnOutcome(LearnStatus.REPLAY_FAILED,
+                            f"Nothing was learned: the example does not match the world: "
+                            f"replayed in the simulated world, {replayed.mismatch}.")
+    if replayed is not None and replayed.end_differs is not None:
+        log.info("corrected example refused: replayed from the start, %s", replayed.end_differs)
+        learner.say(SAY_END_DIFFERS)
+        return LearnOutcome(LearnStatus.REPLAY_FAILED,
+                            f"Nothing was learned: replayed in the simulated world from the "
+                            f"start, the example does not end as the world is now: "
+                            f"{replayed.end_differs}.")
+    return learner.store(
+        Lesson(example.render(), "corrected", learner.interaction_id()),
+        LearnStatus.STORED_CORRECTED,
+        "Stored the request, the statements that worked and the user's corrections in the "
+        "memory.",
+        said="Thank you, I will remember what worked and what you told me.")
+
+
+__all__ = ["corrected_example", "store_corrected", "CORRECTION_COMMENT"]

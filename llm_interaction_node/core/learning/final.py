@@ -6,27 +6,41 @@ that copies its examples repeats them first. ``final`` is the paper's "Sample ge
 learn_from_interaction()" built without generation:
 
 * the user's request (the first ``wait_for_trigger()`` and its reply);
-* right after it, the user's closing reply (the lesson) as a comment;
+* right after it, the user's closing reply (the one that asked to learn) as a comment;
 * the statements of the last attempt only: the inputs between the last correction and the
-  lesson, without those that failed; before them, the earlier statements that bind a name
-  the last attempt uses without binding it itself (``blocks = get_obj_names()`` said once);
+  closing reply, without those that failed; before them, the earlier statements that bind a
+  name the last attempt uses without binding it itself (``blocks = get_obj_names()`` said once);
 * a bare ``wait_for_trigger()`` at the end.
 
-The outputs are left out: the learner replays the example in the simulated world from the
-interaction's initial state and stores the world's outputs. The last attempt may depend on
+The outputs are left out: :func:`store_final` replays the lesson in the simulated world from
+the interaction's initial state and stores the world's outputs. The last attempt may depend on
 what the rejected ones did (a statement fails from the start), or only fix what they left
 wrong (it works, but the world does not end as the user accepted it): where the live world is
-known, the learner then falls back to the fuller form (every statement that worked,
-:func:`worked_example`) and drops the earlier statements the end does not need
-(``Learner.store_final``).
+known, :func:`store_final` then falls back to the fuller form (every statement that worked,
+:func:`worked_example`) and drops the earlier statements the end does not need (at most
+:data:`MAX_FINAL_REPLAYS` replays).
 """
 from __future__ import annotations
 
 import ast
+import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..transcript import Entry, Transcript
-from .corrected import failed, opening, reply_of, request_body_lesson
+from .outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED, LearnOutcome, LearnStatus, Lesson
+from .replay_check import ReplayCheck
+from .transcripts import cut_interaction, failed, opening, reply_of, without_unanswered_waits
+
+if TYPE_CHECKING:
+    from .learner import Learner
+
+log = logging.getLogger(__name__)
+
+SAY_FINAL = "Thank you, I will remember how you wanted it done."
+# Replays of one final lesson at most: the accepted attempt, the fuller form, then the greedy
+# drops of earlier statements (a 2-D tabletop replay takes a few ms; docs/architecture.md).
+MAX_FINAL_REPLAYS = 12
 
 
 def _names(source: str) -> tuple[set[str], set[str]]:
@@ -80,8 +94,8 @@ def needed_bindings(earlier: list[Entry], attempt: list[Entry]) -> list[Entry]:
 
 @dataclass
 class FinalParts:
-    """An interaction cut for the ``final`` example: ``opening`` (the request, the lesson as a
-    comment), ``earlier`` (the statements before the last correction that worked: no comments,
+    """An interaction cut for the ``final`` lesson: ``opening`` (the request, the closing reply
+    as a comment), ``earlier`` (the statements before the last correction that worked: no comments,
     no waits, no failures) and ``attempt`` (the accepted attempt's statements that did not
     fail, its comments kept)."""
 
@@ -104,10 +118,10 @@ class FinalParts:
 def final_parts(transcript: Transcript) -> FinalParts | None:
     """The :class:`FinalParts` of an interaction (the live transcript, so that errors are
     known); None if it holds no request or the last attempt did nothing."""
-    cut = request_body_lesson(transcript)
+    cut = cut_interaction(transcript)
     if cut is None:
         return None
-    request, body, lesson = cut
+    body = cut.body
     replies = [i for i, e in enumerate(body) if reply_of(e) is not None]
     accepted = replies[-1] + 1 if replies else 0       # the attempt after the last correction
     earlier = [e for e in body[:accepted] if reply_of(e) is None and not e.is_comment
@@ -116,11 +130,11 @@ def final_parts(transcript: Transcript) -> FinalParts | None:
                and not Entry(e.source).calls("wait_for_trigger")]
     if not any(not e.is_comment for e in attempt):
         return None
-    return FinalParts(opening(request, lesson), earlier, attempt)
+    return FinalParts(opening(cut.request, cut.closing_reply), earlier, attempt)
 
 
 def final_example(transcript: Transcript, outputs: bool = False) -> Transcript | None:
-    """The ``final`` example of an interaction: the accepted attempt with the earlier
+    """The ``final`` lesson of an interaction: the accepted attempt with the earlier
     bindings it reads; None as :func:`final_parts`. The statements' outputs are left for the
     replay to fill, unless ``outputs`` (no world to replay in: the live outputs are kept)."""
     parts = final_parts(transcript)
@@ -128,11 +142,117 @@ def final_example(transcript: Transcript, outputs: bool = False) -> Transcript |
 
 
 def worked_example(transcript: Transcript, outputs: bool = False) -> Transcript | None:
-    """The fuller form the learner falls back to when the accepted attempt alone does not end
-    as the live world did: every statement that worked, in order (``corrected`` without the
-    correction comments); None as :func:`final_parts`."""
+    """The fuller form :func:`store_final` falls back to when the accepted attempt alone does
+    not end as the live world did: every statement that worked, in order (``corrected``
+    without the correction comments); None as :func:`final_parts`."""
     parts = final_parts(transcript)
     return parts.example(parts.earlier, outputs) if parts is not None else None
 
 
-__all__ = ["FinalParts", "final_parts", "final_example", "worked_example", "needed_bindings"]
+# -- storing: the replay trials ------------------------------------------------------------
+
+def store_final(learner: "Learner", transcript: Transcript, said: str = SAY_FINAL) -> LearnOutcome:
+    """Mode ``final``: the accepted attempt (with the bindings it reads) if its replay works
+    and ends like the live world; else, where the end can be compared, the fuller form
+    (every statement that worked) with the earlier statements its end does not need
+    dropped; else refused. ``said``: what the user hears when it is stored."""
+    parts = final_parts(transcript)
+    if parts is None:
+        return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
+                            "Nothing was learned: the interaction holds no request answered "
+                            "after the user's last correction.")
+    check = learner.check
+    accepted = _FinalTry.of(check, parts.example(parts.bindings))
+    if accepted is None:                       # no world to replay in: the live outputs
+        return _store_form(learner, parts.example(parts.bindings, outputs=True),
+                           "the accepted attempt, not replayed", said)
+    if accepted.works:
+        return _store_form(learner, accepted.stored, "the accepted attempt", said)
+    if not accepted.end_checked:               # no live world: refused as before
+        log.info("final example refused: replayed in the simulated world, %s", accepted.failure)
+        learner.say(SAY_REPLAY_FAILED)
+        return LearnOutcome(LearnStatus.REPLAY_FAILED,
+                            f"Nothing was learned: the last attempt does not work from the "
+                            f"start: replayed in the simulated world, {accepted.failure}.")
+    fuller = None
+    if len(parts.earlier) > len(parts.bindings):
+        fuller = _FinalTry.of(check, parts.example(parts.earlier))
+    if fuller is None or not fuller.works:
+        why = f"the accepted attempt alone: {accepted.reason}" + (
+            f"; with every statement that worked: {fuller.reason}" if fuller else "")
+        log.info("final example refused: replayed from the start, nothing ends as the live "
+                 "world did (%s)", why)
+        learner.say(SAY_REPLAY_FAILED if (fuller or accepted).failure else SAY_END_DIFFERS)
+        return LearnOutcome(LearnStatus.REPLAY_FAILED,
+                            f"Nothing was learned: replayed in the simulated world from the "
+                            f"start, no form of the example ends as the world is now: {why}.")
+    kept, best, replays = list(parts.earlier), fuller, 2
+    i = 0
+    while i < len(kept) and replays < MAX_FINAL_REPLAYS:    # greedy, from the first
+        trial = kept[:i] + kept[i + 1:]
+        tried = _FinalTry.of(check, parts.example(trial))
+        replays += 1
+        if tried is not None and tried.works:
+            kept, best = trial, tried
+        else:
+            i += 1
+    log.info("final example: the accepted attempt alone does not reproduce the live world "
+             "(%s); kept %d of the %d earlier statements that worked (%d replays)",
+             accepted.reason, len(kept), len(parts.earlier), replays)
+    return _store_form(
+        learner, best.stored, f"the accepted attempt after {len(kept)} earlier statement(s) that "
+                              f"worked (the attempt alone does not end as the world is now)", said)
+
+
+def _store_form(learner: "Learner", example: Transcript, form: str, said: str) -> LearnOutcome:
+    log.info("final example: storing %s", form)
+    return learner.store(Lesson(example.render(), "final", learner.interaction_id()),
+                         LearnStatus.STORED_FINAL,
+                         f"Stored the request and the statements of {form} in the memory.",
+                         said=said)
+
+
+@dataclass
+class _FinalTry:
+    """One replay of a form of the ``final`` lesson: ``stored`` (the form with the world's
+    outputs), ``failure`` (where a statement failed, or None), ``end_differs`` and
+    ``end_checked`` (as :class:`~.replay_check.Replayed`)."""
+
+    stored: Transcript
+    failure: str | None
+    end_differs: str | None
+    end_checked: bool
+
+    @property
+    def works(self) -> bool:
+        return self.failure is None and self.end_differs is None
+
+    @property
+    def reason(self) -> str:
+        return self.failure or (f"the world ends differently: {self.end_differs}"
+                                if self.end_differs else "it works")
+
+    @classmethod
+    def of(cls, check: ReplayCheck | None, example: Transcript) -> "_FinalTry | None":
+        """Replay ``example``; None if there is no world to replay in."""
+        replayed = check(example) if check is not None else None
+        if replayed is None:
+            return None
+        shown = without_unanswered_waits(replayed.transcript.entries)
+        failure = _replay_failure(shown, len(without_unanswered_waits(example.entries)))
+        return cls(Transcript(shown + [Entry("wait_for_trigger()")]), failure,
+                   replayed.end_differs, replayed.end_checked)
+
+
+def _replay_failure(replayed: list[Entry], wanted: int) -> str | None:
+    """Where the replay of a ``final`` lesson failed (its first failed input, or the replay
+    ending before the lesson's ``wanted`` inputs), or None if every input worked."""
+    for n, entry in enumerate(replayed, 1):
+        if failed(entry):
+            output = " ".join(entry.output.split())[:200] or "an error"
+            return f"input {n} ({entry.source.splitlines()[0]}) failed with {output}"
+    return f"the replay ended after input {len(replayed)}" if len(replayed) < wanted else None
+
+
+__all__ = ["FinalParts", "final_parts", "final_example", "worked_example",
+           "needed_bindings", "store_final", "SAY_FINAL", "MAX_FINAL_REPLAYS"]

@@ -1,4 +1,4 @@
-"""L_improve: rewrite a corrected interaction into an improved example for the memory.
+"""L_improve: rewrite a corrected interaction into a lesson for the memory.
 
 A separate chat with the LLM (not the console prompt). The conversation is:
 
@@ -14,7 +14,7 @@ better way from the start, then the user's approval (the paper's "Sample generat
 learn_from_interaction()"), not the failed attempt followed by the fix.
 
 Nothing is stored when the model finds no problem, when the rewrite does not change a
-statement, when the rewrite is not a valid example (see :func:`validate_transcript`), when it
+statement, when the rewrite is not a valid lesson (:mod:`.validation`), when it
 does not answer the request the improved way in its first turn (:mod:`.shape`: the old first
 turn unchanged, the user's correction as a dialog turn, a second trip after it) or, with a
 replay ``check`` (:mod:`.replay_check`), shows an output the world does not return. An
@@ -41,28 +41,17 @@ import yaml
 from ..config_files import config_path
 from ..llm import LLMError, TokenLedger, Usage
 from ..notes import without_console_notes
-from ..statements import bound_names
 from ..transcript import PS1, PS2, Entry, Transcript
 from .replay_check import ReplayCheck
+from .shape import shape_problem
+from .transcripts import (interaction_text, normalised_statements, without_closing_reply,
+                          without_unanswered_waits)
+from .validation import MAX_CHARS, MAX_ENTRIES, InvalidTranscript, api_names_from_listing, \
+    validate_transcript
 
 log = logging.getLogger(__name__)
 
 PURPOSE = "improve"
-LEARN_CALL = "learn_from_interaction"
-# Calls a stored example must never contain: it would teach the robot to change its memory.
-FORBIDDEN_CALLS = frozenset({LEARN_CALL, "forget_learned"})
-# Builtins a transcript may call besides the API (those the console sandbox offers).
-SAFE_BUILTINS = frozenset({
-    "abs", "all", "any", "bool", "callable", "chr", "dict", "divmod", "enumerate", "filter",
-    "float", "format", "frozenset", "hasattr", "hash", "int", "isinstance", "iter", "len",
-    "list", "map", "max", "min", "next", "ord", "pow", "print", "range", "repr", "reversed",
-    "round", "set", "slice", "sorted", "str", "sum", "tuple", "zip",
-    "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "RuntimeError",
-})
-SAFE_MODULES = frozenset({"np"})
-MAX_ENTRIES = 200           # absolute caps of an improved transcript
-MAX_CHARS = 40_000
-
 SYSTEM = (
     "You help a household robot learn from its mistakes. The robot is controlled by a "
     "language model that writes Python statements into a console: every input follows "
@@ -145,10 +134,6 @@ class ImproveResult:
     @property
     def ok(self) -> bool:
         return self.improvement is not None
-
-
-class InvalidTranscript(ValueError):
-    """An improved transcript that must not be stored; str() says why."""
 
 
 # -- few-shot examples ---------------------------------------------------------------------
@@ -265,38 +250,7 @@ def _literal(text: str):
         return None
 
 
-# -- transcripts ---------------------------------------------------------------------------
-
-def interaction_text(transcript: Transcript | str) -> Transcript:
-    """The interaction to learn from: learn_from_interaction() calls, the console's notes
-    (:mod:`..notes`) and the comments that only mark a new task are removed."""
-    from ..console import NEW_TASK_MARKER  # late: keeps this module light to import
-    t = Transcript.parse(transcript) if isinstance(transcript, str) else transcript
-    t = without_console_notes(t)
-    entries = [e for e in t.entries
-               if not _calls_any(e.source, {LEARN_CALL}) and e.source.strip() != NEW_TASK_MARKER]
-    return Transcript([Entry(e.source, e.output) for e in entries])
-
-
-def without_unanswered_waits(entries: Sequence[Entry]) -> list[Entry]:
-    """``entries`` without the trailing inputs that waited for the user and got no reply."""
-    entries = list(entries)
-    while entries and Entry(entries[-1].source).calls("wait_for_trigger") and not entries[-1].output:
-        entries.pop()
-    return entries
-
-
-def without_closing_reply(transcript: Transcript) -> Transcript:
-    """The example as it is stored: ending with the robot's last action and a bare
-    ``wait_for_trigger()``. A last user reply the robot did not act on ("thanks", the request to
-    learn) is left out: an example that ends in an unanswered reply teaches a small model to
-    answer feedback with ``wait_for_trigger()`` instead of acting on it."""
-    entries = without_unanswered_waits(transcript.entries)
-    while entries and entries[-1].source.strip() == "wait_for_trigger()" and entries[-1].output \
-            and len(entries) > 1:
-        entries.pop()
-    return Transcript([Entry(e.source, e.output) for e in entries] + [Entry("wait_for_trigger()")])
-
+# -- the stored form -----------------------------------------------------------------------
 
 def stored_example(transcript: Transcript) -> Transcript:
     """An improved transcript as it is stored: ending with the user's approval and a bare
@@ -310,114 +264,6 @@ def stored_example(transcript: Transcript) -> Transcript:
             and explain(last[0]).is_request:
         return without_closing_reply(transcript)
     return Transcript([Entry(e.source, e.output) for e in entries] + [Entry("wait_for_trigger()")])
-
-
-def normalised_statements(transcript: Transcript) -> list[str]:
-    """Statements without comments and formatting differences (ast round trip)."""
-    out = []
-    for source in transcript.statements():
-        try:
-            out.append(ast.unparse(ast.parse(source)))
-        except SyntaxError:
-            out.append(" ".join(source.split()))
-    return [s for s in out if s]
-
-
-def _calls_any(source: str, names: Iterable[str]) -> bool:
-    names = set(names)
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return any(re.search(rf"\b{re.escape(n)}\s*\(", source) for n in names)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            f = node.func
-            if (isinstance(f, ast.Name) and f.id in names) or \
-                    (isinstance(f, ast.Attribute) and f.attr in names):
-                return True
-    return False
-
-
-def api_names_from_listing(listing: str) -> set[str]:
-    return set(re.findall(r"^def\s+([A-Za-z_]\w*)\s*\(", listing, re.M))
-
-
-_sandbox = None
-_sandbox_lock = threading.Lock()
-
-
-def _sandbox_check(tree: ast.Module) -> None:
-    """The console's own syntax policy (imports, dunders, ... are refused)."""
-    global _sandbox
-    from ..sandbox import Sandbox
-    with _sandbox_lock:
-        if _sandbox is None:
-            _sandbox = Sandbox(timeout_s=1.0)
-        sandbox = _sandbox
-    sandbox.prepare(tree)
-
-
-def _root_name(node: ast.AST) -> str | None:
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def validate_transcript(text: str, api_names: Iterable[str], *, max_entries: int = MAX_ENTRIES,
-                        max_chars: int = MAX_CHARS) -> Transcript:
-    """Parse and check an improved transcript; raise InvalidTranscript saying why.
-
-    Rules: it parses into console inputs; it has statements; the first statement is
-    ``wait_for_trigger()``; every statement is valid Python that the console's sandbox
-    accepts; every called name is an API function, a name the transcript defines itself
-    (def, assignment, loop variable, parameter) or a harmless builtin, and every method
-    call starts from such a name or ``np``; learn_from_interaction() and forget_learned()
-    are not called; it is at most ``max_entries`` inputs and ``max_chars`` characters.
-    """
-    from ..sandbox import SandboxViolation
-    if not text.strip():
-        raise InvalidTranscript("the answer contains no console transcript")
-    if len(text) > max_chars:
-        raise InvalidTranscript(f"the transcript is too long ({len(text)} characters, at most "
-                                f"{max_chars})")
-    transcript = Transcript.parse(text)
-    if len(transcript) > max_entries:
-        raise InvalidTranscript(f"the transcript is too long ({len(transcript)} inputs, at most "
-                                f"{max_entries})")
-    statements = [e for e in transcript if not e.is_comment]
-    if not statements:
-        raise InvalidTranscript("the transcript contains no statements")
-    trees = []
-    for entry in statements:
-        try:
-            trees.append(ast.parse(entry.source))
-        except SyntaxError as exc:
-            raise InvalidTranscript(f"invalid Python in {entry.source.splitlines()[0]!r}: "
-                                    f"{exc.msg}") from None
-    first = trees[0].body
-    if not (len(first) == 1 and isinstance(first[0], ast.Expr)
-            and ast.unparse(first[0]) == "wait_for_trigger()"):
-        raise InvalidTranscript("the transcript does not start with wait_for_trigger()")
-    known = set(api_names) | bound_names(*trees) | SAFE_BUILTINS | SAFE_MODULES
-    for entry, tree in zip(statements, trees):
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            f = node.func
-            called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) \
-                else None
-            if called in FORBIDDEN_CALLS:
-                raise InvalidTranscript(f"the transcript calls {called}()")
-            root = _root_name(f)
-            if root is not None and root not in known:
-                raise InvalidTranscript(f"the transcript calls the unknown function {root}() "
-                                        f"in {entry.source.splitlines()[0]!r}")
-        try:
-            _sandbox_check(ast.parse(entry.source))
-        except SandboxViolation as exc:
-            raise InvalidTranscript(f"the console would refuse {entry.source.splitlines()[0]!r}: "
-                                    f"{exc}") from None
-    return transcript
 
 
 # -- L_improve -----------------------------------------------------------------------------
@@ -441,7 +287,6 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
 
     ``check``: the replay check (:mod:`.replay_check`) the rewrite, as it would be stored,
     must pass; without one only syntax and names are checked."""
-    from .shape import shape_problem     # late: shape reads this module's helpers
     original = interaction_text(interaction)
     if not original.statements():
         return ImproveResult(ImproveStatus.EMPTY, "there is no interaction to learn from")
@@ -533,11 +378,7 @@ def _logged(result: ImproveResult) -> ImproveResult:
 
 
 __all__ = [
-    "Improvement", "ImproveResult", "ImproveStatus", "InvalidTranscript", "FewShotExample",
-    "improve", "validate_transcript", "extract_transcript", "says_no_problem",
-    "interaction_text", "normalised_statements", "without_unanswered_waits", "without_closing_reply",
-    "stored_example",
-    "build_messages", "REASK",
-    "load_few_shot_examples",
-    "api_names_from_listing", "SYSTEM", "QUESTIONS", "PURPOSE",
+    "Improvement", "ImproveResult", "ImproveStatus", "FewShotExample",
+    "improve", "extract_transcript", "says_no_problem", "sentence", "stored_example",
+    "build_messages", "REASK", "load_few_shot_examples", "SYSTEM", "QUESTIONS", "PURPOSE",
 ]

@@ -1,7 +1,7 @@
-"""What a learn request did: the status, the console's message, what was stored.
+"""What a learn request did: the lesson, the status, the console's message, what was said.
 
-Shared by the learner and the modes it dispatches to (:data:`.learner.STORES`), so that a
-mode in a module of its own (:mod:`.auto`) builds its outcome without the learner module.
+Shared by the learner and the modes it dispatches to (:data:`.learner.STORES`), so that each
+mode, in a module of its own, builds its lesson and outcome without the learner module.
 """
 from __future__ import annotations
 
@@ -13,10 +13,17 @@ from .gate import GateDecision
 from .improve import ImproveResult
 
 
+# What the user hears when a lesson does not survive the replay check (one sentence each).
+SAY_REPLAY_FAILED = ("Sorry, I did not learn this: when I tried the better way in my simulation "
+                     "it did not work out as written, so I stored nothing.")
+SAY_END_DIFFERS = ("Sorry, I did not learn this: when I did it again in my simulation from the "
+                   "start, things did not end up the way you accepted them, so I stored nothing.")
+
+
 @dataclass
-class LearnedExample:
-    """One example the learner stored: what it passed to memory.add, and (``example``)
-    what memory.add returned."""
+class Lesson:
+    """What a learn request stores: what the learner passes to memory.add (``source`` is the
+    memory's label, e.g. "learned", "final"), and (``example``) what memory.add returned."""
 
     transcript: str
     source: str
@@ -29,7 +36,7 @@ class LearnedExample:
 class LearnStatus(StrEnum):
     """What a call of the learner did."""
 
-    LEARNED = "learned"            # an improved example was stored (L_improve)
+    LEARNED = "learned"            # L_improve's rewrite was stored
     STORED_RAW = "stored_raw"      # the interaction itself was stored (mode raw)
     STORED_CORRECTED = "stored_corrected"   # request + what worked + corrections (corrected)
     STORED_FINAL = "stored_final"   # request + the accepted attempt, replayed (final, auto)
@@ -51,7 +58,7 @@ STORED_STATUSES = (LearnStatus.LEARNED, LearnStatus.STORED_RAW, LearnStatus.STOR
 @dataclass
 class LearnOutcome:
     """The typed result of one learn request; ``message`` is what the console prints (the
-    LLM reads it), ``example`` what the memory stored (None if nothing was)."""
+    LLM reads it), ``example`` what the memory stored for the lesson (None if nothing was)."""
 
     status: LearnStatus
     message: str
@@ -64,4 +71,5 @@ class LearnOutcome:
         return self.status in STORED_STATUSES
 
 
-__all__ = ["LearnedExample", "LearnStatus", "LearnOutcome", "STORED_STATUSES"]
+__all__ = ["Lesson", "LearnStatus", "LearnOutcome", "STORED_STATUSES", "SAY_REPLAY_FAILED",
+           "SAY_END_DIFFERS"]

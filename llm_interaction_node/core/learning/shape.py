@@ -1,6 +1,6 @@
 """The shape of a lesson: the original request answered the improved way in its first turn.
 
-A stored example is copied from its start. Measured in the household (issue 30): L_improve
+A stored lesson is copied from its start. Measured in the household (issue 30): L_improve
 wrote the old first turn (juice only) unchanged, then the user's correction as a dialog turn,
 then a second trip for the cup; the replay check passed it (every statement works) and the
 model copied the first turn in two new processes. So an improved transcript, in the form it
@@ -9,8 +9,9 @@ would be stored in, must be:
 * the user's request, then the robot's statements, then at most a plain approval
   (``wait_for_trigger()`` answered with nothing after it) and the bare ``wait_for_trigger()``;
   no second user turn with more statements after it;
-* without the user's later words (the corrections, the lesson) as something the user says
-  (a ``wait_for_trigger()`` or ``ask()`` answer); the lesson may stay as a comment;
+* without the user's later words (the corrections, the closing reply that asked to learn) as
+  something the user says (a ``wait_for_trigger()`` or ``ask()`` answer); they may stay as a
+  comment;
 * not the first turn of the interaction unchanged, statement for statement.
 
 :func:`shape_problem` says which rule a transcript breaks (the sentence L_improve is re-asked
@@ -22,8 +23,7 @@ from __future__ import annotations
 import re
 
 from ..transcript import Entry, Transcript
-from .corrected import reply_of
-from .improve import normalised_statements     # improve() imports this module late
+from .transcripts import normalised_statements, reply_of
 
 
 def _request_index(entries: list[Entry]) -> int | None:
@@ -48,7 +48,7 @@ def first_turn(transcript: Transcript) -> list[Entry]:
 
 def later_replies(transcript: Transcript) -> list[str]:
     """What the user answered after the request to the robot's turns (corrections, the
-    lesson): the replies of ``wait_for_trigger()`` after the first."""
+    closing reply): the replies of ``wait_for_trigger()`` after the first."""
     entries = transcript.entries
     start = _request_index(entries)
     if start is None:
@@ -57,7 +57,7 @@ def later_replies(transcript: Transcript) -> list[str]:
 
 
 def repeats_first_turn(example: Transcript, original: Transcript) -> bool:
-    """Whether the example's first turn is the original's first turn, statement for statement
+    """Whether the lesson's first turn is the original's first turn, statement for statement
     (comments aside)."""
     mine = normalised_statements(Transcript(first_turn(example)))
     return bool(mine) and mine == normalised_statements(Transcript(first_turn(original)))
@@ -68,7 +68,7 @@ def _words(text: str) -> str:
 
 
 def shape_problem(example: Transcript, original: Transcript) -> str | None:
-    """Why ``example`` (an improved transcript in stored form) does not answer the original
+    """Why ``example`` (a rewrite in its stored form) does not answer the original
     request the improved way in its first turn, or None if it does."""
     entries = example.entries
     start = _request_index(entries)
