@@ -190,3 +190,19 @@ def test_a_restating_comment_the_model_writes_itself_is_dropped():
     sources = [e.source for e in agent.console.transcript]
     assert fake not in sources and sum(s.startswith("# The user says") for s in sources) == 1
     assert "put_first_on_second('blue block', 'left side')" in sources
+
+
+def test_a_block_named_only_as_a_place_is_no_block_to_move():
+    """Measured: after "the orange block went on the yellow block instead of in the orange
+    bowl" the model moved the yellow block out of its right bowl too (worse than before)."""
+    from llm_interaction_node.core.correction import spoken_of_as_moved
+    scene = ["orange block", "yellow block", "orange bowl", "yellow bowl"]
+    reply = ("The orange block went on the yellow block instead of in the orange bowl. "
+             "Try once more, please.")
+    assert spoken_of_as_moved(reply, scene, TABLETOP_MOVE.places) == ["orange block"]
+    focus = focus_after("put_first_on_second", TABLETOP_MOVE,
+                        ["put all the blocks in the bowls with matching colors", reply], scene,
+                        [("yellow block", "yellow bowl"), ("orange block", "yellow bowl")])
+    assert focus.objects == ("orange block",) and "orange bowl" in focus.targets_for("orange block")
+    assert spoken_of_as_moved("You left the yellow block on the table", scene,
+                              TABLETOP_MOVE.places) == ["yellow block"]

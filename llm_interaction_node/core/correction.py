@@ -89,6 +89,31 @@ def mentioned(text: str, names: Iterable[str], places: Sequence[str] = ()) -> li
                                         for m in found)]
 
 
+# words before a name that make it a place (where something is or goes), not what to move:
+# "the orange block went ON THE yellow block" moves the orange block, never the yellow one
+_LOCATION = re.compile(r"\b(on|onto|in|into|to|at|near|beside|next to|towards?|of|from|under|"
+                       r"over|behind|above|below) (the )?$")
+
+
+def spoken_of_as_moved(text: str, names: Iterable[str], places: Sequence[str] = ()) -> list[str]:
+    """The names of :func:`mentioned` that ``text`` says at least once as a thing, not only as
+    a place (after "on the", "in the", "next to the", ...)."""
+    said = _normal(text)
+    out = []
+    for name in mentioned(text, names, places):
+        for form in _forms(name, places):
+            needle = f" {form} "
+            at = said.find(needle)
+            while at >= 0:
+                if not _LOCATION.search(said[:at + 1].strip() + " "):
+                    out.append(name)
+                    break
+                at = said.find(needle, at + 1)
+            if out and out[-1] == name:
+                break
+    return out
+
+
 def focus_after(function: str, spec: MoveSpec, utterances: Sequence[str],
                 scene_names: Sequence[str], attempt: Iterable[tuple[str, str | None]]) -> Focus | None:
     """The focus of the turn that answers ``utterances[-1]`` (a reply to an attempt whose
@@ -103,8 +128,8 @@ def focus_after(function: str, spec: MoveSpec, utterances: Sequence[str],
     targets = tuple(said)
     if not targets:
         return None
-    movable = [n for n in mentioned(" ".join(utterances[-1:]) + " " + utterances[0],
-                                    scene_names, spec.places) if spec.movable(n)]
+    movable = [n for n in spoken_of_as_moved(" ".join(utterances[-1:]) + " " + utterances[0],
+                                             scene_names, spec.places) if spec.movable(n)]
     refused = frozenset((o, t) for o, t in attempt if t is not None)
     focus = Focus(function, spec, tuple(movable) or None, targets, refused,
                   bool(OFFSET_WORDS.search(_normal(words))))
@@ -115,4 +140,4 @@ def focus_after(function: str, spec: MoveSpec, utterances: Sequence[str],
     return focus
 
 
-__all__ = ["Focus", "focus_after", "mentioned", "OFFSET_WORDS"]
+__all__ = ["Focus", "focus_after", "mentioned", "spoken_of_as_moved", "OFFSET_WORDS"]
