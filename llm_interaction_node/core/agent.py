@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Callable, Sequence
 
+from .builtins import asked_to_forget
 from .config import check_section, setting
 from .console import ConsoleSession
 from .constraint import ConsoleVocabulary
@@ -40,6 +41,7 @@ from .statements import code_lines, extract_statements
 from .transcript import Entry
 
 log = logging.getLogger(__name__)
+FORGET_ONLY_ASKED = frozenset({"forget_learned"})   # left out of the grammar unless the user says "forget"
 
 WAIT = "wait_for_trigger()"
 SORRY = "I'm sorry, I don't know how to proceed with this."
@@ -271,6 +273,7 @@ class Agent:
         idle_left = self.config.idle_retries
         vocabulary = ConsoleVocabulary.of(self.console)
         vocabulary.focus = self._focus(vocabulary)
+        vocabulary.withheld = self._withheld()
         constraint = vocabulary.current()
         refused_left = self.config.refused_retries
         while True:
@@ -348,6 +351,13 @@ class Agent:
             log.info("after the correction the move may take %s -> %s (refused: %s)",
                      focus.objects or "any object", list(focus.targets), sorted(focus.refused))
         return focus
+
+    def _withheld(self) -> frozenset[str]:
+        """What the grammar leaves out of this turn: ``forget_learned`` unless the user's last
+        words say "forget" (measured: "you forgot the glass" -> ``forget_learned('glass')``,
+        which its gate refuses, and the turn was lost)."""
+        said = self.console.builtins.utterances
+        return frozenset() if said and asked_to_forget(str(said[-1])) else FORGET_ONLY_ASKED
 
     def _move_log(self) -> list[tuple[str, str | None]]:
         """The moves the API made so far (``moves`` of the object behind the move function)."""

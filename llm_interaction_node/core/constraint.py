@@ -106,6 +106,9 @@ class Constraint:
     echo_words: frozenset[str] = frozenset()
     # after a correction: what the move function may take (core/correction.py)
     focus: Focus | None = None
+    # words the grammar does not let an input start with in this turn, though they are known
+    # (``forget_learned`` when the user did not say "forget": its gate would refuse it)
+    withheld: frozenset[str] = frozenset()
 
     # -- the check ----------------------------------------------------------------------
     def check(self, source: str) -> str | None:
@@ -188,6 +191,7 @@ class ConsoleVocabulary:
         self._namespace = namespace
         self._outputs = outputs
         self.focus: Focus | None = None           # set by the agent for a turn
+        self.withheld: frozenset[str] = frozenset()     # set by the agent for a turn
         self._scene_names = scene_names or (lambda: listed_scene_names(api))
         self.scene_functions = {f.name: f for f in (scene_function(n, api[n].fn)
                                                     for n in api.names) if f is not None}
@@ -218,7 +222,8 @@ class ConsoleVocabulary:
             names, functions = (), {}
         echo = {w for text in self._outputs() for w in _IDENT.findall(_QUOTED.sub(" ", text))}
         focus = self.focus if self.focus is not None and self.focus.function in functions else None
-        return Constraint(frozenset(known), functions, names, frozenset(echo - known), focus)
+        return Constraint(frozenset(known), functions, names, frozenset(echo - known), focus,
+                          frozenset(self.withheld))
 
 
 def program_constraint(functions: Iterable[Callable], scene_names: Iterable[str]) -> Constraint:
@@ -369,7 +374,7 @@ line ::= [ \t]* (comment | wc rest)?
     def render(self, program: bool = False) -> str:
         c = self.c
         fns = sorted(c.scene_functions)
-        starts = sorted(c.known - set(fns))
+        starts = sorted(c.known - set(fns) - c.withheld)
         text = self.FIXED.format(call_start=" | call" if fns else "")
         if program:
             text = self.PROGRAM + text[text.index("\n") + 1:]      # another root
