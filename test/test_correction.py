@@ -211,13 +211,14 @@ def test_a_block_named_only_as_a_place_is_no_block_to_move():
 def test_forget_learned_is_offered_only_when_the_user_says_forget():
     """Measured in the household: "You forgot the glass." -> forget_learned('glass'), which
     its gate refuses, and the turn was lost; the grammar now leaves it out of such a turn."""
-    forgot = ["put all the blocks on the left side", "You forgot the blue block."]
-    agent, llm, _ = _tabletop_agent(ATTEMPT + ["wait_for_trigger()"], forgot, repeat_notes=0)
-    agent.run()
-    known = next(r for r in llm.calls[-1]["grammar"].splitlines() if r.startswith("known ::= "))
-    assert '"forget_learned"' not in known and '"wait_for_trigger"' in known
-    forget = ["put all the blocks on the left side", "forget what you learned about blocks"]
-    agent, llm, _ = _tabletop_agent(ATTEMPT + ["wait_for_trigger()"], forget, repeat_notes=0)
-    agent.run()
-    known = next(r for r in llm.calls[-1]["grammar"].splitlines() if r.startswith("known ::= "))
-    assert '"forget_learned"' in known
+    from llm_interaction_node.core.constraint import Constraint
+    agent, _, _ = _tabletop_agent(["wait_for_trigger()"], [])
+    said = agent.console.builtins.utterances
+    for utterance, withheld in (("You forgot the blue block.", {"forget_learned"}),
+                                ("please forget what you learned about blocks", set())):
+        said[:] = ["put all the blocks on the left side", utterance]
+        assert agent._withheld() == withheld
+        grammar = Constraint(frozenset({"forget_learned", "say"}),
+                             withheld=agent._withheld()).gbnf()
+        known = next(r for r in grammar.splitlines() if r.startswith("known ::= "))
+        assert ('"forget_learned"' in known) == (not withheld) and '"say"' in known
