@@ -82,7 +82,7 @@ class AgentConfig:
                                      "something, the move function may only take the objects "
                                      "and targets the user's words name, never a move the "
                                      "attempt made (decoding and check: core/correction.py)")
-    restate_correction: bool = setting(True, "a turn that answers an attempt starts with a "
+    restate_correction: bool = setting(False, "a turn that answers an attempt starts with a "
                                        "comment restating the user's words")
     repeat_actions_only: bool = setting(True, "the repeat note compares actions only: "
                                         "statements that only query (get_obj_names(), ...) "
