@@ -1,4 +1,5 @@
-"""Shared test fixtures: a real Chroma server (`chroma run`) on a free loopback port."""
+"""Shared test fixtures: a real Chroma server (`chroma run`) on a free loopback port, and an
+embedded household example memory (`memory`) for the learning tests."""
 from __future__ import annotations
 
 import socket
@@ -51,6 +52,14 @@ def chroma_server(tmp_path):
             server.kill()
             server.wait()
         log.close()
+
+
+@pytest.fixture
+def memory(tmp_path):
+    """A fresh embedded household example memory (no seeds)."""
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.store import ExampleMemory
+    return ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "memory")))
 
 
 def pytest_configure(config):

@@ -8,22 +8,18 @@ it (the world's start taken at the interaction's first input, the live world's e
 """
 import pytest
 
+from learning_support import learning_session
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.auto import SAY_KEPT_ACCEPTED
 from llm_interaction_node.core.learning.final import SAY_FINAL
 from llm_interaction_node.core.learning.learner import MODES, STORES, LearnStatus
 from llm_interaction_node.core.learning.shape import shape_problem
 from llm_interaction_node.core.learning.transcripts import interaction_text
-from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
-from llm_interaction_node.core.memory.config import MemoryConfig
-from llm_interaction_node.core.memory.store import ExampleMemory
+from llm_interaction_node.core.llm import LLMError, ScriptedLLM
 from llm_interaction_node.core.notes import (HINTS, LOOP_NOTE, REPEAT_NOTE, is_console_note,
                                              restate_note)
 from llm_interaction_node.core.transcript import Entry, Transcript
-from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.settings import LearningSettings, Settings
-from llm_interaction_node.replay import interaction_start, live_end
-from llm_interaction_node.session import learning_console, make_world
 
 COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
 HUMAN = "move_to(get_location_coordinates('handover_to_human'))"
@@ -92,27 +88,9 @@ def juice_and_cup(objects_line: str, extra: str = "") -> str:
 >>> wait_for_trigger()"""
 
 
-@pytest.fixture
-def memory(tmp_path):
-    return ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "memory")))
-
-
 def session(utterances, memory, statements, mode=None):
-    """A household console with the learner as build_session attaches it (mode None: the
-    settings' default); runs ``statements`` (a str runs, a ('note', text) is annotated)."""
-    spoken = []
-    robot = make_world("humanoid", "drinks_and_cup")
-    learning = LearningSettings() if mode is None else LearningSettings(mode=mode)
-    console, learner = learning_console("humanoid", robot, EventQueue(utterances, close=True),
-                                        ScriptedLLM([]), memory, learning, TokenLedger(),
-                                        speak=spoken.append, start=interaction_start(robot),
-                                        live=live_end(robot))
-    for statement in statements:
-        if isinstance(statement, tuple):
-            console.annotate(statement[1])
-        else:
-            console.execute(statement)
-    return console, learner, spoken
+    """A household console with its learner (mode None: the settings' default)."""
+    return learning_session(utterances, memory, statements, mode)[:3]
 
 
 def objects_of(console) -> str:

@@ -14,8 +14,6 @@ from llm_interaction_node.core.learning.rewrite import first_person
 from llm_interaction_node.core.learning.transcripts import without_closing_reply
 from llm_interaction_node.core.learning.validation import InvalidTranscript, validate_transcript
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
-from llm_interaction_node.core.memory.config import MemoryConfig
-from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_console, make_world
@@ -273,11 +271,6 @@ def bimanual(objects_line: str) -> str:
 >>> wait_for_trigger()
 {{'type': 'dialog', 'text': 'thanks, that was quick'}}
 >>> wait_for_trigger()"""
-
-
-@pytest.fixture
-def memory(tmp_path):
-    return ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "memory")))
 
 
 def session(utterances, memory, responses=(), mode="improve", statements=TWO_TRIPS):

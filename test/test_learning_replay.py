@@ -6,6 +6,7 @@ it (session.learning_console with the world's start taken at the interaction's f
 """
 import pytest
 
+from learning_support import learning_session
 from llm_interaction_node.core.apis.humanoid import SceneObject
 from llm_interaction_node.core.errors import EndOfInteraction
 from llm_interaction_node.core.learning import improve as imp
@@ -14,16 +15,15 @@ from llm_interaction_node.core.learning.final import (MAX_FINAL_REPLAYS, final_e
                                                       worked_example)
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.learning.outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED
-from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
+from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.paths import world_path
-from llm_interaction_node.settings import LearningSettings
 from llm_interaction_node.replay import (household_start_from_scene, interaction_start, live_end,
                                          replay_check)
-from llm_interaction_node.session import build_console, learning_console, make_world
+from llm_interaction_node.session import build_console, make_world
 from llm_interaction_node.sims.tabletop_bullet import TabletopWorldBullet
 
 COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
@@ -82,25 +82,10 @@ def correct(objects_line: str) -> str:
 {{'type': 'dialog', 'text': 'thanks, that was quick'}}"""
 
 
-@pytest.fixture
-def memory(tmp_path):
-    return ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "memory")))
-
-
 def session(utterances, memory, statements, mode="improve", world="drinks_and_cup",
             live=False, api="humanoid", robot=None):
-    """``live``: the replay must also end like the live world (as build_session attaches it);
-    without, as the ROS node's (no live world)."""
-    spoken = []
-    robot = robot if robot is not None else make_world(api, world)
-    console, learner = learning_console(api, robot, EventQueue(utterances, close=True),
-                                        ScriptedLLM([]), memory, LearningSettings(mode=mode),
-                                        TokenLedger(), speak=spoken.append,
-                                        start=interaction_start(robot),
-                                        live=live_end(robot) if live else None)
-    for statement in statements:
-        console.execute(statement)
-    return console, learner, spoken, robot
+    """As the ROS node attaches the learner (no live world) unless ``live``."""
+    return learning_session(utterances, memory, statements, mode, world, live, api, robot)
 
 
 def test_a_rewrite_with_an_invented_output_is_refused_after_one_reask(memory):
