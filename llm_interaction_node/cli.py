@@ -17,13 +17,13 @@ import re
 import sys
 from pathlib import Path
 
+from .core.agent import AgentConfig
 from .core.transcript import Transcript
 from .core.user import CallbackUser
 from .llm_options import add_llm_options, endpoint_line, llm_overrides
 from .preset_option import add_api_preset_option, preset_overrides
 from .replay import output_mismatches, replay_transcript
 from .session import API_NAMES, api_set, build_session, make_world
-from .core.agent import AgentConfig
 from .settings import load_settings
 
 

@@ -5,7 +5,8 @@ transcripts (:mod:`.replay`, which the session's replay check uses) build consol
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Literal, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal
 
 from .core.agent import AgentConfig
 from .core.apis.sets import ApiSet, api_set

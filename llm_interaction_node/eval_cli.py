@@ -29,7 +29,7 @@ from pathlib import Path
 
 from .eval.systems import SYSTEMS
 from .eval.worlds import GRIPPERS, WORLDS, world_factory
-from .llm_options import add_llm_options, endpoint_line, llm_overrides
+from .llm_options import add_llm_options, llm_overrides
 from .preset_option import add_api_preset_option, preset_overrides
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import os
 import typing
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .core.llm.config import ENV_VARS, Mode
 

@@ -12,8 +12,9 @@ where a world is built or compared: the ROS node imports this module and no simu
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .consoles import ApiName, build_console
 from .core.agent import AgentConfig

@@ -21,16 +21,22 @@ import argparse
 import os
 import signal
 import sys
-
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import yaml
 
 from .llm_options import add_llm_options, endpoint_line, llm_environment
 from .paths import config_path
-from .ros.graph import (GRAPHS, LAUNCH_ARGUMENTS, GraphRunner, NodeSpec, argument_overrides,
-                        format_value, graph_nodes)
+from .ros.graph import (
+    GRAPHS,
+    LAUNCH_ARGUMENTS,
+    GraphRunner,
+    NodeSpec,
+    argument_overrides,
+    format_value,
+    graph_nodes,
+)
 
 
 def parse_param(text: str) -> tuple[str, str, object]:

@@ -14,9 +14,10 @@ memory outage (:mod:`.core.memory.source`), the benchmark's episode store
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .consoles import ApiName, build_console
 from .core.agent import Agent, AgentConfig

@@ -24,9 +24,10 @@ are refused in every section.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -96,7 +97,7 @@ class Settings:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None, env: Mapping[str, str] = os.environ,
-                  overrides: Mapping[str, Any] | None = None) -> "Settings":
+                  overrides: Mapping[str, Any] | None = None) -> Settings:
         """From the ``config/agent.yaml`` structure, the environment and dotted
         ``overrides`` (``{'agent.statement_timeout_s': 5}``; None values are skipped), in the
         one precedence of :func:`~.core.config.load_section`."""
@@ -112,7 +113,7 @@ class Settings:
         return cls(**{name: load_section(kind, data.get(name), name, env, forced.get(name))
                       for name, kind in sections.items()})
 
-    def with_overrides(self, overrides: Mapping[str, Any]) -> "Settings":
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Settings:
         """A copy with dotted ``overrides`` applied (validated like a file)."""
         return Settings.from_dict(self.to_dict(), env={}, overrides=overrides)
 

@@ -2,9 +2,9 @@
 import pytest
 
 from llm_interaction_node.core.agent import LOOP_NOTE, SORRY, AgentConfig
+from llm_interaction_node.core.apis.sets import HUMANOID
 from llm_interaction_node.core.console import NEW_TASK_MARKER
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM
-from llm_interaction_node.core.apis.sets import HUMANOID
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_agent, build_console, load_examples, make_world
 
@@ -359,6 +359,7 @@ def test_name_and_type_errors_share_one_budget():
 def test_an_import_is_refused_with_a_typed_error():
     """The import class is a type (ImportRefused), not a message the policy reads."""
     import ast
+
     from llm_interaction_node.core.policy import error_class
     from llm_interaction_node.core.sandbox import ImportRefused, Sandbox, SandboxViolation
     for source in ("import os", "from math import pi", "def f():\n    import os"):
@@ -449,6 +450,7 @@ def test_function_generation_follows_the_setting():
 
 def test_the_fgen_prompt_file_is_checked_and_calls_are_found_with_their_assignment(tmp_path):
     import ast
+
     from llm_interaction_node.core.fgen import load_fgen_prompt, undefined_calls
     prompt = load_fgen_prompt()
     assert len(prompt.examples) >= 6 and all(ex.code.lstrip().startswith("def ")

@@ -15,14 +15,26 @@ import pytest
 import yaml
 
 from llm_interaction_node.paths import config_path
-from llm_interaction_node.ros.speech import whisper_model
-from llm_interaction_node.ros.speech.asr_engine import (OUTCOME_EMPTY, OUTCOME_LOW_CONFIDENCE,
-                                                 OUTCOME_SENT, Segmenter, SpeakingGate,
-                                                 StateHistory, is_stop_command, judge,
-                                                 normalize_words)
-from llm_interaction_node.ros.speech.audio import (AudioFormatError, decode_wav, from_msg, resample,
-                                            to_msg)
 from llm_interaction_node.ros.nodes.wav_source import schedule
+from llm_interaction_node.ros.speech import whisper_model
+from llm_interaction_node.ros.speech.asr_engine import (
+    OUTCOME_EMPTY,
+    OUTCOME_LOW_CONFIDENCE,
+    OUTCOME_SENT,
+    Segmenter,
+    SpeakingGate,
+    StateHistory,
+    is_stop_command,
+    judge,
+    normalize_words,
+)
+from llm_interaction_node.ros.speech.audio import (
+    AudioFormatError,
+    decode_wav,
+    from_msg,
+    resample,
+    to_msg,
+)
 
 
 def load_yaml(path):

@@ -7,8 +7,7 @@ import re
 import pytest
 
 from llm_interaction_node.bench import household_situations as H
-from llm_interaction_node.bench.corrections import (bench_settings, main,
-                                                    run_household_situation)
+from llm_interaction_node.bench.corrections import bench_settings, main, run_household_situation
 from llm_interaction_node.core.apis.humanoid import HumanoidApi
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.registry import ApiRegistry, public_functions

@@ -5,11 +5,17 @@ import pytest
 
 from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
 from llm_interaction_node.eval.systems.base import Round
-from llm_interaction_node.eval.systems.cap import (CaP, DynamicCaP, clean_code,
-                                                   examples_from_transcript, episode_transcript,
-                                                   load_prompt_file, undefined_calls)
+from llm_interaction_node.eval.systems.cap import (
+    CaP,
+    DynamicCaP,
+    clean_code,
+    episode_transcript,
+    examples_from_transcript,
+    load_prompt_file,
+    undefined_calls,
+)
 from llm_interaction_node.eval.systems.helper import Helper
-from llm_interaction_node.eval.tasks import check, make_task, feasible_world, world_positions
+from llm_interaction_node.eval.tasks import check, feasible_world, make_task, world_positions
 
 
 def scene(template="block_in_bowl", seed=0):
@@ -172,6 +178,7 @@ def test_cap_accepts_named_places_where_the_reference_does(place, xy):
     """Issue 16 (cap blocks_on_place run 3): the reference's get_obj_pos (and with it
     put_first_on_second) takes the named places of the table in place of an object name."""
     import numpy as np
+
     from llm_interaction_node.core.apis.tabletop import TabletopApi
     task, world, _ = scene()
     block = task.attributes["block"]
@@ -281,8 +288,7 @@ def test_helper_gives_up_after_its_correction_budget(tmp_path):
 
 
 def test_factories_used_by_the_cli(tmp_path):
-    from llm_interaction_node.eval.systems import cap, helper
-    from llm_interaction_node.eval.systems import make_system
+    from llm_interaction_node.eval.systems import cap, helper, make_system
     assert type(cap.make("cap", ScriptedLLM([]))) is CaP
     assert make_system("dynamic_cap", ScriptedLLM([]), tmp_path / "d").name == "dynamic_cap"
     assert make_system("helper", ScriptedLLM([]), tmp_path / "h").name == "helper"

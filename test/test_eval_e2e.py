@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from llm_interaction_node.eval.oracle import OracleLLM
 from llm_interaction_node.eval.harness import load_records, plan, run_protocol, run_seed
+from llm_interaction_node.eval.oracle import OracleLLM
 from llm_interaction_node.eval.report import compare, write_report
-from llm_interaction_node.eval.tasks import SPLITS, make_task
 from llm_interaction_node.eval.systems import make_system
+from llm_interaction_node.eval.tasks import SPLITS, make_task
 from llm_interaction_node.eval.worlds import world_factory
 
 pytestmark = pytest.mark.slow

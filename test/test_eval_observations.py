@@ -95,7 +95,7 @@ def test_a_round_that_ends_in_an_error_fails_even_if_the_world_is_right():
 
 
 # ---------------------------------------------------------------------------- what a person sees
-from llm_interaction_node.eval.observe import moves, observe, where   # noqa: E402
+from llm_interaction_node.eval.observe import moves, observe, where  # noqa: E402
 
 
 def test_where_says_bowl_block_named_place_next_to_region_or_off_the_table():

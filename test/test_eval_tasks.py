@@ -8,7 +8,7 @@ import pytest
 from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.eval import tasks as T
 from llm_interaction_node.eval.observe import blocks_of
-from llm_interaction_node.eval.tasks import PLACES, Task, check, make_task, feasible_world
+from llm_interaction_node.eval.tasks import PLACES, Task, check, feasible_world, make_task
 
 
 def B(x, y, z=0.02):

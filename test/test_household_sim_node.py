@@ -19,13 +19,13 @@ import numpy as np
 import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
+from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
+from llm_interaction_interfaces.msg import Scene
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
-from llm_interaction_interfaces.msg import Scene
 from llm_interaction_node.ros.conversions import base_pose_to_msg
 from llm_interaction_node.sims import HouseholdWorld, load_household_world
 from ros_support import ROOT, NodeProcess, probe_node
@@ -320,9 +320,9 @@ def test_the_ros_robot_says_why_a_skill_failed_in_the_same_words_as_the_world(fa
     from llm_interaction_node.core.interrupt import StopSignal
     from llm_interaction_node.paths import world_path
     from llm_interaction_node.ros.robot.humanoid import RosHumanoidRobot
-    from llm_interaction_node.ros.skills import SKILL_TYPES
     from llm_interaction_node.ros.robot.scene_memory import SceneMemory
     from llm_interaction_node.ros.robot.skill_client import SkillClient
+    from llm_interaction_node.ros.skills import SKILL_TYPES
 
     fast.reset()
     node = rclpy.create_node("ros_robot_words", context=probe.context)

@@ -204,8 +204,12 @@ def test_handover_away_from_the_human_or_not_taken_says_so():
 def test_the_words_for_a_failure_the_api_cannot_check_first():
     """A robot whose scene changed under the API (ROS: perception lags): the reason is what
     the scene shows after the call, e.g. the hands."""
-    from llm_interaction_node.core.apis.humanoid_words import (Words, grasp_failed,
-                                                               handover_failed, place_failed)
+    from llm_interaction_node.core.apis.humanoid_words import (
+        Words,
+        grasp_failed,
+        handover_failed,
+        place_failed,
+    )
     world, _ = make("drinks_and_cup")
     words = Words(world.scene(), world.named_locations(), world.robot_pose())
     assert place_failed(words, "coffee-cup_0", "dining-table_0") == \

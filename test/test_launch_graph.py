@@ -20,12 +20,23 @@ import yaml
 from llm_interaction_node.core.config import flatten
 from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
-from llm_interaction_node.ros.graph import (GRAPHS, LAUNCH_ARGUMENTS, RECORDER, ROBOT_GRAPH,
-                                           SIM_GRAPH, SPEECH_NODES, WAV_SOURCE, GraphRunner, NodeSpec,
-                                           command_line, format_value, graph_nodes,
-                                           launch_arguments)
-from llm_interaction_node.run_cli import build_overrides, parse_param
+from llm_interaction_node.ros.graph import (
+    GRAPHS,
+    LAUNCH_ARGUMENTS,
+    RECORDER,
+    ROBOT_GRAPH,
+    SIM_GRAPH,
+    SPEECH_NODES,
+    WAV_SOURCE,
+    GraphRunner,
+    NodeSpec,
+    command_line,
+    format_value,
+    graph_nodes,
+    launch_arguments,
+)
 from llm_interaction_node.ros.skills import SKILL_ACTIONS
+from llm_interaction_node.run_cli import build_overrides, parse_param
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "llm_interaction_node"

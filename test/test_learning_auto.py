@@ -17,13 +17,18 @@ from llm_interaction_node.core.learning.transcripts import interaction_text
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
-from llm_interaction_node.core.notes import (HINTS, LOOP_NOTE, REPEAT_NOTE, is_console_note,
-                                             restate_note)
+from llm_interaction_node.core.notes import (
+    HINTS,
+    LOOP_NOTE,
+    REPEAT_NOTE,
+    is_console_note,
+    restate_note,
+)
 from llm_interaction_node.core.transcript import Entry, Transcript
 from llm_interaction_node.core.user import EventQueue
-from llm_interaction_node.settings import LearningSettings, Settings
 from llm_interaction_node.replay import interaction_start, live_end
 from llm_interaction_node.session import learning_console, make_world
+from llm_interaction_node.settings import LearningSettings, Settings
 
 COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
 HUMAN = "move_to(get_location_coordinates('handover_to_human'))"

@@ -8,6 +8,7 @@ it goes through a Chroma server shared by the two processes.
 from pathlib import Path
 
 import pytest
+
 from drivers.scripted_session import run_session
 
 pytestmark = pytest.mark.slow

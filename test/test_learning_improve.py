@@ -7,8 +7,14 @@ import pytest
 
 from llm_interaction_node.core.builtins import LEARN_REFUSAL
 from llm_interaction_node.core.learning.improve import (
-    QUESTIONS, SYSTEM, ImproveStatus, extract_transcript, improve, load_few_shot_examples,
-    says_no_problem)
+    QUESTIONS,
+    SYSTEM,
+    ImproveStatus,
+    extract_transcript,
+    improve,
+    load_few_shot_examples,
+    says_no_problem,
+)
 from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, Learner, LearnStatus
 from llm_interaction_node.core.learning.rewrite import first_person
 from llm_interaction_node.core.learning.transcripts import without_closing_reply

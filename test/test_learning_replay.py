@@ -10,8 +10,11 @@ from llm_interaction_node.core.apis.humanoid import SceneObject
 from llm_interaction_node.core.errors import EndOfInteraction
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.corrected import corrected_example
-from llm_interaction_node.core.learning.final import (MAX_FINAL_REPLAYS, final_example,
-                                                      worked_example)
+from llm_interaction_node.core.learning.final import (
+    MAX_FINAL_REPLAYS,
+    final_example,
+    worked_example,
+)
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.learning.outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED
 from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
@@ -20,10 +23,14 @@ from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.paths import world_path
-from llm_interaction_node.settings import LearningSettings
-from llm_interaction_node.replay import (household_start_from_scene, interaction_start, live_end,
-                                         replay_check)
+from llm_interaction_node.replay import (
+    household_start_from_scene,
+    interaction_start,
+    live_end,
+    replay_check,
+)
 from llm_interaction_node.session import build_console, learning_console, make_world
+from llm_interaction_node.settings import LearningSettings
 from llm_interaction_node.sims.tabletop_bullet import TabletopWorldBullet
 
 COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"

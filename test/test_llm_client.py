@@ -9,8 +9,8 @@ import time
 
 import pytest
 
+from fake_llm_server import FakeLLMServer
 from llm_interaction_node.core.config import load_section
-
 from llm_interaction_node.core.llm import (
     Completion,
     LLMClient,
@@ -25,8 +25,6 @@ from llm_interaction_node.core.llm import (
     estimate_tokens,
     make_client,
 )
-
-from fake_llm_server import FakeLLMServer
 
 
 def llm_section(values=None, env=None, overrides=None):
@@ -519,7 +517,12 @@ def test_ledger_is_thread_safe():
 # ---------------------------------------------------------------------------------------
 
 from llm_interaction_node.core.llm.progress import (  # noqa: E402
-    DONE, GENERATE, PROMPT, LLMProgress, ProgressReporter)
+    DONE,
+    GENERATE,
+    PROMPT,
+    LLMProgress,
+    ProgressReporter,
+)
 
 
 def test_a_stream_is_requested_with_usage_and_progress(server):

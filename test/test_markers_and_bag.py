@@ -13,14 +13,19 @@ import sys
 import textwrap
 import time
 
-import numpy as np
 import pytest
 import yaml
 from visualization_msgs.msg import Marker
 
 from llm_interaction_node.ros import markers
-from llm_interaction_node.ros.bag import (CrashSafeBagWriter, TopicSpec, read_bag, summary,
-                                          topic_counts, typestore)
+from llm_interaction_node.ros.bag import (
+    CrashSafeBagWriter,
+    TopicSpec,
+    read_bag,
+    summary,
+    topic_counts,
+    typestore,
+)
 from llm_interaction_node.sims.tabletop2d import COLORS, TabletopWorld2D
 from llm_interaction_node.sims.worlds import load_household_world
 
@@ -227,6 +232,7 @@ def test_skill_goals_become_plain_json_data():
     import json
 
     from llm_interaction_interfaces.action import MoveTo, RunSkill
+
     from llm_interaction_node.ros.conversions import base_pose_to_msg
     from llm_interaction_node.ros.robot.skill_events import message_to_data
     goal = MoveTo.Goal(target=base_pose_to_msg([1.8, 1.0, 0.0], "map"), speed_factor=0.5)

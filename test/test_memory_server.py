@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from conftest import free_port
-
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory, MemoryServerUnreachable
 

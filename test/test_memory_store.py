@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from llm_interaction_node.core.memory import retrieval
-from llm_interaction_node.core.memory.embedding import embed
 from llm_interaction_node.core.memory.config import MemoryConfig
+from llm_interaction_node.core.memory.embedding import embed
 from llm_interaction_node.core.memory.records import Example
 from llm_interaction_node.core.memory.store import ExampleMemory
 

@@ -8,11 +8,9 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from contextlib import contextmanager
 
-import numpy as np
 import pytest
 
 from fake_llm_server import FakeLLMServer

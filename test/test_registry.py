@@ -3,8 +3,12 @@ from typing import Literal
 import numpy as np
 import pytest
 
-from llm_interaction_node.core.registry import ApiRegistry, comment, public_functions, \
-    render_signature
+from llm_interaction_node.core.registry import (
+    ApiRegistry,
+    comment,
+    public_functions,
+    render_signature,
+)
 
 
 @comment("make sure to move to the object first")

@@ -8,11 +8,10 @@ import json
 from contextlib import contextmanager
 
 import pytest
-
+from llm_interaction_interfaces.srv import Learn, ManageMemory
 from std_srvs.srv import Trigger
 
 from fake_llm_server import FakeLLMServer
-from llm_interaction_interfaces.srv import Learn, ManageMemory
 from llm_interaction_node.core.console import NEW_TASK_MARKER
 from llm_interaction_node.ros import names
 from ros_support import NodeProcess, probe_node
@@ -66,9 +65,9 @@ class Observer:
     """The test's view of the robot: speech, transcript, state, the simulator's world."""
 
     def __init__(self, probe):
-        from std_msgs.msg import String
         from llm_interaction_interfaces.msg import ConsoleEntry
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+        from std_msgs.msg import String
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                              reliability=ReliabilityPolicy.RELIABLE)
         self.probe = probe

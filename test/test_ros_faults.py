@@ -12,14 +12,14 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from llm_interaction_interfaces.srv import ManageMemory
 
 from conftest import CHROMA, free_port
 from fake_llm_server import FakeLLMServer
-from llm_interaction_interfaces.srv import ManageMemory
 from llm_interaction_node.core.learning.learner import SAY_DEFERRED
+from llm_interaction_node.core.memory.source import MEMORY_BACK, MEMORY_OUTAGE
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.nodes.interaction_node import QUEUED_NOTICE
-from llm_interaction_node.core.memory.source import MEMORY_BACK, MEMORY_OUTAGE
 from ros_support import NodeProcess
 from test_ros_e2e import SIM, call, running_robot
 
@@ -129,6 +129,7 @@ def test_utterances_arriving_while_busy_are_queued(robot):
 
 def test_stop_topic_cancels_a_running_move(robot):
     from std_msgs.msg import Empty
+
     from llm_interaction_node.ros import names
     user, llm, procs, _ = robot
     stop = user.probe.node.create_publisher(Empty, names.STOP, 10)
@@ -236,7 +237,10 @@ def test_a_bad_scene_message_keeps_the_robots_view_of_the_real_objects(tmp_path)
     NaN pose on the juice, an entry without a name, a name given twice and a new object: the
     LLM still sees the juice and the cup, and the new object; the duplicate is reported."""
     import math
-    from llm_interaction_interfaces.msg import Scene, SceneObject as SceneObjectMsg
+
+    from llm_interaction_interfaces.msg import Scene
+    from llm_interaction_interfaces.msg import SceneObject as SceneObjectMsg
+
     from llm_interaction_node.core.apis.humanoid import GRASP
     from llm_interaction_node.ros.conversions import scene_to_msg
     from llm_interaction_node.sims.worlds import load_household_world

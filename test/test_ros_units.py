@@ -5,21 +5,26 @@ from dataclasses import fields
 import numpy as np
 import pytest
 import yaml
-
 from llm_interaction_interfaces.msg import SceneObject as SceneObjectMsg
 
 from llm_interaction_node.core.apis.humanoid import GRASP, PLACE_ON_TOP
 from llm_interaction_node.core.apis.knowledge import StaticKnowledge
-from llm_interaction_node.ros import interaction_parameters as parameters, names
-from llm_interaction_node.ros.conversions import (base_pose_to_msg, msg_to_base_pose, msg_to_pose6,
-                                                  pose6_to_msg, scene_to_msg)
-from llm_interaction_node.ros.nodes.interaction_node import clean_utterance
-from llm_interaction_node.ros.robot.scene_memory import SceneMemory
 from llm_interaction_node.core.config import flatten
 from llm_interaction_node.core.llm import LLMConfig
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.paths import world_path
+from llm_interaction_node.ros import interaction_parameters as parameters
+from llm_interaction_node.ros import names
+from llm_interaction_node.ros.conversions import (
+    base_pose_to_msg,
+    msg_to_base_pose,
+    msg_to_pose6,
+    pose6_to_msg,
+    scene_to_msg,
+)
+from llm_interaction_node.ros.nodes.interaction_node import clean_utterance
 from llm_interaction_node.ros.robot.humanoid import SkillTimeouts
+from llm_interaction_node.ros.robot.scene_memory import SceneMemory
 from llm_interaction_node.ros.skills import SKILL_ACTIONS, SKILL_TYPES, SKILLS
 from llm_interaction_node.settings import settings_info
 from llm_interaction_node.sims.worlds import load_household_world
@@ -177,12 +182,11 @@ def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_g
     """The robot returns exactly 'failure' (the protocol's contract) and the API says it in the
     world's terms (the robot has not moved, so its place is not known); the server's reason
     travels as a typed SkillOutcome to the node (which says it) and the log."""
-    from ros_support import probe_node
-
     from llm_interaction_node.core.apis.humanoid import FAILURE, HumanoidApi
     from llm_interaction_node.core.interrupt import StopSignal
     from llm_interaction_node.ros.robot.humanoid import RosHumanoidRobot
     from llm_interaction_node.ros.robot.skill_client import SkillClient
+    from ros_support import probe_node
 
     knowledge = StaticKnowledge.from_yaml(world_path("drinks_and_cup"))
     scene = SceneMemory(knowledge)

@@ -19,8 +19,12 @@ import pytest
 from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.builtins import InteractionBuiltins
 from llm_interaction_node.core.console import ConsoleSession
-from llm_interaction_node.core.errors import (EndOfInteraction, InteractionAborted,
-                                              SemanticHintError, StatementTimeout)
+from llm_interaction_node.core.errors import (
+    EndOfInteraction,
+    InteractionAborted,
+    SemanticHintError,
+    StatementTimeout,
+)
 from llm_interaction_node.core.policy import ErrorClass, error_class
 from llm_interaction_node.core.registry import ApiRegistry
 from llm_interaction_node.core.sandbox import Sandbox

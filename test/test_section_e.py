@@ -10,8 +10,8 @@ the learning gate, ChromaDB and the embeddings are real, and each session is its
 shared Chroma server and test_ros_e2e through the ROS graph.
 """
 import pytest
-from drivers.scripted_session import run_session
 
+from drivers.scripted_session import run_session
 from llm_interaction_node.core.learning.improve import stored_example
 from llm_interaction_node.core.transcript import Transcript
 

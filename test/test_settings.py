@@ -151,6 +151,7 @@ def test_world_directories_are_a_setting_read_from_the_environment(tmp_path):
     """LLM_INTERACTION_WORLDS is the env metadata of paths.WorldSettings (process-wide: nodes
     without agent settings look worlds up), read by the one settings mechanism."""
     import os
+
     from llm_interaction_node.core.config import environment_variables
     from llm_interaction_node.paths import WorldSettings, list_worlds, world_dirs, world_path
 

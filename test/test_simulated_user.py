@@ -10,10 +10,20 @@ from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.core.learning.gate import explain, is_learning_request
 from llm_interaction_node.eval import tasks as T
 from llm_interaction_node.eval.observe import PLACES, Fact, observe
-from llm_interaction_node.eval.simulated_user import (FACT_WORDING, HINTS, KINDS, LEARN, RETRY,
-                                                      SOLUTION, SOLUTION_DESTROYED, Observation,
-                                                      SimulatedUser, Utterance, fact_fields,
-                                                      fact_options)
+from llm_interaction_node.eval.simulated_user import (
+    FACT_WORDING,
+    HINTS,
+    KINDS,
+    LEARN,
+    RETRY,
+    SOLUTION,
+    SOLUTION_DESTROYED,
+    Observation,
+    SimulatedUser,
+    Utterance,
+    fact_fields,
+    fact_options,
+)
 from llm_interaction_node.eval.tasks.relations import place_clear
 
 OK = Observation(success=True)

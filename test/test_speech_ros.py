@@ -18,16 +18,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from llm_interaction_interfaces.msg import AsrResult, AudioData
 from std_msgs.msg import Bool, Empty, String
 
 from fake_llm_server import FakeLLMServer
-from llm_interaction_interfaces.msg import AsrResult, AudioData
 from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
-from llm_interaction_node.ros.speech.asr_engine import is_stop_command, normalize_words
-from llm_interaction_node.ros.speech.audio import AUDIO_QOS, decode_wav, from_msg, to_msg
 from llm_interaction_node.ros.nodes.tts import SPEAKING_QOS, TTS_DONE, TTS_DONE_QOS
 from llm_interaction_node.ros.nodes.wav_source import stream
+from llm_interaction_node.ros.speech.asr_engine import is_stop_command, normalize_words
+from llm_interaction_node.ros.speech.audio import AUDIO_QOS, decode_wav, from_msg, to_msg
 from llm_interaction_node.ros.speech.whisper_model import Recogniser
 from ros_support import NodeProcess, node_process, probe_node
 from test_ros_e2e import running_robot

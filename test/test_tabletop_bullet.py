@@ -10,8 +10,7 @@ pytest.importorskip("pybullet")
 from llm_interaction_node.core.apis.tabletop import TabletopApi, TabletopRobot  # noqa: E402
 from llm_interaction_node.core.errors import SemanticHintError  # noqa: E402
 from llm_interaction_node.sims.tabletop2d import TabletopWorld2D  # noqa: E402
-from llm_interaction_node.sims.tabletop_bullet import (TabletopWorldBullet, save_strip,  # noqa: E402
-                                                       write_png)
+from llm_interaction_node.sims.tabletop_bullet import TabletopWorldBullet, save_strip, write_png  # noqa: E402
 
 NAMES = ["red block", "green block", "blue block", "blue bowl", "yellow bowl"]
 

@@ -20,9 +20,9 @@ def sim(tmp_path_factory):
 
 
 def run_skill(name, arguments):
-    from rclpy.action import ActionClient
     from llm_interaction_interfaces.action import RunSkill
     from llm_interaction_interfaces.msg import Scene
+    from rclpy.action import ActionClient
     probe = ProbeNode("tabletop_probe")
     try:
         import rclpy

@@ -11,13 +11,13 @@ import json
 import numpy as np
 import pytest
 import rclpy
+from llm_interaction_interfaces.action import Grasp, MoveTo, RunSkill
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Image
 from std_msgs.msg import String
 from visualization_msgs.msg import Marker, MarkerArray
 
-from llm_interaction_interfaces.action import Grasp, MoveTo, RunSkill
 from llm_interaction_node.ros import markers
 from llm_interaction_node.ros.conversions import base_pose_to_msg
 from llm_interaction_node.sims.tabletop_bullet import TabletopWorldBullet

@@ -133,8 +133,8 @@ def asr_settings() -> dict:
 
 
 def offline(corpus, cpu_threads: int, beam_size: int, gap_s: float) -> dict:
-    from ..ros.speech.asr_engine import Segmenter
     from ..ros.nodes.wav_source import schedule
+    from ..ros.speech.asr_engine import Segmenter
     from ..ros.speech.whisper_model import Recogniser
     p = asr_settings()
     started = time.perf_counter()
@@ -182,10 +182,9 @@ class _Listener:
 
     def __init__(self, ns: str):
         import rclpy
+        from llm_interaction_interfaces.msg import AsrResult, AudioData
         from rclpy.executors import SingleThreadedExecutor
         from std_msgs.msg import String
-
-        from llm_interaction_interfaces.msg import AsrResult, AudioData
 
         from ..ros import names
         from ..ros.speech.audio import AUDIO_QOS

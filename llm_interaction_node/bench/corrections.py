@@ -39,8 +39,8 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..core.llm import Completion, ScriptedLLM, Usage
 from ..core.statements import code_lines
@@ -53,8 +53,14 @@ from ..preset_option import add_api_preset_option
 from ..session import build_session, open_memory
 from ..settings import Settings
 from . import household_situations as H
-from .correction_situations import (MISTAKES, SEEN_TEMPLATES, Situation, attempt_source, plan,
-                                    solution_moves)
+from .correction_situations import (
+    MISTAKES,
+    SEEN_TEMPLATES,
+    Situation,
+    attempt_source,
+    plan,
+    solution_moves,
+)
 
 MOVE = "put_first_on_second"
 # every mechanism of issue 31 as a setting; ``today`` switches all of them off

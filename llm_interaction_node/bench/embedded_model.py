@@ -47,8 +47,14 @@ from ..core.memory.order import Order
 from ..core.memory.store import ExampleMemory
 from ..core.user import CallbackUser
 from ..eval.harness import run_seed
-from ..eval.tasks import (TEMPLATES, check, feasible_world, make_task, tasks_for_split,
-                          world_positions)
+from ..eval.tasks import (
+    TEMPLATES,
+    check,
+    feasible_world,
+    make_task,
+    tasks_for_split,
+    world_positions,
+)
 from ..paths import config_path
 from ..session import build_session, make_world
 from ..settings import Settings

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from ..eval.harness import plan, run_protocol, run_seed
 from ..eval.oracle import OracleLLM
-from ..eval.tasks import SPLITS, make_task
 from ..eval.systems import SYSTEMS, make_system
+from ..eval.tasks import SPLITS, make_task
 from ..eval.worlds import world_factory
 
 

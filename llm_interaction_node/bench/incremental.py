@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..core.llm.local import LocalLlamaClient
 from ..eval.harness import run_seed
-from ..eval.tasks import make_task, feasible_world
+from ..eval.tasks import feasible_world, make_task
 from ..settings import Settings
 
 TASKS = [("block_in_bowl", "sa_si"), ("blocks_on_place", "sa_si"), ("block_on_block", "sa_si"),

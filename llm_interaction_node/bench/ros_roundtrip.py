@@ -59,12 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("ROS_DOMAIN_ID", str(150 + os.getpid() % 80))
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     import rclpy
+    from llm_interaction_interfaces.action import MoveTo
+    from llm_interaction_interfaces.msg import Scene
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import String
-
-    from llm_interaction_interfaces.action import MoveTo
-    from llm_interaction_interfaces.msg import Scene
 
     from ..core.apis.humanoid import HumanoidApi
     from ..core.apis.knowledge import StaticKnowledge

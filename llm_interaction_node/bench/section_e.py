@@ -35,9 +35,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 MODES = ("auto", "improve", "final", "corrected", "raw")
 TABLE = "inFrontOf_long-table_0"

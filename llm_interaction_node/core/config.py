@@ -22,8 +22,9 @@ import copy
 import enum
 import os
 import typing
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal
 
 DESCRIPTION = "description"
 SECRET = "secret"          # metadata flag: never a ROS parameter, never printed

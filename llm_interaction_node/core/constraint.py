@@ -197,7 +197,7 @@ class ConsoleVocabulary:
                                                     for n in api.names) if f is not None}
 
     @classmethod
-    def of(cls, console) -> "ConsoleVocabulary":
+    def of(cls, console) -> ConsoleVocabulary:
         """The vocabulary of a :class:`~.console.ConsoleSession` (its namespace is re-read on
         every call: a new task replaces it)."""
         return cls(console.api, lambda: console.namespace,

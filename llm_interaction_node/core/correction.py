@@ -17,8 +17,8 @@ is never refused afterwards: the grammar alone holds it).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from .registry import MoveSpec
 

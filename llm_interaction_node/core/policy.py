@@ -21,6 +21,7 @@ from typing import Protocol
 from .errors import SemanticHintError, StatementTimeout
 from .sandbox import ImportRefused, SandboxViolation
 
+
 class ErrorClass(StrEnum):
     """The error classes budgets count (a str: ``agent.budgets`` keys in the settings)."""
 

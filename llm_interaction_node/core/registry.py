@@ -9,8 +9,9 @@ from __future__ import annotations
 import inspect
 import types
 import typing
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 COMMENT_ATTR = "api_comment"
 QUERY_ATTR = "api_query"

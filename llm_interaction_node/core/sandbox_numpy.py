@@ -13,7 +13,8 @@ import inspect
 import math
 import operator
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -32,8 +32,15 @@ from ..core.llm import Usage
 from .observe import observe
 from .simulated_user import USER_POLICIES, Observation, SimulatedUser
 from .systems.base import Round
-from .tasks import (SPLITS, check, feasible_world, initial_destroyed, make_task, tasks_for_split,
-                    world_positions)
+from .tasks import (
+    SPLITS,
+    check,
+    feasible_world,
+    initial_destroyed,
+    make_task,
+    tasks_for_split,
+    world_positions,
+)
 
 WorldFactory = Callable[[list, int], object]
 DROP_MARGIN = 0.02        # m outside the workspace (or below the table) counts as dropped

@@ -23,9 +23,10 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import yaml
 
@@ -70,7 +71,7 @@ class TopicSpec:
     latched: bool = False
 
     @classmethod
-    def parse(cls, text: str) -> "TopicSpec":
+    def parse(cls, text: str) -> TopicSpec:
         """``'NAME TYPE'`` or ``'NAME TYPE latched'``."""
         parts = text.split()
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != "latched") \
@@ -220,8 +221,14 @@ class CrashSafeBagWriter:
 
 def _latched_qos():
     """The offered QoS of a latched topic, so that ``ros2 bag play`` republishes it latched."""
-    from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness,
-                                    QosReliability, QosTime)
+    from rosbags.interfaces import (
+        Qos,
+        QosDurability,
+        QosHistory,
+        QosLiveliness,
+        QosReliability,
+        QosTime,
+    )
     return Qos(QosHistory.KEEP_LAST, 1, QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL,
                QosTime(0x7FFFFFFF, 0xFFFFFFFF), QosTime(0x7FFFFFFF, 0xFFFFFFFF),
                QosLiveliness.AUTOMATIC, QosTime(0x7FFFFFFF, 0xFFFFFFFF), False)

@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 from geometry_msgs.msg import Pose, PoseStamped
-from transforms3d.euler import euler2quat, quat2euler
-
 from llm_interaction_interfaces.msg import Scene
 from llm_interaction_interfaces.msg import SceneObject as SceneObjectMsg
+from transforms3d.euler import euler2quat, quat2euler
 
 from ..core.apis.humanoid import SceneObject
 

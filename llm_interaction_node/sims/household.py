@@ -38,17 +38,28 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 import yaml
 
-from ..core.apis.humanoid import (BRING_LADDER_SKILL, FAILURE, GRASP, HANDOVER_LOCATION, HANDS,
-                                  HUMAN, PLACE_ON_TOP, SUCCESS, SceneObject, navigation_location,
-                                  surface_name)
+from ..core.apis.humanoid import (
+    BRING_LADDER_SKILL,
+    FAILURE,
+    GRASP,
+    HANDOVER_LOCATION,
+    HANDS,
+    HUMAN,
+    PLACE_ON_TOP,
+    SUCCESS,
+    SceneObject,
+    navigation_location,
+    surface_name,
+)
 from .world_end import WorldEnd
 
 DEFAULT_ROBOT = {
@@ -138,11 +149,11 @@ class HouseholdWorld:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_dict(cls, config: dict[str, Any], **kwargs: Any) -> "HouseholdWorld":
+    def from_dict(cls, config: dict[str, Any], **kwargs: Any) -> HouseholdWorld:
         return cls(config, **kwargs)
 
     @classmethod
-    def from_yaml(cls, path: str | Path, **kwargs: Any) -> "HouseholdWorld":
+    def from_yaml(cls, path: str | Path, **kwargs: Any) -> HouseholdWorld:
         path = Path(path)
         with path.open() as f:
             config = yaml.safe_load(f) or {}
@@ -319,7 +330,7 @@ class HouseholdWorld:
                     "failures_left": copy.deepcopy(self._failures_left),
                     "random_state": self._rng.getstate()}
 
-    def restore(self, state: dict[str, Any]) -> "HouseholdWorld":
+    def restore(self, state: dict[str, Any]) -> HouseholdWorld:
         """Take over a :meth:`checkpoint` or a perceived state of the same form (``objects``:
         name -> location, held_by, pose; optional ``base_pose``, ``clock``,
         ``failures_left``, ``random_state``); what is missing keeps its current value.
@@ -341,7 +352,7 @@ class HouseholdWorld:
                 self._rng.setstate(state["random_state"])
         return self
 
-    def replay_world(self, state: dict[str, Any]) -> "HouseholdWorld":
+    def replay_world(self, state: dict[str, Any]) -> HouseholdWorld:
         """A new world of this file in the state of a :meth:`checkpoint` (the replay check
         replays a learned example in it)."""
         return HouseholdWorld(self.config, source=self.source).restore(state)

@@ -21,8 +21,9 @@ dropped; the PyBullet world replaces this one where that matters.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -107,12 +108,12 @@ class TabletopWorld2D:
         return best
 
     @classmethod
-    def from_names(cls, names: Iterable[str], seed: int | None = 0) -> "TabletopWorld2D":
+    def from_names(cls, names: Iterable[str], seed: int | None = 0) -> TabletopWorld2D:
         """A world with exactly these objects (e.g. ``['red block', 'blue bowl']``)."""
         return cls(seed, names)
 
     @classmethod
-    def random(cls, n_blocks: int, n_bowls: int, seed: int | None = 0) -> "TabletopWorld2D":
+    def random(cls, n_blocks: int, n_bowls: int, seed: int | None = 0) -> TabletopWorld2D:
         """Blocks and bowls of random distinct colours (a block and a bowl may share one)."""
         colors = list(COLORS)
         if not (0 <= n_blocks <= len(colors) and 0 <= n_bowls <= len(colors)):
@@ -222,11 +223,11 @@ class TabletopWorld2D:
         starts a 2-D world from (the replay check of learned examples)."""
         return tabletop_checkpoint(self)
 
-    def replay_world(self, state: dict[str, Any]) -> "TabletopWorld2D":
+    def replay_world(self, state: dict[str, Any]) -> TabletopWorld2D:
         return TabletopWorld2D.from_checkpoint(state)
 
     @classmethod
-    def from_checkpoint(cls, state: dict[str, Any]) -> "TabletopWorld2D":
+    def from_checkpoint(cls, state: dict[str, Any]) -> TabletopWorld2D:
         """A 2-D world with the objects of a tabletop checkpoint where they were (all on the
         table) and its bounds, so ``denormalize_xy`` answers as in the checkpointed world."""
         world = cls.from_names(state["objects"])
@@ -237,7 +238,7 @@ class TabletopWorld2D:
 
     def end(self):
         """Where each object is now (:class:`~.world_end.WorldEnd` 'tabletop')."""
-        from .world_end import tabletop_end     # world_end reads this module's sizes
+        from .world_end import tabletop_end  # world_end reads this module's sizes
         return tabletop_end(self)
 
 

@@ -31,16 +31,26 @@ from __future__ import annotations
 import math
 import struct
 import zlib
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pybullet as p
 import pybullet_data
 
 from ..core.apis.tabletop import DEFAULT_BOUNDS
-from .tabletop2d import (BLOCK_MASS, BLOCK_SIZE, BOWL_FLOOR, BOWL_RADIUS, COLORS, TABLE,
-                         TabletopWorld2D, parse_name, tabletop_checkpoint)
+from .tabletop2d import (
+    BLOCK_MASS,
+    BLOCK_SIZE,
+    BOWL_FLOOR,
+    BOWL_RADIUS,
+    COLORS,
+    TABLE,
+    TabletopWorld2D,
+    parse_name,
+    tabletop_checkpoint,
+)
 from .world_end import WorldEnd, tabletop_end
 
 TIME_STEP = 1.0 / 240.0
@@ -97,13 +107,13 @@ class TabletopWorldBullet:
 
     @classmethod
     def from_names(cls, names: Iterable[str], seed: int | None = 0,
-                   gripper: str = "floating") -> "TabletopWorldBullet":
+                   gripper: str = "floating") -> TabletopWorldBullet:
         """A world with exactly these objects (e.g. ``['red block', 'blue bowl']``)."""
         return cls(seed, names, gripper)
 
     @classmethod
     def random(cls, n_blocks: int, n_bowls: int, seed: int | None = 0,
-               gripper: str = "floating") -> "TabletopWorldBullet":
+               gripper: str = "floating") -> TabletopWorldBullet:
         """Blocks and bowls of random distinct colours, as :meth:`TabletopWorld2D.random`."""
         return cls(seed, TabletopWorld2D.random(n_blocks, n_bowls, seed).object_names(), gripper)
 
@@ -115,7 +125,7 @@ class TabletopWorldBullet:
             finally:
                 self._cid = None
 
-    def __enter__(self) -> "TabletopWorldBullet":
+    def __enter__(self) -> TabletopWorldBullet:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -8,7 +8,8 @@ World files live in ``config/worlds/`` of the source tree and are installed to
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..core.apis.sets import HUMANOID, TABLETOP, ApiSet
 from ..paths import DEFAULT_WORLD, list_worlds, world_dirs, world_path

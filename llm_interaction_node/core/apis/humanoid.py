@@ -23,8 +23,9 @@ Naming conventions (shared with the world files):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -177,7 +178,7 @@ class HumanoidApi:
             setattr(self, name, recommented(getattr(self, name), plain or None))
 
     # ------------------------------------------------------------------ failures in words
-    def _words(self, scene: list[SceneObject] | None = None) -> "words.Words":
+    def _words(self, scene: list[SceneObject] | None = None) -> words.Words:
         """The household as the robot knows it now, for failure texts and hints."""
         pose_of = getattr(self.robot, "robot_pose", None)
         pose = pose_of() if callable(pose_of) else None

@@ -13,9 +13,10 @@ are) or ``paper`` (the paper's API and outputs: each set's ``paper_options`` for
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, get_args
+from typing import Any, Literal, get_args
 
 from ..config_files import config_path
 from ..registry import public_functions
@@ -142,7 +143,7 @@ API_SETS: dict[str, ApiSet] = {s.name: s for s in (HUMANOID, TABLETOP)}
 API_NAMES = tuple(API_SETS)
 
 
-def api_set(api: "ApiSet | str") -> ApiSet:
+def api_set(api: ApiSet | str) -> ApiSet:
     """The API set itself, or the one of that name (a clear error for an unknown name)."""
     if isinstance(api, ApiSet):
         return api

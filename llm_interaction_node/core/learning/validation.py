@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import threading
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..statements import bound_names
 from ..transcript import Transcript

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from ..config import check_section, environment_variables, setting
@@ -31,7 +31,7 @@ def _model_name(value: str) -> str | None:
 
 
 def _embedded_model(value: str) -> str | None:
-    from .models import MODELS       # the embedded models (no llama.cpp import)
+    from .models import MODELS  # the embedded models (no llama.cpp import)
     return None if value in MODELS else f"is not an embedded model; use one of {', '.join(MODELS)}"
 
 

@@ -44,14 +44,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ..statements import input_complete
+from ..transcript import PS2
 from . import models
 from .base import Backend, Completion, LLMRequest, normalize_stop
 from .config import MODES, LLMConfig
 from .decoding import Decoder, GrammarMask, PromptLookup
 from .errors import Failure, LLMError, LLMNotConfigured
 from .progress import DONE, PROMPT, LLMProgress, ProgressSink, report
-from ..statements import input_complete
-from ..transcript import PS2
 from .scripted import render_chat
 from .states import DiskStates, PrefixStates, common_prefix
 from .usage import Usage

@@ -385,7 +385,7 @@ def _to_llm_error(err: openai.OpenAIError, config: LLMConfig, path: str, wall_s:
         if status in (400, 413, 422) and is_context_refusal(message):
             failure = Failure.CONTEXT_LENGTH
             size, needed = context_numbers(message, err.body)
-            cause = (f"the prompt is too long for the server's context"
+            cause = ("the prompt is too long for the server's context"
                      + (f" of {size} tokens" if size else "")
                      + (f" (the request needs {needed})" if needed else "")
                      + f"; the console prompts are 4.0-4.6k tokens plus llm.max_tokens "

@@ -34,7 +34,7 @@ class Usage:
     estimated: bool = False  # True when counts were estimated locally (scripted stand-in, server without usage)
     wall_s: float = 0.0  # time spent waiting for the LLM
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
             return NotImplemented
         return Usage(

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 from ..transcript import Transcript
 
@@ -50,7 +51,7 @@ class RecordId(NamedTuple):
     tag: str
 
     @classmethod
-    def parse(cls, record_id: str) -> "RecordId":
+    def parse(cls, record_id: str) -> RecordId:
         example_id, _, tail = record_id.rpartition("#")
         rec, n_rec, tag = tail.split("/")
         return cls(example_id, int(rec), int(n_rec), tag)

@@ -16,8 +16,8 @@ scored from their key vectors). ``bench/memory_latency.py`` measures both.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -75,7 +75,7 @@ class Hits:
 
     @classmethod
     def collect(cls, ids: Sequence[Sequence[str]], distances: Sequence[Sequence[float]],
-                per_query: int, extra_ids: Sequence[Sequence[str]] = ()) -> "Hits":
+                per_query: int, extra_ids: Sequence[Sequence[str]] = ()) -> Hits:
         """From one query per utterance (cosine distances, record ids ``<example>#...``);
         ``extra_ids``: further result lists whose examples become candidates without known
         similarities."""

@@ -27,9 +27,8 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -38,9 +37,19 @@ from . import interchange, retrieval
 from .config import MemoryConfig
 from .order import Order, prompt_order, seed_centrality, stable_order
 from .order import seed_block as choose_seed_block
-from .records import (SOURCES, Example, RecordId, check_id, check_source,  # noqa: F401
-                      collection_name, digest, example_from_metadata, index_keys,
-                      record_metadata, sibling_ids)
+from .records import (  # noqa: F401
+    SOURCES,
+    Example,
+    RecordId,
+    check_id,
+    check_source,
+    collection_name,
+    digest,
+    example_from_metadata,
+    index_keys,
+    record_metadata,
+    sibling_ids,
+)
 from .strategies import STRATEGIES
 
 log = logging.getLogger(__name__)
@@ -140,7 +149,7 @@ class ExampleMemory:
 
     def __init__(self, api: str, config: MemoryConfig | None = None, *,
                  embedder: Embedder | None = None):
-        from .embedding import MiniLMEmbedding     # registers the embedding function by name
+        from .embedding import MiniLMEmbedding  # registers the embedding function by name
 
         self.api = api
         self.config = config or MemoryConfig()

@@ -11,8 +11,9 @@ it (:class:`~.store.ExampleMemory` implements the protocol). :data:`STRATEGIES` 
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 

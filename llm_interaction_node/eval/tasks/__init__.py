@@ -36,13 +36,39 @@ This module only re-exports what the harness, the benchmarks and the tests use.
 """
 from ..observe import CORNERS, DIRECTIONS, PLACES, RANGE_XY, Positions, place_phrase
 from .base import Template
-from .registry import (TEMPLATE_IDS, TEMPLATES, Task, check, initial_destroyed, interpretation,
-                       make_task, mistaken_program, needed_blocks, solution_program,
-                       solution_text, tasks_for_split)
-from .relations import (MAGNITUDE_SPLIT, block_by_distance, block_in_direction,
-                        corner_by_distance, fit_line, line_class, nth_block_from)
-from .scenes import (MAX_OBJECTS, SEEN_ATTRIBUTES, SPLITS, UNSEEN_ATTRIBUTES, attributes_for,
-                     feasible, feasible_world, world_positions)
+from .registry import (
+                       TEMPLATE_IDS,
+                       TEMPLATES,
+                       Task,
+                       check,
+                       initial_destroyed,
+                       interpretation,
+                       make_task,
+                       mistaken_program,
+                       needed_blocks,
+                       solution_program,
+                       solution_text,
+                       tasks_for_split,
+)
+from .relations import (
+                       MAGNITUDE_SPLIT,
+                       block_by_distance,
+                       block_in_direction,
+                       corner_by_distance,
+                       fit_line,
+                       line_class,
+                       nth_block_from,
+)
+from .scenes import (
+                       MAX_OBJECTS,
+                       SEEN_ATTRIBUTES,
+                       SPLITS,
+                       UNSEEN_ATTRIBUTES,
+                       attributes_for,
+                       feasible,
+                       feasible_world,
+                       world_positions,
+)
 
 __all__ = [
     "SPLITS", "SEEN_ATTRIBUTES", "UNSEEN_ATTRIBUTES", "PLACES", "CORNERS", "DIRECTIONS",

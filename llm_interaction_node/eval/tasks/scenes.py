@@ -2,7 +2,8 @@
 blocks, 1-4 bowls) and the world seeds that make the instruction feasible on it."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 

@@ -3,14 +3,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..observe import (DIRECTIONS, OPPOSITE, PLACES, SIDE_OF, Fact, at_place, blocks_of, color,
-                       hdist, in_bowl, joined, on_block, ordinal, place_phrase, side_of, xy)
+from ..observe import (
+    DIRECTIONS,
+    OPPOSITE,
+    PLACES,
+    SIDE_OF,
+    Fact,
+    at_place,
+    blocks_of,
+    color,
+    hdist,
+    in_bowl,
+    joined,
+    on_block,
+    ordinal,
+    place_phrase,
+    side_of,
+    xy,
+)
 from .base import AllBlocksToPlace, Template
 from .mismatch import misplaced, named_block_mismatch, selected_mismatch
 from .mistakes import flip_literals
 from .programs import BLOCK_LIST, place_expr, the_names, vec
-from .relations import (NTH, block_by_distance, block_in_direction, by_distance, clear_winner,
-                        nth_block_from, order_from, place_clear, rank)
+from .relations import (
+    NTH,
+    block_by_distance,
+    block_in_direction,
+    by_distance,
+    clear_winner,
+    nth_block_from,
+    order_from,
+    place_clear,
+    rank,
+)
 from .scenes import pick, sample_block, sample_bowl, sample_one, sample_scene, split_colors
 
 

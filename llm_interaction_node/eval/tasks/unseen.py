@@ -5,17 +5,48 @@ from typing import Any
 
 import numpy as np
 
-from ..observe import (BOWL_TOL, CORNERS, DIRECTIONS, PLACES, RANGE_XY, SIDE_OF, Fact, at_place,
-                       blocks_of, bowls_of, color, hdist, in_bowl, joined, moved_objects,
-                       on_block, place_phrase, side_of, where, xy, z)
+from ..observe import (
+    BOWL_TOL,
+    CORNERS,
+    DIRECTIONS,
+    PLACES,
+    RANGE_XY,
+    SIDE_OF,
+    Fact,
+    at_place,
+    blocks_of,
+    bowls_of,
+    color,
+    hdist,
+    in_bowl,
+    joined,
+    moved_objects,
+    on_block,
+    place_phrase,
+    side_of,
+    where,
+    xy,
+    z,
+)
 from .base import AllBlocksToPlace, Template
 from .mismatch import misplaced, named_block_mismatch
 from .programs import BLOCK_LIST, BOWL_LIST, place_expr, vec
-from .relations import (BLOCK_SIZE, LINE_TOL, MAGNITUDE_SPLIT, PLACE_CLEAR_BLOCK, PLACE_CLEAR_BOWL,
-                        clear_winner, corner_by_distance, fit_line, in_bounds, line_class, line_fit,
-                        place_clear, rank)
+from .relations import (
+    BLOCK_SIZE,
+    LINE_TOL,
+    MAGNITUDE_SPLIT,
+    PLACE_CLEAR_BLOCK,
+    PLACE_CLEAR_BOWL,
+    clear_winner,
+    corner_by_distance,
+    fit_line,
+    in_bounds,
+    line_class,
+    line_fit,
+    place_clear,
+    rank,
+)
 from .scenes import sample_block, sample_bowl, sample_one, sample_scene
-
 
 MAGNITUDE_OFFSET = {"a little": 0.10, "a lot": 0.25}   # the scripted solution's distances
 LINE_SPACING = 0.12
@@ -303,7 +334,7 @@ LINE_DIRECTIONS = {"horizontal": [(1.0, 0.0)], "vertical": [(0.0, 1.0)],
 # The scripted program chooses, among candidate lines of the requested kind, the one whose
 # points keep farthest from the bowls and from the blocks not yet moved. The same source is
 # executed by ``feasible`` (with a stub ``get_obj_pos``), so both agree on the choice.
-_LINE_CHOOSER = """\
+_LINE_CHOOSER = f"""\
 best_clearance, best_points = -1.0, None
 block_pos = [get_obj_pos(b) for b in blocks]
 bowl_pos = [get_obj_pos(w) for w in bowls]
@@ -313,16 +344,16 @@ for u in directions:
     for offset in np.linspace(-0.28, 0.28, 29):
         for shift in np.linspace(-0.2, 0.2, 9):
             center = np.array([0.0, -0.5]) + offset * normal + shift * u
-            points = [center + (i - (len(blocks) - 1) / 2) * {spacing} * u for i in range(len(blocks))]
+            points = [center + (i - (len(blocks) - 1) / 2) * {LINE_SPACING} * u for i in range(len(blocks))]
             if any(p[0] < -0.28 or p[0] > 0.28 or p[1] < -0.78 or p[1] > -0.22 for p in points):
                 continue
-            clearance = min([np.linalg.norm(p - w) - {bowl_clear} for p in points for w in bowl_pos]
-                            + [np.linalg.norm(points[i] - block_pos[j]) - {block_clear}
+            clearance = min([np.linalg.norm(p - w) - {PLACE_CLEAR_BOWL} for p in points for w in bowl_pos]
+                            + [np.linalg.norm(points[i] - block_pos[j]) - {PLACE_CLEAR_BLOCK}
                                for i in range(len(blocks)) for j in range(i + 1, len(blocks))]
                             + [1.0])
             if clearance > best_clearance:
                 best_clearance, best_points = clearance, points
-""".format(spacing=LINE_SPACING, bowl_clear=PLACE_CLEAR_BOWL, block_clear=PLACE_CLEAR_BLOCK)
+"""
 
 
 class BlocksInLine(Template):

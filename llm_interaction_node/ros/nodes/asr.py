@@ -43,21 +43,37 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from llm_interaction_interfaces.msg import AsrResult, AudioData
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, Empty, String
-
-from llm_interaction_interfaces.msg import AsrResult, AudioData
 
 from ...core.config import setting
 from .. import names
 from ..node_main import run_node
 from ..node_parameters import declare_section
-from ..speech.asr_engine import (DEFAULT_STOP_MAX_WORDS, DEFAULT_STOP_PHRASES, OUTCOME_EMPTY,
-                         OUTCOME_OWN_VOICE, OUTCOME_SENT, OUTCOME_STOP, Segmenter, SpeakingGate,
-                         StateHistory, Utterance, is_stop_command, judge)
-from ..speech.audio import (AUDIO_QOS, SAMPLE_RATE, AudioFormatError, from_msg, seconds_to_stamp,
-                    stamp_to_seconds)
+from ..speech.asr_engine import (
+    DEFAULT_STOP_MAX_WORDS,
+    DEFAULT_STOP_PHRASES,
+    OUTCOME_EMPTY,
+    OUTCOME_OWN_VOICE,
+    OUTCOME_SENT,
+    OUTCOME_STOP,
+    Segmenter,
+    SpeakingGate,
+    StateHistory,
+    Utterance,
+    is_stop_command,
+    judge,
+)
+from ..speech.audio import (
+    AUDIO_QOS,
+    SAMPLE_RATE,
+    AudioFormatError,
+    from_msg,
+    seconds_to_stamp,
+    stamp_to_seconds,
+)
 from ..speech.whisper_model import ModelUnavailable, Recogniser
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,

@@ -33,11 +33,14 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, make_dataclass
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
+from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
+from llm_interaction_interfaces.msg import Scene
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -45,16 +48,12 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
-
-from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
 from visualization_msgs.msg import MarkerArray
 
-from llm_interaction_interfaces.msg import Scene
-
 from ...core.apis.humanoid import FAILURE, SUCCESS
+from ...core.config import setting
 from ...sims.household import CANCELED, HouseholdWorld
 from ...sims.worlds import DEFAULT_WORLD, load_household_world
-from ...core.config import setting
 from .. import names
 from ..conversions import FRAME, base_pose_to_msg, msg_to_base_pose, scene_to_msg
 from ..markers import MARKERS_QOS, household_markers

@@ -34,13 +34,12 @@ from dataclasses import dataclass
 from typing import TextIO
 
 import rclpy
+from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.utilities import remove_ros_args
 from std_msgs.msg import Empty, String
 from std_srvs.srv import Trigger
-
-from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry
 
 from ...core.config import setting
 from .. import names

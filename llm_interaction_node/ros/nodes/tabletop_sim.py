@@ -23,27 +23,26 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+from llm_interaction_interfaces.action import RunSkill
+from llm_interaction_interfaces.msg import Scene
 from rclpy.action import ActionServer
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from visualization_msgs.msg import MarkerArray
 from sensor_msgs.msg import Image
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
-
-from llm_interaction_interfaces.action import RunSkill
-from llm_interaction_interfaces.msg import Scene
+from visualization_msgs.msg import MarkerArray
 
 from ...core.apis.humanoid import GRASP, PLACE_ON_TOP, SceneObject
 from ...core.config import setting
 from .. import names
 from ..conversions import scene_to_msg
-from .household_sim import EXECUTOR_THREADS, RESULT_TIMEOUT_S
 from ..markers import MARKERS_QOS, tabletop_markers
 from ..node_main import run_node
 from ..node_parameters import declare_section
 from ..skills import SKILL_ACTIONS
+from .household_sim import EXECUTOR_THREADS, RESULT_TIMEOUT_S
 
 PICK_AND_PLACE = "pick_and_place"
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,

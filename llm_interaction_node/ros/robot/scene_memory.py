@@ -15,7 +15,7 @@ import math
 import threading
 import time
 from collections import Counter
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import io
 import wave
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 from rclpy.qos import QoSProfile, ReliabilityPolicy
