@@ -52,7 +52,7 @@ def output_mismatches(recorded: Sequence[Entry], replayed: Sequence[Entry],
     final input without recorded output (the closing ``wait_for_trigger()``) is not compared,
     with ``missing_ok`` no input without recorded output is."""
     out = []
-    for n, (want, got) in enumerate(zip(recorded, replayed), 1):
+    for n, (want, got) in enumerate(zip(recorded, replayed, strict=False), 1):
         last = n == len(recorded) and not want.output
         if want.output != got.output and not last and not (missing_ok and not want.output):
             out.append((n, want, got))

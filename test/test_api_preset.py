@@ -187,7 +187,7 @@ def test_a_failed_household_skill_is_a_bare_failure_with_the_paper_preset(tmp_pa
         settings = preset(name).with_overrides({
             "memory.path": str(tmp_path / name), "learning.mode": "raw"})
         settings.memory.host = None
-        session = build_session("humanoid", world, CallbackUser(lambda *_: next(said, None)),
+        session = build_session("humanoid", world, CallbackUser(lambda *_, said=said: next(said, None)),
                                 settings, llm=ScriptedLLM([
                                     "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
                                     "grasp('milk-carton_0')", "wait_for_trigger()"]))

@@ -92,7 +92,7 @@ def test_vad_cuts_one_utterance_per_request_at_the_silences():
     audio = np.concatenate(parts)
     utterances, seg = run_segmenter(audio)
     assert len(utterances) == 3, [(u.start - 1000, u.end - 1000) for u in utterances]
-    for u, (lo, hi) in zip(utterances, spans):
+    for u, (lo, hi) in zip(utterances, spans, strict=False):
         start, end = u.start - 1000.0, u.end - 1000.0
         assert start <= lo and end >= hi                        # the whole speech is inside
         assert lo - start < 0.6 and end - hi < 0.8              # plus a little padding only
@@ -107,7 +107,7 @@ def test_vad_gives_the_same_cuts_for_any_chunk_size():
     small, _ = run_segmenter(audio, chunk=320)                    # 20 ms chunks
     large, _ = run_segmenter(audio, chunk=8000)                   # 500 ms chunks
     assert len(small) == len(large) == 2
-    for a, b in zip(small, large):
+    for a, b in zip(small, large, strict=True):
         assert a.start == pytest.approx(b.start, abs=0.07) and a.end == pytest.approx(b.end, abs=0.07)
 
 
@@ -317,7 +317,7 @@ def test_wav_source_schedule_is_a_continuous_real_time_stream():
     items = list(schedule([a, b], 10.0, 1600, 800, 1600))
     total = 800 + 2500 + 1600 + 1000 + 1600
     assert sum(len(i.samples) for i in items) == total
-    for prev, nxt in zip(items, items[1:]):
+    for prev, nxt in zip(items, items[1:], strict=False):
         assert nxt.stamp == pytest.approx(prev.stamp + len(prev.samples) / SR)
         assert prev.due == pytest.approx(nxt.stamp)        # published once it has been "heard"
     assert items[-1].due == pytest.approx(10.0 + total / SR)

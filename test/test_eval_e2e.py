@@ -132,7 +132,7 @@ def test_eval_command_and_side_by_side_report(tmp_path):
     table = compare([out])
     assert table.splitlines()[2].startswith("| ours | 100.0 | 100.0 | 0.00 |")
     header = [c.strip() for c in table.splitlines()[0].strip("|").split("|")]
-    row = dict(zip(header, [c.strip() for c in table.splitlines()[2].strip("|").split("|")]))
+    row = dict(zip(header, [c.strip() for c in table.splitlines()[2].strip("|").split("|")], strict=False))
     records = load_records(out)
     assert row["runs"] == str(len(records)) and row["learned"] == "0"     # all right first time
     assert float(row["wall s / run"]) >= 0 and row["tokens evaluated"] in ("-", str(

@@ -63,7 +63,7 @@ def test_outcome_table_counts_learn_requests_and_calls():
                       learning=[{"status": "learned"}, {"status": "refused"}])]
     lines = outcomes_markdown({"ours": records})
     header = [c.strip() for c in lines[2].strip("|").split("|")]
-    row = dict(zip(header, [c.strip() for c in lines[4].strip("|").split("|")]))
+    row = dict(zip(header, [c.strip() for c in lines[4].strip("|").split("|")], strict=False))
     assert [row[o] for o in OUTCOMES] == ["1", "1", "0", "0", "0", "0", "0"]
     assert row["asked to learn"] == "1" and row["learn calls: status"] == "learned 1, refused 1"
 

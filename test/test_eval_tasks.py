@@ -293,7 +293,7 @@ def test_blocks_in_line(line, points, ok):
     names = ["red block", "blue block", "green block", "yellow block"][:len(points)]
     init = {n: B(0.0, -0.3 - 0.1 * i) for i, n in enumerate(names)}
     init["red bowl"] = W(0.2, -0.3)
-    fin = {**init, **{n: B(*p) for n, p in zip(names, points)}}
+    fin = {**init, **{n: B(*p) for n, p in zip(names, points, strict=False)}}
     assert check(t, init, fin) is ok
 
 

@@ -71,7 +71,7 @@ class SimClient:
             # wait_for_server sees the services only: feedback published before the feedback
             # topic is matched is lost, so also wait until the feedback publisher is discovered
             topic = f"{namespace}/skills/{name}/_action/feedback"
-            probe.wait_until(lambda: node.count_publishers(topic) > 0, 30, topic)
+            probe.wait_until(lambda topic=topic: node.count_publishers(topic) > 0, 30, topic)
         assert self.reset_client.wait_for_service(timeout_sec=30)
         self.locations = load_household_world(WORLD).named_locations()
         self._warm_up()

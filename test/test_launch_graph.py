@@ -156,7 +156,7 @@ def test_launch_file_starts_the_nodes_of_the_graph(graph, monkeypatch):
     assert set(declared) <= set(options)
     specs = GRAPHS[graph]
     assert [n.kwargs["name"] for n in nodes] == [s.name for s in specs]
-    for node, spec in zip(nodes, specs):
+    for node, spec in zip(nodes, specs, strict=True):
         assert node.kwargs["package"] == PACKAGE
         assert node.kwargs["executable"] == spec.executable
         assert node.kwargs["output"] == "screen"
@@ -228,7 +228,7 @@ def test_speech_argument_adds_the_speech_nodes_as_run_speech_does(graph, monkeyp
         _, nodes = launch(graph, monkeypatch, speech=value)
         specs = graph_nodes(graph, speech)
         assert [n.kwargs["name"] for n in nodes] == [s.name for s in specs]
-        for node, spec in zip(nodes, specs):
+        for node, spec in zip(nodes, specs, strict=True):
             assert node.kwargs["executable"] == spec.executable
             files = [os.path.basename(p) for p in node.kwargs["parameters"] if isinstance(p, str)]
             assert files == spec.params_files

@@ -163,7 +163,7 @@ def test_newest_utterance_dominates(tmp_path, scoring):
 def brute_force(memory: ExampleMemory, utterances, k):
     found = memory.collection.get(include=["embeddings", "metadatas"])
     keys: dict[str, list] = {}
-    for vec, meta in zip(found["embeddings"], found["metadatas"]):
+    for vec, meta in zip(found["embeddings"], found["metadatas"], strict=False):
         keys.setdefault(meta["example_id"], []).append(vec)
     query = retrieval.query_utterances(utterances, memory.config.query_utterances)
     vectors, weights = embed(query), retrieval.recency_weights(len(query), 0.6)

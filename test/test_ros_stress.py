@@ -158,7 +158,7 @@ def test_concurrent_speech_learn_memory_reset_and_stop_lose_nothing(tmp_path):
             assert [n for n, _, _ in changes] == list(range(1, len(changes) + 1)), changes
             steps = [(a, b) for _, a, b in changes]
             assert set(steps) <= LEGAL, set(steps) - LEGAL
-            assert all(prev[1] == cur[0] for prev, cur in zip(steps, steps[1:]))
+            assert all(prev[1] == cur[0] for prev, cur in zip(steps, steps[1:], strict=False))
             assert ("idle", "learning") in steps and steps[-1][1] == "idle"
             assert is_subsequence([m.data for m in states], [b for _, b in steps])
             late = probe.collect(String, names.STATE, QoSProfile(

@@ -299,7 +299,7 @@ def test_wav_source_plays_files_as_a_stream_and_skips_bad_ones(tmp_path):
                    for m in chunks)
         stamps = [m.header.stamp.sec + m.header.stamp.nanosec / 1e9 for m in chunks]
         sizes = [len(m.data) // 2 for m in chunks]
-        assert all(abs(b - (a + n / 16000)) < 1e-6 for a, b, n in zip(stamps, stamps[1:], sizes))
+        assert all(abs(b - (a + n / 16000)) < 1e-6 for a, b, n in zip(stamps, stamps[1:], sizes, strict=False))
         assert sum(sizes) == len(decode_wav(good)) + 8000 + 16000
         assert "Traceback" not in log
 

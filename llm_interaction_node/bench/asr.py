@@ -163,7 +163,7 @@ def offline(corpus, cpu_threads: int, beam_size: int, gap_s: float) -> dict:
             heard[i].append((result.text, result.processing_s, result.confidence))
         busy_s += time.perf_counter() - t
     rows = [{"text": item["text"], "heard": " ".join(h[0] for h in hs)}
-            for item, hs in zip(corpus, heard)]
+            for item, hs in zip(corpus, heard, strict=False)]
     recognitions = [h for hs in heard for h in hs]
     return {"load_s": round(load_s, 2), "stream_s": round(position, 1),
             "rtf": round(busy_s / position, 3),
@@ -246,7 +246,7 @@ def through_ros(corpus, cpu_threads: int, beam_size: int, gap_s: float, log_dir:
             position += len(s) / SR + gap_s
         start = stream(listener.audio.publish, signals, chunk_ms=100, lead_s=lead, gap_s=gap_s,
                        realtime=True, clock=time.time, frame_id="bench")
-        ends = [start + off + voiced_end(s) for off, s in zip(offsets, signals)]
+        ends = [start + off + voiced_end(s) for off, s in zip(offsets, signals, strict=False)]
         deadline = time.monotonic() + 15
         sent = lambda: [r for _, r in listener.results if r.outcome in ("sent", "stop")]  # noqa: E731
         while len(listener.results) < len(corpus) and time.monotonic() < deadline:
@@ -257,7 +257,7 @@ def through_ros(corpus, cpu_threads: int, beam_size: int, gap_s: float, log_dir:
         texts = list(listener.texts)
         matched, latencies, pairs = [], [], []
         k = 0
-        for i, (item, end) in enumerate(zip(corpus, ends)):
+        for i, (item, end) in enumerate(zip(corpus, ends, strict=False)):
             limit = ends[i + 1] if i + 1 < len(ends) else float("inf")
             if k < len(texts) and end < texts[k][0] < limit:
                 latencies.append(texts[k][0] - end)
@@ -270,7 +270,7 @@ def through_ros(corpus, cpu_threads: int, beam_size: int, gap_s: float, log_dir:
         outcomes = [r.outcome for _, r in listener.results]
         return {"latency_s": percentiles(latencies), "wer": round(wer(pairs), 4),
                 "received": len(texts), "utterances": len(corpus),
-                "missed": [item["text"] for item, m in zip(corpus, matched) if m is None],
+                "missed": [item["text"] for item, m in zip(corpus, matched, strict=False) if m is None],
                 "outcomes": {o: outcomes.count(o) for o in sorted(set(outcomes))},
                 "processing_s": percentiles([r.processing_s for r in sent()]),
                 "stream_s": round(position, 1), "log": str(log_path)}

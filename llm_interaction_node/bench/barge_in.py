@@ -104,7 +104,7 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
             n_worlds, n_results = len(worlds), len(results)
             done = threading.Event()
 
-            def drive(goal=goals[i % 2]):
+            def drive(goal=goals[i % 2], done=done):
                 try:
                     mover.run(goal, 120.0)
                 except InteractionAborted:

@@ -159,7 +159,7 @@ def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k
         _progress(f"[{size}] embedding utterance pool", min(i + 512, len(texts)), len(texts), start)
     print(file=sys.stderr)
     _set_threads(embedding_settings().threads)
-    table = dict(zip(texts, np.concatenate(vectors)))
+    table = dict(zip(texts, np.concatenate(vectors), strict=False))
     embed_pool_s = time.perf_counter() - start
 
     directory = keep or tempfile.mkdtemp(prefix="memory_bench_")
@@ -234,7 +234,7 @@ def time_queries(memory: ExampleMemory, windows, nexts, k: int, scoring: str, si
     memory.retrieve(["warm up the query path"], k)
     cold, turn, store, embed3, returned, results = [], [], [], [], 0, []
     start = time.perf_counter()
-    for n, (window, nxt) in enumerate(zip(windows, nexts)):
+    for n, (window, nxt) in enumerate(zip(windows, nexts, strict=False)):
         memory._query_cache.clear()
         t0 = time.perf_counter()
         embed(window)
@@ -284,7 +284,7 @@ def recall_at_k(memory: ExampleMemory, windows: list[list[str]],
     ids = [owners[i] for i in starts]
     hit = total = 0
     got_sum = want_sum = 0.0
-    for window, returned in zip(windows, results):
+    for window, returned in zip(windows, results, strict=False):
         query = retrieval.query_utterances(window, memory.config.query_utterances)
         vectors = embed(query)
         weights = retrieval.recency_weights(len(query), memory.config.recency_decay)

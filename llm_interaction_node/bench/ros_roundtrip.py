@@ -131,10 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         skills["move_to"].run(goals[1], 60.0)                   # wait for the new server
         samples = []
-        for i in range(args.stops):
+        for _ in range(args.stops):
             aborted = threading.Event()
 
-            def drive(goal=goals[0]):
+            def drive(goal=goals[0], aborted=aborted):
                 try:
                     skills["move_to"].run(goal, 60.0)
                 except InteractionAborted:

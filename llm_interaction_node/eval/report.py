@@ -319,7 +319,7 @@ def plot_rounds(systems: dict[str, list[RunRecord]], path: str | Path) -> Path:
     for name, records in systems.items():
         data = per_round(records)
         rounds = sorted({x for split in data.values() for x in split})
-        for ax, k in zip(axes, (0, 1)):
+        for ax, k in zip(axes, (0, 1), strict=False):
             mean, std = [], []
             for x in rounds:
                 values = [data[s][x][k] for s in data if x in data[s] and data[s][x][k] is not None]

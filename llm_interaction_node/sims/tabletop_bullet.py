@@ -226,8 +226,8 @@ class TabletopWorldBullet:
         info = [p.getJointInfo(self.arm, j, physicsClientId=c) for j in self._arm_joints]
         self._lower = [i[8] for i in info]
         self._upper = [i[9] for i in info]
-        self._ranges = [u - l for l, u in zip(self._lower, self._upper)]
-        for j, q in zip(self._arm_joints, PANDA_REST):
+        self._ranges = [hi - lo for lo, hi in zip(self._lower, self._upper, strict=True)]
+        for j, q in zip(self._arm_joints, PANDA_REST, strict=True):     # 7 joints, 7 angles
             p.resetJointState(self.arm, j, q, physicsClientId=c)
         for j in (9, 10):                                   # fingers closed, out of the way
             p.resetJointState(self.arm, j, 0.0, physicsClientId=c)
@@ -309,7 +309,7 @@ class TabletopWorldBullet:
     def _home_arm(self) -> None:
         """After an unreachable target: back to the rest pose above HOME (the IK warm start
         would otherwise stay in a bad branch)."""
-        for j, q0 in zip(self._arm_joints, PANDA_REST):
+        for j, q0 in zip(self._arm_joints, PANDA_REST, strict=True):     # 7 joints, 7 angles
             p.resetJointState(self.arm, j, q0, physicsClientId=self.client)
         self._arm_to(np.array(HOME, dtype=float), iterations=200)
         self._cmd = np.array(HOME, dtype=float)

@@ -230,7 +230,7 @@ class ExampleMemory:
         all_keys = [key for ex in examples for key in ex.keys]
         if vectors is None:
             unique = list(dict.fromkeys(all_keys))
-            table = dict(zip(unique, self.embed(unique)))
+            table = dict(zip(unique, self.embed(unique), strict=False))
             vectors = np.stack([table[key] for key in all_keys])
         if len(vectors) != len(all_keys):
             raise ValueError("one vector per index key is needed")
@@ -317,7 +317,7 @@ class ExampleMemory:
         older utterances of the query window were embedded by the previous retrieval."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._query_cache]
         if missing:
-            for text, vec in zip(missing, self.embed(missing)):
+            for text, vec in zip(missing, self.embed(missing), strict=False):
                 self._query_cache[text] = vec
         for text in texts:
             self._query_cache.move_to_end(text)
@@ -408,7 +408,7 @@ class ExampleMemory:
                 if ids else {"embeddings": [], "metadatas": []}
             keys: dict[str, list] = {}
             primaries = {}
-            for vec, meta in zip(found["embeddings"], found["metadatas"]):
+            for vec, meta in zip(found["embeddings"], found["metadatas"], strict=False):
                 keys.setdefault(meta["example_id"], []).append(vec)
                 if meta.get("rec") == 0:
                     primaries[meta["example_id"]] = example_from_metadata(meta)
@@ -451,7 +451,7 @@ class ExampleMemory:
         for start in range(0, len(record_ids), self.max_batch_size):
             got = self.collection.get(ids=list(record_ids[start:start + self.max_batch_size]),
                                       include=["embeddings"])
-            for rid, vec in zip(got["ids"], got["embeddings"]):
+            for rid, vec in zip(got["ids"], got["embeddings"], strict=False):
                 self._vectors[rid] = np.asarray(vec, dtype=np.float32)
         while len(self._vectors) > VECTOR_CACHE_SIZE:
             self._vectors.popitem(last=False)
@@ -461,7 +461,7 @@ class ExampleMemory:
         missing = [rid for rid in primary_ids if rid not in self._example_cache]
         if missing:
             got = self.collection.get(ids=missing, include=["metadatas"])
-            for rid, meta in zip(got["ids"], got["metadatas"]):
+            for rid, meta in zip(got["ids"], got["metadatas"], strict=False):
                 self._example_cache[rid] = example_from_metadata(meta)
         out = {}
         for rid in primary_ids:
@@ -503,7 +503,7 @@ class ExampleMemory:
         topic_vec = self.embed([topic])[0]
         best: dict[str, float] = {}
         primaries: dict[str, Example] = {}
-        for vec, meta in zip(records["embeddings"], records["metadatas"]):
+        for vec, meta in zip(records["embeddings"], records["metadatas"], strict=False):
             eid = meta["example_id"]
             best[eid] = max(best.get(eid, -1.0), float(np.dot(vec, topic_vec)))
             if meta["rec"] == 0:
@@ -511,7 +511,7 @@ class ExampleMemory:
         texts = [(ex.id, t) for ex in primaries.values() for t in (ex.problem, ex.improvement) if t]
         if texts:
             sims = self.embed([t for _, t in texts]) @ topic_vec
-            for (eid, _), sim in zip(texts, sims):
+            for (eid, _), sim in zip(texts, sims, strict=False):
                 best[eid] = max(best[eid], float(sim))
         doomed = [primaries[eid] for eid, sim in best.items() if sim >= threshold and eid in primaries]
         self.delete(ex.id for ex in doomed)

@@ -76,7 +76,7 @@ class DifferentCorners(Template):
                 + "for block, corner in zip(blocks, corners):\n    put_first_on_second(block, corner)\n")
 
     def text(self, task, pos=None):
-        return f"Put {joined([f'the {b} in the {c}' for b, c in zip(task.blocks, CORNERS)])}."
+        return f"Put {joined([f'the {b} in the {c}' for b, c in zip(task.blocks, CORNERS, strict=False)])}."
 
     def mistake(self, task):          # the first two blocks share the second corner
         return self.program(task).replace(
@@ -158,7 +158,7 @@ class StackOnPlace(AllBlocksToPlace):
         blocks = sorted(blocks_of(final), key=lambda b: z(final[b]))
         if not blocks or not all(at_place(final[b], target) for b in blocks):
             return False
-        return all(on_block(final[up], final[lo]) for lo, up in zip(blocks, blocks[1:]))
+        return all(on_block(final[up], final[lo]) for lo, up in zip(blocks, blocks[1:], strict=False))
 
     def program(self, task):
         return (BLOCK_LIST + f"put_first_on_second(blocks[0], {place_expr(task.attributes['place'])})\n"
@@ -167,7 +167,7 @@ class StackOnPlace(AllBlocksToPlace):
     def text(self, task, pos=None):
         b = task.blocks
         steps = [f"put the {b[0]} on the {task.attributes['place']}"]
-        steps += [f"the {up} on top of the {lo}" for lo, up in zip(b, b[1:])]
+        steps += [f"the {up} on top of the {lo}" for lo, up in zip(b, b[1:], strict=False)]
         text = joined(steps)
         return text[0].upper() + text[1:] + "."
 
@@ -400,7 +400,7 @@ class BlocksInLine(Template):
             _, points = self.choice(task, pos)
             if points is not None:
                 steps = [f"the {b} at x = {p[0]:.2f} m, y = {p[1]:.2f} m"
-                         for b, p in zip(blocks_of(pos), points)]
+                         for b, p in zip(blocks_of(pos), points, strict=False)]
                 return (f"Put the blocks {round(LINE_SPACING * 100)} cm apart on a {kind} line, "
                         f"away from the bowls: {joined(steps)}.")
         return (f"Put the blocks one after another at evenly spaced points about "
