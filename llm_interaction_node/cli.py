@@ -28,7 +28,9 @@ from .settings import load_settings
 
 
 def _add_world_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--api", choices=API_NAMES, default="humanoid", help="API set (default humanoid)")
+    p.add_argument(
+        "--api", choices=API_NAMES, default="humanoid", help="API set (default humanoid)"
+    )
     p.add_argument("--world", help="humanoid: a world name in config/worlds or a YAML path; "
                    "tabletop: comma-separated object names (default: a random scene; replay: "
                    "the transcript's '# world:' line)")

@@ -16,7 +16,8 @@ robot_api  :class:`RobotApiSettings`                       here
 
 Sources, later ones win (:func:`~.core.config.load_section`, the same for every section):
 the defaults; the fallback variables OPENAI_BASE_URL / OPENAI_API_KEY; ``config/agent.yaml``
-(``--config FILE``) or, in the interaction node, its ROS parameters (:mod:`.ros.interaction_parameters`
+(``--config FILE``) or, in the interaction node, its ROS parameters \
+(:mod:`.ros.interaction_parameters`
 derives the parameter list from these fields); the environment variable a field names
 (``env=``, e.g. ``LLM_INTERACTION_MODEL``); command-line options (``overrides``). Unknown keys
 are refused in every section.

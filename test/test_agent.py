@@ -63,7 +63,9 @@ def test_prompt_keeps_its_stable_part_first_and_ends_with_the_console_prompt():
     prefix = first[: first.index("# Current interaction:")]
     assert all(p.startswith(prefix) for p in llm.prompts)        # cacheable prefix
     assert all(p.endswith("\n>>>") for p in llm.prompts)
-    assert "def grasp(object_name: str, hand: Literal['left', 'right', None] = None) -> str" in first
+    assert (
+        "def grasp(object_name: str, hand: Literal['left', 'right', None] = None) -> str" in first
+    )
     assert "def wait_for_trigger() -> dict[str, str]" in first
     # examples keep their order (retrieval puts the most similar last)
     positions = [first.index(e.splitlines()[1]) for e in examples]
@@ -402,7 +404,9 @@ def test_function_generation_writes_helpers_first_and_is_bounded():
     src = sources(agent)
     assert src[1:4] == [helper, parent, "n = count_things(list_objects())"]
     # depth 2: tally's own helper (offset_of) is not generated; the statement says so
-    assert "NameError: name 'offset_of' is not defined" in agent.console.transcript.entries[3].output
+    assert (
+        "NameError: name 'offset_of' is not defined" in agent.console.transcript.entries[3].output
+    )
     assert "# define function: tally(objects)." in llm.prompts[2]
     assert llm.remaining == 0
 
@@ -455,10 +459,14 @@ def test_the_fgen_prompt_file_is_checked_and_calls_are_found_with_their_assignme
     prompt = load_fgen_prompt()
     assert len(prompt.examples) >= 6 and all(ex.code.lstrip().startswith("def ")
                                              for ex in prompt.examples)
-    for text, named in [("- just a list\n", "expected a mapping"),
-                        ("header: h\nexamples:\n  - call: f()\n", "example 1 needs 'call' and 'code'"),
-                        ("header: h\nexamples:\n  - {call: f(), code: 'def f(): 1', uses: np}\n",
-                         "'uses' must be a list")]:
+    for text, named in [
+        ("- just a list\n", "expected a mapping"),
+        ("header: h\nexamples:\n  - call: f()\n", "example 1 needs 'call' and 'code'"),
+        (
+            "header: h\nexamples:\n  - {call: f(), code: 'def f(): 1', uses: np}\n",
+            "'uses' must be a list",
+        ),
+    ]:
         path = tmp_path / "fgen.yaml"
         path.write_text(text)
         with pytest.raises(ValueError, match=named):

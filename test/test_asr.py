@@ -108,7 +108,9 @@ def test_vad_gives_the_same_cuts_for_any_chunk_size():
     large, _ = run_segmenter(audio, chunk=8000)                   # 500 ms chunks
     assert len(small) == len(large) == 2
     for a, b in zip(small, large, strict=True):
-        assert a.start == pytest.approx(b.start, abs=0.07) and a.end == pytest.approx(b.end, abs=0.07)
+        assert a.start == pytest.approx(b.start, abs=0.07) and a.end == pytest.approx(
+            b.end, abs=0.07
+        )
 
 
 def test_vad_finds_no_speech_in_silence_noise_or_a_tone_and_keeps_little_audio():
@@ -117,7 +119,10 @@ def test_vad_finds_no_speech_in_silence_noise_or_a_tone_and_keeps_little_audio()
                   (3000 * np.sin(np.arange(5 * SR) * 2 * np.pi * 440 / SR)).astype(np.int16)):
         seg = Segmenter()
         for offset in range(0, len(audio), 1600):
-            assert seg.push(offset / SR, audio[offset:offset + 1600].astype(np.float32) / 32768) == []
+            assert (
+                seg.push(offset / SR, audio[offset : offset + 1600].astype(np.float32) / 32768)
+                == []
+            )
             assert seg.pending_s < 2.0                            # trimmed between utterances
         assert not seg.in_speech
 
@@ -186,7 +191,10 @@ def test_the_recogniser_passes_speech_and_the_filter_drops_garbage(recogniser):
 
 def test_silence_and_white_noise_are_not_sent(recogniser):
     rng = np.random.default_rng(0)
-    for audio in (np.zeros(2 * SR, np.float32), (rng.standard_normal(2 * SR) * 0.1).astype(np.float32)):
+    for audio in (
+        np.zeros(2 * SR, np.float32),
+        (rng.standard_normal(2 * SR) * 0.1).astype(np.float32),
+    ):
         result = recogniser.transcribe(audio)
         assert judge(result.text, result.confidence, 0.35) != OUTCOME_SENT, result
 

@@ -74,7 +74,9 @@ def test_cap_solves_block_in_bowl_with_parse_obj_name():
         f"ret_val = '{block}'\n",
     ])
     cap = CaP(llm)
-    assert cap.name == "cap" and all(callable(getattr(cap, m)) for m in ("run", "episode_succeeded"))
+    assert cap.name == "cap" and all(
+        callable(getattr(cap, m)) for m in ("run", "episode_succeeded")
+    )
     assert cap.llm is llm and isinstance(cap.ledger, TokenLedger)
     user = User()
     cap.run(world, task.instruction, user)
@@ -143,17 +145,23 @@ def test_cap_crash_then_feedback_continues_with_context():
     assert check(task, initial, world_positions(world))
     # the context holds the earlier instructions and programs of the run
     last = llm.prompts[2]
-    assert last.endswith(f"# {task.instruction}\nx = 1\nput_first_on_second('purple cube', 'table')\n"
-                         "# That did not work.\nSure, here is what I would do: move it (\n"
-                         "# Please try again.\n")
+    assert last.endswith(
+        f"# {task.instruction}\nx = 1\nput_first_on_second('purple cube', 'table')\n"
+        "# That did not work.\nSure, here is what I would do: move it (\n"
+        "# Please try again.\n"
+    )
 
 
 def test_cap_survives_llm_script_errors_in_sub_program():
     task, world, _ = scene()
-    llm = ScriptedLLM(["b = parse_obj_name('the red thing')\n", "Sure! The red thing is the red block."])
+    llm = ScriptedLLM(
+        ["b = parse_obj_name('the red thing')\n", "Sure! The red thing is the red block."]
+    )
     user = User()
     CaP(llm).run(world, task.instruction, user)
-    assert user.rounds[0].error.startswith("ValueError: parse_obj_name('the red thing') gave invalid code")
+    assert user.rounds[0].error.startswith(
+        "ValueError: parse_obj_name('the red thing') gave invalid code"
+    )
 
 
 def test_cap_runs_the_context_line_before_a_sub_program():
@@ -182,7 +190,9 @@ def test_cap_accepts_named_places_where_the_reference_does(place, xy):
     from llm_interaction_node.core.apis.tabletop import TabletopApi
     task, world, _ = scene()
     block = task.attributes["block"]
-    llm = ScriptedLLM([f"where = get_obj_pos('{place}')\nput_first_on_second('{block}', '{place}')\n"])
+    llm = ScriptedLLM(
+        [f"where = get_obj_pos('{place}')\nput_first_on_second('{block}', '{place}')\n"]
+    )
     user = User()
     CaP(llm).run(world, task.instruction, user)
     assert user.rounds[0].error is None, user.rounds[0].error

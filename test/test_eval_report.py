@@ -78,13 +78,18 @@ def test_loop_breaks_say_which_stage_of_the_learning_loop_did_not_happen():
     from llm_interaction_node.eval.report import loop_breaks, loop_breaks_markdown
     learned = [{"status": "learned", "example_id": "ex1"}]
     records = [
-        run(1, False, None, ["instruction", "high_level", "high_level"]),            # never solved
-        run(2, True, 1, ["instruction", "high_level", "learn"],
-            [{"status": "replay_failed", "example_id": None}]),                       # rewrite failed
-        run(3, True, 1, ["instruction", "high_level", "learn"], learned),             # stored
-        run(4, True, 2, ["instruction", "high_level", "high_level"]),                 # lesson missed
-        run(5, True, 1, ["instruction", "high_level"], retrieved=["ex1"]),            # there, ignored
-        run(6, True, 0, ["instruction"], retrieved=["ex1", "seedless"]),              # used
+        run(1, False, None, ["instruction", "high_level", "high_level"]),  # never solved
+        run(
+            2,
+            True,
+            1,
+            ["instruction", "high_level", "learn"],
+            [{"status": "replay_failed", "example_id": None}],
+        ),  # rewrite failed
+        run(3, True, 1, ["instruction", "high_level", "learn"], learned),  # stored
+        run(4, True, 2, ["instruction", "high_level", "high_level"]),  # lesson missed
+        run(5, True, 1, ["instruction", "high_level"], retrieved=["ex1"]),  # there, ignored
+        run(6, True, 0, ["instruction"], retrieved=["ex1", "seedless"]),  # used
     ]
     verdicts = [row["verdict"] for row in loop_breaks(records)]
     assert verdicts == ["never asked", "bad rewrite (replay failed)", "stored",

@@ -352,7 +352,8 @@ REOPEN = textwrap.dedent("""
     print("loaded before retrieve:", "sentence_transformers" in sys.modules, file=sys.stderr)
     results = memory.retrieve(["could you bring me a glass of orange juice"], k=1)
     # plain chromadb, no embedding function passed: the registered one is found by name
-    client = chromadb.PersistentClient(path=sys.argv[1], settings=Settings(anonymized_telemetry=False))
+    client = chromadb.PersistentClient(path=sys.argv[1], \
+settings=Settings(anonymized_telemetry=False))
     raw = client.get_collection("examples_humanoid").query(
         query_texts=["could you bring me a glass of orange juice"], n_results=1,
         include=["metadatas"])

@@ -28,7 +28,9 @@ def test_signature_rendering_uses_live_type_hints():
     assert render_signature("get_obj_pos", get_obj_pos) == \
         "def get_obj_pos(obj_name: str) -> np.ndarray"
 
-    def f(a: dict[str, str], b: "str | np.ndarray" = None, *args, **kw) -> list[tuple[str, str | None]]:
+    def f(
+        a: dict[str, str], b: "str | np.ndarray" = None, *args, **kw
+    ) -> list[tuple[str, str | None]]:
         pass
     assert render_signature("f", f) == ("def f(a: dict[str, str], b: str | np.ndarray = None, "
                                          "*args, **kw) -> list[tuple[str, str | None]]")

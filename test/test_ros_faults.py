@@ -63,14 +63,18 @@ def test_a_killed_skill_server_gives_a_failure_and_the_node_keeps_running(robot)
     user, llm, procs, tmp_path = robot
     llm.texts = [TO_COUNTER, "grasp('mango-juice_0')", "wait_for_trigger()"]
     user.say("bring me the mango juice")
-    user.probe.wait_until(lambda: "grasp('mango-juice_0')" in inputs(user), 60, "the grasp to start")
+    user.probe.wait_until(
+        lambda: "grasp('mango-juice_0')" in inputs(user), 60, "the grasp to start"
+    )
     time.sleep(0.3)                         # the grasp is running in the simulator
     killed = time.monotonic()
     procs["sim"].kill()
     user.wait_idle_after(1, timeout=30)
     waited = time.monotonic() - killed
     result = outputs_after(user, "grasp('mango-juice_0')")
-    assert result and result[0].text.startswith("'failure"), user.transcript()    # what the API promises
+    assert result and result[0].text.startswith("'failure"), (
+        user.transcript()
+    )  # what the API promises
     assert waited < 8.0 + 5.0                       # the grasp timeout, not forever
     assert any("grasp skill is not working" in m.data for m in user.said)
     assert procs["node"].alive()
@@ -146,8 +150,12 @@ def test_stop_topic_cancels_a_running_move(robot):
         last = user.world().get("last_skill") or {}
         return last.get("skill") == "move_to" and last.get("reason") == "canceled"
     user.probe.wait_until(canceled, 10, "the move to be canceled")
-    assert time.monotonic() - t0 < 3.0              # far less than the 18 s move (benchmark: bench/ros_roundtrip)
-    user.probe.wait_until(lambda: "Okay, I stopped." in [m.data for m in user.said], 10, "'Okay, I stopped.'")
+    assert (
+        time.monotonic() - t0 < 3.0
+    )  # far less than the 18 s move (benchmark: bench/ros_roundtrip)
+    user.probe.wait_until(
+        lambda: "Okay, I stopped." in [m.data for m in user.said], 10, "'Okay, I stopped.'"
+    )
     user.probe.wait_until(lambda: user.states[-1].data == "idle", 10, "idle")
     base = user.world()["base_pose"]
     assert base != [-0.5, -1.5, -1.5708] and base != [0.0, 0.0, 0.0]     # stopped on the way
@@ -176,7 +184,9 @@ def test_an_llm_outage_names_the_request_it_dropped_and_logs_in_the_ros_format(r
     user.say("are you there?")
     user.probe.wait_until(lambda: "I am back." in said(user), 60, "an answer after the outage")
     log = procs["node"].log()
-    assert re.search(r"^\[ERROR\] \[\d+\.\d+\] \[interaction_node\]: LLM failed", log, re.M), log[-3000:]
+    assert re.search(r"^\[ERROR\] \[\d+\.\d+\] \[interaction_node\]: LLM failed", log, re.M), log[
+        -3000:
+    ]
     assert procs["node"].alive()
 
 

@@ -31,7 +31,9 @@ from llm_interaction_node.sims.worlds import load_household_world
 
 
 def test_the_params_file_repeats_the_declared_defaults_with_their_types():
-    data = yaml.safe_load(open("config/interaction_node.yaml"))["interaction_node"]["ros__parameters"]
+    data = yaml.safe_load(open("config/interaction_node.yaml"))["interaction_node"][
+        "ros__parameters"
+    ]
     values = flatten(data)
     assert set(values) <= set(parameters.PARAMETERS)
     for name, value in values.items():
@@ -40,7 +42,10 @@ def test_the_params_file_repeats_the_declared_defaults_with_their_types():
         assert value == default, f"{name}: the file says {value!r}, the default is {default!r}"
     config = parameters.read(values, env={})
     assert config.settings.llm.base_url is None and config.settings.memory.k == MemoryConfig.k
-    assert config.names["actions.grasp"] == SKILL_ACTIONS["grasp"] and config.names["topics.asr_text"] == names.ASR_TEXT
+    assert (
+        config.names["actions.grasp"] == SKILL_ACTIONS["grasp"]
+        and config.names["topics.asr_text"] == names.ASR_TEXT
+    )
 
 
 def test_the_parameter_list_is_derived_from_the_settings_fields():
@@ -201,7 +206,11 @@ def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_g
         robot = RosHumanoidRobot(skills, scene, now_ns=lambda: 0,
                                  on_failure=lambda skill, outcome: told.append((skill, outcome)))
         result = HumanoidApi(robot).grasp("mango-juice_0")
-    assert result == f"{FAILURE}: mango-juice_0 is on the kitchen counter; grasping mango-juice_0 did not work"
+    assert (
+        result
+        == f"{FAILURE}: mango-juice_0 is on the kitchen counter; grasping mango-juice_0 did not "
+           f"work"
+    )
     assert robot.robot_pose() is None
     (skill, outcome), = told
     assert skill == "grasp" and outcome.infrastructure and outcome.status == FAILURE
@@ -243,7 +252,8 @@ class Probe(Node):
 
     def close(self):
         time.sleep(0.3)
-        print(f"closing: context ok {self.context.ok()}, executor spins {self.ticks > 0}", flush=True)
+        print(f"closing: context ok {self.context.ok()}, executor spins {self.ticks > 0}", \
+flush=True)
 
 sys.exit(run_node(Probe, "lifecycle_probe", sys.argv))
 '''
@@ -255,8 +265,13 @@ def _lifecycle(ros_args, ignore_sigint=False):
     import sys
     return subprocess.Popen(
         [sys.executable, "-c", LIFECYCLE_NODE, "--ros-args", *ros_args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        if ignore_sigint
+        else None,
+    )
 
 
 def _wait_for(proc, text, timeout=240):

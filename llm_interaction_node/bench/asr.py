@@ -268,12 +268,17 @@ def through_ros(corpus, cpu_threads: int, beam_size: int, gap_s: float, log_dir:
                 pairs.append((item["text"], ""))
                 matched.append(None)
         outcomes = [r.outcome for _, r in listener.results]
-        return {"latency_s": percentiles(latencies), "wer": round(wer(pairs), 4),
-                "received": len(texts), "utterances": len(corpus),
-                "missed": [item["text"] for item, m in zip(corpus, matched, strict=False) if m is None],
-                "outcomes": {o: outcomes.count(o) for o in sorted(set(outcomes))},
-                "processing_s": percentiles([r.processing_s for r in sent()]),
-                "stream_s": round(position, 1), "log": str(log_path)}
+        return {
+            "latency_s": percentiles(latencies),
+            "wer": round(wer(pairs), 4),
+            "received": len(texts),
+            "utterances": len(corpus),
+            "missed": [item["text"] for item, m in zip(corpus, matched, strict=False) if m is None],
+            "outcomes": {o: outcomes.count(o) for o in sorted(set(outcomes))},
+            "processing_s": percentiles([r.processing_s for r in sent()]),
+            "stream_s": round(position, 1),
+            "log": str(log_path),
+        }
     finally:
         if listener is not None:
             listener.close()
@@ -328,10 +333,13 @@ def main(argv: list[str] | None = None) -> int:
     if "ros" in report:
         ros = report["ros"]
         lat = ros["latency_s"]
-        print(f"ROS:      end of speech -> text on speech/asr_text: p50 {lat.get('p50', float('nan')):.2f} s"
-              f"  p95 {lat.get('p95', float('nan')):.2f} s  max {lat.get('max', float('nan')):.2f} s"
-              f"  ({lat['n']} of {ros['utterances']} received)  WER {100 * ros['wer']:.1f} %"
-              f"  outcomes {ros['outcomes']}")
+        print(
+            f"ROS:      end of speech -> text on speech/asr_text: p50 "
+            f"{lat.get('p50', float('nan')):.2f} s"
+            f"  p95 {lat.get('p95', float('nan')):.2f} s  max {lat.get('max', float('nan')):.2f} s"
+            f"  ({lat['n']} of {ros['utterances']} received)  WER {100 * ros['wer']:.1f} %"
+            f"  outcomes {ros['outcomes']}"
+        )
         if ros["missed"]:
             print(f"          not received: {ros['missed']}")
     verdict = [f"WER < 10 %: {'met' if off['wer'] < 0.10 else 'MISSED'} (offline)"]

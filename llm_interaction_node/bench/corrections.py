@@ -20,7 +20,8 @@ longer does; a move is a statement calling a skill that acts on an object (``H.M
 API functions not marked as queries, ``move_to`` left out).
 
 Variants are settings (``VARIANTS``: ``today`` = every mechanism off, ``mechanisms`` = all
-on, ``default`` = the settings as shipped, and one row per mechanism switched off), compared in one run with
+on, ``default`` = the settings as shipped, and one row per mechanism switched off), compared in \
+one run with
 ``--variants``. The prompt is the fixed one (all seed examples, no lesson), so the embedded
 model evaluates it once per variant. One JSON record per situation and variant in
 ``OUT/<variant>/``; a record that exists is not run again (resumable); ``OUT/summary.json``

@@ -91,8 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                          reliability=ReliabilityPolicy.RELIABLE)
     worlds: list[tuple[float, dict]] = []
-    node.create_subscription(String, names.WORLD_STATE,
-                             lambda m: worlds.append((time.monotonic(), json.loads(m.data))), latched)
+    node.create_subscription(
+        String,
+        names.WORLD_STATE,
+        lambda m: worlds.append((time.monotonic(), json.loads(m.data))),
+        latched,
+    )
     skills = {s: SkillClient(node, t, SKILL_ACTIONS[s], stop, server_wait_s=60.0)
               for s, t in SKILL_TYPES.items()}
     robot = RosHumanoidRobot(skills, scene, now_ns=lambda: node.get_clock().now().nanoseconds)

@@ -49,7 +49,9 @@ from .statements import code_lines, extract_statements
 from .transcript import Entry
 
 log = logging.getLogger(__name__)
-FORGET_ONLY_ASKED = frozenset({"forget_learned"})   # left out of the grammar unless the user says "forget"
+FORGET_ONLY_ASKED = frozenset(
+    {"forget_learned"}
+)  # left out of the grammar unless the user says "forget"
 
 WAIT = "wait_for_trigger()"
 SORRY = "I'm sorry, I don't know how to proceed with this."

@@ -227,7 +227,9 @@ def check_section(section: Any, name: str) -> None:
 
 
 def _optional(kind: Any) -> bool:
-    return typing.get_origin(kind) in (typing.Union, _UnionType) and type(None) in typing.get_args(kind)
+    return typing.get_origin(kind) in (typing.Union, _UnionType) and type(None) in typing.get_args(
+        kind
+    )
 
 
 def from_environment(cls: type, env: Mapping[str, str], fallback: bool = False

@@ -160,7 +160,11 @@ class ApiRegistry:
 
     def listing(self, sort: bool = True) -> str:
         """The 'Available functions' block of the prompt."""
-        items = sorted(self._functions.values(), key=lambda f: f.name) if sort else self._functions.values()
+        items = (
+            sorted(self._functions.values(), key=lambda f: f.name)
+            if sort
+            else self._functions.values()
+        )
         return "\n".join(f.listing() for f in items)
 
     @property
@@ -194,4 +198,14 @@ def public_functions(obj: Any) -> list[Callable]:
     return [getattr(obj, n) for n in names]
 
 
-__all__ = ["comment", "recommented", "query", "moves", "MoveSpec", "ApiRegistry", "ApiFunction", "render_signature", "public_functions"]
+__all__ = [
+    "comment",
+    "recommented",
+    "query",
+    "moves",
+    "MoveSpec",
+    "ApiRegistry",
+    "ApiFunction",
+    "render_signature",
+    "public_functions",
+]

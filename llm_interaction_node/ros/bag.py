@@ -177,7 +177,9 @@ class CrashSafeBagWriter:
                     offered_qos_profiles=[_latched_qos()] if spec.latched else [])
             for topic, stamp, data in sorted(messages, key=lambda m: m[1]):
                 writer.write(connections[topic], stamp, data)
-        metadata = yaml.safe_load((tmp / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
+        metadata = yaml.safe_load((tmp / "metadata.yaml").read_text())[
+            "rosbag2_bagfile_information"
+        ]
         target = self.path / self.file_name(index)
         written = tmp / f"{tmp.name}.mcap"
         _fsync(written)
@@ -204,7 +206,10 @@ class CrashSafeBagWriter:
                 if key in topics:
                     topics[key]["message_count"] += entry["message_count"]
                 else:
-                    topics[key] = {"topic_metadata": dict(meta), "message_count": entry["message_count"]}
+                    topics[key] = {
+                        "topic_metadata": dict(meta),
+                        "message_count": entry["message_count"],
+                    }
         merged.update({
             "relative_file_paths": [p for s in segments for p in s["relative_file_paths"]],
             "files": [f for s in segments for f in s.get("files", [])],
@@ -247,7 +252,12 @@ def read_bag(path: str | Path) -> Iterator[tuple[str, str, int, Any]]:
 
     with AnyReader([Path(path)]) as reader:
         for connection, stamp, raw in reader.messages():
-            yield connection.topic, connection.msgtype, stamp, reader.deserialize(raw, connection.msgtype)
+            yield (
+                connection.topic,
+                connection.msgtype,
+                stamp,
+                reader.deserialize(raw, connection.msgtype),
+            )
 
 
 def topic_counts(path: str | Path) -> tuple[dict[str, tuple[str, int]], int, int]:

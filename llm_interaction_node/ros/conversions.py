@@ -26,7 +26,8 @@ def pose6_to_msg(pose6: Iterable[float]) -> Pose:
 
 
 def msg_to_pose6(msg: Pose) -> np.ndarray:
-    """geometry_msgs/Pose -> ``[x, y, z, roll, pitch, yaw]``; a zero quaternion counts as identity."""
+    """geometry_msgs/Pose -> ``[x, y, z, roll, pitch, yaw]``; a zero quaternion counts as \
+identity."""
     q = np.array([msg.orientation.w, msg.orientation.x, msg.orientation.y, msg.orientation.z])
     norm = float(np.linalg.norm(q))
     if not math.isfinite(norm) or norm < 1e-9:

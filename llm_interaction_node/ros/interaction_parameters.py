@@ -144,8 +144,11 @@ def read(values: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> Node
     agent = {i.name: values[i.name] for i in _AGENT if i.name in values}
     own = {i.name: values[i.name] for i in _NODE if i.name in values}
     interfaces = {name: values.get(name, default) for name, (default, _) in INTERFACES.items()}
-    return NodeConfig(Settings.from_dict(nest(agent), env), from_mapping(NodeSettings, nest(own), "node"),
-                      interfaces)
+    return NodeConfig(
+        Settings.from_dict(nest(agent), env),
+        from_mapping(NodeSettings, nest(own), "node"),
+        interfaces,
+    )
 
 
 def read_params_files(files: Sequence[str | Path], node: str,

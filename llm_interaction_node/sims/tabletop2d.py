@@ -126,7 +126,9 @@ class TabletopWorld2D:
     def reset(self) -> None:
         """Back to the spawned state; clears the log."""
         self.objects: dict[str, TableObject] = {
-            n: TableObject(o.name, o.kind, o.color, o.position.copy()) for n, o in self._initial.items()}
+            n: TableObject(o.name, o.kind, o.color, o.position.copy())
+            for n, o in self._initial.items()
+        }
         self.support: dict[str, str] = {n: TABLE for n in self.objects}
         self.log: list[dict[str, Any]] = []
 
@@ -164,7 +166,9 @@ class TabletopWorld2D:
         self.log.append(entry)
         return result
 
-    def _blocks_near(self, xy: np.ndarray, radius: float, exclude: Iterable[str] = ()) -> list[TableObject]:
+    def _blocks_near(
+        self, xy: np.ndarray, radius: float, exclude: Iterable[str] = ()
+    ) -> list[TableObject]:
         ex = set(exclude)
         return [o for o in self.objects.values() if o.kind == "block" and o.name not in ex
                 and float(np.linalg.norm(o.position[:2] - xy)) < radius]
@@ -192,14 +196,18 @@ class TabletopWorld2D:
                     frontier.append(n)
         return out
 
-    def _landing(self, obj: TableObject, place: np.ndarray, moving: list[str]) -> tuple[np.ndarray, str]:
+    def _landing(
+        self, obj: TableObject, place: np.ndarray, moving: list[str]
+    ) -> tuple[np.ndarray, str]:
         xy = place[:2]
         if obj.kind == "bowl":
             return np.array([xy[0], xy[1], 0.0]), TABLE
         z_target = place[2] if place.shape[0] >= 3 else 0.0
         blocks = self._blocks_near(xy, STACK_RADIUS, exclude=moving)
         bowl = self._bowl_at(xy, exclude=moving)
-        if blocks and (bowl is None or z_target >= min(float(o.position[2]) for o in blocks) - 1e-6):
+        if blocks and (
+            bowl is None or z_target >= min(float(o.position[2]) for o in blocks) - 1e-6
+        ):
             base = max(blocks, key=lambda o: o.top)
             return np.array([xy[0], xy[1], base.top + BLOCK_SIZE / 2]), base.name
         if bowl is not None:

@@ -82,9 +82,12 @@ DISPLACED = 0.06          # m: an object the robot did not carry that moved this
 def displaced(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> list[str]:
     """Objects that moved more than DISPLACED between two snapshots (knocked over, a stack
     that fell apart): what a user sees as a dropped block."""
-    return [n for n in before
-            if float(np.linalg.norm(np.asarray(after[n])[:2] - np.asarray(before[n])[:2])) > DISPLACED
-            or float(np.asarray(before[n])[2] - np.asarray(after[n])[2]) > DISPLACED]
+    return [
+        n
+        for n in before
+        if float(np.linalg.norm(np.asarray(after[n])[:2] - np.asarray(before[n])[:2])) > DISPLACED
+        or float(np.asarray(before[n])[2] - np.asarray(after[n])[2]) > DISPLACED
+    ]
 
 
 def _rgba(color: str) -> list[float]:
@@ -256,7 +259,10 @@ class TabletopWorldBullet:
         place_z = float(place[2]) if place.shape[0] >= 3 else 0.0
         entry: dict[str, Any] = {"pick": pick.tolist(), "place": place.tolist(), "object": None}
         b, eps = self.bounds, 1e-6
-        if not (b[0, 0] - eps <= place[0] <= b[0, 1] + eps and b[1, 0] - eps <= place[1] <= b[1, 1] + eps):
+        if not (
+            b[0, 0] - eps <= place[0] <= b[0, 1] + eps
+            and b[1, 0] - eps <= place[1] <= b[1, 1] + eps
+        ):
             return self._done(entry, "failure", "place point outside the workspace")
         # (no bounds check on the pick point: an object knocked a hair outside can be picked)
         # 1. above the pick point, then down until a block touches the cup
@@ -418,7 +424,9 @@ class TabletopWorldBullet:
         p.removeConstraint(cid, physicsClientId=self.client)
         self._held = None
         self._step()
-        p.setCollisionFilterPair(self.cup, self.bodies[name], -1, -1, 1, physicsClientId=self.client)
+        p.setCollisionFilterPair(
+            self.cup, self.bodies[name], -1, -1, 1, physicsClientId=self.client
+        )
 
     def _lower_carried(self, place_z: float) -> bool:
         """Lower the held block until it touches something or the place height is reached."""
@@ -446,7 +454,10 @@ class TabletopWorldBullet:
                 fast = False
                 for b in blocks:
                     lin, ang = p.getBaseVelocity(b, physicsClientId=c)
-                    if np.linalg.norm(lin) > SETTLE_SPEED or np.linalg.norm(ang) > 20 * SETTLE_SPEED:
+                    if (
+                        np.linalg.norm(lin) > SETTLE_SPEED
+                        or np.linalg.norm(ang) > 20 * SETTLE_SPEED
+                    ):
                         fast = True
                         break
                 if not fast:
@@ -498,7 +509,9 @@ class TabletopWorldBullet:
         return tabletop_end(self)
 
     # ------------------------------------------------------------------ camera
-    def render(self, path: str | Path | None = None, size: tuple[int, int] = (240, 240)) -> np.ndarray:
+    def render(
+        self, path: str | Path | None = None, size: tuple[int, int] = (240, 240)
+    ) -> np.ndarray:
         """An RGB frame (H x W x 3, uint8) of the workspace seen from above and slightly in
         front (ER_TINY_RENDERER, headless); written as PNG when ``path`` is given."""
         w, h = int(size[0]), int(size[1])

@@ -16,7 +16,9 @@ from ..paths import DEFAULT_WORLD, list_worlds, world_dirs, world_path
 from .household import HouseholdWorld
 
 
-def load_household_world(name_or_path: str | os.PathLike = DEFAULT_WORLD, **kwargs: Any) -> HouseholdWorld:
+def load_household_world(
+    name_or_path: str | os.PathLike = DEFAULT_WORLD, **kwargs: Any
+) -> HouseholdWorld:
     """A :class:`HouseholdWorld` from a world name or file (kwargs: time_scale, progress)."""
     return HouseholdWorld.from_yaml(world_path(name_or_path), **kwargs)
 

@@ -42,9 +42,16 @@ def main(spec_path: str, out_path: str) -> None:
     memory = open_memory("humanoid", spec["memory"])
     before = {e.id for e in memory.list()}
     # as build_session assembles it: learned examples are replayed from the interaction's start
-    console, _ = learning_console("humanoid", world, EventQueue(spec["utterances"], close=True),
-                                  llm, memory, LearningSettings(mode=spec.get("learning", "improve")),
-                                  speak=spoken.append, start=interaction_start(world))
+    console, _ = learning_console(
+        "humanoid",
+        world,
+        EventQueue(spec["utterances"], close=True),
+        llm,
+        memory,
+        LearningSettings(mode=spec.get("learning", "improve")),
+        speak=spoken.append,
+        start=interaction_start(world),
+    )
     agent = build_agent("humanoid", llm, console,
                         ExampleSource(memory))
     agent.run()

@@ -36,7 +36,8 @@ _TABLETOP_HEADER = (
     "is run at once and its result is printed under it. Write Python code only, one "
     "statement per input, never explanations. Nothing can be imported; numpy is available "
     "as np, and shapely's geometry and affinity names (Point, LineString, Polygon, rotate, "
-    "translate, ...) are defined. When there is nothing left to do, call wait_for_trigger() to wait for the user."
+    "translate, ...) are defined. When there is nothing left to do, call wait_for_trigger() to "
+    "wait for the user."
 )
 
 # Shown to the LLM after it repeated itself: how a console user breaks out of a loop.
@@ -79,7 +80,8 @@ _TABLETOP_LOOP = """>>> wait_for_trigger()
 'success'
 >>> put_first_on_second('green block', 'yellow bowl')
 'success'
->>> # The loop put every block in the yellow bowl: the task was done. Doing it again changes nothing.
+>>> # The loop put every block in the yellow bowl: the task was done. Doing it again changes \
+nothing.
 ... wait_for_trigger()"""
 
 

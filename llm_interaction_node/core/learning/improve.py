@@ -159,9 +159,15 @@ def load_few_shot_examples(path: str | Path | None = None) -> tuple[FewShotExamp
             with open(path, encoding="utf-8") as f:
                 data = yaml.safe_load(f) or {}
             _examples_cache[path] = tuple(
-                FewShotExample(e["name"], e["interaction"].strip("\n"), " ".join(e["problem"].split()),
-                               " ".join(e["improvement"].split()), e["improved"].strip("\n"))
-                for e in data.get("examples", []))
+                FewShotExample(
+                    e["name"],
+                    e["interaction"].strip("\n"),
+                    " ".join(e["problem"].split()),
+                    " ".join(e["improvement"].split()),
+                    e["improved"].strip("\n"),
+                )
+                for e in data.get("examples", [])
+            )
         return _examples_cache[path]
 
 

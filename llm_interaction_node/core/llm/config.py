@@ -39,9 +39,13 @@ def _embedded_model(value: str) -> str | None:
 class LLMConfig:
     """The ``llm`` section of the settings (a field: one line with default and description)."""
 
-    base_url: str | None = setting(None, "OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
-                                   "(none: the embedded model)", env="LLM_INTERACTION_BASE_URL",
-                                   fallback_env="OPENAI_BASE_URL", check=_http_url)
+    base_url: str | None = setting(
+        None,
+        "OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (none: the embedded model)",
+        env="LLM_INTERACTION_BASE_URL",
+        fallback_env="OPENAI_BASE_URL",
+        check=_http_url,
+    )
     model: str = setting("gpt-4o-mini", "model name at the endpoint", env="LLM_INTERACTION_MODEL",
                          check=_model_name)
     api_key: str | None = setting(None, "API key (better: LLM_INTERACTION_API_KEY)", secret=True,
@@ -96,7 +100,8 @@ class LLMConfig:
 
     @property
     def is_configured(self) -> bool:
-        """An endpoint is known: base_url set, or an api key set (then the default OpenAI endpoint)."""
+        """An endpoint is known: base_url set, or an api key set (then the default OpenAI \
+endpoint)."""
         return bool(self.base_url) or bool(self.api_key)
 
     @property

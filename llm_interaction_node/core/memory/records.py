@@ -145,6 +145,19 @@ def example_from_metadata(meta: Mapping[str, Any]) -> Example:
                    keys=tuple(json.loads(meta.get("keys", "[]"))))
 
 
-__all__ = ["SOURCES", "Example", "RecordId", "example_of", "primary_id", "sibling_ids", "digest", "check_id",
-           "check_source", "collection_name", "index_keys", "record_metadata",
-           "example_from_metadata", "COLLECTION_PREFIX"]
+__all__ = [
+    "SOURCES",
+    "Example",
+    "RecordId",
+    "example_of",
+    "primary_id",
+    "sibling_ids",
+    "digest",
+    "check_id",
+    "check_source",
+    "collection_name",
+    "index_keys",
+    "record_metadata",
+    "example_from_metadata",
+    "COLLECTION_PREFIX",
+]

@@ -122,7 +122,9 @@ class Hits:
         bounded = np.where(missing, floor[None, :], self.best) @ weights
         complete = ~missing.any(axis=1)
         exact = {eid: float(s) for eid, s, c in zip(self.ids, bounded, complete, strict=False) if c}
-        upper = {eid: float(s) for eid, s, c in zip(self.ids, bounded, complete, strict=False) if not c}
+        upper = {
+            eid: float(s) for eid, s, c in zip(self.ids, bounded, complete, strict=False) if not c
+        }
         return exact, upper
 
     def unseen_bound(self, weights: np.ndarray) -> float:

@@ -326,7 +326,9 @@ class ExampleMemory:
         return np.stack([self._query_cache[t] for t in texts])
 
     @_server_errors
-    def retrieve(self, utterances: Sequence[str], k: int | None = None) -> list[tuple[Example, float]]:
+    def retrieve(
+        self, utterances: Sequence[str], k: int | None = None
+    ) -> list[tuple[Example, float]]:
         """The top-k unique examples for the latest utterances (newest = last element),
         sorted by score ASCENDING: the most similar example comes LAST. Scored and searched
         by the strategy of ``config.scoring`` (:mod:`.strategies`)."""
@@ -490,7 +492,9 @@ class ExampleMemory:
         return len(found["ids"])
 
     @_locked
-    def forget(self, topic: str, threshold: float = 0.5, include_seed: bool = False) -> list[Example]:
+    def forget(
+        self, topic: str, threshold: float = 0.5, include_seed: bool = False
+    ) -> list[Example]:
         """Remove the learned (and raw/episode) examples about ``topic``: those whose index
         keys, problem or improvement have cosine similarity >= threshold to the topic. Seed
         examples only with ``include_seed``. Returns the removed examples."""
@@ -513,7 +517,9 @@ class ExampleMemory:
             sims = self.embed([t for _, t in texts]) @ topic_vec
             for (eid, _), sim in zip(texts, sims, strict=False):
                 best[eid] = max(best[eid], float(sim))
-        doomed = [primaries[eid] for eid, sim in best.items() if sim >= threshold and eid in primaries]
+        doomed = [
+            primaries[eid] for eid, sim in best.items() if sim >= threshold and eid in primaries
+        ]
         self.delete(ex.id for ex in doomed)
         return sorted(doomed, key=lambda ex: (ex.created, ex.id))
 

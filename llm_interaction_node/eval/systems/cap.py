@@ -496,6 +496,20 @@ def seed_memory(memory, examples: Sequence[PromptExample], origin: str) -> int:
     return len(prepared)
 
 
-__all__ = ["CaP", "DynamicCaP", "ProgramSystem", "PromptExample", "PromptSet", "clean_code",
-           "program_listing", "episode_transcript", "examples_from_transcript", "format_error",
-           "load_prompt_file", "make", "render_transcript_example", "seed_memory", "undefined_calls"]
+__all__ = [
+    "CaP",
+    "DynamicCaP",
+    "ProgramSystem",
+    "PromptExample",
+    "PromptSet",
+    "clean_code",
+    "program_listing",
+    "episode_transcript",
+    "examples_from_transcript",
+    "format_error",
+    "load_prompt_file",
+    "make",
+    "render_transcript_example",
+    "seed_memory",
+    "undefined_calls",
+]

@@ -152,8 +152,13 @@ class Helper(ProgramSystem):
                             origin=self.name)
 
 
-def make(llm: LLMClient, memory_dir: str | Path, k: int = DEFAULT_K, ledger: TokenLedger | None = None,
-         **kwargs: Any) -> Helper:
+def make(
+    llm: LLMClient,
+    memory_dir: str | Path,
+    k: int = DEFAULT_K,
+    ledger: TokenLedger | None = None,
+    **kwargs: Any,
+) -> Helper:
     """The factory ``eval.systems.make_system`` uses."""
     return Helper(llm, memory_dir, k, ledger, **kwargs)
 

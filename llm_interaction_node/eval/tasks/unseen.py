@@ -72,11 +72,15 @@ class DifferentCorners(Template):
 
     def program(self, task):
         corners = ", ".join(place_expr(c) for c in CORNERS)
-        return (f"corners = [{corners}]\n" + BLOCK_LIST
-                + "for block, corner in zip(blocks, corners):\n    put_first_on_second(block, corner)\n")
+        return (
+            f"corners = [{corners}]\n"
+            + BLOCK_LIST
+            + "for block, corner in zip(blocks, corners):\n    put_first_on_second(block, corner)\n"
+        )
 
     def text(self, task, pos=None):
-        return f"Put {joined([f'the {b} in the {c}' for b, c in zip(task.blocks, CORNERS, strict=False)])}."
+        places = [f"the {b} in the {c}" for b, c in zip(task.blocks, CORNERS, strict=False)]
+        return f"Put {joined(places)}."
 
     def mistake(self, task):          # the first two blocks share the second corner
         return self.program(task).replace(
@@ -110,7 +114,9 @@ class MismatchedBowls(Template):
             return False
         for b in blocks:
             inside = [w for w in bowls if in_bowl(final[b], final[w])]
-            if not inside or color(min(inside, key=lambda w: hdist(final[b], final[w]))) == color(b):
+            if not inside or color(min(inside, key=lambda w: hdist(final[b], final[w]))) == color(
+                b
+            ):
                 return False
         return True
 
@@ -158,11 +164,15 @@ class StackOnPlace(AllBlocksToPlace):
         blocks = sorted(blocks_of(final), key=lambda b: z(final[b]))
         if not blocks or not all(at_place(final[b], target) for b in blocks):
             return False
-        return all(on_block(final[up], final[lo]) for lo, up in zip(blocks, blocks[1:], strict=False))
+        return all(
+            on_block(final[up], final[lo]) for lo, up in zip(blocks, blocks[1:], strict=False)
+        )
 
     def program(self, task):
-        return (BLOCK_LIST + f"put_first_on_second(blocks[0], {place_expr(task.attributes['place'])})\n"
-                "for lower, upper in zip(blocks, blocks[1:]):\n    put_first_on_second(upper, lower)\n")
+        return (
+            BLOCK_LIST + f"put_first_on_second(blocks[0], {place_expr(task.attributes['place'])})\n"
+            "for lower, upper in zip(blocks, blocks[1:]):\n    put_first_on_second(upper, lower)\n"
+        )
 
     def text(self, task, pos=None):
         b = task.blocks
@@ -206,12 +216,18 @@ class BlockMagnitudeDirectionOfBowl(Template):
     pattern = "pick up the {block} and place it {magnitude} to the {direction} of the {bowl}"
 
     def sample(self, split, rng):
-        return {"block": sample_block(split, rng), "magnitude": sample_one(split, rng, "magnitudes"),
-                "direction": sample_one(split, rng, "directions"), "bowl": sample_bowl(split, rng)}
+        return {
+            "block": sample_block(split, rng),
+            "magnitude": sample_one(split, rng, "magnitudes"),
+            "direction": sample_one(split, rng, "directions"),
+            "bowl": sample_bowl(split, rng),
+        }
 
     def target(self, task, pos) -> np.ndarray:
         a = task.attributes
-        return xy(pos[a["bowl"]]) + MAGNITUDE_OFFSET[a["magnitude"]] * np.array(DIRECTIONS[a["direction"]])
+        return xy(pos[a["bowl"]]) + MAGNITUDE_OFFSET[a["magnitude"]] * np.array(
+            DIRECTIONS[a["direction"]]
+        )
 
     def feasible(self, task, pos):
         t = self.target(task, pos)
@@ -244,7 +260,8 @@ class BlockMagnitudeDirectionOfBowl(Template):
     def text(self, task, pos=None):
         a = task.attributes
         cm = round(MAGNITUDE_OFFSET[a["magnitude"]] * 100)
-        return f"Put the {a['block']} on the table about {cm} cm {SIDE_OF[a['direction']]} the {a['bowl']}."
+        return (f"Put the {a['block']} on the table about {cm} cm {SIDE_OF[a['direction']]} the "
+                f"{a['bowl']}.")
 
     def mistake(self, task):          # 'a little' taken for 'a lot' and the other way round
         a = task.attributes
@@ -288,7 +305,9 @@ class BlockCornerDistanceToBowl(Template):
         a = task.attributes
         ranked = rank({c: hdist(PLACES[c], pos[a["bowl"]]) for c in CORNERS})
         i = 0 if a["distance"] == "closest" else -1
-        return clear_winner(ranked, i) and place_clear(PLACES[ranked[i][0]], pos, moving=(a["block"],))
+        return clear_winner(ranked, i) and place_clear(
+            PLACES[ranked[i][0]], pos, moving=(a["block"],)
+        )
 
     def meaning(self, task, pos):
         a = task.attributes
@@ -314,7 +333,9 @@ class BlockCornerDistanceToBowl(Template):
         if pos is not None:
             return (f"The corner {self._word(task)} the {a['bowl']} is the "
                     f"{self.meaning(task, pos)}. Put the {a['block']} there.")
-        return f"Put the {a['block']} in the corner of the table {self._word(task)} the {a['bowl']}."
+        return (
+            f"Put the {a['block']} in the corner of the table {self._word(task)} the {a['bowl']}."
+        )
 
     def mismatch(self, task, initial, final, start=None):
         a = task.attributes
@@ -344,10 +365,12 @@ for u in directions:
     for offset in np.linspace(-0.28, 0.28, 29):
         for shift in np.linspace(-0.2, 0.2, 9):
             center = np.array([0.0, -0.5]) + offset * normal + shift * u
-            points = [center + (i - (len(blocks) - 1) / 2) * {LINE_SPACING} * u for i in range(len(blocks))]
+            points = [center + (i - (len(blocks) - 1) / 2) * {LINE_SPACING} * u for i in \
+range(len(blocks))]
             if any(p[0] < -0.28 or p[0] > 0.28 or p[1] < -0.78 or p[1] > -0.22 for p in points):
                 continue
-            clearance = min([np.linalg.norm(p - w) - {PLACE_CLEAR_BOWL} for p in points for w in bowl_pos]
+            clearance = min([np.linalg.norm(p - w) - {PLACE_CLEAR_BOWL} for p in points for w in \
+bowl_pos]
                             + [np.linalg.norm(points[i] - block_pos[j]) - {PLACE_CLEAR_BLOCK}
                                for i in range(len(blocks)) for j in range(i + 1, len(blocks))]
                             + [1.0])
@@ -391,8 +414,14 @@ class BlocksInLine(Template):
 
     def program(self, task):
         dirs = LINE_DIRECTIONS[task.attributes["line"]]
-        return (BLOCK_LIST + BOWL_LIST + f"directions = {dirs!r}\n" + _LINE_CHOOSER
-                + "for block, point in zip(blocks, best_points):\n    put_first_on_second(block, point)\n")
+        return (
+            BLOCK_LIST
+            + BOWL_LIST
+            + f"directions = {dirs!r}\n"
+            + _LINE_CHOOSER
+            + "for block, point in zip(blocks, best_points):\n    put_first_on_second(block, "
+              "point)\n"
+        )
 
     def text(self, task, pos=None):
         kind = task.attributes["line"]

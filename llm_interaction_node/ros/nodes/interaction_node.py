@@ -128,8 +128,13 @@ class InteractionNode(Node):
         self.llm_progress = self.create_publisher(String, ifaces["topics.llm_progress"], 10)
         self.create_subscription(String, ifaces["topics.asr_text"], self._on_utterance, 100,
                                  callback_group=group)
-        self.create_subscription(Empty, ifaces["topics.stop"],
-                                 lambda _m: self.request_stop("stop topic"), 10, callback_group=group)
+        self.create_subscription(
+            Empty,
+            ifaces["topics.stop"],
+            lambda _m: self.request_stop("stop topic"),
+            10,
+            callback_group=group,
+        )
         self.create_service(Trigger, ifaces["services.stop"], self._on_stop_service,
                             callback_group=group)
         if self.speech_pause is not None:
@@ -243,8 +248,9 @@ class InteractionNode(Node):
     def _publish_input(self, source: str) -> None:
         """Before a statement runs: publish it, so listeners see what the robot is doing."""
         self._running = source
-        self._publish(ConsoleEntry.KIND_NOTE if Entry(source).is_comment else ConsoleEntry.KIND_INPUT,
-                      source)
+        self._publish(
+            ConsoleEntry.KIND_NOTE if Entry(source).is_comment else ConsoleEntry.KIND_INPUT, source
+        )
 
     def _publish_entry(self, entry: Entry) -> None:
         """After an entry is recorded: its output; annotations (never run) as notes."""

@@ -14,7 +14,8 @@ With ``--speech`` (speech mode, ``llm-interaction run --speech``) the microphone
 node do the talking: typed text is not sent, and what the asr node heard
 (``speech/asr_result``) is printed as ``you: <text>  (<confidence>)``, or why it was dropped.
 
-    python -m llm_interaction_node.ros.nodes.speech_console [--transcript] [--speech] [--ros-args ...]
+    python -m llm_interaction_node.ros.nodes.speech_console [--transcript] [--speech] [--ros-args \
+...]
 
 All names are relative, so ``--ros-args -r __ns:=/robot1`` or ``-r speech/asr_text:=/asr``
 point the console elsewhere. ``llm-interaction run`` calls :func:`run_console` in-process.

@@ -12,7 +12,8 @@ The same interfaces as the household simulator: the generic skill action
 and only while no skill runs (the 2-D world has no camera). The eval's PNG strips are
 :meth:`TabletopWorldBullet.render` too.
 
-    python -m llm_interaction_node.ros.nodes.tabletop_sim --ros-args -p objects:="red block,blue bowl"
+    python -m llm_interaction_node.ros.nodes.tabletop_sim --ros-args -p objects:="red block,blue \
+bowl"
 """
 from __future__ import annotations
 
