@@ -1,7 +1,8 @@
 # Two entry points (see README): `make run` runs the robot agent in the simulated household
 # (ROS 2 nodes + a chat console), `make test` runs the suite. Both bootstrap the venv (pinned
 # packages, ROS 2 wheels, the interface package built with cmake); the stamp makes a second
-# run a no-op when nothing changed. `make chat` is the same agent without ROS.
+# run a no-op when nothing changed. `make chat` is the same agent without ROS; `make lint` runs
+# ruff (pinned in requirements.txt, configured in pyproject.toml), as CI does before the tests.
 PY ?= python3.11
 VENV := .venv
 STAMP := $(VENV)/.stamp
@@ -12,7 +13,7 @@ LLAMA := llama-cpp-python==0.3.36
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF
 
-.PHONY: venv run chat test bench bench-ros eval-embedded eval-embedded-report bench-prompt-prefix clean
+.PHONY: venv run chat test lint bench bench-ros eval-embedded eval-embedded-report bench-prompt-prefix clean
 
 venv: $(STAMP)
 
@@ -47,6 +48,9 @@ chat: venv
 
 test: venv
 	$(VENV)/bin/python -m pytest -q $(ARGS)
+
+lint: venv
+	$(VENV)/bin/ruff check .
 
 bench: venv
 	$(VENV)/bin/python -m llm_interaction_node.bench.core_overhead $(ARGS)

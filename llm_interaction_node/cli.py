@@ -17,18 +17,20 @@ import re
 import sys
 from pathlib import Path
 
+from .core.agent import AgentConfig
 from .core.transcript import Transcript
 from .core.user import CallbackUser
 from .llm_options import add_llm_options, endpoint_line, llm_overrides
 from .preset_option import add_api_preset_option, preset_overrides
 from .replay import output_mismatches, replay_transcript
 from .session import API_NAMES, api_set, build_session, make_world
-from .core.agent import AgentConfig
 from .settings import load_settings
 
 
 def _add_world_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--api", choices=API_NAMES, default="humanoid", help="API set (default humanoid)")
+    p.add_argument(
+        "--api", choices=API_NAMES, default="humanoid", help="API set (default humanoid)"
+    )
     p.add_argument("--world", help="humanoid: a world name in config/worlds or a YAML path; "
                    "tabletop: comma-separated object names (default: a random scene; replay: "
                    "the transcript's '# world:' line)")

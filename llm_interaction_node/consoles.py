@@ -5,7 +5,8 @@ transcripts (:mod:`.replay`, which the session's replay check uses) build consol
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Literal, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal
 
 from .core.agent import AgentConfig
 from .core.apis.sets import ApiSet, api_set
@@ -28,7 +29,8 @@ def build_console(api: ApiName, robot, channel: UserChannel,
                   input_listeners: Iterable[Callable[[str], None]] = ()) -> ConsoleSession:
     """The console alone (replay and tests; agents get theirs from
     :func:`~.session.build_session`); ``learner``, ``forgetter``: what
-    learn_from_interaction() and forget_learned() call (:class:`~.core.builtins.InteractionBuiltins`);
+    learn_from_interaction() and forget_learned() call \
+(:class:`~.core.builtins.InteractionBuiltins`);
     ``input_listeners``: called with each input before it runs; ``agent``: the agent settings
     (the statement timeout); ``isolated``: generated code runs in a sandbox worker process with
     hard limits (``core/sandbox_process.py``)."""

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from .eval.systems import SYSTEMS
 from .eval.worlds import GRIPPERS, WORLDS, world_factory
-from .llm_options import add_llm_options, endpoint_line, llm_overrides
+from .llm_options import add_llm_options, llm_overrides
 from .preset_option import add_api_preset_option, preset_overrides
 
 
@@ -148,8 +148,12 @@ def add_eval_parsers(subparsers) -> None:
     from .eval.report import DEFAULT_PRICE_IN, DEFAULT_PRICE_OUT
     from .eval.simulated_user import USER_POLICIES
     from .eval.tasks import SPLITS, TEMPLATE_IDS
-    ev = subparsers.add_parser("eval", help="run the paper's benchmark for one system",
-                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ev = subparsers.add_parser(
+        "eval",
+        help="run the paper's benchmark for one system",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ev.add_argument("--system", choices=SYSTEMS, default="ours")
     ev.add_argument("--split", nargs="+", choices=SPLITS, default=list(SPLITS))
     ev.add_argument("--runs", type=int, default=10, help="runs per instruction (default 10)")
@@ -179,7 +183,9 @@ def add_eval_parsers(subparsers) -> None:
                          "teaching (also after the solution; not the paper's protocol)")
     ev.add_argument("--frames", action="store_true", help="save an image strip per run "
                     "(the scene at the start and after every round; PyBullet world)")
-    ev.add_argument("--price-in", type=float, default=DEFAULT_PRICE_IN, help="$ per 1M prompt tokens")
+    ev.add_argument(
+        "--price-in", type=float, default=DEFAULT_PRICE_IN, help="$ per 1M prompt tokens"
+    )
     ev.add_argument("--price-out", type=float, default=DEFAULT_PRICE_OUT,
                     help="$ per 1M completion tokens")
     ev.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

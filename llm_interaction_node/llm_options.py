@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import os
 import typing
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .core.llm.config import ENV_VARS, Mode
 
@@ -63,7 +64,9 @@ def llm_overrides(args: argparse.Namespace, env: Mapping[str, str] = os.environ)
     return {f"llm.{name}": value for name, value in llm_values(args, env).items()}
 
 
-def llm_environment(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> dict[str, str]:
+def llm_environment(
+    args: argparse.Namespace, env: Mapping[str, str] = os.environ
+) -> dict[str, str]:
     """``env`` with the options written into their ``LLM_INTERACTION_*`` variables: what a
     node process gets, so the options beat both its params file and the caller's variables."""
     out = dict(env)

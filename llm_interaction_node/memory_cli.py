@@ -6,7 +6,8 @@
                                utterances (oldest first, newest last), most similar LAST
   delete ID... | --learned-about TOPIC [--include-seed] [--threshold T]
   export FILE                  readable YAML (transcripts as block scalars)
-  import FILE                  add the examples of an exported file (ids already present are skipped)
+  import FILE                  add the examples of an exported file (ids already present are \
+skipped)
   reset --yes                  empty the store of this API set
   seed [DIR]                   add the example transcripts of DIR not stored yet
                                (default config/transcripts/<api>)
@@ -42,8 +43,11 @@ def _add_store_options(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS: accepted before and after the subcommand without overwriting each other
     group.add_argument("--api", choices=API_NAMES, default=argparse.SUPPRESS,
                        help="API set (default humanoid)")
-    group.add_argument("--config", default=argparse.SUPPRESS,
-                       help="agent settings YAML with a 'memory:' section (default config/agent.yaml)")
+    group.add_argument(
+        "--config",
+        default=argparse.SUPPRESS,
+        help="agent settings YAML with a 'memory:' section (default config/agent.yaml)",
+    )
     group.add_argument("--path", default=argparse.SUPPRESS, help="local store directory")
     group.add_argument("--host", default=argparse.SUPPRESS, help="Chroma server host")
     group.add_argument("--port", type=int, default=argparse.SUPPRESS, help="Chroma server port")
@@ -82,7 +86,9 @@ def _populate(parser: argparse.ArgumentParser) -> None:
     p = add("reset", "delete ALL examples of this API set", cmd_reset)
     p.add_argument("--yes", action="store_true", help="really do it")
     p = add("seed", "add the predefined example transcripts not stored yet", cmd_seed)
-    p.add_argument("dir", nargs="?", help="folder of *.txt transcripts (default config/transcripts/<api>)")
+    p.add_argument(
+        "dir", nargs="?", help="folder of *.txt transcripts (default config/transcripts/<api>)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -177,7 +183,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise UserError("-k must be >= 0")
     results = commands.search(store_of(args), args.text, args.k)
     for n, (ex, score) in enumerate(results, 1):
-        head = f"# {n}/{len(results)}  score {score:.4f}  {ex.id}  {ex.source}  {ex.origin}".rstrip()
+        head = (
+            f"# {n}/{len(results)}  score {score:.4f}  {ex.id}  {ex.source}  {ex.origin}".rstrip()
+        )
         if args.brief:
             print(f"{score:.4f}  {ex.id}  {ex.source:<8} {_first_utterance(ex)}")
         else:
@@ -233,7 +241,10 @@ def cmd_seed(args: argparse.Namespace) -> int:
         raise UserError(f"no transcript folder {directory}")
     memory = store_of(args, seed=False)
     n = commands.seed(memory, directory)
-    print(f"added {n} seed example(s) from {directory} ({memory.count('seed')} seed example(s) stored)")
+    print(
+        f"added {n} seed example(s) from {directory} ({memory.count('seed')} seed example(s) "
+        f"stored)"
+    )
     return 0
 
 

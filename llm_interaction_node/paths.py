@@ -11,9 +11,9 @@ static knowledge and the benchmarks all look worlds up, most of them without an 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from .core.config import load_section, setting
 from .core.config_files import config_dirs, config_path

@@ -12,8 +12,9 @@ where a world is built or compared: the ROS node imports this module and no simu
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .consoles import ApiName, build_console
 from .core.agent import AgentConfig
@@ -51,7 +52,7 @@ def output_mismatches(recorded: Sequence[Entry], replayed: Sequence[Entry],
     final input without recorded output (the closing ``wait_for_trigger()``) is not compared,
     with ``missing_ok`` no input without recorded output is."""
     out = []
-    for n, (want, got) in enumerate(zip(recorded, replayed), 1):
+    for n, (want, got) in enumerate(zip(recorded, replayed, strict=False), 1):
         last = n == len(recorded) and not want.output
         if want.output != got.output and not last and not (missing_ok and not want.output):
             out.append((n, want, got))

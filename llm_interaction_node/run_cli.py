@@ -21,16 +21,22 @@ import argparse
 import os
 import signal
 import sys
-
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import yaml
 
 from .llm_options import add_llm_options, endpoint_line, llm_environment
 from .paths import config_path
-from .ros.graph import (GRAPHS, LAUNCH_ARGUMENTS, GraphRunner, NodeSpec, argument_overrides,
-                        format_value, graph_nodes)
+from .ros.graph import (
+    GRAPHS,
+    LAUNCH_ARGUMENTS,
+    GraphRunner,
+    NodeSpec,
+    argument_overrides,
+    format_value,
+    graph_nodes,
+)
 
 
 def parse_param(text: str) -> tuple[str, str, object]:
@@ -102,10 +108,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(endpoint_line(settings.llm), flush=True)
     if not settings.llm.is_configured and settings.llm.local:
         from .core.llm.models import get
-        print(f"no LLM endpoint is set: the robot uses the embedded {get(settings.llm.local_model).summary} "
-              "(llama.cpp in-process, no key; see README 'What the embedded model can do'). "
-              "For a larger model: --llm-base-url URL --llm-model NAME (or "
-              "LLM_INTERACTION_BASE_URL / OPENAI_API_KEY).", flush=True)
+
+        print(
+            f"no LLM endpoint is set: the robot uses the embedded "
+            f"{get(settings.llm.local_model).summary} "
+            "(llama.cpp in-process, no key; see README 'What the embedded model can do'). "
+            "For a larger model: --llm-base-url URL --llm-model NAME (or "
+            "LLM_INTERACTION_BASE_URL / OPENAI_API_KEY).",
+            flush=True,
+        )
     # the in-process console must discover the nodes the same way they discover each other
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
     # SIGINT (Ctrl-C) and SIGTERM stop the graph, as they stop a ROS node, also when this was

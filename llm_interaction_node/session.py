@@ -14,9 +14,10 @@ memory outage (:mod:`.core.memory.source`), the benchmark's episode store
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .consoles import ApiName, build_console
 from .core.agent import Agent, AgentConfig
@@ -65,13 +66,21 @@ def open_memory(api: ApiName, config=None, seed: bool = True):
     return memory
 
 
-def learning_console(api: ApiName, robot, channel: UserChannel, llm: LLMClient, memory,
-                     learning: LearningSettings | None = None,
-                     ledger: TokenLedger | None = None, *,
-                     speak: Callable[[str], None] = lambda text: None,
-                     start: Callable[[], WorldStart] | None = None,
-                     agent: AgentConfig | None = None, live: LiveEnd | None = None,
-                     api_options: Mapping[str, Any] | None = None) -> tuple[ConsoleSession, Learner]:
+def learning_console(
+    api: ApiName,
+    robot,
+    channel: UserChannel,
+    llm: LLMClient,
+    memory,
+    learning: LearningSettings | None = None,
+    ledger: TokenLedger | None = None,
+    *,
+    speak: Callable[[str], None] = lambda text: None,
+    start: Callable[[], WorldStart] | None = None,
+    agent: AgentConfig | None = None,
+    live: LiveEnd | None = None,
+    api_options: Mapping[str, Any] | None = None,
+) -> tuple[ConsoleSession, Learner]:
     """A console (:func:`~.consoles.build_console`) whose learn_from_interaction() and
     forget_learned() act on ``memory``, and its :class:`Learner` (``learning.mode``;
     ``agent``: the statement timeout, also of the replay check; ``api_options``: the

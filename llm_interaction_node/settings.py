@@ -16,7 +16,8 @@ robot_api  :class:`RobotApiSettings`                       here
 
 Sources, later ones win (:func:`~.core.config.load_section`, the same for every section):
 the defaults; the fallback variables OPENAI_BASE_URL / OPENAI_API_KEY; ``config/agent.yaml``
-(``--config FILE``) or, in the interaction node, its ROS parameters (:mod:`.ros.interaction_parameters`
+(``--config FILE``) or, in the interaction node, its ROS parameters \
+(:mod:`.ros.interaction_parameters`
 derives the parameter list from these fields); the environment variable a field names
 (``env=``, e.g. ``LLM_INTERACTION_MODEL``); command-line options (``overrides``). Unknown keys
 are refused in every section.
@@ -24,9 +25,10 @@ are refused in every section.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -96,7 +98,7 @@ class Settings:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None, env: Mapping[str, str] = os.environ,
-                  overrides: Mapping[str, Any] | None = None) -> "Settings":
+                  overrides: Mapping[str, Any] | None = None) -> Settings:
         """From the ``config/agent.yaml`` structure, the environment and dotted
         ``overrides`` (``{'agent.statement_timeout_s': 5}``; None values are skipped), in the
         one precedence of :func:`~.core.config.load_section`."""
@@ -112,7 +114,7 @@ class Settings:
         return cls(**{name: load_section(kind, data.get(name), name, env, forced.get(name))
                       for name, kind in sections.items()})
 
-    def with_overrides(self, overrides: Mapping[str, Any]) -> "Settings":
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Settings:
         """A copy with dotted ``overrides`` applied (validated like a file)."""
         return Settings.from_dict(self.to_dict(), env={}, overrides=overrides)
 

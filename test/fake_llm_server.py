@@ -81,7 +81,9 @@ class FakeLLMServer:
                         if n == reply.get("stall_after"):
                             wait(reply.get("stall_s", 30))   # silent, then the rest
                         delta = {"delta": {"content": piece}} if chat else {"text": piece}
-                        self.event({"choices": [{"index": 0, "finish_reason": None, **delta}]}, request)
+                        self.event(
+                            {"choices": [{"index": 0, "finish_reason": None, **delta}]}, request
+                        )
                     last = {"delta": {}} if chat else {"text": ""}
                     self.event({"choices": [{"index": 0, "finish_reason": "stop", **last}],
                                 **server.extra}, request)   # llama.cpp: timings here
@@ -102,7 +104,9 @@ class FakeLLMServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self.thread.start()
 
     def default_body(self, path: str, request: dict) -> dict:

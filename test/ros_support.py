@@ -13,9 +13,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,7 +30,9 @@ def _claim_domain() -> int:
     start = os.getpid() % 100
     for i in range(100):
         domain = 1 + (start + i) % 100
-        f = open(os.path.join(tempfile.gettempdir(), f"llm_interaction_ros_domain_{domain}.lock"), "w")
+        f = open(
+            os.path.join(tempfile.gettempdir(), f"llm_interaction_ros_domain_{domain}.lock"), "w"
+        )
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -76,9 +78,13 @@ class NodeProcess:
         deadline = time.monotonic() + timeout
         while text not in self.log():
             if not self.alive():
-                raise RuntimeError(f"{self.module} exited ({self.proc.returncode}):\n{self.log()[-4000:]}")
+                raise RuntimeError(
+                    f"{self.module} exited ({self.proc.returncode}):\n{self.log()[-4000:]}"
+                )
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{self.module}: no {text!r} in {timeout} s:\n{self.log()[-4000:]}")
+                raise TimeoutError(
+                    f"{self.module}: no {text!r} in {timeout} s:\n{self.log()[-4000:]}"
+                )
             time.sleep(0.05)
 
     def kill(self) -> None:
@@ -140,7 +146,9 @@ class ProbeNode:
         self.node.create_subscription(msg_type, topic, received.append, qos)
         return received
 
-    def wait_until(self, predicate: Callable[[], bool], timeout: float = 30.0, what: str = "") -> None:
+    def wait_until(
+        self, predicate: Callable[[], bool], timeout: float = 30.0, what: str = ""
+    ) -> None:
         deadline = time.monotonic() + timeout
         while not predicate():
             if time.monotonic() > deadline:

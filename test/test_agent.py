@@ -2,9 +2,9 @@
 import pytest
 
 from llm_interaction_node.core.agent import LOOP_NOTE, SORRY, AgentConfig
+from llm_interaction_node.core.apis.sets import HUMANOID
 from llm_interaction_node.core.console import NEW_TASK_MARKER
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM
-from llm_interaction_node.core.apis.sets import HUMANOID
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_agent, build_console, load_examples, make_world
 
@@ -63,7 +63,9 @@ def test_prompt_keeps_its_stable_part_first_and_ends_with_the_console_prompt():
     prefix = first[: first.index("# Current interaction:")]
     assert all(p.startswith(prefix) for p in llm.prompts)        # cacheable prefix
     assert all(p.endswith("\n>>>") for p in llm.prompts)
-    assert "def grasp(object_name: str, hand: Literal['left', 'right', None] = None) -> str" in first
+    assert (
+        "def grasp(object_name: str, hand: Literal['left', 'right', None] = None) -> str" in first
+    )
     assert "def wait_for_trigger() -> dict[str, str]" in first
     # examples keep their order (retrieval puts the most similar last)
     positions = [first.index(e.splitlines()[1]) for e in examples]
@@ -359,6 +361,7 @@ def test_name_and_type_errors_share_one_budget():
 def test_an_import_is_refused_with_a_typed_error():
     """The import class is a type (ImportRefused), not a message the policy reads."""
     import ast
+
     from llm_interaction_node.core.policy import error_class
     from llm_interaction_node.core.sandbox import ImportRefused, Sandbox, SandboxViolation
     for source in ("import os", "from math import pi", "def f():\n    import os"):
@@ -401,7 +404,9 @@ def test_function_generation_writes_helpers_first_and_is_bounded():
     src = sources(agent)
     assert src[1:4] == [helper, parent, "n = count_things(list_objects())"]
     # depth 2: tally's own helper (offset_of) is not generated; the statement says so
-    assert "NameError: name 'offset_of' is not defined" in agent.console.transcript.entries[3].output
+    assert (
+        "NameError: name 'offset_of' is not defined" in agent.console.transcript.entries[3].output
+    )
     assert "# define function: tally(objects)." in llm.prompts[2]
     assert llm.remaining == 0
 
@@ -449,14 +454,19 @@ def test_function_generation_follows_the_setting():
 
 def test_the_fgen_prompt_file_is_checked_and_calls_are_found_with_their_assignment(tmp_path):
     import ast
+
     from llm_interaction_node.core.fgen import load_fgen_prompt, undefined_calls
     prompt = load_fgen_prompt()
     assert len(prompt.examples) >= 6 and all(ex.code.lstrip().startswith("def ")
                                              for ex in prompt.examples)
-    for text, named in [("- just a list\n", "expected a mapping"),
-                        ("header: h\nexamples:\n  - call: f()\n", "example 1 needs 'call' and 'code'"),
-                        ("header: h\nexamples:\n  - {call: f(), code: 'def f(): 1', uses: np}\n",
-                         "'uses' must be a list")]:
+    for text, named in [
+        ("- just a list\n", "expected a mapping"),
+        ("header: h\nexamples:\n  - call: f()\n", "example 1 needs 'call' and 'code'"),
+        (
+            "header: h\nexamples:\n  - {call: f(), code: 'def f(): 1', uses: np}\n",
+            "'uses' must be a list",
+        ),
+    ]:
         path = tmp_path / "fgen.yaml"
         path.write_text(text)
         with pytest.raises(ValueError, match=named):

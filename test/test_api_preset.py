@@ -167,7 +167,9 @@ def test_names_are_looked_up_and_refused_as_the_paper_did():
     paper, ours = api(world, "paper"), api(world, "ours")
     with pytest.raises(SemanticHintError) as hint:
         paper.put_first_on_second("purple cube", "green thing")
-    assert str(hint.value) == "Unknown object \"purple cube\". Use one of ['blue bowl', 'red block']"
+    assert (
+        str(hint.value) == "Unknown object \"purple cube\". Use one of ['blue bowl', 'red block']"
+    )
     with pytest.raises(SemanticHintError, match="unknown objects 'purple cube', 'green thing'"):
         ours.put_first_on_second("purple cube", "green thing")
     assert paper.put_first_on_second("the red square", "blue circle") == "success"
@@ -187,10 +189,19 @@ def test_a_failed_household_skill_is_a_bare_failure_with_the_paper_preset(tmp_pa
         settings = preset(name).with_overrides({
             "memory.path": str(tmp_path / name), "learning.mode": "raw"})
         settings.memory.host = None
-        session = build_session("humanoid", world, CallbackUser(lambda *_: next(said, None)),
-                                settings, llm=ScriptedLLM([
-                                    "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
-                                    "grasp('milk-carton_0')", "wait_for_trigger()"]))
+        session = build_session(
+            "humanoid",
+            world,
+            CallbackUser(lambda *_, said=said: next(said, None)),
+            settings,
+            llm=ScriptedLLM(
+                [
+                    "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+                    "grasp('milk-carton_0')",
+                    "wait_for_trigger()",
+                ]
+            ),
+        )
         session.agent.run()
         [grasp] = [e for e in session.console.transcript if e.source.startswith("grasp(")]
         outputs[name] = grasp.output
@@ -226,7 +237,7 @@ def test_the_correction_bench_runs_with_the_paper_api_in_a_directory_of_its_own(
                  "--out", str(tmp_path)]) == 0
     [record] = [json.loads(p.read_text()) for p in (tmp_path / "today-paper-api").glob("*.json")]
     assert record["api_preset"] == "paper" and record["variant"] == "today"
-    assert record["put_right"]            # the stand-in names the places: the paper's API takes them
+    assert record["put_right"]  # the stand-in names the places: the paper's API takes them
     assert not (tmp_path / "today").exists()
     [row] = json.loads((tmp_path / "summary.json").read_text())["variants"]
     assert row["variant"] == "today-paper-api" and row["api_preset"] == "paper"

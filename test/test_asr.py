@@ -15,14 +15,26 @@ import pytest
 import yaml
 
 from llm_interaction_node.paths import config_path
-from llm_interaction_node.ros.speech import whisper_model
-from llm_interaction_node.ros.speech.asr_engine import (OUTCOME_EMPTY, OUTCOME_LOW_CONFIDENCE,
-                                                 OUTCOME_SENT, Segmenter, SpeakingGate,
-                                                 StateHistory, is_stop_command, judge,
-                                                 normalize_words)
-from llm_interaction_node.ros.speech.audio import (AudioFormatError, decode_wav, from_msg, resample,
-                                            to_msg)
 from llm_interaction_node.ros.nodes.wav_source import schedule
+from llm_interaction_node.ros.speech import whisper_model
+from llm_interaction_node.ros.speech.asr_engine import (
+    OUTCOME_EMPTY,
+    OUTCOME_LOW_CONFIDENCE,
+    OUTCOME_SENT,
+    Segmenter,
+    SpeakingGate,
+    StateHistory,
+    is_stop_command,
+    judge,
+    normalize_words,
+)
+from llm_interaction_node.ros.speech.audio import (
+    AudioFormatError,
+    decode_wav,
+    from_msg,
+    resample,
+    to_msg,
+)
 
 
 def load_yaml(path):
@@ -80,7 +92,7 @@ def test_vad_cuts_one_utterance_per_request_at_the_silences():
     audio = np.concatenate(parts)
     utterances, seg = run_segmenter(audio)
     assert len(utterances) == 3, [(u.start - 1000, u.end - 1000) for u in utterances]
-    for u, (lo, hi) in zip(utterances, spans):
+    for u, (lo, hi) in zip(utterances, spans, strict=False):
         start, end = u.start - 1000.0, u.end - 1000.0
         assert start <= lo and end >= hi                        # the whole speech is inside
         assert lo - start < 0.6 and end - hi < 0.8              # plus a little padding only
@@ -95,8 +107,10 @@ def test_vad_gives_the_same_cuts_for_any_chunk_size():
     small, _ = run_segmenter(audio, chunk=320)                    # 20 ms chunks
     large, _ = run_segmenter(audio, chunk=8000)                   # 500 ms chunks
     assert len(small) == len(large) == 2
-    for a, b in zip(small, large):
-        assert a.start == pytest.approx(b.start, abs=0.07) and a.end == pytest.approx(b.end, abs=0.07)
+    for a, b in zip(small, large, strict=True):
+        assert a.start == pytest.approx(b.start, abs=0.07) and a.end == pytest.approx(
+            b.end, abs=0.07
+        )
 
 
 def test_vad_finds_no_speech_in_silence_noise_or_a_tone_and_keeps_little_audio():
@@ -105,7 +119,10 @@ def test_vad_finds_no_speech_in_silence_noise_or_a_tone_and_keeps_little_audio()
                   (3000 * np.sin(np.arange(5 * SR) * 2 * np.pi * 440 / SR)).astype(np.int16)):
         seg = Segmenter()
         for offset in range(0, len(audio), 1600):
-            assert seg.push(offset / SR, audio[offset:offset + 1600].astype(np.float32) / 32768) == []
+            assert (
+                seg.push(offset / SR, audio[offset : offset + 1600].astype(np.float32) / 32768)
+                == []
+            )
             assert seg.pending_s < 2.0                            # trimmed between utterances
         assert not seg.in_speech
 
@@ -174,7 +191,10 @@ def test_the_recogniser_passes_speech_and_the_filter_drops_garbage(recogniser):
 
 def test_silence_and_white_noise_are_not_sent(recogniser):
     rng = np.random.default_rng(0)
-    for audio in (np.zeros(2 * SR, np.float32), (rng.standard_normal(2 * SR) * 0.1).astype(np.float32)):
+    for audio in (
+        np.zeros(2 * SR, np.float32),
+        (rng.standard_normal(2 * SR) * 0.1).astype(np.float32),
+    ):
         result = recogniser.transcribe(audio)
         assert judge(result.text, result.confidence, 0.35) != OUTCOME_SENT, result
 
@@ -305,7 +325,7 @@ def test_wav_source_schedule_is_a_continuous_real_time_stream():
     items = list(schedule([a, b], 10.0, 1600, 800, 1600))
     total = 800 + 2500 + 1600 + 1000 + 1600
     assert sum(len(i.samples) for i in items) == total
-    for prev, nxt in zip(items, items[1:]):
+    for prev, nxt in zip(items, items[1:], strict=False):
         assert nxt.stamp == pytest.approx(prev.stamp + len(prev.samples) / SR)
         assert prev.due == pytest.approx(nxt.stamp)        # published once it has been "heard"
     assert items[-1].due == pytest.approx(10.0 + total / SR)

@@ -71,7 +71,9 @@ def test_replay_reports_a_missing_world_clearly():
 
 
 def test_chat_without_an_endpoint_or_local_model_explains_what_to_set():
-    r = run_cli("chat", "--api", "humanoid", stdin="hello\n", env_extra={"LLM_INTERACTION_LOCAL": "0"})
+    r = run_cli(
+        "chat", "--api", "humanoid", stdin="hello\n", env_extra={"LLM_INTERACTION_LOCAL": "0"}
+    )
     assert r.returncode == 2
     assert "LLM_INTERACTION_BASE_URL" in r.stderr and "OPENAI_API_KEY" in r.stderr
 
@@ -132,7 +134,9 @@ def test_chat_shows_how_far_a_long_llm_call_is(tmp_path):
     finally:
         server.close()
     assert r.returncode == 0, r.stderr
-    assert re.search(r"\(the model is reading the prompt: 4096 of 4096 tokens, \d+ s\)", r.stdout), r.stdout
+    assert re.search(
+        r"\(the model is reading the prompt: 4096 of 4096 tokens, \d+ s\)", r.stdout
+    ), r.stdout
     assert r.stdout.count("(the model answered after") == 1           # the second call was quick
     assert r.stdout.index("(the model answered after") < r.stdout.index("robot says: ready")
 

@@ -75,7 +75,9 @@ def test_errors_are_reported_like_the_console(make_console):
     assert out.endswith("NameError: name 'undefined_thing' is not defined")
     # frames inside the API implementation are not shown, only the console's
     out = c.execute("broken()").entry.output
-    assert "test_console.py" not in out and out.endswith("ValueError: the gripper is not calibrated")
+    assert "test_console.py" not in out and out.endswith(
+        "ValueError: the gripper is not calibrated"
+    )
     assert c.execute("find('cup')").entry.output == "unknown object 'cup'; use one of ['mug_0']"
     out = c.execute("[1, 2][5]").entry.output
     assert "IndexError: list index out of range" in out and "Hint:" in out

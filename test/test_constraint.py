@@ -83,15 +83,19 @@ def test_an_object_not_in_the_scene_is_refused(tabletop, source):
     assert not accepted(tabletop.gbnf(), text, whole=False)
 
 
-@pytest.mark.parametrize("source", [
-    "for name in names:\n    if name.endswith('block'):\n        put_first_on_second(name, 'green bowl')",
-    "put_first_on_second('red block', denormalize_xy([0.5, 0.5]))",
-    "put_first_on_second(names[0], get_obj_pos('blue block') + [0, 0.1])",
-    "blocks = [n for n in get_obj_names() if 'block' in n]",
-    "# the blue block lies on the red one\nput_first_on_second('blue block', 'green bowl')",
-    "say_hello = 'I cannot see a yellow block'",
-    "wait_for_trigger()",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "for name in names:\n    if name.endswith('block'):\n        put_first_on_second(name, "
+        "'green bowl')",
+        "put_first_on_second('red block', denormalize_xy([0.5, 0.5]))",
+        "put_first_on_second(names[0], get_obj_pos('blue block') + [0, 0.1])",
+        "blocks = [n for n in get_obj_names() if 'block' in n]",
+        "# the blue block lies on the red one\nput_first_on_second('blue block', 'green bowl')",
+        "say_hello = 'I cannot see a yellow block'",
+        "wait_for_trigger()",
+    ],
+)
 def test_valid_inputs_pass(tabletop, source):
     assert tabletop.check(source) is None
     text = " " + source.replace("\n", "\n... ") + "\n'success'\n"    # the output is free

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
-from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.core.apis.tabletop import MOVE as TABLETOP_MOVE
+from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.core.constraint import ConsoleVocabulary
 from llm_interaction_node.core.correction import focus_after, mentioned
 from llm_interaction_node.core.llm import ScriptedLLM
@@ -165,8 +165,7 @@ def test_the_correction_bench_runs_and_records_every_situation(tmp_path):
 
 def test_the_restating_comment_is_a_note_the_learner_leaves_out():
     """The restate comment quotes the user on one line and never enters a lesson."""
-    from llm_interaction_node.core.notes import (is_console_note, restate_note,
-                                                 without_console_notes)
+    from llm_interaction_node.core.notes import is_console_note, restate_note, without_console_notes
     from llm_interaction_node.core.transcript import Entry, Transcript
     note = restate_note('put it in the "top"\n  left corner')
     assert note == "The user says: \"put it in the 'top' left corner\". Do that now."

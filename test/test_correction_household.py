@@ -7,8 +7,7 @@ import re
 import pytest
 
 from llm_interaction_node.bench import household_situations as H
-from llm_interaction_node.bench.corrections import (bench_settings, main,
-                                                    run_household_situation)
+from llm_interaction_node.bench.corrections import bench_settings, main, run_household_situation
 from llm_interaction_node.core.apis.humanoid import HumanoidApi
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.registry import ApiRegistry, public_functions
@@ -123,7 +122,7 @@ def test_undoing_what_the_attempt_got_right_is_worse(bench):
         return [_go("handover_to_human"), f"receive_object_from_human({given!r})",
                 f"bring_object_to({given!r}, {home!r})"]
     records = bench("today", undo)
-    for situation, record in zip(SITUATIONS, records):
+    for situation, record in zip(SITUATIONS, records, strict=False):
         undone = situation.kind == "forgotten"
         assert record["worse"] is undone and record["put_right"] is not undone
         assert record["situation"] == situation.id and record["kind"] == situation.kind

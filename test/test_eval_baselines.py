@@ -5,11 +5,17 @@ import pytest
 
 from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
 from llm_interaction_node.eval.systems.base import Round
-from llm_interaction_node.eval.systems.cap import (CaP, DynamicCaP, clean_code,
-                                                   examples_from_transcript, episode_transcript,
-                                                   load_prompt_file, undefined_calls)
+from llm_interaction_node.eval.systems.cap import (
+    CaP,
+    DynamicCaP,
+    clean_code,
+    episode_transcript,
+    examples_from_transcript,
+    load_prompt_file,
+    undefined_calls,
+)
 from llm_interaction_node.eval.systems.helper import Helper
-from llm_interaction_node.eval.tasks import check, make_task, feasible_world, world_positions
+from llm_interaction_node.eval.tasks import check, feasible_world, make_task, world_positions
 
 
 def scene(template="block_in_bowl", seed=0):
@@ -68,7 +74,9 @@ def test_cap_solves_block_in_bowl_with_parse_obj_name():
         f"ret_val = '{block}'\n",
     ])
     cap = CaP(llm)
-    assert cap.name == "cap" and all(callable(getattr(cap, m)) for m in ("run", "episode_succeeded"))
+    assert cap.name == "cap" and all(
+        callable(getattr(cap, m)) for m in ("run", "episode_succeeded")
+    )
     assert cap.llm is llm and isinstance(cap.ledger, TokenLedger)
     user = User()
     cap.run(world, task.instruction, user)
@@ -137,17 +145,23 @@ def test_cap_crash_then_feedback_continues_with_context():
     assert check(task, initial, world_positions(world))
     # the context holds the earlier instructions and programs of the run
     last = llm.prompts[2]
-    assert last.endswith(f"# {task.instruction}\nx = 1\nput_first_on_second('purple cube', 'table')\n"
-                         "# That did not work.\nSure, here is what I would do: move it (\n"
-                         "# Please try again.\n")
+    assert last.endswith(
+        f"# {task.instruction}\nx = 1\nput_first_on_second('purple cube', 'table')\n"
+        "# That did not work.\nSure, here is what I would do: move it (\n"
+        "# Please try again.\n"
+    )
 
 
 def test_cap_survives_llm_script_errors_in_sub_program():
     task, world, _ = scene()
-    llm = ScriptedLLM(["b = parse_obj_name('the red thing')\n", "Sure! The red thing is the red block."])
+    llm = ScriptedLLM(
+        ["b = parse_obj_name('the red thing')\n", "Sure! The red thing is the red block."]
+    )
     user = User()
     CaP(llm).run(world, task.instruction, user)
-    assert user.rounds[0].error.startswith("ValueError: parse_obj_name('the red thing') gave invalid code")
+    assert user.rounds[0].error.startswith(
+        "ValueError: parse_obj_name('the red thing') gave invalid code"
+    )
 
 
 def test_cap_runs_the_context_line_before_a_sub_program():
@@ -172,10 +186,13 @@ def test_cap_accepts_named_places_where_the_reference_does(place, xy):
     """Issue 16 (cap blocks_on_place run 3): the reference's get_obj_pos (and with it
     put_first_on_second) takes the named places of the table in place of an object name."""
     import numpy as np
+
     from llm_interaction_node.core.apis.tabletop import TabletopApi
     task, world, _ = scene()
     block = task.attributes["block"]
-    llm = ScriptedLLM([f"where = get_obj_pos('{place}')\nput_first_on_second('{block}', '{place}')\n"])
+    llm = ScriptedLLM(
+        [f"where = get_obj_pos('{place}')\nput_first_on_second('{block}', '{place}')\n"]
+    )
     user = User()
     CaP(llm).run(world, task.instruction, user)
     assert user.rounds[0].error is None, user.rounds[0].error
@@ -281,8 +298,7 @@ def test_helper_gives_up_after_its_correction_budget(tmp_path):
 
 
 def test_factories_used_by_the_cli(tmp_path):
-    from llm_interaction_node.eval.systems import cap, helper
-    from llm_interaction_node.eval.systems import make_system
+    from llm_interaction_node.eval.systems import cap, helper, make_system
     assert type(cap.make("cap", ScriptedLLM([]))) is CaP
     assert make_system("dynamic_cap", ScriptedLLM([]), tmp_path / "d").name == "dynamic_cap"
     assert make_system("helper", ScriptedLLM([]), tmp_path / "h").name == "helper"

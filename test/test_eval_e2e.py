@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from llm_interaction_node.eval.oracle import OracleLLM
 from llm_interaction_node.eval.harness import load_records, plan, run_protocol, run_seed
+from llm_interaction_node.eval.oracle import OracleLLM
 from llm_interaction_node.eval.report import compare, write_report
-from llm_interaction_node.eval.tasks import SPLITS, make_task
 from llm_interaction_node.eval.systems import make_system
+from llm_interaction_node.eval.tasks import SPLITS, make_task
 from llm_interaction_node.eval.worlds import world_factory
 
 pytestmark = pytest.mark.slow
@@ -101,7 +101,9 @@ def test_final_mode_stores_the_accepted_attempt_replayed_in_pybullet_and_the_nex
                            factory=world_factory("bullet", "floating"), user_policy="teaching")
     first, second = records
     assert [k for k, _ in first.utterances] == ["instruction", "high_level", "learn"]
-    assert first.user == "teaching" and first.learning[0]["status"] == "stored_final", first.learning
+    assert first.user == "teaching" and first.learning[0]["status"] == "stored_final", (
+        first.learning
+    )
     [example] = system.memory.list("final")
     assert example.transcript.count("wait_for_trigger()") == 2     # the request, the closing wait
     assert "learn_from_interaction" not in example.transcript
@@ -132,7 +134,9 @@ def test_eval_command_and_side_by_side_report(tmp_path):
     table = compare([out])
     assert table.splitlines()[2].startswith("| ours | 100.0 | 100.0 | 0.00 |")
     header = [c.strip() for c in table.splitlines()[0].strip("|").split("|")]
-    row = dict(zip(header, [c.strip() for c in table.splitlines()[2].strip("|").split("|")]))
+    row = dict(
+        zip(header, [c.strip() for c in table.splitlines()[2].strip("|").split("|")], strict=False)
+    )
     records = load_records(out)
     assert row["runs"] == str(len(records)) and row["learned"] == "0"     # all right first time
     assert float(row["wall s / run"]) >= 0 and row["tokens evaluated"] in ("-", str(

@@ -50,7 +50,7 @@ def test_moving_another_block_next_to_the_bowl_destroys_the_initial_condition():
     a = task.attributes
     bowl = np.asarray(pos[a["bowl"]])
     other = next(b for b in task.blocks if b != meant)
-    step = np.array(T.DIRECTIONS[a["direction"]]) * 0.07        # right next to the bowl, on that side
+    step = np.array(T.DIRECTIONS[a["direction"]]) * 0.07  # right next to the bowl, on that side
     world.pick_and_place(np.asarray(pos[other]), np.append(bowl[:2] + step, 0.0))
     now = T.world_positions(world)
     assert T.interpretation(task, now) != meant      # following the words now picks another block
@@ -87,7 +87,9 @@ class _DoesItThenErrs:
 
 def test_a_round_that_ends_in_an_error_fails_even_if_the_world_is_right():
     system = _DoesItThenErrs()
-    system.task = T.make_task("block_in_bowl", "sa_si", T.make_task("block_in_bowl", "sa_si", 0).seed)
+    system.task = T.make_task(
+        "block_in_bowl", "sa_si", T.make_task("block_in_bowl", "sa_si", 0).seed
+    )
     record = run_once(system, "sa_si", "block_in_bowl", 1, system.task.seed)
     assert record.errors == ["gave up: too many errors"]
     assert record.success is False and record.first_success is None
@@ -95,7 +97,7 @@ def test_a_round_that_ends_in_an_error_fails_even_if_the_world_is_right():
 
 
 # ---------------------------------------------------------------------------- what a person sees
-from llm_interaction_node.eval.observe import moves, observe, where   # noqa: E402
+from llm_interaction_node.eval.observe import moves, observe, where  # noqa: E402
 
 
 def test_where_says_bowl_block_named_place_next_to_region_or_off_the_table():
@@ -173,7 +175,9 @@ def test_the_harness_observes_each_round_and_the_user_says_what_was_done():
     assert {m["object"] for m in first["moved"]} == set(task.blocks)
     assert all(m["end"] == T.place_phrase(mirrored) or m["end"].startswith("on the ")
                for m in first["moved"])
-    assert first["unmet"][0]["kind"] == "wrong_place" and first["unmet"][0]["where"] == T.place_phrase(mirrored)
+    assert first["unmet"][0]["kind"] == "wrong_place" and first["unmet"][0][
+        "where"
+    ] == T.place_phrase(mirrored)
     kind, text = record.utterances[1]
     assert kind == "high_level" and mirrored in text and place in text
     assert second["success"] and second["unmet"] == []

@@ -63,7 +63,7 @@ def test_outcome_table_counts_learn_requests_and_calls():
                       learning=[{"status": "learned"}, {"status": "refused"}])]
     lines = outcomes_markdown({"ours": records})
     header = [c.strip() for c in lines[2].strip("|").split("|")]
-    row = dict(zip(header, [c.strip() for c in lines[4].strip("|").split("|")]))
+    row = dict(zip(header, [c.strip() for c in lines[4].strip("|").split("|")], strict=False))
     assert [row[o] for o in OUTCOMES] == ["1", "1", "0", "0", "0", "0", "0"]
     assert row["asked to learn"] == "1" and row["learn calls: status"] == "learned 1, refused 1"
 
@@ -78,13 +78,18 @@ def test_loop_breaks_say_which_stage_of_the_learning_loop_did_not_happen():
     from llm_interaction_node.eval.report import loop_breaks, loop_breaks_markdown
     learned = [{"status": "learned", "example_id": "ex1"}]
     records = [
-        run(1, False, None, ["instruction", "high_level", "high_level"]),            # never solved
-        run(2, True, 1, ["instruction", "high_level", "learn"],
-            [{"status": "replay_failed", "example_id": None}]),                       # rewrite failed
-        run(3, True, 1, ["instruction", "high_level", "learn"], learned),             # stored
-        run(4, True, 2, ["instruction", "high_level", "high_level"]),                 # lesson missed
-        run(5, True, 1, ["instruction", "high_level"], retrieved=["ex1"]),            # there, ignored
-        run(6, True, 0, ["instruction"], retrieved=["ex1", "seedless"]),              # used
+        run(1, False, None, ["instruction", "high_level", "high_level"]),  # never solved
+        run(
+            2,
+            True,
+            1,
+            ["instruction", "high_level", "learn"],
+            [{"status": "replay_failed", "example_id": None}],
+        ),  # rewrite failed
+        run(3, True, 1, ["instruction", "high_level", "learn"], learned),  # stored
+        run(4, True, 2, ["instruction", "high_level", "high_level"]),  # lesson missed
+        run(5, True, 1, ["instruction", "high_level"], retrieved=["ex1"]),  # there, ignored
+        run(6, True, 0, ["instruction"], retrieved=["ex1", "seedless"]),  # used
     ]
     verdicts = [row["verdict"] for row in loop_breaks(records)]
     assert verdicts == ["never asked", "bad rewrite (replay failed)", "stored",

@@ -8,7 +8,7 @@ import pytest
 from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.eval import tasks as T
 from llm_interaction_node.eval.observe import blocks_of
-from llm_interaction_node.eval.tasks import PLACES, Task, check, make_task, feasible_world
+from llm_interaction_node.eval.tasks import PLACES, Task, check, feasible_world, make_task
 
 
 def B(x, y, z=0.02):
@@ -176,8 +176,13 @@ def test_block_distance_to_bowl(distance, meant):
     assert not check(t, init, {**init, meant: at("left side")})
 
 
-NTH_SCENE = {"red block": B(-0.15, -0.4), "green block": B(-0.05, -0.6), "blue block": B(0.05, -0.3),
-             "yellow block": B(0.15, -0.7), "red bowl": W(0.0, -0.45)}
+NTH_SCENE = {
+    "red block": B(-0.15, -0.4),
+    "green block": B(-0.05, -0.6),
+    "blue block": B(0.05, -0.3),
+    "yellow block": B(0.15, -0.7),
+    "red bowl": W(0.0, -0.45),
+}
 
 
 @pytest.mark.parametrize("nth,direction,meant", [
@@ -236,8 +241,12 @@ def test_stack_on_place():
     tower = {**init, "blue block": at("bottom side"), "red block": at("bottom side", 0.04, dx=0.01),
              "green block": at("bottom side", 0.08)}
     assert check(t, init, tower)
-    side_by_side = {**init, "blue block": at("bottom side", dx=-0.025),
-                    "red block": at("bottom side", dx=0.025), "green block": at("bottom side", 0.04)}
+    side_by_side = {
+        **init,
+        "blue block": at("bottom side", dx=-0.025),
+        "red block": at("bottom side", dx=0.025),
+        "green block": at("bottom side", 0.04),
+    }
     assert not check(t, init, side_by_side)                      # not one tower
     assert not check(t, init, {**tower, "green block": B(-0.1, -0.3)})
     elsewhere = {**init, "blue block": at("top side"), "red block": at("top side", 0.04),
@@ -293,7 +302,7 @@ def test_blocks_in_line(line, points, ok):
     names = ["red block", "blue block", "green block", "yellow block"][:len(points)]
     init = {n: B(0.0, -0.3 - 0.1 * i) for i, n in enumerate(names)}
     init["red bowl"] = W(0.2, -0.3)
-    fin = {**init, **{n: B(*p) for n, p in zip(names, points)}}
+    fin = {**init, **{n: B(*p) for n, p in zip(names, points, strict=False)}}
     assert check(t, init, fin) is ok
 
 
@@ -356,7 +365,7 @@ def test_make_world_uses_the_factory():
     assert sorted(world.object_names()) == sorted(task.objects)
 
 
-# ---------------------------------------------------------------------------- one class per template
+# ------------------------------------------------------------------------- one class per template
 def test_each_template_is_one_class_with_everything_about_it():
     methods = ("sample", "scene", "feasible", "check", "program", "text", "mismatch",
                "meaning", "needed")
@@ -385,8 +394,10 @@ def test_random_wrong_moves_are_described(template_id, split):
             target = list(PLACES.values())[int(rng.integers(len(PLACES)))] if rng.random() < 0.6 \
                 else task.objects[int(rng.integers(len(task.objects)))]
             try:
-                api.put_first_on_second(block, np.array(target) if isinstance(target, tuple) else target)
-            except Exception:   # noqa: BLE001 - refused moves (a block on itself, ...) are fine
+                api.put_first_on_second(
+                    block, np.array(target) if isinstance(target, tuple) else target
+                )
+            except Exception:  # noqa: BLE001 - refused moves (a block on itself, ...) are fine
                 pass
         final = T.world_positions(world)
         seen = observe(task, initial, final)

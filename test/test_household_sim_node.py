@@ -19,13 +19,13 @@ import numpy as np
 import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
+from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
+from llm_interaction_interfaces.msg import Scene
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
-from llm_interaction_interfaces.msg import Scene
 from llm_interaction_node.ros.conversions import base_pose_to_msg
 from llm_interaction_node.sims import HouseholdWorld, load_household_world
 from ros_support import ROOT, NodeProcess, probe_node
@@ -36,8 +36,16 @@ COUNTER = "inFrontOf_kitchen-counter_0"          # [1.8, 1.0, 0.0]; room_center 
 
 
 def sim_process(tmp_path, namespace: str, *params: str) -> NodeProcess:
-    ros_args = ["--params-file", str(ROOT / "config/household_sim.yaml"), "-r", f"__ns:={namespace}",
-                "-p", f"world:={WORLD}", "-p", "scene_rate_hz:=2.0"]
+    ros_args = [
+        "--params-file",
+        str(ROOT / "config/household_sim.yaml"),
+        "-r",
+        f"__ns:={namespace}",
+        "-p",
+        f"world:={WORLD}",
+        "-p",
+        "scene_rate_hz:=2.0",
+    ]
     for p in params:
         ros_args += ["-p", p]
     return NodeProcess(MODULE, tmp_path / f"{namespace.strip('/')}.log", ros_args=ros_args)
@@ -52,17 +60,27 @@ class SimClient:
 
     def __init__(self, probe, namespace: str):
         self.probe = probe
-        node = self.node = rclpy.create_node(f"client{namespace.replace('/', '_')}", context=probe.context)
-        self.actions = {name: ActionClient(node, action, f"{namespace}/skills/{name}")
-                        for name, action in [("move_to", MoveTo), ("grasp", Grasp), ("place", Place),
-                                             ("handover", Handover), ("receive", Receive),
-                                             ("run_skill", RunSkill)]}
+        node = self.node = rclpy.create_node(
+            f"client{namespace.replace('/', '_')}", context=probe.context
+        )
+        self.actions = {
+            name: ActionClient(node, action, f"{namespace}/skills/{name}")
+            for name, action in [
+                ("move_to", MoveTo),
+                ("grasp", Grasp),
+                ("place", Place),
+                ("handover", Handover),
+                ("receive", Receive),
+                ("run_skill", RunSkill),
+            ]
+        }
         self.types = {name: client._action_type for name, client in self.actions.items()}
         latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
         self.states, self.scenes = [], []
-        node.create_subscription(String, f"{namespace}/household_sim/world_state", self.states.append,
-                                 latched)
+        node.create_subscription(
+            String, f"{namespace}/household_sim/world_state", self.states.append, latched
+        )
         node.create_subscription(Scene, f"{namespace}/perception/scene", self.scenes.append, 10)
         self.reset_client = node.create_client(Trigger, f"{namespace}/household_sim/reset")
         probe.executor.add_node(node)
@@ -71,7 +89,7 @@ class SimClient:
             # wait_for_server sees the services only: feedback published before the feedback
             # topic is matched is lost, so also wait until the feedback publisher is discovered
             topic = f"{namespace}/skills/{name}/_action/feedback"
-            probe.wait_until(lambda: node.count_publishers(topic) > 0, 30, topic)
+            probe.wait_until(lambda topic=topic: node.count_publishers(topic) > 0, 30, topic)
         assert self.reset_client.wait_for_service(timeout_sec=30)
         self.locations = load_household_world(WORLD).named_locations()
         self._warm_up()
@@ -136,7 +154,9 @@ class SimClient:
         """Reset the world (repeated if the answer is lost, see _warm_up)."""
         for attempt in range(10):
             try:
-                answer = self.wait(self.reset_client.call_async(Trigger.Request()), 2.0, what="reset")
+                answer = self.wait(
+                    self.reset_client.call_async(Trigger.Request()), 2.0, what="reset"
+                )
                 break
             except TimeoutError:
                 if attempt == 9:
@@ -179,8 +199,12 @@ def slow(sims, probe):
 
 
 def test_ready_line_names_world_objects_and_time_scale(sims):
-    assert "household_sim ready: world drinks_and_cup, 6 objects, time_scale 0" in sims["fast"].log()
-    assert "household_sim ready: world drinks_and_cup, 6 objects, time_scale 0.1" in sims["slow"].log()
+    assert (
+        "household_sim ready: world drinks_and_cup, 6 objects, time_scale 0" in sims["fast"].log()
+    )
+    assert (
+        "household_sim ready: world drinks_and_cup, 6 objects, time_scale 0.1" in sims["slow"].log()
+    )
 
 
 def test_move_to_named_location_with_feedback(slow):
@@ -190,7 +214,9 @@ def test_move_to_named_location_with_feedback(slow):
     assert (result.status, result.message) == ("success", "")
     assert status == GoalStatus.STATUS_SUCCEEDED
     pose = result.final_pose.pose.position
-    assert (pose.x, pose.y) == pytest.approx((1.8, 1.0)) and result.final_pose.header.frame_id == "map"
+    assert (pose.x, pose.y) == pytest.approx(
+        (1.8, 1.0)
+    ) and result.final_pose.header.frame_id == "map"
     # start (0.0) and one message per tenth; the last ones may be dropped by the client when they
     # come with the result (rclpy forgets a goal's feedback callback once the result is in)
     progress = [f.progress for f in feedback]
@@ -203,7 +229,10 @@ def test_move_to_named_location_with_feedback(slow):
     assert mid.current_pose.header.frame_id == "map"
     state = slow.state(lambda s: s["skill_calls"] == 1, "the move in the world state")
     assert state["base_pose"] == pytest.approx([1.8, 1.0, 0.0])
-    assert state["last_skill"]["skill"] == "move_to" and state["last_skill"]["args"]["location"] == COUNTER
+    assert (
+        state["last_skill"]["skill"] == "move_to"
+        and state["last_skill"]["args"]["location"] == COUNTER
+    )
     assert state["clock"] == pytest.approx(math.hypot(1.8, 1.0) / 0.5, abs=1e-5)
 
 
@@ -218,7 +247,10 @@ def test_grasp_from_the_right_place_shows_in_the_scene(fast):
                    for o in fast.scenes[-1].objects) if fast.scenes else False
     fast.probe.wait_until(cup_in_hand, 30, "the cup held by the right hand in the scene")
     assert fast.scenes[-1].header.frame_id == "map"
-    assert fast.state(lambda s: s["skill_calls"] == 2)["hands"] == {"left": None, "right": "coffee-cup_0"}
+    assert fast.state(lambda s: s["skill_calls"] == 2)["hands"] == {
+        "left": None,
+        "right": "coffee-cup_0",
+    }
 
 
 def test_grasp_from_the_wrong_place_fails_with_a_reason(fast):
@@ -228,18 +260,25 @@ def test_grasp_from_the_wrong_place_fails_with_a_reason(fast):
     assert result.message == "object out of reach: move to its location first"
     assert status == GoalStatus.STATUS_ABORTED
     state = fast.state(lambda s: s["skill_calls"] == 1)
-    assert state["last_skill"]["result"] == "failure" and state["objects"]["mango-juice_0"]["held_by"] is None
+    assert (
+        state["last_skill"]["result"] == "failure"
+        and state["objects"]["mango-juice_0"]["held_by"] is None
+    )
 
 
 def test_run_skill_with_invalid_json_fails_with_a_message(fast):
     fast.reset()
     result, _ = fast.run("run_skill", name="bring_ladder", arguments_json="{'object_name': 'x'")
-    assert result.status == "failure" and result.message.startswith("arguments_json is not valid JSON")
+    assert result.status == "failure" and result.message.startswith(
+        "arguments_json is not valid JSON"
+    )
     result, _ = fast.run("run_skill", name="bring_ladder", arguments_json="[1, 2]")
     assert (result.status, result.message) == ("failure", "arguments_json must be a JSON object")
     result, _ = fast.run("run_skill", name="dance", arguments_json="{}")   # reaches the world
     assert (result.status, result.message) == ("failure", "unknown skill 'dance'")
-    result, _ = fast.run("run_skill", name="bring_ladder", arguments_json='{"object_name": "tumbler_0"}')
+    result, _ = fast.run(
+        "run_skill", name="bring_ladder", arguments_json='{"object_name": "tumbler_0"}'
+    )
     assert (result.status, result.message) == ("failure", "no such ladder")
     assert fast.state(lambda s: s["skill_calls"] == 2)["last_skill"]["skill"] == "bring_ladder"
 
@@ -264,17 +303,24 @@ def test_reset_restores_the_initial_state(fast):
     fast.reset()
     expected = {**load_household_world(WORLD).snapshot(), "last_skill": None}
     assert fast.state() == expected
-    fast.probe.wait_until(lambda: fast.scenes and all(o.held_by in ("", "human")
-                                                      for o in fast.scenes[-1].objects), 10, "scene reset")
+    fast.probe.wait_until(
+        lambda: fast.scenes and all(o.held_by in ("", "human") for o in fast.scenes[-1].objects),
+        10,
+        "scene reset",
+    )
 
 
 def test_cancel_stops_a_long_move_and_a_waiting_goal(slow):
     slow.reset()
     feedback = []
     # 2.06 m at 0.5 m/s * 0.05 = 82 simulated s = 8.2 wall s at time_scale 0.1
-    move = slow.send("move_to", feedback, target=base_pose_to_msg(slow.locations[COUNTER]), speed_factor=0.05)
-    waiting = slow.send("grasp", object_name="coffee-cup_0", hand="")      # waits for the move
-    slow.probe.wait_until(lambda: any(f.progress >= 0.1 for f in feedback), 20, "the move under way")
+    move = slow.send(
+        "move_to", feedback, target=base_pose_to_msg(slow.locations[COUNTER]), speed_factor=0.05
+    )
+    waiting = slow.send("grasp", object_name="coffee-cup_0", hand="")  # waits for the move
+    slow.probe.wait_until(
+        lambda: any(f.progress >= 0.1 for f in feedback), 20, "the move under way"
+    )
 
     start = time.monotonic()
     slow.wait(waiting.cancel_goal_async(), what="cancel of the waiting goal")
@@ -293,10 +339,14 @@ def test_cancel_stops_a_long_move_and_a_waiting_goal(slow):
     assert latency < 0.25, f"cancel took {latency:.3f} s"         # of 7 s left; two round trips
     final = response.result.final_pose.pose.position
     assert 0.15 < final.x < 1.8 and 0.08 < final.y < 1.0       # between room_center and the counter
-    assert final.y == pytest.approx(final.x * 1.0 / 1.8, abs=1e-6)   # on the straight line
-    state = slow.state(lambda s: s["last_skill"] is not None and s["last_skill"]["reason"] == "canceled")
+    assert final.y == pytest.approx(final.x * 1.0 / 1.8, abs=1e-6)  # on the straight line
+    state = slow.state(
+        lambda s: s["last_skill"] is not None and s["last_skill"]["reason"] == "canceled"
+    )
     assert state["base_pose"][:2] == pytest.approx([final.x, final.y], abs=1e-5)
-    assert state["skill_calls"] == 1 and state["last_skill"]["result"] == "failure"   # the grasp never ran
+    assert (
+        state["skill_calls"] == 1 and state["last_skill"]["result"] == "failure"
+    )  # the grasp never ran
     assert state["hands"] == {"left": None, "right": None}
 
 
@@ -320,9 +370,9 @@ def test_the_ros_robot_says_why_a_skill_failed_in_the_same_words_as_the_world(fa
     from llm_interaction_node.core.interrupt import StopSignal
     from llm_interaction_node.paths import world_path
     from llm_interaction_node.ros.robot.humanoid import RosHumanoidRobot
-    from llm_interaction_node.ros.skills import SKILL_TYPES
     from llm_interaction_node.ros.robot.scene_memory import SceneMemory
     from llm_interaction_node.ros.robot.skill_client import SkillClient
+    from llm_interaction_node.ros.skills import SKILL_TYPES
 
     fast.reset()
     node = rclpy.create_node("ros_robot_words", context=probe.context)
@@ -358,7 +408,9 @@ def test_sigint_during_a_move_exits_cleanly(tmp_path, probe):
         proc.wait_for_log("household_sim ready")
         client = SimClient(probe, "/sim_sigint")
         feedback = []
-        move = client.send("move_to", feedback, target=base_pose_to_msg(client.locations[COUNTER]))  # 4 s
+        move = client.send(
+            "move_to", feedback, target=base_pose_to_msg(client.locations[COUNTER])
+        )  # 4 s
         result = move.get_result_async()
         probe.wait_until(lambda: feedback, 20, "the move under way")
     finally:
@@ -370,12 +422,20 @@ def test_sigint_during_a_move_exits_cleanly(tmp_path, probe):
     assert took < 2.0
     assert result.done()                                        # the goal ended before the node
     assert result.result().status == GoalStatus.STATUS_ABORTED
-    assert (result.result().result.status, result.result().result.message) == ("failure", "canceled")
+    assert (result.result().result.status, result.result().result.message) == (
+        "failure",
+        "canceled",
+    )
 
 
 def test_unknown_world_is_one_error_line_and_exit_code_2():
-    done = subprocess.run([sys.executable, "-m", MODULE, "--ros-args", "-p", "world:=no_such_world"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", MODULE, "--ros-args", "-p", "world:=no_such_world"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "household_sim: no world 'no_such_world'; known worlds: "
@@ -451,8 +511,11 @@ def test_world_interrupt_while_idle_is_pending_until_consumed_or_cleared():
 def test_world_interrupt_of_bring_ladder_leaves_the_ladder():
     w = load_household_world("ladder_and_shelf", time_scale=0.01)    # ~60 simulated s: 0.6 s
     ladder = w.snapshot()["objects"]["step-ladder_0"]
-    thread, out = _in_thread(w.run_skill, "bring_ladder",
-                             {"object_name": "step-ladder_0", "location_name": "inFrontOf_fridge_0"})
+    thread, out = _in_thread(
+        w.run_skill,
+        "bring_ladder",
+        {"object_name": "step-ladder_0", "location_name": "inFrontOf_fridge_0"},
+    )
     time.sleep(0.1)
     w.interrupt()
     thread.join(1.0)

@@ -154,7 +154,9 @@ def test_reset_and_snapshot():
 
 
 def test_random_failures_are_seeded():
-    cfg = dict(SMALL, failures={}, random_failures={"probability": 0.5, "seed": 3, "skills": ["grasp"]})
+    cfg = dict(
+        SMALL, failures={}, random_failures={"probability": 0.5, "seed": 3, "skills": ["grasp"]}
+    )
 
     def run():
         w = HouseholdWorld.from_dict(cfg)

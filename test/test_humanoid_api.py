@@ -154,7 +154,9 @@ def test_grasp_where_the_object_is_not_says_where_it_is_and_where_the_robot_is()
     world, api = make("drinks_and_cup")
     go(api, "inFrontOf_kitchen-counter_0")
     assert api.grasp("milk-carton_0") == (
-        "failure: milk-carton_0 is on the dining table; the robot is in front of the kitchen counter")
+        "failure: milk-carton_0 is on the dining table; the robot is in front of the kitchen "
+        "counter"
+    )
     assert api.grasp("milk-carton_0").startswith("failure")       # what code compares against
     world.reset()                                                  # at room_center
     assert api.grasp("mango-juice_0") == (
@@ -173,7 +175,9 @@ def test_place_at_the_wrong_furniture_or_too_high_says_so():
     api.grasp("muesli-box_0")
     go(api, "inFrontOf_tall-shelf_0")
     assert api.place_object("muesli-box_0", "on_tall-shelf_0") == (
-        "failure: muesli-box_0 is still in the right hand; the robot could not put it on the tall shelf")
+        "failure: muesli-box_0 is still in the right hand; the robot could not put it on the tall "
+        "shelf"
+    )
 
 
 def test_place_or_handover_with_an_empty_hand_says_the_robot_holds_nothing():
@@ -204,8 +208,12 @@ def test_handover_away_from_the_human_or_not_taken_says_so():
 def test_the_words_for_a_failure_the_api_cannot_check_first():
     """A robot whose scene changed under the API (ROS: perception lags): the reason is what
     the scene shows after the call, e.g. the hands."""
-    from llm_interaction_node.core.apis.humanoid_words import (Words, grasp_failed,
-                                                               handover_failed, place_failed)
+    from llm_interaction_node.core.apis.humanoid_words import (
+        Words,
+        grasp_failed,
+        handover_failed,
+        place_failed,
+    )
     world, _ = make("drinks_and_cup")
     words = Words(world.scene(), world.named_locations(), world.robot_pose())
     assert place_failed(words, "coffee-cup_0", "dining-table_0") == \
@@ -232,14 +240,19 @@ def test_move_failures_say_where_the_robot_is_and_unknown_places_stay_hints():
         "failure: the robot did not reach the target; it is in the room center"
     world._failures_left["move_to"] = {"inFrontOf_dining-table_0": 1}
     result = go(api, "inFrontOf_dining-table_0")
-    assert result == "failure: the robot did not get in front of the dining table; it is in the room center"
+    assert (
+        result
+        == "failure: the robot did not get in front of the dining table; it is in the room center"
+    )
 
 
 def test_bring_object_to_says_why_its_step_failed():
     world, api = make("drinks_and_cup")
     world._failures_left["grasp"] = {"coffee-cup_0": 1}
     assert api.bring_object_to("coffee-cup_0", "on_dining-table_0") == (
-        "failure: coffee-cup_0 is on the kitchen counter, in front of the robot; grasping it did not work")
+        "failure: coffee-cup_0 is on the kitchen counter, in front of the robot; grasping it did "
+        "not work"
+    )
 
 
 def test_explain_failures_false_keeps_the_bare_failure_of_the_papers_api():
@@ -312,7 +325,9 @@ def test_unknown_object_hint_names_valid_objects():
                  lambda: api.receive_object_from_human("juice")):
         with pytest.raises(SemanticHintError, match="mango-juice_0"):
             call()
-    with pytest.raises(SemanticHintError, match=r"list_objects\(affordance=None\).*on_kitchen-counter_0"):
+    with pytest.raises(
+        SemanticHintError, match=r"list_objects\(affordance=None\).*on_kitchen-counter_0"
+    ):
         api.get_obj_pos("juice")
     with pytest.raises(SemanticHintError, match="tumbler_0"):
         api.is_object_at_location("juice", "on_dining-table_0")
@@ -367,7 +382,12 @@ def test_speed_factor_out_of_range_is_a_hint():
 
 def test_move_to_bad_position_is_a_hint():
     world, api = make()
-    for bad in ("inFrontOf_dining-table_0", [1.0, 2.0], api.get_obj_pos("coffee-cup_0"), [np.nan, 0, 0]):
+    for bad in (
+        "inFrontOf_dining-table_0",
+        [1.0, 2.0],
+        api.get_obj_pos("coffee-cup_0"),
+        [np.nan, 0, 0],
+    ):
         with pytest.raises(SemanticHintError, match="get_location_coordinates"):
             api.move_to(bad)
     assert api.move_to([0.5, 0.5, 0.0]) == "success"        # plain lists are fine
@@ -421,9 +441,13 @@ def test_registry_listing_of_humanoid_api():
     grasp = "def grasp(object_name: str, hand: Literal['left', 'right', None] = None) -> str"
     i = next(i for i, line in enumerate(lines) if line.startswith(grasp))
     assert "# move to the location of the object before grasping it" in " ".join(lines[i:i + 2])
-    assert "def list_object_locations(affordance: Literal[None, 'grasp', 'place_something_on_top'] " \
-           "= 'grasp') -> list[tuple[str, str | None]]" in lines
-    assert "def get_object_in_hand(hand: Literal['left', 'right', None] = None) -> str | None" in lines
+    assert (
+        "def list_object_locations(affordance: Literal[None, 'grasp', 'place_something_on_top'] "
+        "= 'grasp') -> list[tuple[str, str | None]]" in lines
+    )
+    assert (
+        "def get_object_in_hand(hand: Literal['left', 'right', None] = None) -> str | None" in lines
+    )
     assert "def get_location_coordinates(location_name: str) -> np.ndarray" in lines
     assert "def receive_object_from_human(object_name: str) -> str" in lines
     assert "def is_object_at_location(object_name: str, location_name: str) -> bool" in lines
@@ -435,7 +459,10 @@ def test_registry_listing_of_humanoid_api():
            "in front of the kitchen counter'" in text
     assert "def handover_object_to_human(object_name: str) -> str  # a failure says why" in lines
     plain = ApiRegistry(public_functions(HumanoidApi(api.robot, explain_failures=False))).listing()
-    assert "failure" not in plain and "# move to the location of the object before grasping it" in plain
+    assert (
+        "failure" not in plain
+        and "# move to the location of the object before grasping it" in plain
+    )
     assert "def handover_object_to_human(object_name: str) -> str\n" in plain + "\n"
 
 

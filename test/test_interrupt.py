@@ -177,7 +177,9 @@ def test_reset_forgets_the_answered_attempt_and_the_turn():
     assert agent.config.repeat_notes >= 1                   # the default: the note is on
     assert agent.turns[1].status == "reset"
     after = list(agent.console.transcript)
-    assert not any(e.source.startswith("# not run") for e in after), agent.console.transcript.render()
+    assert not any(e.source.startswith("# not run") for e in after), (
+        agent.console.transcript.render()
+    )
     ran = [e for e in after if e.source == "list_objects()"]
     assert ran and ran[0].output.startswith("[")            # it ran in the fresh task
     assert agent.console.builtins.utterances == ["what do you see?"]

@@ -20,12 +20,23 @@ import yaml
 from llm_interaction_node.core.config import flatten
 from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
-from llm_interaction_node.ros.graph import (GRAPHS, LAUNCH_ARGUMENTS, RECORDER, ROBOT_GRAPH,
-                                           SIM_GRAPH, SPEECH_NODES, WAV_SOURCE, GraphRunner, NodeSpec,
-                                           command_line, format_value, graph_nodes,
-                                           launch_arguments)
-from llm_interaction_node.run_cli import build_overrides, parse_param
+from llm_interaction_node.ros.graph import (
+    GRAPHS,
+    LAUNCH_ARGUMENTS,
+    RECORDER,
+    ROBOT_GRAPH,
+    SIM_GRAPH,
+    SPEECH_NODES,
+    WAV_SOURCE,
+    GraphRunner,
+    NodeSpec,
+    command_line,
+    format_value,
+    graph_nodes,
+    launch_arguments,
+)
 from llm_interaction_node.ros.skills import SKILL_ACTIONS
+from llm_interaction_node.run_cli import build_overrides, parse_param
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "llm_interaction_node"
@@ -145,7 +156,7 @@ def test_launch_file_starts_the_nodes_of_the_graph(graph, monkeypatch):
     assert set(declared) <= set(options)
     specs = GRAPHS[graph]
     assert [n.kwargs["name"] for n in nodes] == [s.name for s in specs]
-    for node, spec in zip(nodes, specs):
+    for node, spec in zip(nodes, specs, strict=True):
         assert node.kwargs["package"] == PACKAGE
         assert node.kwargs["executable"] == spec.executable
         assert node.kwargs["output"] == "screen"
@@ -217,7 +228,7 @@ def test_speech_argument_adds_the_speech_nodes_as_run_speech_does(graph, monkeyp
         _, nodes = launch(graph, monkeypatch, speech=value)
         specs = graph_nodes(graph, speech)
         assert [n.kwargs["name"] for n in nodes] == [s.name for s in specs]
-        for node, spec in zip(nodes, specs):
+        for node, spec in zip(nodes, specs, strict=True):
             assert node.kwargs["executable"] == spec.executable
             files = [os.path.basename(p) for p in node.kwargs["parameters"] if isinstance(p, str)]
             assert files == spec.params_files

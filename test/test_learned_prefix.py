@@ -136,7 +136,9 @@ def test_with_more_examples_than_k_the_start_up_prefill_holds_the_head_of_the_fi
     # the first request: its k retrieved examples in the same order, then the nearest again
     retrieved = {e.id for e, _ in memory.retrieve([request], k)}
     shared = next((n for n, e in enumerate(head) if e.id not in retrieved), k)
-    common = startup[:next(n for n, (a, b) in enumerate(zip(startup, llm.prompts[0])) if a != b)]
+    common = startup[
+        : next(n for n, (a, b) in enumerate(zip(startup, llm.prompts[0], strict=False)) if a != b)
+    ]
     assert all(e.transcript.strip("\n") in common for e in head[:shared])
     assert shared == k or head[shared].transcript.strip("\n") not in common
     assert shared >= 3, f"only {shared} of the {k} prefilled examples reused"

@@ -16,8 +16,13 @@ from llm_interaction_node.core.learning.learner import MODES, STORES, LearnStatu
 from llm_interaction_node.core.learning.shape import shape_problem
 from llm_interaction_node.core.learning.transcripts import interaction_text
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM
-from llm_interaction_node.core.notes import (HINTS, LOOP_NOTE, REPEAT_NOTE, is_console_note,
-                                             restate_note)
+from llm_interaction_node.core.notes import (
+    HINTS,
+    LOOP_NOTE,
+    REPEAT_NOTE,
+    is_console_note,
+    restate_note,
+)
 from llm_interaction_node.core.transcript import Entry, Transcript
 from llm_interaction_node.settings import LearningSettings, Settings
 

@@ -8,6 +8,7 @@ it goes through a Chroma server shared by the two processes.
 from pathlib import Path
 
 import pytest
+
 from drivers.scripted_session import run_session
 
 pytestmark = pytest.mark.slow
@@ -32,7 +33,9 @@ IMPROVEMENT = "Grasp the juice and the cup with different hands and bring them t
 IMPROVED = f""">>> wait_for_trigger()
 {{'type': 'dialog', 'text': "{REQUEST}"}}
 >>> list_object_locations(affordance='grasp')
-[('mango-juice_0', 'on_kitchen-counter_0'), ('coffee-cup_0', 'on_kitchen-counter_0'), ('tumbler_0', 'on_kitchen-counter_0'), ('kitchen-sponge_0', 'on_dining-table_0'), ('milk-carton_0', 'on_dining-table_0'), ('empty-mug_0', None)]
+[('mango-juice_0', 'on_kitchen-counter_0'), ('coffee-cup_0', 'on_kitchen-counter_0'), \
+('tumbler_0', 'on_kitchen-counter_0'), ('kitchen-sponge_0', 'on_dining-table_0'), \
+('milk-carton_0', 'on_dining-table_0'), ('empty-mug_0', None)]
 >>> move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))
 'success'
 >>> grasp('mango-juice_0', 'left')  # one item in each hand: a single trip

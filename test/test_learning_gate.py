@@ -23,8 +23,10 @@ POSITIVE = [
     "well done, learn that for next time",
     "make a note of that for the future",
     # the paper's scenarios, reworded
-    "ok, but that was quite slow. remember that the route from the table to the bench is safe, you can go faster",
-    "Next time, please put everything directly on the table, and do it more efficiently by using both of your hands",
+    "ok, but that was quite slow. remember that the route from the table to the bench is safe, you "
+    "can go faster",
+    "Next time, please put everything directly on the table, and do it more efficiently by using "
+    "both of your hands",
     "when I say serve, I mean that you should put it on the table",
     # more phrasings
     "Could you remember this for next time?",
@@ -53,8 +55,8 @@ POSITIVE = [
     "next time you should go faster on that route",
     "use both hands from now on",
     "whenever I ask for water, bring a glass as well",
-    "learn to carry two things at once",                    # decided by the embedding
-    "you need to learn to hand things over more slowly",    # decided by the embedding
+    "learn to carry two things at once",  # decided by the embedding
+    "you need to learn to hand things over more slowly",  # decided by the embedding
     "always ask before you move the ladder",
     # second round
     "ok good, please remember this for future tasks",
@@ -65,7 +67,7 @@ POSITIVE = [
     "i'd like you to remember that i hate cold coffee",
     "that was correct, remember it for next time please",
     "when I ask you to clean, always bring the sponge and the spray",
-    "you should memorize where the ladder is",              # decided by the embedding
+    "you should memorize where the ladder is",  # decided by the embedding
     "From now on please speak slower",
     "could you keep that in mind?",
     "save this lesson",

@@ -7,8 +7,14 @@ import pytest
 
 from llm_interaction_node.core.builtins import LEARN_REFUSAL
 from llm_interaction_node.core.learning.improve import (
-    QUESTIONS, SYSTEM, ImproveStatus, extract_transcript, improve, load_few_shot_examples,
-    says_no_problem)
+    QUESTIONS,
+    SYSTEM,
+    ImproveStatus,
+    extract_transcript,
+    improve,
+    load_few_shot_examples,
+    says_no_problem,
+)
 from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, Learner, LearnStatus
 from llm_interaction_node.core.learning.rewrite import first_person
 from llm_interaction_node.core.learning.transcripts import without_closing_reply
@@ -23,7 +29,8 @@ def ask(question: str) -> str
 def wait_for_trigger() -> dict[str, str]
 def list_locations() -> list[str]
 def get_location_coordinates(location_name: str) -> np.ndarray
-def move_to(position: np.ndarray, speed_factor: float = 1.0) -> str  # Change speed only on user request
+def move_to(position: np.ndarray, speed_factor: float = 1.0) -> str  # Change speed only on user \
+request
 def grasp(object_name: str, hand: Literal['left', 'right', None] = None) -> str
 def place_object(object_in_hand_name: str, destination_object_name: str) -> str
 def learn_from_interaction() -> None"""
@@ -41,7 +48,8 @@ SPONGE = """>>> wait_for_trigger()
 >>> place_object('kitchen-sponge_0', 'workshop-bench_0')
 'success'
 >>> wait_for_trigger()
-{'type': 'dialog', 'text': 'that was slow; the way from the table to the bench is clear, you can go faster there. remember that'}
+{'type': 'dialog', 'text': 'that was slow; the way from the table to the bench is clear, you can \
+go faster there. remember that'}
 >>> learn_from_interaction()"""
 
 SPONGE_FASTER = """>>> wait_for_trigger()
@@ -110,9 +118,18 @@ def test_a_good_rewrite_is_returned():
     assert improvement.transcript == Transcript.parse(SPONGE_FASTER).render()
 
 
-@pytest.mark.parametrize("answer", ["No problem.", "none", "There is no problem in this interaction.",
-                                    "Nothing.", "**No problem**", "I see no issues.",
-                                    "The robot did everything correctly."])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "No problem.",
+        "none",
+        "There is no problem in this interaction.",
+        "Nothing.",
+        "**No problem**",
+        "I see no issues.",
+        "The robot did everything correctly.",
+    ],
+)
 def test_no_problem_stops_after_the_first_question(answer):
     result, llm, _ = run([answer])
     assert result.status == ImproveStatus.NO_PROBLEM and result.improvement is None
@@ -223,7 +240,9 @@ def test_llm_errors_are_a_result_not_a_crash():
 
 
 def test_first_person():
-    assert first_person("The robot should use both of its hands.") == "I should use both of my hands."
+    assert (
+        first_person("The robot should use both of its hands.") == "I should use both of my hands."
+    )
 
 
 # -- the learner in a real console session -----------------------------------------------------
@@ -247,7 +266,8 @@ TWO_TRIPS = [
 ]
 ASKS = ["could I get some mango juice?", "and a cup to drink from, please"]
 REQUEST = "thanks, but next time bring both at once, you have two hands - remember that"
-BOTH_HANDS = "When the user wants a drink and a cup, the robot should carry both in one trip, one in each hand."
+BOTH_HANDS = ("When the user wants a drink and a cup, the robot should carry both in one trip, one "
+              "in each hand.")
 
 
 def bimanual(objects_line: str) -> str:
@@ -359,8 +379,14 @@ def test_the_paper_accepts_a_correction_without_a_word_of_learning(memory):
              "workbench. When moving on that route, you should go faster!")
     console, learner, _, _, _ = session(["could I get some mango juice?", reply], memory,
                                         statements=TWO_TRIPS[:7] + TWO_TRIPS[-1:])
-    learner.llm = ScriptedLLM(["The robot drove slowly.", "Go faster on that route.", "no transcript",
-                               "still no transcript"])
+    learner.llm = ScriptedLLM(
+        [
+            "The robot drove slowly.",
+            "Go faster on that route.",
+            "no transcript",
+            "still no transcript",
+        ]
+    )
     console.execute("learn_from_interaction()")
     assert learner.last_outcome.gate.is_request and learner.last_outcome.gate.rule == "position"
 

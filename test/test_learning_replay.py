@@ -11,8 +11,11 @@ from llm_interaction_node.core.apis.humanoid import SceneObject
 from llm_interaction_node.core.errors import EndOfInteraction
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.corrected import corrected_example
-from llm_interaction_node.core.learning.final import (MAX_FINAL_REPLAYS, final_example,
-                                                      worked_example)
+from llm_interaction_node.core.learning.final import (
+    MAX_FINAL_REPLAYS,
+    final_example,
+    worked_example,
+)
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.learning.outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED
 from llm_interaction_node.core.llm import ScriptedLLM
@@ -21,8 +24,12 @@ from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.paths import world_path
-from llm_interaction_node.replay import (household_start_from_scene, interaction_start, live_end,
-                                         replay_check)
+from llm_interaction_node.replay import (
+    household_start_from_scene,
+    interaction_start,
+    live_end,
+    replay_check,
+)
 from llm_interaction_node.session import build_console, make_world
 from llm_interaction_node.sims.tabletop_bullet import TabletopWorldBullet
 
@@ -95,7 +102,10 @@ def test_a_rewrite_with_an_invented_output_is_refused_after_one_reask(memory):
     learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, invented, invented])
     entry = console.execute("learn_from_interaction()").entry
     assert learner.last_outcome.status == LearnStatus.REPLAY_FAILED
-    assert entry.output.startswith("Nothing was learned") and "does not match the world" in entry.output
+    assert (
+        entry.output.startswith("Nothing was learned")
+        and "does not match the world" in entry.output
+    )
     assert memory.count() == 0
     # asked once more, with the mismatch: the input, what it claims, what the world returns
     assert len(llm.calls) == 4
@@ -111,12 +121,16 @@ def test_an_invented_output_fixed_on_the_reask_is_stored_and_retrieved(memory):
     objects_line = console.transcript.entries[1].output
     # the robot's world changed during the interaction; the replay starts from its start
     assert robot.snapshot()["objects"]["coffee-cup_0"]["held_by"] == "human"
-    learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, bimanual(objects_line), correct(objects_line)])
+    learner.llm = llm = ScriptedLLM(
+        [PROBLEM, BETTER, bimanual(objects_line), correct(objects_line)]
+    )
     console.execute("learn_from_interaction()")
     assert learner.last_outcome.status == LearnStatus.LEARNED and len(llm.calls) == 4
     stored = memory.list("learned")
     assert len(stored) == 1
-    assert stored[0].transcript == imp.stored_example(Transcript.parse(correct(objects_line))).render()
+    assert (
+        stored[0].transcript == imp.stored_example(Transcript.parse(correct(objects_line))).render()
+    )
     assert memory.retrieve(["can I have some juice and a cup?"], k=1)[0][0].id == stored[0].id
     assert spoken[-1].startswith("Thank you, I will remember that.")
 
@@ -156,7 +170,9 @@ def test_corrected_mode_stores_what_worked_with_the_corrections_as_comments(memo
     # the request with its reply; the outputs are the world's
     parsed = Transcript.parse(example.transcript)
     assert parsed.user_utterances() == [MILK_SAID[0]]
-    assert "'failure" not in example.transcript and "learn_from_interaction" not in example.transcript
+    assert (
+        "'failure" not in example.transcript and "learn_from_interaction" not in example.transcript
+    )
     assert spoken[-1] == "Thank you, I will remember what worked and what you told me."
 
 
@@ -266,8 +282,10 @@ def test_the_ros_start_builds_the_world_from_its_file_and_the_perceived_scene():
 >>> handover_object_to_human('mango-juice_0')
 'success'
 >>> wait_for_trigger()""")
-    start = household_start_from_scene(file, robot.scene())      # the juice is in a hand now
-    assert replay_check("humanoid", start)(held).mismatch is not None  # no base pose: not near the human
+    start = household_start_from_scene(file, robot.scene())  # the juice is in a hand now
+    assert (
+        replay_check("humanoid", start)(held).mismatch is not None
+    )  # no base pose: not near the human
     moved = Transcript.parse(held.render().replace(
         ">>> handover", f">>> {HUMAN}\n'success'\n>>> handover"))
     assert replay_check("humanoid", start)(moved).mismatch is None
@@ -275,7 +293,9 @@ def test_the_ros_start_builds_the_world_from_its_file_and_the_perceived_scene():
     assert replay_check("humanoid", fresh)(moved).mismatch.startswith(
         "at input 3 (handover_object_to_human('mango-juice_0')) the transcript shows 'success'")
     # an object the world file does not know: no world, syntax and names only
-    alien = SceneObject("alien-cup_0", "cup", robot.scene()[0].pose, "on_kitchen-counter_0", ("grasp",))
+    alien = SceneObject(
+        "alien-cup_0", "cup", robot.scene()[0].pose, "on_kitchen-counter_0", ("grasp",)
+    )
     assert household_start_from_scene(file, [alien])() is None
     assert replay_check("humanoid", household_start_from_scene(file, [alien]))(moved) is None
 
@@ -284,7 +304,9 @@ def test_the_tabletop_start_keeps_the_objects_where_they_were():
     robot = make_world("tabletop", "red block,blue bowl", seed=3)
     pos = robot.object_position("red block")
     start = interaction_start(robot)()
-    console = build_console("tabletop", robot, EventQueue(["put the red block in the blue bowl"], close=True))
+    console = build_console(
+        "tabletop", robot, EventQueue(["put the red block in the blue bowl"], close=True)
+    )
     for s in ["wait_for_trigger()", "get_obj_pos('red block')",
               "put_first_on_second('red block', 'blue bowl')", "wait_for_trigger()"]:
         try:
@@ -305,7 +327,9 @@ def test_outputs_left_out_of_a_rewrite_are_the_worlds_in_the_stored_example(memo
     console.execute("learn_from_interaction()")
     assert learner.last_outcome.status == LearnStatus.LEARNED and len(llm.calls) == 3
     [example] = memory.list("learned")
-    assert example.transcript == imp.stored_example(Transcript.parse(correct(objects_line))).render()
+    assert (
+        example.transcript == imp.stored_example(Transcript.parse(correct(objects_line))).render()
+    )
 
 
 # -- the replayed world must end like the live one (issue 17: mode final) -------------------
@@ -318,10 +342,15 @@ def test_final_mode_with_the_live_world_keeps_the_earlier_statements_the_attempt
     assert "earlier statement(s) that worked" in entry.output
     [example] = memory.list("final")
     sources = [e.source for e in Transcript.parse(example.transcript)]
-    assert sources == ["wait_for_trigger()", f"# The user's lesson for this request: {MILK_SAID[2]!r}",
-                       TABLE, "grasp('milk-carton_0')",                  # the rejected attempt's
-                       TABLE, "place_object('milk-carton_0', 'on_dining-table_0')",
-                       "wait_for_trigger()"]
+    assert sources == [
+        "wait_for_trigger()",
+        f"# The user's lesson for this request: {MILK_SAID[2]!r}",
+        TABLE,
+        "grasp('milk-carton_0')",  # the rejected attempt's
+        TABLE,
+        "place_object('milk-carton_0', 'on_dining-table_0')",
+        "wait_for_trigger()",
+    ]
     assert "'failure" not in example.transcript
     assert spoken[-1] == "Thank you, I will remember how you wanted it done."
 
@@ -333,9 +362,15 @@ def table_memory(tmp_path):
 
 OBJECTS = "red block,blue block,green block,red bowl,blue bowl,green bowl"
 PUT = "put_first_on_second('{}', '{}')"
-MATCHING = ["wait_for_trigger()", PUT.format("blue block", "blue bowl"),     # red on blue in PyBullet
-            PUT.format("red block", "blue bowl"), PUT.format("green block", "green bowl"),
-            "wait_for_trigger()", PUT.format("red block", "red bowl"), "wait_for_trigger()"]
+MATCHING = [
+    "wait_for_trigger()",
+    PUT.format("blue block", "blue bowl"),  # red on blue in PyBullet
+    PUT.format("red block", "blue bowl"),
+    PUT.format("green block", "green bowl"),
+    "wait_for_trigger()",
+    PUT.format("red block", "red bowl"),
+    "wait_for_trigger()",
+]
 MATCHING_SAID = ["put the blocks in the bowls with matching colors",
                  "the red block is in the blue bowl, it belongs in the red bowl",
                  "well done, learn that for next time"]
@@ -368,12 +403,19 @@ def test_final_example_that_only_fixes_the_last_block_keeps_the_earlier_working_
         assert "(the world ends differently: the blue block ends on the table at" in caplog.text
         assert "kept 2 of the 3 earlier statements that worked (5 replays)" in caplog.text
         example, sources = stored_sources(table_memory)
-        assert sources == ["wait_for_trigger()",
-                           f"# The user's lesson for this request: {MATCHING_SAID[2]!r}",
-                           PUT.format("blue block", "blue bowl"), PUT.format("green block", "green bowl"),
-                           PUT.format("red block", "red bowl"), "wait_for_trigger()"]
-        replayed = replay_check("tabletop", interaction_start(make_world("tabletop", OBJECTS, seed=0))(),
-                                live=live_end(robot))(Transcript.parse(example.transcript))
+        assert sources == [
+            "wait_for_trigger()",
+            f"# The user's lesson for this request: {MATCHING_SAID[2]!r}",
+            PUT.format("blue block", "blue bowl"),
+            PUT.format("green block", "green bowl"),
+            PUT.format("red block", "red bowl"),
+            "wait_for_trigger()",
+        ]
+        replayed = replay_check(
+            "tabletop",
+            interaction_start(make_world("tabletop", OBJECTS, seed=0))(),
+            live=live_end(robot),
+        )(Transcript.parse(example.transcript))
         assert replayed.end_checked and replayed.end_differs is None and replayed.mismatch is None
         assert spoken[-1] == "Thank you, I will remember how you wanted it done."
     finally:
@@ -466,8 +508,11 @@ def test_worked_example_is_every_statement_that_worked_without_the_corrections()
 >>> wait_for_trigger()
 {'type': 'dialog', 'text': 'well done, remember that'}""")
     assert [e.source for e in worked_example(live)] == [
-        "wait_for_trigger()", "# The user's lesson for this request: 'well done, remember that'",
-        "put_first_on_second('red block', 'blue bowl')", "put_first_on_second('red block', 'red bowl')",
-        "wait_for_trigger()"]
+        "wait_for_trigger()",
+        "# The user's lesson for this request: 'well done, remember that'",
+        "put_first_on_second('red block', 'blue bowl')",
+        "put_first_on_second('red block', 'red bowl')",
+        "wait_for_trigger()",
+    ]
     assert [e.source for e in final_example(live)][2:] == [
         "put_first_on_second('red block', 'red bowl')", "wait_for_trigger()"]

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
+from fake_llm_server import FakeLLMServer
 from llm_interaction_node.core.config import load_section
-
 from llm_interaction_node.core.llm import (
     Completion,
     LLMClient,
@@ -25,8 +25,6 @@ from llm_interaction_node.core.llm import (
     estimate_tokens,
     make_client,
 )
-
-from fake_llm_server import FakeLLMServer
 
 
 def llm_section(values=None, env=None, overrides=None):
@@ -99,8 +97,15 @@ def test_config_env_overrides_file():
         "OPENAI_BASE_URL": "http://ignored/v1",
         "OPENAI_API_KEY": "ignored",
     }
-    cfg = llm_section({"base_url": "http://file/v1", "model": "m-file", "api_key": "k-file", "mode": "completion",
-         "temperature": 0.0, "max_tokens": 512},
+    cfg = llm_section(
+        {
+            "base_url": "http://file/v1",
+            "model": "m-file",
+            "api_key": "k-file",
+            "mode": "completion",
+            "temperature": 0.0,
+            "max_tokens": 512,
+        },
         env=env,
     )
     assert (cfg.base_url, cfg.model, cfg.api_key, cfg.mode, cfg.temperature, cfg.max_tokens) == (
@@ -165,7 +170,13 @@ def test_make_client_unconfigured_raises_with_instructions():
     with pytest.raises(LLMNotConfigured) as info:
         make_client(llm_section({}, env={}), local=False)
     msg = str(info.value)
-    for needle in ("LLM_INTERACTION_BASE_URL", "OPENAI_API_KEY", "http://localhost:11434/v1", "vLLM", "llama.cpp"):
+    for needle in (
+        "LLM_INTERACTION_BASE_URL",
+        "OPENAI_API_KEY",
+        "http://localhost:11434/v1",
+        "vLLM",
+        "llama.cpp",
+    ):
         assert needle in msg
     assert isinstance(info.value, RuntimeError)
 
@@ -245,7 +256,9 @@ def test_empty_text_is_a_valid_result(server):
 
 def test_chat_mode_complete_sends_system_and_user(server):
     client = client_for(server, mode="chat")
-    result = client.complete("  the prompt  \n", system="You drive a robot.", stop=["\n>>>"], max_tokens=9)
+    result = client.complete(
+        "  the prompt  \n", system="You drive a robot.", stop=["\n>>>"], max_tokens=9
+    )
     assert result.text == "print('hi')"
     (req,) = server.requests
     assert req["path"] == "/v1/chat/completions"
@@ -283,7 +296,11 @@ def test_usage_with_cached_tokens(server):
                     "prompt_tokens_details": {"cached_tokens": 1024}}
     for mode in ("completion", "chat"):
         usage = client_for(server, mode=mode).complete("p").usage
-        assert (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens) == (1200, 40, 1024)
+        assert (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens) == (
+            1200,
+            40,
+            1024,
+        )
         assert usage.calls == 1 and not usage.estimated
         assert 0 < usage.wall_s < 5
 
@@ -321,7 +338,9 @@ def test_usage_missing_entirely_is_estimated(server):
 
 
 def test_server_error_once_then_success_via_openai_retries(server):
-    server.replies.append({"status": 500, "body": error_body("boom"), "headers": {"retry-after-ms": "10"}})
+    server.replies.append(
+        {"status": 500, "body": error_body("boom"), "headers": {"retry-after-ms": "10"}}
+    )
     result = client_for(server, max_retries=2).complete("p")
     assert result.text == "print('hi')"
     assert len(server.requests) == 2
@@ -370,7 +389,9 @@ def test_401_and_404_messages(server):
     assert "401" in str(info.value) and "test-model" in str(info.value)
     assert "sk-test" not in str(info.value)
 
-    server.replies.append({"status": 404, "body": error_body("The model `nope` does not exist", "model_not_found")})
+    server.replies.append(
+        {"status": 404, "body": error_body("The model `nope` does not exist", "model_not_found")}
+    )
     with pytest.raises(LLMError) as info:
         client_for(server, model="nope").complete("p")
     assert "404" in str(info.value) and "nope" in str(info.value) and server.url in str(info.value)
@@ -398,7 +419,9 @@ def test_scripted_returns_responses_in_order_and_records_prompts():
     llm = ScriptedLLM(["first", "second", "third"])
     assert isinstance(llm, LLMClient) and llm.remaining == 3
     a = llm.complete("prompt 1", stop=["\n>>>"], temperature=0.4)
-    b = llm.chat([{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}], max_tokens=5)
+    b = llm.chat(
+        [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}], max_tokens=5
+    )
     c = llm.complete("prompt 3", system="be brief")
     assert [a.text, b.text, c.text] == ["first", "second", "third"]
     assert llm.prompts[0] == "prompt 1" and llm.prompts[2] == "prompt 3"
@@ -421,7 +444,10 @@ def test_scripted_cuts_at_stop_like_a_server():
     llm = ScriptedLLM(["a = 1\n>>> b = 2", "c\nUser: d", "keep\n>>> all"])
     assert llm.complete("p", stop=["\nUser:", "\n>>> "]).text == "a = 1"
     assert llm.complete("p", stop=["\nUser:", "\n>>> "]).text == "c"
-    assert ScriptedLLM(["keep\n>>> all"], apply_stop=False).complete("p", stop=["\n>>> "]).text == "keep\n>>> all"
+    assert (
+        ScriptedLLM(["keep\n>>> all"], apply_stop=False).complete("p", stop=["\n>>> "]).text
+        == "keep\n>>> all"
+    )
 
 
 def test_scripted_can_script_failures():
@@ -474,7 +500,12 @@ def test_ledger_per_interaction_total_and_purpose():
     ledger.record(Usage(prompt_tokens=7, completion_tokens=1, calls=1, wall_s=0.5))
     assert ledger.interaction.prompt_tokens == 7 and ledger.interaction.wall_s == 0.5
     total = ledger.total
-    assert (total.prompt_tokens, total.completion_tokens, total.cached_tokens, total.calls) == (127, 16, 50, 3)
+    assert (total.prompt_tokens, total.completion_tokens, total.cached_tokens, total.calls) == (
+        127,
+        16,
+        50,
+        3,
+    )
     purposes = ledger.by_purpose()
     assert purposes["interact"].prompt_tokens == 107 and purposes["learn"].prompt_tokens == 20
     assert [p for p, _ in ledger.calls] == ["interact", "learn", "interact"]
@@ -508,7 +539,12 @@ def test_ledger_is_thread_safe():
         sys.setswitchinterval(old_interval)
     n = n_threads * per_thread
     total = ledger.total
-    assert (total.prompt_tokens, total.completion_tokens, total.cached_tokens, total.calls) == (3 * n, n, 2 * n, n)
+    assert (total.prompt_tokens, total.completion_tokens, total.cached_tokens, total.calls) == (
+        3 * n,
+        n,
+        2 * n,
+        n,
+    )
     assert ledger.interaction == total
     assert len(ledger.calls) == n
     assert sum(u.calls for u in ledger.by_purpose().values()) == n
@@ -519,7 +555,12 @@ def test_ledger_is_thread_safe():
 # ---------------------------------------------------------------------------------------
 
 from llm_interaction_node.core.llm.progress import (  # noqa: E402
-    DONE, GENERATE, PROMPT, LLMProgress, ProgressReporter)
+    DONE,
+    GENERATE,
+    PROMPT,
+    LLMProgress,
+    ProgressReporter,
+)
 
 
 def test_a_stream_is_requested_with_usage_and_progress(server):
@@ -586,7 +627,12 @@ def test_prompt_progress_is_reported_and_keeps_a_long_prompt_alive(server):
     client.progress = heard.append
     assert client.complete("p").text == "print('hi')"
     prompt = [e for e in heard if e.phase == PROMPT]
-    assert [(e.done, e.total) for e in prompt] == [(512, 2048), (1024, 2048), (1536, 2048), (2048, 2048)]
+    assert [(e.done, e.total) for e in prompt] == [
+        (512, 2048),
+        (1024, 2048),
+        (1536, 2048),
+        (2048, 2048),
+    ]
     assert prompt[-1].elapsed_s > 1.4
     assert [e.done for e in heard if e.phase == GENERATE] == [1, 2, 3]     # "print('hi')": 3 chunks
     assert heard[-1].phase == DONE and not heard[-1].failed

@@ -6,8 +6,10 @@ import pytest
 from llm_interaction_node.core.llm.local import LocalLlamaClient, local_available
 from llm_interaction_node.core.llm.progress import DONE, PROMPT
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not local_available("gemma-3-270m"), reason="gemma-3-270m not installed")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not local_available("gemma-3-270m"), reason="gemma-3-270m not installed"),
+]
 
 
 @pytest.mark.timeout(900)      # three short calls; minutes on a loaded 2-core machine
@@ -24,7 +26,9 @@ def test_the_embedded_model_reports_each_prompt_batch_and_answers_the_same():
     batch = llm.llama.n_batch
     total = told.usage.evaluated_tokens - 1              # the last token is left to generation
     assert len(prompt_events) == -(-total // batch) >= 2
-    assert [e.done for e in prompt_events] == [min(total, batch * (i + 1)) for i in range(len(prompt_events))]
+    assert [e.done for e in prompt_events] == [
+        min(total, batch * (i + 1)) for i in range(len(prompt_events))
+    ]
     assert all(e.total == total for e in prompt_events)
     assert heard[-1].phase == DONE
     heard.clear()

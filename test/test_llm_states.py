@@ -7,8 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from llm_interaction_node.core.llm import LLMRequest, ScriptedLLM
-from llm_interaction_node.core.llm import states
+from llm_interaction_node.core.llm import LLMRequest, ScriptedLLM, states
 from llm_interaction_node.core.llm.states import DiskStates, PrefixStates, common_prefix
 
 

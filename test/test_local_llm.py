@@ -5,11 +5,15 @@ from dataclasses import replace
 
 import pytest
 
-from llm_interaction_node.core.config import load_section
-
 from llm_interaction_node.core.agent import AgentConfig
-from llm_interaction_node.core.llm import LLMConfig, LLMNotConfigured, TokenLedger, make_client
-from llm_interaction_node.core.llm import models
+from llm_interaction_node.core.config import load_section
+from llm_interaction_node.core.llm import (
+    LLMConfig,
+    LLMNotConfigured,
+    TokenLedger,
+    make_client,
+    models,
+)
 from llm_interaction_node.core.llm.local import LocalLlamaClient, local_available
 from llm_interaction_node.core.statements import extract_statements
 from llm_interaction_node.core.user import EventQueue

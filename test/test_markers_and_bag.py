@@ -13,14 +13,19 @@ import sys
 import textwrap
 import time
 
-import numpy as np
 import pytest
 import yaml
 from visualization_msgs.msg import Marker
 
 from llm_interaction_node.ros import markers
-from llm_interaction_node.ros.bag import (CrashSafeBagWriter, TopicSpec, read_bag, summary,
-                                          topic_counts, typestore)
+from llm_interaction_node.ros.bag import (
+    CrashSafeBagWriter,
+    TopicSpec,
+    read_bag,
+    summary,
+    topic_counts,
+    typestore,
+)
 from llm_interaction_node.sims.tabletop2d import COLORS, TabletopWorld2D
 from llm_interaction_node.sims.worlds import load_household_world
 
@@ -127,7 +132,9 @@ def entry(store, kind, text):
                                    text=text), ENTRY)
 
 
-def test_the_bag_holds_custom_messages_in_order_and_the_summary_replays_the_dialogue(tmp_path, store):
+def test_the_bag_holds_custom_messages_in_order_and_the_summary_replays_the_dialogue(
+    tmp_path, store
+):
     bag = tmp_path / "bag"
     writer = CrashSafeBagWriter(bag, [TopicSpec("/speech/asr_text", STRING),
                                       TopicSpec("/interaction/transcript", ENTRY, latched=True),
@@ -137,7 +144,10 @@ def test_the_bag_holds_custom_messages_in_order_and_the_summary_replays_the_dial
     writer.write("/interaction/transcript", t0 + 1, entry(store, "input", "say('On my way.')"))
     writer.write("/speech/tts_text", t0 + 2, string(store, "On my way."))
     writer.close()
-    got = [(topic, getattr(msg, "data", getattr(msg, "text", None))) for topic, _, _, msg in read_bag(bag)]
+    got = [
+        (topic, getattr(msg, "data", getattr(msg, "text", None)))
+        for topic, _, _, msg in read_bag(bag)
+    ]
     assert got == [("/speech/asr_text", "bring me the juice"),
                    ("/interaction/transcript", "say('On my way.')"),
                    ("/speech/tts_text", "On my way.")]
@@ -188,7 +198,9 @@ def test_the_writer_refuses_what_it_cannot_record(tmp_path, store):
     for bad in ("/t", "/t std_msgs/String", "/t std_msgs/msg/String sometimes"):
         with pytest.raises(ValueError, match="expected"):
             TopicSpec.parse(bad)
-    assert TopicSpec.parse("a/b std_msgs/msg/Bool latched") == TopicSpec("a/b", "std_msgs/msg/Bool", True)
+    assert TopicSpec.parse("a/b std_msgs/msg/Bool latched") == TopicSpec(
+        "a/b", "std_msgs/msg/Bool", True
+    )
 
 
 def test_a_sigkilled_writer_leaves_a_bag_with_everything_up_to_the_last_flush(tmp_path):
@@ -227,6 +239,7 @@ def test_skill_goals_become_plain_json_data():
     import json
 
     from llm_interaction_interfaces.action import MoveTo, RunSkill
+
     from llm_interaction_node.ros.conversions import base_pose_to_msg
     from llm_interaction_node.ros.robot.skill_events import message_to_data
     goal = MoveTo.Goal(target=base_pose_to_msg([1.8, 1.0, 0.0], "map"), speed_factor=0.5)

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from conftest import free_port
-
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory, MemoryServerUnreachable
 
@@ -91,7 +90,8 @@ WRITER = textwrap.dedent("""
         said = [f"{tag} request {n} part {j} " + "x" * (n % 50) for j in range(2 + n % 5)]
         lines = []
         for s in said:
-            lines += [">>> wait_for_trigger()", repr({"type": "dialog", "text": s}), ">>> say('ok')"]
+            lines += [">>> wait_for_trigger()", repr({"type": "dialog", "text": s}), ">>> \
+say('ok')"]
         memory.add("\\n".join(lines) + "\\n" + ">>> pass\\n" * (n % 40), "learned", origin=tag)
         n += 1
 """)

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from llm_interaction_node.core.memory import retrieval
-from llm_interaction_node.core.memory.embedding import embed
 from llm_interaction_node.core.memory.config import MemoryConfig
+from llm_interaction_node.core.memory.embedding import embed
 from llm_interaction_node.core.memory.records import Example
 from llm_interaction_node.core.memory.store import ExampleMemory
 
@@ -163,7 +163,7 @@ def test_newest_utterance_dominates(tmp_path, scoring):
 def brute_force(memory: ExampleMemory, utterances, k):
     found = memory.collection.get(include=["embeddings", "metadatas"])
     keys: dict[str, list] = {}
-    for vec, meta in zip(found["embeddings"], found["metadatas"]):
+    for vec, meta in zip(found["embeddings"], found["metadatas"], strict=False):
         keys.setdefault(meta["example_id"], []).append(vec)
     query = retrieval.query_utterances(utterances, memory.config.query_utterances)
     vectors, weights = embed(query), retrieval.recency_weights(len(query), 0.6)
@@ -352,7 +352,8 @@ REOPEN = textwrap.dedent("""
     print("loaded before retrieve:", "sentence_transformers" in sys.modules, file=sys.stderr)
     results = memory.retrieve(["could you bring me a glass of orange juice"], k=1)
     # plain chromadb, no embedding function passed: the registered one is found by name
-    client = chromadb.PersistentClient(path=sys.argv[1], settings=Settings(anonymized_telemetry=False))
+    client = chromadb.PersistentClient(path=sys.argv[1], \
+settings=Settings(anonymized_telemetry=False))
     raw = client.get_collection("examples_humanoid").query(
         query_texts=["could you bring me a glass of orange juice"], n_results=1,
         include=["metadatas"])

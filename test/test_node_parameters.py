@@ -1,5 +1,6 @@
 """Every node gets its ROS parameters from typed sections through one helper
-(ros/node_parameters.py: declare_section; the interaction node: declare_settings): the params files repeat the sections'
+(ros/node_parameters.py: declare_section; the interaction node: declare_settings): the params \
+files repeat the sections'
 defaults, values are converted and checked by the one settings parser, bad ones are refused
 naming the parameter. Real rclpy nodes (no executor needed: parameters are local)."""
 import pytest
@@ -10,10 +11,10 @@ from rclpy.parameter import Parameter  # noqa: E402
 
 from llm_interaction_node.core.config import describe, flatten  # noqa: E402
 from llm_interaction_node.paths import config_path  # noqa: E402
+from llm_interaction_node.ros.node_parameters import declare_section  # noqa: E402
 from llm_interaction_node.ros.nodes.asr import AsrSettings  # noqa: E402
 from llm_interaction_node.ros.nodes.household_sim import HouseholdSimSettings  # noqa: E402
 from llm_interaction_node.ros.nodes.microphone import MicrophoneSettings  # noqa: E402
-from llm_interaction_node.ros.node_parameters import declare_section  # noqa: E402
 from llm_interaction_node.ros.nodes.recorder import RecorderSettings  # noqa: E402
 from llm_interaction_node.ros.nodes.speech_console import SpeechConsoleSettings  # noqa: E402
 from llm_interaction_node.ros.nodes.tabletop_sim import TabletopSimSettings  # noqa: E402
@@ -33,8 +34,11 @@ def context():
 
 
 def node(context, name, **overrides):
-    return rclpy.create_node(f"{name}_params_test", context=context,
-                             parameter_overrides=[Parameter(k, value=v) for k, v in overrides.items()])
+    return rclpy.create_node(
+        f"{name}_params_test",
+        context=context,
+        parameter_overrides=[Parameter(k, value=v) for k, v in overrides.items()],
+    )
 
 
 @pytest.mark.parametrize("name", sorted(SECTIONS))
@@ -44,7 +48,9 @@ def test_the_params_file_repeats_the_sections_defaults(name):
     defaults = {i.name: i.default for i in describe(SECTIONS[name])}
     for key, value in given.items():
         assert key in defaults, f"{name}.yaml sets {key}, which is no parameter"
-        assert value == defaults[key], f"{name}.yaml: {key} is {value!r}, the default {defaults[key]!r}"
+        assert value == defaults[key], (
+            f"{name}.yaml: {key} is {value!r}, the default {defaults[key]!r}"
+        )
 
 
 def test_a_node_declares_every_field_with_its_description_and_reads_it_typed(context):

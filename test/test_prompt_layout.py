@@ -165,7 +165,7 @@ def test_ours_before_any_lesson_prompts_exactly_as_ours_no_learning(tmp_path):
     ours = console_prompts_per_run("ours", tmp_path)
     base = console_prompts_per_run("ours_no_learning", tmp_path)
     assert len(ours) == len(base) == 4
-    for (a, ra, learned), (b, rb, _) in zip(ours, base):
+    for (a, ra, learned), (b, rb, _) in zip(ours, base, strict=True):
         assert learned == 0 and a and a == b
         assert ra.success == rb.success and ra.first_success == rb.first_success
         assert ra.transcripts == rb.transcripts

@@ -8,11 +8,9 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from contextlib import contextmanager
 
-import numpy as np
 import pytest
 
 from fake_llm_server import FakeLLMServer
@@ -88,7 +86,7 @@ def test_a_recorded_run_holds_the_dialogue_in_order_the_skills_and_the_markers(t
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             m = juice_marker(tmp_path / "bag", "/interaction/markers")
-            if m is not None and m.pose.position.x < 2.4:       # held (x 2.15), not on the counter (2.5)
+            if m is not None and m.pose.position.x < 2.4:  # held (x 2.15), not on the counter (2.5)
                 break
             time.sleep(0.3)
         quit_console(proc)
@@ -116,7 +114,9 @@ def test_a_recorded_run_holds_the_dialogue_in_order_the_skills_and_the_markers(t
                          timeout=120)
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    assert re.search(r"/interaction/transcript\s+\d+\s+llm_interaction_interfaces/msg/ConsoleEntry", text)
+    assert re.search(
+        r"/interaction/transcript\s+\d+\s+llm_interaction_interfaces/msg/ConsoleEntry", text
+    )
     steps = ["user: bring me the juice", ">>> say('I will get the juice.')",
              "robot says: I will get the juice.", "[skill grasp", "robot says: I have the juice."]
     assert [text.index(s) for s in steps] == sorted(text.index(s) for s in steps), text

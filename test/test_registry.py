@@ -3,8 +3,12 @@ from typing import Literal
 import numpy as np
 import pytest
 
-from llm_interaction_node.core.registry import ApiRegistry, comment, public_functions, \
-    render_signature
+from llm_interaction_node.core.registry import (
+    ApiRegistry,
+    comment,
+    public_functions,
+    render_signature,
+)
 
 
 @comment("make sure to move to the object first")
@@ -24,7 +28,9 @@ def test_signature_rendering_uses_live_type_hints():
     assert render_signature("get_obj_pos", get_obj_pos) == \
         "def get_obj_pos(obj_name: str) -> np.ndarray"
 
-    def f(a: dict[str, str], b: "str | np.ndarray" = None, *args, **kw) -> list[tuple[str, str | None]]:
+    def f(
+        a: dict[str, str], b: "str | np.ndarray" = None, *args, **kw
+    ) -> list[tuple[str, str | None]]:
         pass
     assert render_signature("f", f) == ("def f(a: dict[str, str], b: str | np.ndarray = None, "
                                          "*args, **kw) -> list[tuple[str, str | None]]")

@@ -8,11 +8,10 @@ import json
 from contextlib import contextmanager
 
 import pytest
-
+from llm_interaction_interfaces.srv import Learn, ManageMemory
 from std_srvs.srv import Trigger
 
 from fake_llm_server import FakeLLMServer
-from llm_interaction_interfaces.srv import Learn, ManageMemory
 from llm_interaction_node.core.console import NEW_TASK_MARKER
 from llm_interaction_node.ros import names
 from ros_support import NodeProcess, probe_node
@@ -66,9 +65,9 @@ class Observer:
     """The test's view of the robot: speech, transcript, state, the simulator's world."""
 
     def __init__(self, probe):
-        from std_msgs.msg import String
         from llm_interaction_interfaces.msg import ConsoleEntry
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+        from std_msgs.msg import String
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                              reliability=ReliabilityPolicy.RELIABLE)
         self.probe = probe
@@ -92,16 +91,28 @@ class Observer:
         return "\n".join((">>> " if e.kind == "input" else "") + e.text for e in self.entries)
 
     def wait_connected(self):
-        self.probe.wait_until(lambda: self.asr.get_subscription_count() > 0, 60, "the node's ASR subscription")
-        self.probe.wait_until(lambda: self.states and self.states[-1].data == "idle", 60, "state idle")
+        self.probe.wait_until(
+            lambda: self.asr.get_subscription_count() > 0, 60, "the node's ASR subscription"
+        )
+        self.probe.wait_until(
+            lambda: self.states and self.states[-1].data == "idle", 60, "state idle"
+        )
         node = self.probe.node            # the node's speech and transcript publishers are known
-        self.probe.wait_until(lambda: node.count_publishers(self.names.TTS_TEXT) > 0
-                              and node.count_publishers(self.names.TRANSCRIPT) > 0, 60, "publishers")
+        self.probe.wait_until(
+            lambda: (
+                node.count_publishers(self.names.TTS_TEXT) > 0
+                and node.count_publishers(self.names.TRANSCRIPT) > 0
+            ),
+            60,
+            "publishers",
+        )
 
     def wait_idle_after(self, n_inputs, timeout=60):
         """Until the robot handed back: a wait_for_trigger() input beyond the first n."""
         def handed_back():
-            waits = [e for e in self.entries if e.kind == "input" and e.text == "wait_for_trigger()"]
+            waits = [
+                e for e in self.entries if e.kind == "input" and e.text == "wait_for_trigger()"
+            ]
             return len(waits) > n_inputs and self.states[-1].data == "idle"
         self.probe.wait_until(handed_back, timeout, "the robot to hand back\n" + self.transcript())
 

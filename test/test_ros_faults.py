@@ -12,14 +12,14 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from llm_interaction_interfaces.srv import ManageMemory
 
 from conftest import CHROMA, free_port
 from fake_llm_server import FakeLLMServer
-from llm_interaction_interfaces.srv import ManageMemory
 from llm_interaction_node.core.learning.learner import SAY_DEFERRED
+from llm_interaction_node.core.memory.source import MEMORY_BACK, MEMORY_OUTAGE
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.nodes.interaction_node import QUEUED_NOTICE
-from llm_interaction_node.core.memory.source import MEMORY_BACK, MEMORY_OUTAGE
 from ros_support import NodeProcess
 from test_ros_e2e import SIM, call, running_robot
 
@@ -63,14 +63,18 @@ def test_a_killed_skill_server_gives_a_failure_and_the_node_keeps_running(robot)
     user, llm, procs, tmp_path = robot
     llm.texts = [TO_COUNTER, "grasp('mango-juice_0')", "wait_for_trigger()"]
     user.say("bring me the mango juice")
-    user.probe.wait_until(lambda: "grasp('mango-juice_0')" in inputs(user), 60, "the grasp to start")
+    user.probe.wait_until(
+        lambda: "grasp('mango-juice_0')" in inputs(user), 60, "the grasp to start"
+    )
     time.sleep(0.3)                         # the grasp is running in the simulator
     killed = time.monotonic()
     procs["sim"].kill()
     user.wait_idle_after(1, timeout=30)
     waited = time.monotonic() - killed
     result = outputs_after(user, "grasp('mango-juice_0')")
-    assert result and result[0].text.startswith("'failure"), user.transcript()    # what the API promises
+    assert result and result[0].text.startswith("'failure"), (
+        user.transcript()
+    )  # what the API promises
     assert waited < 8.0 + 5.0                       # the grasp timeout, not forever
     assert any("grasp skill is not working" in m.data for m in user.said)
     assert procs["node"].alive()
@@ -129,6 +133,7 @@ def test_utterances_arriving_while_busy_are_queued(robot):
 
 def test_stop_topic_cancels_a_running_move(robot):
     from std_msgs.msg import Empty
+
     from llm_interaction_node.ros import names
     user, llm, procs, _ = robot
     stop = user.probe.node.create_publisher(Empty, names.STOP, 10)
@@ -145,8 +150,12 @@ def test_stop_topic_cancels_a_running_move(robot):
         last = user.world().get("last_skill") or {}
         return last.get("skill") == "move_to" and last.get("reason") == "canceled"
     user.probe.wait_until(canceled, 10, "the move to be canceled")
-    assert time.monotonic() - t0 < 3.0              # far less than the 18 s move (benchmark: bench/ros_roundtrip)
-    user.probe.wait_until(lambda: "Okay, I stopped." in [m.data for m in user.said], 10, "'Okay, I stopped.'")
+    assert (
+        time.monotonic() - t0 < 3.0
+    )  # far less than the 18 s move (benchmark: bench/ros_roundtrip)
+    user.probe.wait_until(
+        lambda: "Okay, I stopped." in [m.data for m in user.said], 10, "'Okay, I stopped.'"
+    )
     user.probe.wait_until(lambda: user.states[-1].data == "idle", 10, "idle")
     base = user.world()["base_pose"]
     assert base != [-0.5, -1.5, -1.5708] and base != [0.0, 0.0, 0.0]     # stopped on the way
@@ -175,7 +184,9 @@ def test_an_llm_outage_names_the_request_it_dropped_and_logs_in_the_ros_format(r
     user.say("are you there?")
     user.probe.wait_until(lambda: "I am back." in said(user), 60, "an answer after the outage")
     log = procs["node"].log()
-    assert re.search(r"^\[ERROR\] \[\d+\.\d+\] \[interaction_node\]: LLM failed", log, re.M), log[-3000:]
+    assert re.search(r"^\[ERROR\] \[\d+\.\d+\] \[interaction_node\]: LLM failed", log, re.M), log[
+        -3000:
+    ]
     assert procs["node"].alive()
 
 
@@ -236,7 +247,10 @@ def test_a_bad_scene_message_keeps_the_robots_view_of_the_real_objects(tmp_path)
     NaN pose on the juice, an entry without a name, a name given twice and a new object: the
     LLM still sees the juice and the cup, and the new object; the duplicate is reported."""
     import math
-    from llm_interaction_interfaces.msg import Scene, SceneObject as SceneObjectMsg
+
+    from llm_interaction_interfaces.msg import Scene
+    from llm_interaction_interfaces.msg import SceneObject as SceneObjectMsg
+
     from llm_interaction_node.core.apis.humanoid import GRASP
     from llm_interaction_node.ros.conversions import scene_to_msg
     from llm_interaction_node.sims.worlds import load_household_world

@@ -16,9 +16,9 @@ import threading
 import time
 
 import pytest
+from llm_interaction_interfaces.srv import Learn, ManageMemory
 
 from fake_llm_server import FakeLLMServer
-from llm_interaction_interfaces.srv import Learn, ManageMemory
 from ros_support import NodeProcess, probe_node
 from test_ros_e2e import NODE, SIM, node_args
 
@@ -49,11 +49,11 @@ def is_subsequence(seen, published):
 
 
 def test_concurrent_speech_learn_memory_reset_and_stop_lose_nothing(tmp_path):
+    from llm_interaction_interfaces.msg import ConsoleEntry
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import String
     from std_srvs.srv import Trigger
 
-    from llm_interaction_interfaces.msg import ConsoleEntry
     from llm_interaction_node.ros import names
 
     keep = QoSProfile(depth=5000, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -158,7 +158,7 @@ def test_concurrent_speech_learn_memory_reset_and_stop_lose_nothing(tmp_path):
             assert [n for n, _, _ in changes] == list(range(1, len(changes) + 1)), changes
             steps = [(a, b) for _, a, b in changes]
             assert set(steps) <= LEGAL, set(steps) - LEGAL
-            assert all(prev[1] == cur[0] for prev, cur in zip(steps, steps[1:]))
+            assert all(prev[1] == cur[0] for prev, cur in zip(steps, steps[1:], strict=False))
             assert ("idle", "learning") in steps and steps[-1][1] == "idle"
             assert is_subsequence([m.data for m in states], [b for _, b in steps])
             late = probe.collect(String, names.STATE, QoSProfile(

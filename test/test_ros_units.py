@@ -5,28 +5,35 @@ from dataclasses import fields
 import numpy as np
 import pytest
 import yaml
-
 from llm_interaction_interfaces.msg import SceneObject as SceneObjectMsg
 
 from llm_interaction_node.core.apis.humanoid import GRASP, PLACE_ON_TOP
 from llm_interaction_node.core.apis.knowledge import StaticKnowledge
-from llm_interaction_node.ros import interaction_parameters as parameters, names
-from llm_interaction_node.ros.conversions import (base_pose_to_msg, msg_to_base_pose, msg_to_pose6,
-                                                  pose6_to_msg, scene_to_msg)
-from llm_interaction_node.ros.nodes.interaction_node import clean_utterance
-from llm_interaction_node.ros.robot.scene_memory import SceneMemory
 from llm_interaction_node.core.config import flatten
 from llm_interaction_node.core.llm import LLMConfig
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.paths import world_path
+from llm_interaction_node.ros import interaction_parameters as parameters
+from llm_interaction_node.ros import names
+from llm_interaction_node.ros.conversions import (
+    base_pose_to_msg,
+    msg_to_base_pose,
+    msg_to_pose6,
+    pose6_to_msg,
+    scene_to_msg,
+)
+from llm_interaction_node.ros.nodes.interaction_node import clean_utterance
 from llm_interaction_node.ros.robot.humanoid import SkillTimeouts
+from llm_interaction_node.ros.robot.scene_memory import SceneMemory
 from llm_interaction_node.ros.skills import SKILL_ACTIONS, SKILL_TYPES, SKILLS
 from llm_interaction_node.settings import settings_info
 from llm_interaction_node.sims.worlds import load_household_world
 
 
 def test_the_params_file_repeats_the_declared_defaults_with_their_types():
-    data = yaml.safe_load(open("config/interaction_node.yaml"))["interaction_node"]["ros__parameters"]
+    data = yaml.safe_load(open("config/interaction_node.yaml"))["interaction_node"][
+        "ros__parameters"
+    ]
     values = flatten(data)
     assert set(values) <= set(parameters.PARAMETERS)
     for name, value in values.items():
@@ -35,7 +42,10 @@ def test_the_params_file_repeats_the_declared_defaults_with_their_types():
         assert value == default, f"{name}: the file says {value!r}, the default is {default!r}"
     config = parameters.read(values, env={})
     assert config.settings.llm.base_url is None and config.settings.memory.k == MemoryConfig.k
-    assert config.names["actions.grasp"] == SKILL_ACTIONS["grasp"] and config.names["topics.asr_text"] == names.ASR_TEXT
+    assert (
+        config.names["actions.grasp"] == SKILL_ACTIONS["grasp"]
+        and config.names["topics.asr_text"] == names.ASR_TEXT
+    )
 
 
 def test_the_parameter_list_is_derived_from_the_settings_fields():
@@ -177,12 +187,11 @@ def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_g
     """The robot returns exactly 'failure' (the protocol's contract) and the API says it in the
     world's terms (the robot has not moved, so its place is not known); the server's reason
     travels as a typed SkillOutcome to the node (which says it) and the log."""
-    from ros_support import probe_node
-
     from llm_interaction_node.core.apis.humanoid import FAILURE, HumanoidApi
     from llm_interaction_node.core.interrupt import StopSignal
     from llm_interaction_node.ros.robot.humanoid import RosHumanoidRobot
     from llm_interaction_node.ros.robot.skill_client import SkillClient
+    from ros_support import probe_node
 
     knowledge = StaticKnowledge.from_yaml(world_path("drinks_and_cup"))
     scene = SceneMemory(knowledge)
@@ -197,7 +206,11 @@ def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_g
         robot = RosHumanoidRobot(skills, scene, now_ns=lambda: 0,
                                  on_failure=lambda skill, outcome: told.append((skill, outcome)))
         result = HumanoidApi(robot).grasp("mango-juice_0")
-    assert result == f"{FAILURE}: mango-juice_0 is on the kitchen counter; grasping mango-juice_0 did not work"
+    assert (
+        result
+        == f"{FAILURE}: mango-juice_0 is on the kitchen counter; grasping mango-juice_0 did not "
+           f"work"
+    )
     assert robot.robot_pose() is None
     (skill, outcome), = told
     assert skill == "grasp" and outcome.infrastructure and outcome.status == FAILURE
@@ -239,7 +252,8 @@ class Probe(Node):
 
     def close(self):
         time.sleep(0.3)
-        print(f"closing: context ok {self.context.ok()}, executor spins {self.ticks > 0}", flush=True)
+        print(f"closing: context ok {self.context.ok()}, executor spins {self.ticks > 0}", \
+flush=True)
 
 sys.exit(run_node(Probe, "lifecycle_probe", sys.argv))
 '''
@@ -251,8 +265,13 @@ def _lifecycle(ros_args, ignore_sigint=False):
     import sys
     return subprocess.Popen(
         [sys.executable, "-c", LIFECYCLE_NODE, "--ros-args", *ros_args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        if ignore_sigint
+        else None,
+    )
 
 
 def _wait_for(proc, text, timeout=240):

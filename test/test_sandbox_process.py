@@ -19,8 +19,12 @@ import pytest
 from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.builtins import InteractionBuiltins
 from llm_interaction_node.core.console import ConsoleSession
-from llm_interaction_node.core.errors import (EndOfInteraction, InteractionAborted,
-                                              SemanticHintError, StatementTimeout)
+from llm_interaction_node.core.errors import (
+    EndOfInteraction,
+    InteractionAborted,
+    SemanticHintError,
+    StatementTimeout,
+)
 from llm_interaction_node.core.policy import ErrorClass, error_class
 from llm_interaction_node.core.registry import ApiRegistry
 from llm_interaction_node.core.sandbox import Sandbox
@@ -98,7 +102,9 @@ def test_the_cpu_limit_ends_a_worker_the_parent_would_still_wait_for():
     start = time.monotonic()
     result = c.execute("np.einsum('i,j,k->', w, w, w)")
     assert time.monotonic() - start < 10
-    assert result.entry.output.startswith("StatementTimeout: the statement used more than 1 s of CPU")
+    assert result.entry.output.startswith(
+        "StatementTimeout: the statement used more than 1 s of CPU"
+    )
     c.close()
 
 

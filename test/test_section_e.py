@@ -10,8 +10,8 @@ the learning gate, ChromaDB and the embeddings are real, and each session is its
 shared Chroma server and test_ros_e2e through the ROS graph.
 """
 import pytest
-from drivers.scripted_session import run_session
 
+from drivers.scripted_session import run_session
 from llm_interaction_node.core.learning.improve import stored_example
 from llm_interaction_node.core.transcript import Transcript
 
@@ -50,7 +50,9 @@ def teach_then_use(tmp_path, world, session1, lesson, improved, session2):
 E1_IMPROVED = """>>> wait_for_trigger()
 {'type': 'dialog', 'text': 'I want to have some juice'}
 >>> list_object_locations(affordance='grasp')
-[('mango-juice_0', 'on_kitchen-counter_0'), ('coffee-cup_0', 'on_kitchen-counter_0'), ('tumbler_0', 'on_kitchen-counter_0'), ('kitchen-sponge_0', 'on_dining-table_0'), ('milk-carton_0', 'on_dining-table_0'), ('empty-mug_0', None)]
+[('mango-juice_0', 'on_kitchen-counter_0'), ('coffee-cup_0', 'on_kitchen-counter_0'), \
+('tumbler_0', 'on_kitchen-counter_0'), ('kitchen-sponge_0', 'on_dining-table_0'), \
+('milk-carton_0', 'on_dining-table_0'), ('empty-mug_0', None)]
 >>> say('Ok, I will bring you the mango juice and a cup')
 >>> move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))
 'success'
@@ -97,7 +99,9 @@ def test_e1_improving_plans_both_hands(tmp_path):
 E2_IMPROVED = """>>> wait_for_trigger()
 {'type': 'dialog', 'text': 'I want to clean the top of the fridge'}
 >>> list_object_locations()
-[('coffee-cup_0', 'on_kitchen-counter_0'), ('mango-juice_0', 'on_kitchen-counter_0'), ('kitchen-sponge_0', 'on_dining-table_0'), ('muesli-box_0', 'on_dining-table_0'), ('step-ladder_0', None)]
+[('coffee-cup_0', 'on_kitchen-counter_0'), ('mango-juice_0', 'on_kitchen-counter_0'), \
+('kitchen-sponge_0', 'on_dining-table_0'), ('muesli-box_0', 'on_dining-table_0'), \
+('step-ladder_0', None)]
 >>> say('Ok, I will bring you the sponge, and the ladder to reach the top of the fridge')
 >>> move_to(get_location_coordinates('inFrontOf_dining-table_0'))
 'success'
@@ -112,7 +116,8 @@ E2_IMPROVED = """>>> wait_for_trigger()
 'success'
 >>> say('And here is the ladder. Anything else I can do for you?')
 >>> wait_for_trigger()
-{'type': 'dialog', 'text': 'thank you, and remember to always bring me the ladder when I need to reach a high surface without asking for it'}
+{'type': 'dialog', 'text': 'thank you, and remember to always bring me the ladder when I need to \
+reach a high surface without asking for it'}
 >>> wait_for_trigger()"""
 
 
@@ -152,12 +157,15 @@ E3_IMPROVED = """>>> wait_for_trigger()
 {'type': 'dialog', 'text': 'I need the sponge at the workbench'}
 >>> say('Ok, I am going to bring the sponge to the workbench')
 >>> list_object_locations(affordance='grasp')
-[('kitchen-sponge_0', 'on_long-table_0'), ('screwdriver_0', 'on_long-table_0'), ('cleaning-spray_0', 'on_long-table_0'), ('mineral-water_0', 'on_kitchen-counter_0'), ('tape-measure_0', None)]
+[('kitchen-sponge_0', 'on_long-table_0'), ('screwdriver_0', 'on_long-table_0'), \
+('cleaning-spray_0', 'on_long-table_0'), ('mineral-water_0', 'on_kitchen-counter_0'), \
+('tape-measure_0', None)]
 >>> move_to(get_location_coordinates('inFrontOf_long-table_0'))
 'success'
 >>> grasp('kitchen-sponge_0')
 'success'
->>> move_to(get_location_coordinates('inFrontOf_workshop-bench_0'), speed_factor=2.0)  # the route from the table to the bench is safe
+>>> move_to(get_location_coordinates('inFrontOf_workshop-bench_0'), speed_factor=2.0)  # the \
+route from the table to the bench is safe
 'success'
 >>> place_object('kitchen-sponge_0', 'on_workshop-bench_0')
 'success'

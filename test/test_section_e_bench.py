@@ -9,7 +9,9 @@ def play(world_name, statements, said=("go",)):
     world = make_world("humanoid", world_name)
     trace = _Trace()
     console = build_console("humanoid", world, EventQueue(list(said), close=True))
-    console.listeners.append(lambda _e: trace.append(tuple(v is not None for v in world.hands.values())))
+    console.listeners.append(
+        lambda _e: trace.append(tuple(v is not None for v in world.hands.values()))
+    )
     for s in ["wait_for_trigger()", *statements]:
         try:
             console.execute(s)
@@ -39,10 +41,24 @@ HUMAN = "move_to(get_location_coordinates('handover_to_human'))"
 
 
 def test_both_hands_and_the_cup_with_the_juice():
-    one_trip = [COUNTER, "grasp('mango-juice_0', 'left')", "grasp('coffee-cup_0', 'right')", HUMAN,
-                "handover_object_to_human('mango-juice_0')", "handover_object_to_human('coffee-cup_0')"]
-    two_trips = [COUNTER, "grasp('mango-juice_0')", HUMAN, "handover_object_to_human('mango-juice_0')",
-                 COUNTER, "grasp('coffee-cup_0')", HUMAN, "handover_object_to_human('coffee-cup_0')"]
+    one_trip = [
+        COUNTER,
+        "grasp('mango-juice_0', 'left')",
+        "grasp('coffee-cup_0', 'right')",
+        HUMAN,
+        "handover_object_to_human('mango-juice_0')",
+        "handover_object_to_human('coffee-cup_0')",
+    ]
+    two_trips = [
+        COUNTER,
+        "grasp('mango-juice_0')",
+        HUMAN,
+        "handover_object_to_human('mango-juice_0')",
+        COUNTER,
+        "grasp('coffee-cup_0')",
+        HUMAN,
+        "handover_object_to_human('coffee-cup_0')",
+    ]
     assert USED["both_hands"](*play("drinks_and_cup", one_trip))
     assert not USED["both_hands"](*play("drinks_and_cup", two_trips))
     assert USED["cup_with_juice"](*play("drinks_and_cup", two_trips))
@@ -73,13 +89,21 @@ def test_a_teach_session_that_stores_a_lesson_gives_a_record_json_can_write(tmp_
     from llm_interaction_node.bench.section_e import run_session
     from llm_interaction_node.core.llm import ScriptedLLM
     juice = "mango-juice_0"
-    llm = ScriptedLLM(["wait_for_trigger()",
-                       "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
-                       f"grasp('{juice}')",
-                       "move_to(get_location_coordinates('handover_to_human'))",
-                       f"handover_object_to_human('{juice}')", "wait_for_trigger()",
-                       "say('I will bring the cup too.')", "wait_for_trigger()",
-                       "learn_from_interaction()", "wait_for_trigger()"] + ["wait_for_trigger()"] * 5)
+    llm = ScriptedLLM(
+        [
+            "wait_for_trigger()",
+            "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+            f"grasp('{juice}')",
+            "move_to(get_location_coordinates('handover_to_human'))",
+            f"handover_object_to_human('{juice}')",
+            "wait_for_trigger()",
+            "say('I will bring the cup too.')",
+            "wait_for_trigger()",
+            "learn_from_interaction()",
+            "wait_for_trigger()",
+        ]
+        + ["wait_for_trigger()"] * 5
+    )
     record = run_session({"scenario": "E1", "mode": "corrected", "phase": "teach",
                           "memory": str(tmp_path / "memory")}, llm=llm)
     assert record["error"] is None and record["learned"]

@@ -20,7 +20,9 @@ def test_agent_yaml_repeats_the_defaults():
     defaults = flatten(Settings().to_dict())
     for name, value in flatten(data).items():
         assert name in defaults, f"agent.yaml sets {name}, which is no setting"
-        assert value == defaults[name], f"agent.yaml: {name} is {value!r}, the default {defaults[name]!r}"
+        assert value == defaults[name], (
+            f"agent.yaml: {name} is {value!r}, the default {defaults[name]!r}"
+        )
     assert Settings.from_dict(data, env={}) == Settings()
 
 
@@ -53,7 +55,9 @@ def test_unknown_keys_and_bad_values_are_refused_in_every_section(tmp_path, text
 
 def test_sources_in_order_defaults_file_environment_options(tmp_path):
     path = tmp_path / "agent.yaml"
-    path.write_text("llm:\n  model: from-file\n  max_tokens: 100\nagent:\n  statement_timeout_s: 5\n")
+    path.write_text(
+        "llm:\n  model: from-file\n  max_tokens: 100\nagent:\n  statement_timeout_s: 5\n"
+    )
     env = {"LLM_INTERACTION_MODEL": "from-env"}
     settings = load_settings(path, env=env)
     assert settings.llm.model == "from-env" and settings.llm.max_tokens == 100
@@ -126,7 +130,10 @@ def test_every_agent_is_assembled_by_build_session():
     import llm_interaction_node
     from llm_interaction_node import cli
     from llm_interaction_node.eval.systems import ours
-    node = (Path(llm_interaction_node.__file__).parent / "ros" / "nodes" / "interaction_node.py").read_text()
+
+    node = (
+        Path(llm_interaction_node.__file__).parent / "ros" / "nodes" / "interaction_node.py"
+    ).read_text()
     for source in (inspect.getsource(cli.cmd_chat), inspect.getsource(ours), node):
         assert "build_session(" in source
         for part in ("build_agent(", "build_console(", "learning_console(", "ConsoleSession(",
@@ -151,6 +158,7 @@ def test_world_directories_are_a_setting_read_from_the_environment(tmp_path):
     """LLM_INTERACTION_WORLDS is the env metadata of paths.WorldSettings (process-wide: nodes
     without agent settings look worlds up), read by the one settings mechanism."""
     import os
+
     from llm_interaction_node.core.config import environment_variables
     from llm_interaction_node.paths import WorldSettings, list_worlds, world_dirs, world_path
 

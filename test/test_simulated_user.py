@@ -10,10 +10,20 @@ from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.core.learning.gate import explain, is_learning_request
 from llm_interaction_node.eval import tasks as T
 from llm_interaction_node.eval.observe import PLACES, Fact, observe
-from llm_interaction_node.eval.simulated_user import (FACT_WORDING, HINTS, KINDS, LEARN, RETRY,
-                                                      SOLUTION, SOLUTION_DESTROYED, Observation,
-                                                      SimulatedUser, Utterance, fact_fields,
-                                                      fact_options)
+from llm_interaction_node.eval.simulated_user import (
+    FACT_WORDING,
+    HINTS,
+    KINDS,
+    LEARN,
+    RETRY,
+    SOLUTION,
+    SOLUTION_DESTROYED,
+    Observation,
+    SimulatedUser,
+    Utterance,
+    fact_fields,
+    fact_options,
+)
 from llm_interaction_node.eval.tasks.relations import place_clear
 
 OK = Observation(success=True)
@@ -352,7 +362,9 @@ def test_section_b_the_gray_one_is_still_missing():
         if block != "gray block":
             api.put_first_on_second(block, task.attributes["bowl"])
     texts, facts = answers(task, initial, T.world_positions(world))
-    assert facts == [Fact("missing", ("gray block",), facts[0].where, f"in the {task.attributes['bowl']}")]
+    assert facts == [
+        Fact("missing", ("gray block",), facts[0].where, f"in the {task.attributes['bowl']}")
+    ]
     for text in texts:
         assert "gray block" in text and "still" in text
         assert all(b not in text for b in task.blocks if b != "gray block")
@@ -432,7 +444,9 @@ def test_block_on_block_where_the_block_ended():
 
 
 def test_block_in_bowl_in_the_wrong_bowl_and_the_wrong_block():
-    task, world, initial = scene("block_in_bowl", want=lambda t: len(t.bowls) >= 2 and len(t.blocks) >= 2)
+    task, world, initial = scene(
+        "block_in_bowl", want=lambda t: len(t.bowls) >= 2 and len(t.blocks) >= 2
+    )
     a = task.attributes
     other_bowl, other_block = _other(task.bowls, a["bowl"]), _other(task.blocks, a["block"])
     api = TabletopApi(world)
@@ -556,8 +570,11 @@ def test_corner_distance_names_the_corner_taken_not_the_one_meant():
 
 
 def test_line_of_the_wrong_kind_and_blocks_on_each_other():
-    task, _, initial = scene("blocks_in_line", "sa_si",
-                             want=lambda t: t.attributes["line"] == "horizontal" and len(t.blocks) >= 3)
+    task, _, initial = scene(
+        "blocks_in_line",
+        "sa_si",
+        want=lambda t: t.attributes["line"] == "horizontal" and len(t.blocks) >= 3,
+    )
     blocks = task.blocks
     final = moved(initial, **{b.replace(" ", "_"): [0.1, -0.3 - 0.12 * i, 0.02]
                               for i, b in enumerate(blocks)})          # a vertical line
@@ -582,7 +599,9 @@ def test_every_fact_wording_is_free_of_code_and_learn_cues():
     for kind, options in FACT_WORDING.items():
         assert len(options) >= 3, kind
         for objects in ((), ("red block",), fields["objects"]):
-            f = fact_fields(Fact(kind, objects, fields["where"], fields["wanted"], fields["detail"]))
+            f = fact_fields(
+                Fact(kind, objects, fields["where"], fields["wanted"], fields["detail"])
+            )
             for option in options:
                 text = option.format(**f)
                 assert not CODE.search(text) and not is_learning_request(text), text
@@ -607,7 +626,9 @@ def test_right_block_wrong_place_gets_no_hint_about_the_block():
 
 def test_facts_from_a_run_file_are_understood():
     task, _, initial = scene("blocks_in_bowl", want=lambda t: len(t.blocks) >= 2)
-    seen = observe(task, initial, moved(initial, **{task.blocks[0].replace(" ", "_"): at("middle")}))
+    seen = observe(
+        task, initial, moved(initial, **{task.blocks[0].replace(" ", "_"): at("middle")})
+    )
     from dataclasses import asdict
     user = SimulatedUser(task, initial, seed=0)
     user.first()

@@ -13,15 +13,15 @@ import uuid
 from contextlib import contextmanager
 
 import pytest
+from llm_interaction_interfaces.msg import ConsoleEntry
 from std_msgs.msg import Empty, String
 from std_srvs.srv import Trigger
 
-from llm_interaction_interfaces.msg import ConsoleEntry
 from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.graph import TTS, GraphRunner
-from llm_interaction_node.ros.nodes.tts import TTS_DONE, TTS_DONE_QOS, clean_text, espeak_failure
 from llm_interaction_node.ros.nodes.speech_console import render_entry, render_heard, run_console
+from llm_interaction_node.ros.nodes.tts import TTS_DONE, TTS_DONE_QOS, clean_text, espeak_failure
 from ros_support import node_process, probe_node
 
 TTS_MODULE = "llm_interaction_node.ros.nodes.tts"

@@ -18,16 +18,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from llm_interaction_interfaces.msg import AsrResult, AudioData
 from std_msgs.msg import Bool, Empty, String
 
 from fake_llm_server import FakeLLMServer
-from llm_interaction_interfaces.msg import AsrResult, AudioData
 from llm_interaction_node.paths import config_path
 from llm_interaction_node.ros import names
-from llm_interaction_node.ros.speech.asr_engine import is_stop_command, normalize_words
-from llm_interaction_node.ros.speech.audio import AUDIO_QOS, decode_wav, from_msg, to_msg
 from llm_interaction_node.ros.nodes.tts import SPEAKING_QOS, TTS_DONE, TTS_DONE_QOS
 from llm_interaction_node.ros.nodes.wav_source import stream
+from llm_interaction_node.ros.speech.asr_engine import is_stop_command, normalize_words
+from llm_interaction_node.ros.speech.audio import AUDIO_QOS, decode_wav, from_msg, to_msg
 from llm_interaction_node.ros.speech.whisper_model import Recogniser
 from ros_support import NodeProcess, node_process, probe_node
 from test_ros_e2e import running_robot
@@ -125,8 +125,10 @@ def assert_clean(proc: NodeProcess) -> None:
 
 def test_asr_node_refuses_bad_audio_drops_garbage_and_keeps_listening(tmp_path):
     ns = unique_ns()
-    with probe_node("asr_bad_probe") as probe, \
-            node_process(ASR, tmp_path / "asr.log", ros_args=params("asr", ns, **NO_BARGE_IN)) as asr:
+    with (
+        probe_node("asr_bad_probe") as probe,
+        node_process(ASR, tmp_path / "asr.log", ros_args=params("asr", ns, **NO_BARGE_IN)) as asr,
+    ):
         asr.wait_for_log("asr ready", 120)
         ears = Ears(probe, ns)
         pub = probe.node.create_publisher(AudioData, ears.audio_topic, AUDIO_QOS)
@@ -172,12 +174,19 @@ def test_asr_ignores_the_robots_own_voice(tmp_path):
     """The asr node listens to what the tts node says (as a microphone next to the robot's
     speaker would): the robot's words never reach asr_text, a user's words after it do."""
     ns = unique_ns()
-    with probe_node("asr_self_probe") as probe, \
-            node_process(TTS, tmp_path / "tts.log",
-                         ros_args=params("tts", ns, backend="wav", wav_dir=tmp_path / "wav")) as tts, \
-            node_process(ASR, tmp_path / "asr.log",
-                         ros_args=params("asr", ns, **NO_BARGE_IN)
-                         + ["-r", f"{names.AUDIO}:={names.TTS_AUDIO}"]) as asr:
+    with (
+        probe_node("asr_self_probe") as probe,
+        node_process(
+            TTS,
+            tmp_path / "tts.log",
+            ros_args=params("tts", ns, backend="wav", wav_dir=tmp_path / "wav"),
+        ) as tts,
+        node_process(
+            ASR,
+            tmp_path / "asr.log",
+            ros_args=params("asr", ns, **NO_BARGE_IN) + ["-r", f"{names.AUDIO}:={names.TTS_AUDIO}"],
+        ) as asr,
+    ):
         asr.wait_for_log("asr ready", 120)
         assert f"listening on {ns}/{names.TTS_AUDIO}" in asr.log()
         ears = Ears(probe, ns)
@@ -202,7 +211,9 @@ def test_asr_ignores_the_robots_own_voice(tmp_path):
         assert "the robot was speaking" in asr.log()
         # the user answers after the robot finished: heard on the same topic
         time.sleep(1.0)
-        ears.send_audio(espeak("thank you, put the cup on the table"), topic=f"{ns}/{names.TTS_AUDIO}")
+        ears.send_audio(
+            espeak("thank you, put the cup on the table"), topic=f"{ns}/{names.TTS_AUDIO}"
+        )
         ears.wait(lambda: ears.text, 60, "the user's words")
         heard = ears.heard()                             # (the test is not about accuracy)
         assert len(heard) == 1 and heard[0].startswith("thank you") and "table" in heard[0]
@@ -299,7 +310,10 @@ def test_wav_source_plays_files_as_a_stream_and_skips_bad_ones(tmp_path):
                    for m in chunks)
         stamps = [m.header.stamp.sec + m.header.stamp.nanosec / 1e9 for m in chunks]
         sizes = [len(m.data) // 2 for m in chunks]
-        assert all(abs(b - (a + n / 16000)) < 1e-6 for a, b, n in zip(stamps, stamps[1:], sizes))
+        assert all(
+            abs(b - (a + n / 16000)) < 1e-6
+            for a, b, n in zip(stamps, stamps[1:], sizes, strict=False)
+        )
         assert sum(sizes) == len(decode_wav(good)) + 8000 + 16000
         assert "Traceback" not in log
 
@@ -421,7 +435,7 @@ def test_saying_stop_while_the_robot_acts_stops_the_skill(tmp_path):
                              "'Okay, I stopped.'")
             probe.wait_until(lambda: user.states[-1].data == "idle", 10, "idle")
             assert "barge-in" in procs["asr"].log()
-            assert not any(is_stop_command(m.data) for m in ears.text)     # the agent did not get it
+            assert not any(is_stop_command(m.data) for m in ears.text)  # the agent did not get it
             assert len(ears.stops) == 1
             # idle: a stop phrase is just something the user said (and passes the normal filter)
             ears.send_audio(espeak("stop it"))
@@ -535,13 +549,33 @@ def test_run_with_speech_starts_microphone_and_asr(tmp_path):
     missing microphone is reported in one line; Ctrl-C stops everything."""
     llm = FakeLLMServer()
     llm.text = "wait_for_trigger()"
-    proc = subprocess.Popen([sys.executable, "-m", "llm_interaction_node.cli", "run", "--speech",
-                             "--no-console", "--log-dir", str(tmp_path / "logs"),
-                             "--llm-base-url", llm.url, "--llm-model", "scripted",
-                             "--param", "tts:backend:=log", "--param", "interaction_node:memory.enabled:=false",
-                             "--param", "microphone:device:=no-such-mic"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llm_interaction_node.cli",
+            "run",
+            "--speech",
+            "--no-console",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--llm-base-url",
+            llm.url,
+            "--llm-model",
+            "scripted",
+            "--param",
+            "tts:backend:=log",
+            "--param",
+            "interaction_node:memory.enabled:=false",
+            "--param",
+            "microphone:device:=no-such-mic",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        start_new_session=True,
+    )
     lines = []
     try:
         for line in proc.stdout:

@@ -114,7 +114,9 @@ def test_put_block_at_point_and_move_bowl_with_contents():
     api.put_first_on_second("green block", [-0.25, -0.25])   # take the centre one out again
     assert api.put_first_on_second("yellow bowl", [0.2, -0.6]) == "success"
     assert world.object_position("yellow bowl")[:2] == pytest.approx([0.2, -0.6])
-    assert np.linalg.norm(world.object_position("blue block")[:2] - [0.2, -0.6]) < 0.06  # came along
+    assert (
+        np.linalg.norm(world.object_position("blue block")[:2] - [0.2, -0.6]) < 0.06
+    )  # came along
     world.reset()
     assert world.snapshot()["objects"]["red block"]["support"] == "table"
     assert world.object_position("red block")[:2] != pytest.approx([0.0, -0.75])
@@ -170,7 +172,10 @@ def test_spawn_rules(seed):
 
 
 def test_spawn_differs_between_seeds_and_names_are_validated():
-    assert TabletopWorld2D.random(3, 2, seed=1).snapshot() != TabletopWorld2D.random(3, 2, seed=2).snapshot()
+    assert (
+        TabletopWorld2D.random(3, 2, seed=1).snapshot()
+        != TabletopWorld2D.random(3, 2, seed=2).snapshot()
+    )
     with pytest.raises(ValueError, match="colour"):
         TabletopWorld2D.from_names(["magenta block"])
     with pytest.raises(ValueError, match="duplicate"):

@@ -10,8 +10,7 @@ pytest.importorskip("pybullet")
 from llm_interaction_node.core.apis.tabletop import TabletopApi, TabletopRobot  # noqa: E402
 from llm_interaction_node.core.errors import SemanticHintError  # noqa: E402
 from llm_interaction_node.sims.tabletop2d import TabletopWorld2D  # noqa: E402
-from llm_interaction_node.sims.tabletop_bullet import (TabletopWorldBullet, save_strip,  # noqa: E402
-                                                       write_png)
+from llm_interaction_node.sims.tabletop_bullet import TabletopWorldBullet, save_strip, write_png  # noqa: E402
 
 NAMES = ["red block", "green block", "blue block", "blue bowl", "yellow bowl"]
 
@@ -86,7 +85,9 @@ def assert_nothing_moved(world, before):
 
 def test_pick_at_an_empty_point_fails_and_nothing_moves(world):
     before = world.snapshot()
-    assert world.pick_and_place(np.array([0.25, -0.75, 0.02]), np.array([0.0, -0.5, 0.0])) == "failure"
+    assert (
+        world.pick_and_place(np.array([0.25, -0.75, 0.02]), np.array([0.0, -0.5, 0.0])) == "failure"
+    )
     assert world.log[-1]["reason"] == "nothing to pick at the pick point"
     assert_nothing_moved(world, before)
     assert world.pick_and_place(world.object_position("red block"), [0.9, -0.5, 0.0]) == "failure"

@@ -12,17 +12,20 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def sim(tmp_path_factory):
     log = tmp_path_factory.mktemp("tabletop") / "sim.log"
-    proc = NodeProcess("llm_interaction_node.ros.nodes.tabletop_sim", log,
-                       ros_args=["-r", "__ns:=/tt", "-p", "objects:=red block,blue bowl,green block"])
+    proc = NodeProcess(
+        "llm_interaction_node.ros.nodes.tabletop_sim",
+        log,
+        ros_args=["-r", "__ns:=/tt", "-p", "objects:=red block,blue bowl,green block"],
+    )
     proc.wait_for_log("tabletop_sim ready", 60)
     yield proc
     proc.stop()
 
 
 def run_skill(name, arguments):
-    from rclpy.action import ActionClient
     from llm_interaction_interfaces.action import RunSkill
     from llm_interaction_interfaces.msg import Scene
+    from rclpy.action import ActionClient
     probe = ProbeNode("tabletop_probe")
     try:
         import rclpy
@@ -57,7 +60,10 @@ def test_pick_and_place_puts_the_block_in_the_bowl(sim):
     assert result.status == "success", result.message
     block, bowl = xyz(after["red block"]), xyz(after["blue bowl"])
     assert np.hypot(*(block[:2] - bowl[:2])) < 0.06 and block[2] > bowl[2]
-    assert "grasp" in after["green block"].affordances and "grasp" not in after["blue bowl"].affordances
+    assert (
+        "grasp" in after["green block"].affordances
+        and "grasp" not in after["blue bowl"].affordances
+    )
 
 
 def test_bad_goals_fail_with_a_reason_and_the_node_keeps_serving(sim):

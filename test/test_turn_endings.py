@@ -12,8 +12,7 @@ FIRST = """>>> wait_for_trigger()
 'success'
 >>> put_first_on_second('red block', denormalize_xy([0.5, 1]))
 'success'
->>> # %s
-""" % LOOP_NOTE
+>>> # """ + LOOP_NOTE + "\n"
 SECOND = FIRST + """>>> wait_for_trigger()
 {'type': 'dialog', 'text': 'not all blocks are there yet'}
 >>> # put the red block back where it was

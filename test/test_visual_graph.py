@@ -11,13 +11,13 @@ import json
 import numpy as np
 import pytest
 import rclpy
+from llm_interaction_interfaces.action import Grasp, MoveTo, RunSkill
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Image
 from std_msgs.msg import String
 from visualization_msgs.msg import Marker, MarkerArray
 
-from llm_interaction_interfaces.action import Grasp, MoveTo, RunSkill
 from llm_interaction_node.ros import markers
 from llm_interaction_node.ros.conversions import base_pose_to_msg
 from llm_interaction_node.sims.tabletop_bullet import TabletopWorldBullet
@@ -49,9 +49,20 @@ def object_markers(array, ns):
 
 
 def test_household_markers_follow_the_world_when_a_skill_moves_the_robot_and_an_object(tmp_path):
-    sim = NodeProcess("llm_interaction_node.ros.nodes.household_sim", tmp_path / "sim.log", ros_args=[
-        "--params-file", str(ROOT / "config/household_sim.yaml"), "-r", "__ns:=/viz",
-        "-p", "time_scale:=0.0", "-p", "frame_id:=world"])
+    sim = NodeProcess(
+        "llm_interaction_node.ros.nodes.household_sim",
+        tmp_path / "sim.log",
+        ros_args=[
+            "--params-file",
+            str(ROOT / "config/household_sim.yaml"),
+            "-r",
+            "__ns:=/viz",
+            "-p",
+            "time_scale:=0.0",
+            "-p",
+            "frame_id:=world",
+        ],
+    )
     try:
         sim.wait_for_log("household_sim ready", 60)
         with probe_node("markers_probe") as probe:
@@ -60,7 +71,10 @@ def test_household_markers_follow_the_world_when_a_skill_moves_the_robot_and_an_
             node.create_subscription(MarkerArray, "household_sim/markers", arrays.append, LATCHED)
             node.create_subscription(String, "household_sim/world_state",
                                      lambda m: states.append(json.loads(m.data)), LATCHED)
-            move, grasp = ActionClient(node, MoveTo, "skills/move_to"), ActionClient(node, Grasp, "skills/grasp")
+            move, grasp = (
+                ActionClient(node, MoveTo, "skills/move_to"),
+                ActionClient(node, Grasp, "skills/grasp"),
+            )
             probe.executor.add_node(node)
             probe.wait_until(lambda: arrays and states, 30, "latched markers and world state")
             first = arrays[-1]
@@ -69,7 +83,9 @@ def test_household_markers_follow_the_world_when_a_skill_moves_the_robot_and_an_
             start = states[-1]["objects"]["mango-juice_0"]["pose"]
             assert xyz(object_markers(first, markers.NS_OBJECTS)[juice]) == pytest.approx(start[:3])
 
-            counter = load_household_world("drinks_and_cup").named_locations()["inFrontOf_kitchen-counter_0"]
+            counter = load_household_world("drinks_and_cup").named_locations()[
+                "inFrontOf_kitchen-counter_0"
+            ]
             assert run_goal(probe, move, MoveTo.Goal(target=base_pose_to_msg(counter),
                                                      speed_factor=1.0)).status == "success"
             assert run_goal(probe, grasp, Grasp.Goal(object_name="mango-juice_0",
@@ -94,9 +110,22 @@ def test_household_markers_follow_the_world_when_a_skill_moves_the_robot_and_an_
 
 
 def test_tabletop_camera_frames_and_markers_match_the_world_after_a_pick_and_place(tmp_path):
-    sim = NodeProcess("llm_interaction_node.ros.nodes.tabletop_sim", tmp_path / "tabletop.log", ros_args=[
-        "-r", "__ns:=/cam", "-p", f"objects:={OBJECTS}", "-p", "camera_rate_hz:=4.0",
-        "-p", f"camera_width:={CAMERA[0]}", "-p", f"camera_height:={CAMERA[1]}"])
+    sim = NodeProcess(
+        "llm_interaction_node.ros.nodes.tabletop_sim",
+        tmp_path / "tabletop.log",
+        ros_args=[
+            "-r",
+            "__ns:=/cam",
+            "-p",
+            f"objects:={OBJECTS}",
+            "-p",
+            "camera_rate_hz:=4.0",
+            "-p",
+            f"camera_width:={CAMERA[0]}",
+            "-p",
+            f"camera_height:={CAMERA[1]}",
+        ],
+    )
     twin = TabletopWorldBullet.from_names(OBJECTS.split(","), seed=0)   # the same world here
     try:
         sim.wait_for_log("tabletop_sim ready", 90)
@@ -110,8 +139,14 @@ def test_tabletop_camera_frames_and_markers_match_the_world_after_a_pick_and_pla
             probe.wait_until(lambda: frames and arrays, 60, "a camera frame and markers")
 
             def image(msg):
-                assert (msg.encoding, msg.width, msg.height, msg.step) == ("rgb8", *CAMERA, CAMERA[0] * 3)
-                return np.frombuffer(bytes(msg.data), dtype=np.uint8).reshape(msg.height, msg.width, 3)
+                assert (msg.encoding, msg.width, msg.height, msg.step) == (
+                    "rgb8",
+                    *CAMERA,
+                    CAMERA[0] * 3,
+                )
+                return np.frombuffer(bytes(msg.data), dtype=np.uint8).reshape(
+                    msg.height, msg.width, 3
+                )
 
             before = image(frames[-1])
             assert np.array_equal(before, twin.render(size=CAMERA))
@@ -120,8 +155,14 @@ def test_tabletop_camera_frames_and_markers_match_the_world_after_a_pick_and_pla
 
             pick, place = twin.object_position("red block"), twin.object_position("blue bowl")
             args = {"pick": pick.tolist(), "place": place.tolist()}
-            assert run_goal(probe, skill, RunSkill.Goal(name="pick_and_place",
-                                                        arguments_json=json.dumps(args))).status == "success"
+            assert (
+                run_goal(
+                    probe,
+                    skill,
+                    RunSkill.Goal(name="pick_and_place", arguments_json=json.dumps(args)),
+                ).status
+                == "success"
+            )
             assert twin.pick_and_place(pick, place) == "success"
             expected = twin.object_position("red block")
 

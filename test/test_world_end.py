@@ -23,13 +23,18 @@ def test_a_block_a_few_mm_off_is_at_the_same_place():
     replayed, live = table(), table()
     moved(live, "red block", [0.004, -0.003, 0.002])        # physics noise
     assert end_difference(end_of(replayed), end_of(live)) is None
-    moved(live, "red block", [XY_TOLERANCE, 0, 0])           # farther than the tolerance
-    assert end_difference(end_of(replayed), end_of(live)).startswith("the red block ends on the table")
+    moved(live, "red block", [XY_TOLERANCE, 0, 0])  # farther than the tolerance
+    assert end_difference(end_of(replayed), end_of(live)).startswith(
+        "the red block ends on the table"
+    )
 
 
 def test_blocks_anywhere_in_the_same_bowl_are_at_the_same_place_and_another_bowl_is_not():
     replayed, live = table(), table()
-    for world, order in ((replayed, ["blue block", "red block"]), (live, ["red block", "blue block"])):
+    for world, order in (
+        (replayed, ["blue block", "red block"]),
+        (live, ["red block", "blue block"]),
+    ):
         for block in order:               # the 2-D world spreads a bowl's blocks on a ring
             TabletopApi(world).put_first_on_second(block, "blue bowl")
     assert np.linalg.norm(replayed.object_position("red block")[:2]
@@ -72,7 +77,10 @@ def test_pybullet_ends_like_the_2d_world_after_the_same_puts():
 
 
 def test_household_ends_are_compared_by_location_and_holder():
-    replayed, live = make_world("humanoid", "drinks_and_cup"), make_world("humanoid", "drinks_and_cup")
+    replayed, live = (
+        make_world("humanoid", "drinks_and_cup"),
+        make_world("humanoid", "drinks_and_cup"),
+    )
     assert end_difference(end_of(replayed), end_of(live)) is None
     state = live.checkpoint()
     state["objects"]["mango-juice_0"].update(location=None, held_by="human")

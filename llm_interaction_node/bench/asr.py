@@ -133,8 +133,8 @@ def asr_settings() -> dict:
 
 
 def offline(corpus, cpu_threads: int, beam_size: int, gap_s: float) -> dict:
-    from ..ros.speech.asr_engine import Segmenter
     from ..ros.nodes.wav_source import schedule
+    from ..ros.speech.asr_engine import Segmenter
     from ..ros.speech.whisper_model import Recogniser
     p = asr_settings()
     started = time.perf_counter()
@@ -163,7 +163,7 @@ def offline(corpus, cpu_threads: int, beam_size: int, gap_s: float) -> dict:
             heard[i].append((result.text, result.processing_s, result.confidence))
         busy_s += time.perf_counter() - t
     rows = [{"text": item["text"], "heard": " ".join(h[0] for h in hs)}
-            for item, hs in zip(corpus, heard)]
+            for item, hs in zip(corpus, heard, strict=False)]
     recognitions = [h for hs in heard for h in hs]
     return {"load_s": round(load_s, 2), "stream_s": round(position, 1),
             "rtf": round(busy_s / position, 3),
@@ -182,10 +182,9 @@ class _Listener:
 
     def __init__(self, ns: str):
         import rclpy
+        from llm_interaction_interfaces.msg import AsrResult, AudioData
         from rclpy.executors import SingleThreadedExecutor
         from std_msgs.msg import String
-
-        from llm_interaction_interfaces.msg import AsrResult, AudioData
 
         from ..ros import names
         from ..ros.speech.audio import AUDIO_QOS
@@ -247,7 +246,7 @@ def through_ros(corpus, cpu_threads: int, beam_size: int, gap_s: float, log_dir:
             position += len(s) / SR + gap_s
         start = stream(listener.audio.publish, signals, chunk_ms=100, lead_s=lead, gap_s=gap_s,
                        realtime=True, clock=time.time, frame_id="bench")
-        ends = [start + off + voiced_end(s) for off, s in zip(offsets, signals)]
+        ends = [start + off + voiced_end(s) for off, s in zip(offsets, signals, strict=False)]
         deadline = time.monotonic() + 15
         sent = lambda: [r for _, r in listener.results if r.outcome in ("sent", "stop")]  # noqa: E731
         while len(listener.results) < len(corpus) and time.monotonic() < deadline:
@@ -258,7 +257,7 @@ def through_ros(corpus, cpu_threads: int, beam_size: int, gap_s: float, log_dir:
         texts = list(listener.texts)
         matched, latencies, pairs = [], [], []
         k = 0
-        for i, (item, end) in enumerate(zip(corpus, ends)):
+        for i, (item, end) in enumerate(zip(corpus, ends, strict=False)):
             limit = ends[i + 1] if i + 1 < len(ends) else float("inf")
             if k < len(texts) and end < texts[k][0] < limit:
                 latencies.append(texts[k][0] - end)
@@ -269,12 +268,17 @@ def through_ros(corpus, cpu_threads: int, beam_size: int, gap_s: float, log_dir:
                 pairs.append((item["text"], ""))
                 matched.append(None)
         outcomes = [r.outcome for _, r in listener.results]
-        return {"latency_s": percentiles(latencies), "wer": round(wer(pairs), 4),
-                "received": len(texts), "utterances": len(corpus),
-                "missed": [item["text"] for item, m in zip(corpus, matched) if m is None],
-                "outcomes": {o: outcomes.count(o) for o in sorted(set(outcomes))},
-                "processing_s": percentiles([r.processing_s for r in sent()]),
-                "stream_s": round(position, 1), "log": str(log_path)}
+        return {
+            "latency_s": percentiles(latencies),
+            "wer": round(wer(pairs), 4),
+            "received": len(texts),
+            "utterances": len(corpus),
+            "missed": [item["text"] for item, m in zip(corpus, matched, strict=False) if m is None],
+            "outcomes": {o: outcomes.count(o) for o in sorted(set(outcomes))},
+            "processing_s": percentiles([r.processing_s for r in sent()]),
+            "stream_s": round(position, 1),
+            "log": str(log_path),
+        }
     finally:
         if listener is not None:
             listener.close()
@@ -329,10 +333,13 @@ def main(argv: list[str] | None = None) -> int:
     if "ros" in report:
         ros = report["ros"]
         lat = ros["latency_s"]
-        print(f"ROS:      end of speech -> text on speech/asr_text: p50 {lat.get('p50', float('nan')):.2f} s"
-              f"  p95 {lat.get('p95', float('nan')):.2f} s  max {lat.get('max', float('nan')):.2f} s"
-              f"  ({lat['n']} of {ros['utterances']} received)  WER {100 * ros['wer']:.1f} %"
-              f"  outcomes {ros['outcomes']}")
+        print(
+            f"ROS:      end of speech -> text on speech/asr_text: p50 "
+            f"{lat.get('p50', float('nan')):.2f} s"
+            f"  p95 {lat.get('p95', float('nan')):.2f} s  max {lat.get('max', float('nan')):.2f} s"
+            f"  ({lat['n']} of {ros['utterances']} received)  WER {100 * ros['wer']:.1f} %"
+            f"  outcomes {ros['outcomes']}"
+        )
         if ros["missed"]:
             print(f"          not received: {ros['missed']}")
     verdict = [f"WER < 10 %: {'met' if off['wer'] < 0.10 else 'MISSED'} (offline)"]

@@ -44,23 +44,22 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
     os.environ.setdefault("ROS_DOMAIN_ID", str(150 + os.getpid() % 80))
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     import rclpy
+    from llm_interaction_interfaces.action import MoveTo
+    from llm_interaction_interfaces.msg import AsrResult, AudioData
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import Empty, String
-
-    from llm_interaction_interfaces.action import MoveTo
-    from llm_interaction_interfaces.msg import AsrResult, AudioData
 
     from ..core.apis.knowledge import StaticKnowledge
     from ..core.errors import InteractionAborted
     from ..core.interrupt import StopSignal
     from ..paths import config_path, world_path
     from ..ros import names
+    from ..ros.conversions import base_pose_to_msg
+    from ..ros.nodes.wav_source import stream
+    from ..ros.robot.skill_client import SkillClient
     from ..ros.skills import SKILL_ACTIONS
     from ..ros.speech.audio import AUDIO_QOS
-    from ..ros.conversions import base_pose_to_msg
-    from ..ros.robot.skill_client import SkillClient
-    from ..ros.nodes.wav_source import stream
 
     hogs = [subprocess.Popen([sys.executable, "-c", _BUSY]) for _ in range(busy)]
     sim = _start("llm_interaction_node.ros.nodes.household_sim", log_dir / "sim.log",
@@ -105,7 +104,7 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
             n_worlds, n_results = len(worlds), len(results)
             done = threading.Event()
 
-            def drive(goal=goals[i % 2]):
+            def drive(goal=goals[i % 2], done=done):
                 try:
                     mover.run(goal, 120.0)
                 except InteractionAborted:

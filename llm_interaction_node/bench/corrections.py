@@ -20,7 +20,8 @@ longer does; a move is a statement calling a skill that acts on an object (``H.M
 API functions not marked as queries, ``move_to`` left out).
 
 Variants are settings (``VARIANTS``: ``today`` = every mechanism off, ``mechanisms`` = all
-on, ``default`` = the settings as shipped, and one row per mechanism switched off), compared in one run with
+on, ``default`` = the settings as shipped, and one row per mechanism switched off), compared in \
+one run with
 ``--variants``. The prompt is the fixed one (all seed examples, no lesson), so the embedded
 model evaluates it once per variant. One JSON record per situation and variant in
 ``OUT/<variant>/``; a record that exists is not run again (resumable); ``OUT/summary.json``
@@ -39,8 +40,8 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..core.llm import Completion, ScriptedLLM, Usage
 from ..core.statements import code_lines
@@ -53,8 +54,14 @@ from ..preset_option import add_api_preset_option
 from ..session import build_session, open_memory
 from ..settings import Settings
 from . import household_situations as H
-from .correction_situations import (MISTAKES, SEEN_TEMPLATES, Situation, attempt_source, plan,
-                                    solution_moves)
+from .correction_situations import (
+    MISTAKES,
+    SEEN_TEMPLATES,
+    Situation,
+    attempt_source,
+    plan,
+    solution_moves,
+)
 
 MOVE = "put_first_on_second"
 # every mechanism of issue 31 as a setting; ``today`` switches all of them off

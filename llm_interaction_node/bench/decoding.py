@@ -236,8 +236,11 @@ def main(argv=None) -> int:
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--llama-grammar-tokens", type=int, default=6,
                         help="tokens of the llama.cpp grammar run (first prompt; 0 = skip)")
-    parser.add_argument("--grammar-cost", action="store_true",
-                        help="only llguidance's costs apart from decoding (vocabulary, compile, mask)")
+    parser.add_argument(
+        "--grammar-cost",
+        action="store_true",
+        help="only llguidance's costs apart from decoding (vocabulary, compile, mask)",
+    )
     parser.add_argument("--batch-cost", action="store_true",
                         help="only the cost of a verification batch of 1..8 tokens and the "
                              "speed-up bound it sets for drafts")

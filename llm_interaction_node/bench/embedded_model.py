@@ -47,8 +47,14 @@ from ..core.memory.order import Order
 from ..core.memory.store import ExampleMemory
 from ..core.user import CallbackUser
 from ..eval.harness import run_seed
-from ..eval.tasks import (TEMPLATES, check, feasible_world, make_task, tasks_for_split,
-                          world_positions)
+from ..eval.tasks import (
+    TEMPLATES,
+    check,
+    feasible_world,
+    make_task,
+    tasks_for_split,
+    world_positions,
+)
 from ..paths import config_path
 from ..session import build_session, make_world
 from ..settings import Settings
@@ -78,7 +84,7 @@ def latency(runs: int = 2, cache: str | None = None) -> dict:
             said = [REQUEST]
             marks: dict[str, float] = {}
 
-            def respond(purpose, prompt):
+            def respond(purpose, prompt, said=said, marks=marks):
                 if not said:
                     return None
                 marks["spoke"] = time.perf_counter()
@@ -87,8 +93,8 @@ def latency(runs: int = 2, cache: str | None = None) -> dict:
             settings = Settings().with_overrides({"memory.path": f"{tmp}/memory"})
             session = build_session("humanoid", world, CallbackUser(respond), settings, llm=llm)
             session.console.input_listeners.append(
-                lambda _src: marks.setdefault("first", time.perf_counter()) if "spoke" in marks
-                else None)
+                lambda _src, marks=marks: marks.setdefault("first", time.perf_counter())
+                if "spoke" in marks else None)
             t0 = time.perf_counter()
             session.agent.run()
             prefill = session.ledger.by_purpose().get("prefill")
@@ -154,6 +160,38 @@ def _delta(after: dict, before: dict, purpose: str) -> tuple[int, float]:
             round(now.wall_s - (then.wall_s if then else 0.0), 1))
 
 
+class _RestartUser:
+    """The user of one process of ``learned_restart``: says ``plan`` (storing ``lesson`` at
+    "learn") and marks, per utterance, when it came, the ledger then and the first input. It
+    holds its own process, plan and session, so nothing is read from the caller's loop."""
+
+    def __init__(self, process: int, plan: list[str], lesson: str):
+        self.process, self.plan, self.lesson = process, plan, lesson
+        self.marks: list[dict] = []
+        self.session = None             # set once built (the session needs this user first)
+        self.start = 0.0                # set just before the session runs
+
+    def respond(self, purpose, prompt):
+        marks = self.marks
+        marks.append({"at": time.perf_counter(), "ledger": self.session.ledger.by_purpose()})
+        print(f"[process {self.process}] utterance {len(marks)} at "
+              f"{marks[-1]['at'] - self.start:.1f} s: evaluated so far "
+              f"{ {k: u.evaluated_prompt_tokens for k, u in marks[-1]['ledger'].items()} }",
+              file=sys.stderr, flush=True)
+        if not self.plan:
+            return None
+        said = self.plan.pop(0)
+        if said == "learn":             # what learn_from_interaction() stores, no rewrite
+            self.session.memory.add(self.lesson, "learned", origin="bench_lesson")
+            marks[-1]["learned"] = True
+            said = self.plan.pop(0)
+        return said
+
+    def first_input(self, _src):
+        if self.marks and "first" not in self.marks[-1]:
+            self.marks[-1]["first"] = time.perf_counter()
+
+
 def learned_restart(states: str | None = None, model: str | None = None,
                     api: str = "humanoid") -> dict:
     """Process 1: start-up, the request, a lesson stored, the request again. Process 2 (a new
@@ -170,38 +208,20 @@ def learned_restart(states: str | None = None, model: str | None = None,
             llm = LocalLlamaClient(model=model, states_dir=states_dir)   # as a new process
             load_s = round(time.perf_counter() - t0, 1)
             plan = [request, "learn", request] if process == 1 else [request]
-            marks: list[dict] = []          # per utterance: when, ledger then, first input
-
-            def respond(purpose, prompt):
-                marks.append({"at": time.perf_counter(), "ledger": session.ledger.by_purpose()})
-                print(f"[process {process}] utterance {len(marks)} at "
-                      f"{marks[-1]['at'] - start:.1f} s: evaluated so far "
-                      f"{ {k: u.evaluated_prompt_tokens for k, u in marks[-1]['ledger'].items()} }",
-                      file=sys.stderr, flush=True)
-                if not plan:
-                    return None
-                said = plan.pop(0)
-                if said == "learn":         # what learn_from_interaction() stores, no rewrite
-                    session.memory.add(lesson, "learned", origin="bench_lesson")
-                    marks[-1]["learned"] = True
-                    said = plan.pop(0)
-                return said
-
-            def first_input(_src):
-                if marks and "first" not in marks[-1]:
-                    marks[-1]["first"] = time.perf_counter()
-
+            user = _RestartUser(process, plan, lesson)
+            marks = user.marks              # per utterance: when, ledger then, first input
             world = make_world(api, world_name)
-            session = build_session(api, world, CallbackUser(respond), settings, llm=llm)
-            session.console.input_listeners.append(first_input)
-            start = time.perf_counter()
+            session = build_session(api, world, CallbackUser(user.respond), settings, llm=llm)
+            session.console.input_listeners.append(user.first_input)
+            user.session = session
+            start = user.start = time.perf_counter()
             session.agent.run()
             first = marks[0]
             evaluated, llm_s = _delta(first["ledger"], {}, "prefill")
             row = {"process": process, "load_s": load_s, "examples": None,
                    "startup_s": round(first["at"] - start, 1), "startup_evaluated": evaluated,
                    "startup_llm_s": llm_s, "requests": []}
-            for n, (spoke, done) in enumerate(zip(marks, marks[1:]), 1):
+            for n, (spoke, done) in enumerate(zip(marks, marks[1:], strict=False), 1):
                 prefill = _delta(done["ledger"], spoke["ledger"], "prefill")
                 interact = _delta(done["ledger"], spoke["ledger"], "interact")
                 row["requests"].append({
@@ -215,7 +235,7 @@ def learned_restart(states: str | None = None, model: str | None = None,
             row["state_files"] = len(list(states_dir.glob("*.npz")))
             row["transcript"] = session.console.transcript.render()
             out.append(row)
-            del session, llm
+            del session, user, llm
             gc.collect()
     return {"benchmark": "learned-restart", "api": api, "request": request, "world": world_name,
             "processes": out}

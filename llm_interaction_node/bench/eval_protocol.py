@@ -19,8 +19,8 @@ from pathlib import Path
 
 from ..eval.harness import plan, run_protocol, run_seed
 from ..eval.oracle import OracleLLM
-from ..eval.tasks import SPLITS, make_task
 from ..eval.systems import SYSTEMS, make_system
+from ..eval.tasks import SPLITS, make_task
 from ..eval.worlds import world_factory
 
 
@@ -41,9 +41,12 @@ def main(argv=None) -> int:
                                factory=world_factory(args.world, args.gripper))
         wall = time.perf_counter() - t0
     ok = sum(r.success for r in records)
-    print(f"system {args.system}, world {args.world}/{args.gripper}: {len(records)} runs "
-          f"({len(SPLITS)} splits x templates x {args.runs}) in {wall:.1f} s "
-          f"({wall / len(records):.3f} s per run) + {setup:.1f} s setup; {ok}/{len(records)} successful")
+    print(
+        f"system {args.system}, world {args.world}/{args.gripper}: {len(records)} runs "
+        f"({len(SPLITS)} splits x templates x {args.runs}) in {wall:.1f} s "
+        f"({wall / len(records):.3f} s per run) + {setup:.1f} s setup; {ok}/{len(records)} "
+        f"successful"
+    )
     print("target: full 3-split protocol < 600 s")
     return 0
 

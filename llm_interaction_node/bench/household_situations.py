@@ -26,8 +26,16 @@ from dataclasses import dataclass
 
 import yaml
 
-from ..core.apis.humanoid import (GRASP, HANDOVER_LOCATION, HANDS, HUMAN, PLACE_ON_TOP,
-                                  HumanoidApi, navigation_location, surface_name)
+from ..core.apis.humanoid import (
+    GRASP,
+    HANDOVER_LOCATION,
+    HANDS,
+    HUMAN,
+    PLACE_ON_TOP,
+    HumanoidApi,
+    navigation_location,
+    surface_name,
+)
 from ..core.apis.humanoid_words import Words
 from ..core.registry import QUERY_ATTR
 from ..eval.harness import run_seed

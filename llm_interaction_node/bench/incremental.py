@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..core.llm.local import LocalLlamaClient
 from ..eval.harness import run_seed
-from ..eval.tasks import make_task, feasible_world
+from ..eval.tasks import feasible_world, make_task
 from ..settings import Settings
 
 TASKS = [("block_in_bowl", "sa_si"), ("blocks_on_place", "sa_si"), ("block_on_block", "sa_si"),
@@ -93,8 +93,10 @@ def main(argv=None) -> int:
                     print(f"  {r['task']:<18} sent {r['sent']:>6}  evaluated {r['evaluated']:>6}  "
                           f"calls {r['calls']:>3}  wall {r['wall_s']:>6} s (LLM {r['llm_s']} s)",
                           flush=True)
-    totals = {m: {k: sum(r[k] for r in rows) for k in ("sent", "evaluated", "calls", "wall_s", "llm_s")}
-              for m, rows in results.items()}
+    totals = {
+        m: {k: sum(r[k] for r in rows) for k in ("sent", "evaluated", "calls", "wall_s", "llm_s")}
+        for m, rows in results.items()
+    }
     ratios = {}
     if "cap" in totals:
         for m in totals:
@@ -105,10 +107,15 @@ def main(argv=None) -> int:
     else:
         print(f"totals over {len(tasks)} tasks (per task: divide by {len(tasks)}):")
         for m, t in totals.items():
-            print(f"  {m:<17} sent {t['sent']:>7}  evaluated {t['evaluated']:>7}  "
-                  f"wall {t['wall_s']:.1f} s (LLM {t['llm_s']:.1f} s, outside {t['wall_s'] - t['llm_s']:.1f} s)")
+            print(
+                f"  {m:<17} sent {t['sent']:>7}  evaluated {t['evaluated']:>7}  "
+                f"wall {t['wall_s']:.1f} s (LLM {t['llm_s']:.1f} s, outside "
+                f"{t['wall_s'] - t['llm_s']:.1f} s)"
+            )
         for name, r in ratios.items():
-            print(f"  {name:<22} sent x{r['sent']}  evaluated x{r['evaluated']}  wall x{r['wall_s']}")
+            print(
+                f"  {name:<22} sent x{r['sent']}  evaluated x{r['evaluated']}  wall x{r['wall_s']}"
+            )
         print("target: ours_persistent/cap <= 1.3 in tokens evaluated (k = 16)")
     return 0
 

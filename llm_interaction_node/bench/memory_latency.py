@@ -120,8 +120,11 @@ def transcript_for(utterances: list[str], rng: random.Random) -> str:
 
 def _pct(values: list[float]) -> dict[str, float]:
     ms = np.asarray(values) * 1000.0
-    return {"p50": round(float(np.percentile(ms, 50)), 2), "p95": round(float(np.percentile(ms, 95)), 2),
-            "mean": round(float(ms.mean()), 2)}
+    return {
+        "p50": round(float(np.percentile(ms, 50)), 2),
+        "p95": round(float(np.percentile(ms, 95)), 2),
+        "mean": round(float(ms.mean()), 2),
+    }
 
 
 def _progress(label: str, done: int, total: int, start: float) -> None:
@@ -159,7 +162,7 @@ def run_size(size: int, queries: int = 200, adds: int = 50, pool: int = 30000, k
         _progress(f"[{size}] embedding utterance pool", min(i + 512, len(texts)), len(texts), start)
     print(file=sys.stderr)
     _set_threads(embedding_settings().threads)
-    table = dict(zip(texts, np.concatenate(vectors)))
+    table = dict(zip(texts, np.concatenate(vectors), strict=False))
     embed_pool_s = time.perf_counter() - start
 
     directory = keep or tempfile.mkdtemp(prefix="memory_bench_")
@@ -234,7 +237,7 @@ def time_queries(memory: ExampleMemory, windows, nexts, k: int, scoring: str, si
     memory.retrieve(["warm up the query path"], k)
     cold, turn, store, embed3, returned, results = [], [], [], [], 0, []
     start = time.perf_counter()
-    for n, (window, nxt) in enumerate(zip(windows, nexts)):
+    for n, (window, nxt) in enumerate(zip(windows, nexts, strict=False)):
         memory._query_cache.clear()
         t0 = time.perf_counter()
         embed(window)
@@ -284,7 +287,7 @@ def recall_at_k(memory: ExampleMemory, windows: list[list[str]],
     ids = [owners[i] for i in starts]
     hit = total = 0
     got_sum = want_sum = 0.0
-    for window, returned in zip(windows, results):
+    for window, returned in zip(windows, results, strict=False):
         query = retrieval.query_utterances(window, memory.config.query_utterances)
         vectors = embed(query)
         weights = retrieval.recency_weights(len(query), memory.config.recency_decay)
@@ -309,18 +312,22 @@ def _opt(value) -> str:
 
 
 def _table(results: list[dict]) -> str:
-    head = (f"{'size':>7} {'scoring':>13} {'records':>8} {'fill s':>7} {'ex/s':>7} {'add p50/p95':>13} "
-            f"{'embed3 p50/p95':>15} {'retrieve p50/p95':>17} {'turn p50/p95':>14} "
-            f"{'store p50/p95':>14} {'recall':>7} {'score':>6} {'disk MB':>8}")
+    head = (
+        f"{'size':>7} {'scoring':>13} {'records':>8} {'fill s':>7} {'ex/s':>7} {'add p50/p95':>13} "
+        f"{'embed3 p50/p95':>15} {'retrieve p50/p95':>17} {'turn p50/p95':>14} "
+        f"{'store p50/p95':>14} {'recall':>7} {'score':>6} {'disk MB':>8}"
+    )
     rows = [head, "-" * len(head)]
     for r in results:
         pair = lambda d: f"{d['p50']:.1f}/{d['p95']:.1f}"   # noqa: E731
-        rows.append(f"{r['size']:>7} {r['scoring']:>13} {r['records']:>8} {r['fill_s']:>7.1f} "
-                    f"{r['insert_examples_per_s']:>7.0f} {pair(r['add_ms']):>13} "
-                    f"{pair(r['embed3_ms']):>15} {pair(r['retrieve_ms']):>17} "
-                    f"{pair(r['retrieve_turn_ms']):>14} {pair(r['store_ms']):>14} "
-                    f"{_opt(r['recall_vs_brute_force']):>7} {_opt(r['score_ratio_vs_brute_force']):>6} "
-                    f"{r['disk_mb']:>8.1f}")
+        rows.append(
+            f"{r['size']:>7} {r['scoring']:>13} {r['records']:>8} {r['fill_s']:>7.1f} "
+            f"{r['insert_examples_per_s']:>7.0f} {pair(r['add_ms']):>13} "
+            f"{pair(r['embed3_ms']):>15} {pair(r['retrieve_ms']):>17} "
+            f"{pair(r['retrieve_turn_ms']):>14} {pair(r['store_ms']):>14} "
+            f"{_opt(r['recall_vs_brute_force']):>7} {_opt(r['score_ratio_vs_brute_force']):>6} "
+            f"{r['disk_mb']:>8.1f}"
+        )
     rows.append("times in ms; retrieve = retrieve() with 3 new utterances (embedding included), "
                 "turn = 1 new + 2 cached utterances, store = all cached (Chroma + scoring only);\n"
                 "recall = share of the exact (brute-force) top k that retrieve() returned, "

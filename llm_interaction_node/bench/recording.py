@@ -42,7 +42,7 @@ def _ms(fn, repeats: int) -> float:
 def camera(repeats: int) -> dict:
     from ..sims.tabletop_bullet import TabletopWorldBullet
     with TabletopWorldBullet.from_names(["red block", "blue bowl", "green block"], seed=0) as w:
-        return {f"{x}x{y}": round(_ms(lambda: w.render(size=(x, y)), repeats), 2)
+        return {f"{x}x{y}": round(_ms(lambda x=x, y=y: w.render(size=(x, y)), repeats), 2)
                 for x, y in ((320, 240), (640, 480))}
 
 

@@ -59,12 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("ROS_DOMAIN_ID", str(150 + os.getpid() % 80))
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     import rclpy
+    from llm_interaction_interfaces.action import MoveTo
+    from llm_interaction_interfaces.msg import Scene
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import String
-
-    from llm_interaction_interfaces.action import MoveTo
-    from llm_interaction_interfaces.msg import Scene
 
     from ..core.apis.humanoid import HumanoidApi
     from ..core.apis.knowledge import StaticKnowledge
@@ -92,8 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                          reliability=ReliabilityPolicy.RELIABLE)
     worlds: list[tuple[float, dict]] = []
-    node.create_subscription(String, names.WORLD_STATE,
-                             lambda m: worlds.append((time.monotonic(), json.loads(m.data))), latched)
+    node.create_subscription(
+        String,
+        names.WORLD_STATE,
+        lambda m: worlds.append((time.monotonic(), json.loads(m.data))),
+        latched,
+    )
     skills = {s: SkillClient(node, t, SKILL_ACTIONS[s], stop, server_wait_s=60.0)
               for s, t in SKILL_TYPES.items()}
     robot = RosHumanoidRobot(skills, scene, now_ns=lambda: node.get_clock().now().nanoseconds)
@@ -132,10 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         skills["move_to"].run(goals[1], 60.0)                   # wait for the new server
         samples = []
-        for i in range(args.stops):
+        for _ in range(args.stops):
             aborted = threading.Event()
 
-            def drive(goal=goals[0]):
+            def drive(goal=goals[0], aborted=aborted):
                 try:
                     skills["move_to"].run(goal, 60.0)
                 except InteractionAborted:

@@ -35,9 +35,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 MODES = ("auto", "improve", "final", "corrected", "raw")
 TABLE = "inFrontOf_long-table_0"
@@ -214,11 +214,16 @@ def bench(modes, scenarios, out_dir: Path, echo=print) -> list[dict]:
                            Path(f"{base}-teach.json"))
             check = _spawn({**spec, "phase": "check", "progress": f"{base}-check.log"},
                            Path(f"{base}-check.json")) if teach.get("learned") else None
-            row = {"scenario": name, "mode": mode, "learned": bool(teach.get("learned")),
-                   "used": bool(check and check.get("used")),
-                   "learn_calls": [c["status"] for c in teach.get("learn_calls", [])],
-                   "teach_s": teach.get("wall_s"), "check_s": check.get("wall_s") if check else None,
-                   "error": teach.get("error") or (check or {}).get("error")}
+            row = {
+                "scenario": name,
+                "mode": mode,
+                "learned": bool(teach.get("learned")),
+                "used": bool(check and check.get("used")),
+                "learn_calls": [c["status"] for c in teach.get("learn_calls", [])],
+                "teach_s": teach.get("wall_s"),
+                "check_s": check.get("wall_s") if check else None,
+                "error": teach.get("error") or (check or {}).get("error"),
+            }
             rows.append(row)
             echo(_line(row))
     return rows

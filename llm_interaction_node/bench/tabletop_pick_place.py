@@ -5,7 +5,8 @@ Each trial builds ``TabletopWorldBullet.random(3, 2, seed=trial)`` (not timed) a
 another block and a random point of the workspace. Success: the block ends within 0.06 m
 (horizontally) of the target, as CaP's checks.
 
-    python -m llm_interaction_node.bench.tabletop_pick_place [--trials 60] [--gripper floating|arm|both]
+    python -m llm_interaction_node.bench.tabletop_pick_place [--trials 60] [--gripper \
+floating|arm|both]
 """
 from __future__ import annotations
 

@@ -58,7 +58,7 @@ class Counts:
     echoed: int = 0           # ran, and was a bare word of an earlier output
     unknown_object: int = 0   # ran, and its error says the object is not in the scene
 
-    def add(self, other: "Counts") -> None:
+    def add(self, other: Counts) -> None:
         for f in fields(self):
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 

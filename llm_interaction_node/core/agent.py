@@ -18,9 +18,9 @@ from __future__ import annotations
 import ast
 import logging
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Callable, Sequence
 
 from .builtins import asked_to_forget
 from .config import check_section, setting
@@ -32,8 +32,16 @@ from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
 from .llm import LLMClient, LLMError, TokenLedger, Usage
 from .llm.errors import spoken
-from .notes import (GIVING_UP, HINTS, LLM_FAILED, LOOP_NOTE, NOT_RUN, REPEAT_NOTE,
-                    is_console_note, restate_note)
+from .notes import (
+    GIVING_UP,
+    HINTS,
+    LLM_FAILED,
+    LOOP_NOTE,
+    NOT_RUN,
+    REPEAT_NOTE,
+    is_console_note,
+    restate_note,
+)
 from .notes import STOPPED as STOPPED_NOTE
 from .policy import ErrorClass, TurnState, error_class
 from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
@@ -41,7 +49,9 @@ from .statements import code_lines, extract_statements
 from .transcript import Entry
 
 log = logging.getLogger(__name__)
-FORGET_ONLY_ASKED = frozenset({"forget_learned"})   # left out of the grammar unless the user says "forget"
+FORGET_ONLY_ASKED = frozenset(
+    {"forget_learned"}
+)  # left out of the grammar unless the user says "forget"
 
 WAIT = "wait_for_trigger()"
 SORRY = "I'm sorry, I don't know how to proceed with this."

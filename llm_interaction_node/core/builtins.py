@@ -7,7 +7,7 @@ layer provides.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .registry import comment
 from .user import UserChannel

@@ -5,9 +5,9 @@ the settings mechanism of :mod:`.config` like every other variable)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from .config import load_section, setting
 

@@ -22,8 +22,9 @@ import copy
 import enum
 import os
 import typing
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal
 
 DESCRIPTION = "description"
 SECRET = "secret"          # metadata flag: never a ROS parameter, never printed
@@ -226,7 +227,9 @@ def check_section(section: Any, name: str) -> None:
 
 
 def _optional(kind: Any) -> bool:
-    return typing.get_origin(kind) in (typing.Union, _UnionType) and type(None) in typing.get_args(kind)
+    return typing.get_origin(kind) in (typing.Union, _UnionType) and type(None) in typing.get_args(
+        kind
+    )
 
 
 def from_environment(cls: type, env: Mapping[str, str], fallback: bool = False

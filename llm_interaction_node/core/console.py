@@ -11,8 +11,8 @@ every session uses) in a sandbox worker process with hard memory and CPU limits
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from .builtins import InteractionBuiltins
 from .errors import EndOfInteraction, InteractionAborted

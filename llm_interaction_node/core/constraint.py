@@ -197,7 +197,7 @@ class ConsoleVocabulary:
                                                     for n in api.names) if f is not None}
 
     @classmethod
-    def of(cls, console) -> "ConsoleVocabulary":
+    def of(cls, console) -> ConsoleVocabulary:
         """The vocabulary of a :class:`~.console.ConsoleSession` (its namespace is re-read on
         every call: a new task replaces it)."""
         return cls(console.api, lambda: console.namespace,
@@ -315,7 +315,9 @@ def word_except(rule: str, words: Iterable[str], dead: Iterable[str] = (),
             return names[prefix]
         name = rule if not prefix else f"{rule}-{len(names)}"
         names[prefix] = name
-        children = sorted({w[len(prefix)] for w in words if w.startswith(prefix) and len(w) > len(prefix)})
+        children = sorted(
+            {w[len(prefix)] for w in words if w.startswith(prefix) and len(w) > len(prefix)}
+        )
         first = _WORD_CHARS.replace("0123456789", "") if identifier and not prefix else _WORD_CHARS
         alternatives = [f"{_char_class([c for c in first if c not in children])} {rule}-tail"]
         alternatives += [f"{gbnf_literal(c)} {node(prefix + c)}" for c in children
@@ -444,8 +446,10 @@ line ::= [ \t]* (comment | wc rest)?
             choices = _quoted(targets) + ([expression] if focus.free_targets else [])
             rules.append(f"{target_rule} ::= " + " | ".join(choices))
             alternatives.append(f"({' | '.join(literal)}) sep {target_rule}")
-        if focus.objects is None:              # an object given as an expression
-            choices = _quoted(focus.targets_for(None)) + ([expression] if focus.free_targets else [])
+        if focus.objects is None:  # an object given as an expression
+            choices = _quoted(focus.targets_for(None)) + (
+                [expression] if focus.free_targets else []
+            )
             if choices:
                 rules.append(f"{rule}-tx ::= " + " | ".join(choices))
                 alternatives.append(f"{expression} sep {rule}-tx")

@@ -17,8 +17,8 @@ is never refused afterwards: the grammar alone holds it).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from .registry import MoveSpec
 
@@ -114,8 +114,13 @@ def spoken_of_as_moved(text: str, names: Iterable[str], places: Sequence[str] = 
     return out
 
 
-def focus_after(function: str, spec: MoveSpec, utterances: Sequence[str],
-                scene_names: Sequence[str], attempt: Iterable[tuple[str, str | None]]) -> Focus | None:
+def focus_after(
+    function: str,
+    spec: MoveSpec,
+    utterances: Sequence[str],
+    scene_names: Sequence[str],
+    attempt: Iterable[tuple[str, str | None]],
+) -> Focus | None:
     """The focus of the turn that answers ``utterances[-1]`` (a reply to an attempt whose
     moves were ``attempt``), with the instruction ``utterances[0]``; None when the words name
     no target (nothing to choose among)."""

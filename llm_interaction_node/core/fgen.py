@@ -15,9 +15,10 @@ from __future__ import annotations
 import ast
 import builtins as _builtins
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import yaml
 

@@ -12,8 +12,9 @@ agent when the next turn starts, so it never aborts work that begins later.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from .errors import InteractionAborted
 

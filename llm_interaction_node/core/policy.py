@@ -5,7 +5,8 @@ budget of 3, semantic hints of the robot API have 4, imports 3, index and key er
 and the counters start again after every statement that succeeds, so only errors in a row use
 a budget up. The reference ends the run at once on any other error; here the other classes
 (syntax, refused code, ValueError/AttributeError, timeouts, the rest) are fed back too, each
-with a budget of its own (docs/evaluation.md, "Differences from the reference's rules"); a turn may run a bounded number of statements; a statement, or a cycle of a few
+with a budget of its own (docs/evaluation.md, "Differences from the reference's rules"); a turn \
+may run a bounded number of statements; a statement, or a cycle of a few
 statements, repeated ``loop_repeats`` times in a row is a loop. A cycle of ``redo_cycle`` or
 more statements is a loop when done twice in a row: the whole plan again (a small model that
 finished a task and does not hand back repeats it until the statement cap, seen in benchmark
@@ -20,6 +21,7 @@ from typing import Protocol
 
 from .errors import SemanticHintError, StatementTimeout
 from .sandbox import ImportRefused, SandboxViolation
+
 
 class ErrorClass(StrEnum):
     """The error classes budgets count (a str: ``agent.budgets`` keys in the settings)."""

@@ -8,8 +8,8 @@ header and the loop-prevention example of each API set are part of its definitio
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 BANNER = ("# Python console of the robot. Every input is executed immediately.\n"
           "# Available functions:")

@@ -9,8 +9,9 @@ from __future__ import annotations
 import inspect
 import types
 import typing
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 COMMENT_ATTR = "api_comment"
 QUERY_ATTR = "api_query"
@@ -159,7 +160,11 @@ class ApiRegistry:
 
     def listing(self, sort: bool = True) -> str:
         """The 'Available functions' block of the prompt."""
-        items = sorted(self._functions.values(), key=lambda f: f.name) if sort else self._functions.values()
+        items = (
+            sorted(self._functions.values(), key=lambda f: f.name)
+            if sort
+            else self._functions.values()
+        )
         return "\n".join(f.listing() for f in items)
 
     @property
@@ -193,4 +198,14 @@ def public_functions(obj: Any) -> list[Callable]:
     return [getattr(obj, n) for n in names]
 
 
-__all__ = ["comment", "recommented", "query", "moves", "MoveSpec", "ApiRegistry", "ApiFunction", "render_signature", "public_functions"]
+__all__ = [
+    "comment",
+    "recommented",
+    "query",
+    "moves",
+    "MoveSpec",
+    "ApiRegistry",
+    "ApiFunction",
+    "render_signature",
+    "public_functions",
+]

@@ -33,14 +33,22 @@ import threading
 import time
 import types
 import weakref
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from llm_interaction_node.core.errors import StatementTimeout
-from llm_interaction_node.core.sandbox_numpy import (array_method, numpy_view, operator_size,
-                                                      size_error)
-from llm_interaction_node.core.sandbox_shapely import (GUARDED_GEOMETRY_METHODS, geometry_method,
-                                                        shapely_names)
+from llm_interaction_node.core.sandbox_numpy import (
+    array_method,
+    numpy_view,
+    operator_size,
+    size_error,
+)
+from llm_interaction_node.core.sandbox_shapely import (
+    GUARDED_GEOMETRY_METHODS,
+    geometry_method,
+    shapely_names,
+)
 
 MAX_INT_BITS = 100_000
 

@@ -13,7 +13,8 @@ import inspect
 import math
 import operator
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy
 
@@ -190,7 +191,7 @@ class _View:
     __slots__ = ("_target", "_label", "_denied", "_limit", "_cache")
 
     def __init__(self, target: Any, label: str, denied: frozenset[str], limit: int) -> None:
-        for slot, value in zip(self.__slots__, (target, label, denied, limit, {})):
+        for slot, value in zip(self.__slots__, (target, label, denied, limit, {}), strict=True):
             object.__setattr__(self, slot, value)
 
     def __getattr__(self, name: str) -> Any:

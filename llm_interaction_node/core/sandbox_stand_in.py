@@ -7,7 +7,8 @@ check); setting or deleting its attributes is refused, so generated code cannot 
 class shared by every console of the process, and the real class is never handed out."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class ReadOnlyType(type):

@@ -21,7 +21,8 @@ import os
 import pickle
 import resource
 import signal
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .errors import StatementTimeout
 from .sandbox import Sandbox

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import io
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
 from .errors import EndOfInteraction, InteractionAborted, SemanticHintError, StatementTimeout
 from .sandbox import Sandbox, SandboxViolation

@@ -7,8 +7,8 @@ example files in ``config/`` and for ``llm-interaction replay``.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 PS1 = ">>> "
 PS2 = "... "
@@ -80,7 +80,7 @@ class Transcript:
         return said
 
     @classmethod
-    def parse(cls, text: str) -> "Transcript":
+    def parse(cls, text: str) -> Transcript:
         """Parse console text. Lines before the first prompt that are comments are ignored."""
         entries: list[Entry] = []
         src: list[str] = []

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Callable, Iterable, Literal, Protocol
+from collections.abc import Callable, Iterable
+from typing import Literal, Protocol
 
 from .errors import EndOfInteraction, InteractionAborted
 

@@ -1,1 +1,2 @@
-"""Evaluation of the tabletop tasks: instruction templates, scenes, success checks, scripted solutions."""
+"""Evaluation of the tabletop tasks: instruction templates, scenes, success checks, scripted \
+solutions."""

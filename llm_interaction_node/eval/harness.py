@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -32,8 +32,15 @@ from ..core.llm import Usage
 from .observe import observe
 from .simulated_user import USER_POLICIES, Observation, SimulatedUser
 from .systems.base import Round
-from .tasks import (SPLITS, check, feasible_world, initial_destroyed, make_task, tasks_for_split,
-                    world_positions)
+from .tasks import (
+    SPLITS,
+    check,
+    feasible_world,
+    initial_destroyed,
+    make_task,
+    tasks_for_split,
+    world_positions,
+)
 
 WorldFactory = Callable[[list, int], object]
 DROP_MARGIN = 0.02        # m outside the workspace (or below the table) counts as dropped
@@ -58,8 +65,10 @@ class RunRecord:
     turn_statuses: list = field(default_factory=list)   # per round: the agent's TurnStatus list
     usage: dict = field(default_factory=dict)
     wall_s: float = 0.0
-    learned: bool = False           # the user asked to learn in this run
-    learning: list = field(default_factory=list)   # what each learn call did (status, lesson, example)
+    learned: bool = False  # the user asked to learn in this run
+    learning: list = field(
+        default_factory=list
+    )  # what each learn call did (status, lesson, example)
     first_statement_s: float | None = None     # instruction -> first statement (systems that say)
     startup_s: float | None = None  # session start -> instruction (the start-up prefill)
     retrieved: list = field(default_factory=list)  # ids of the non-seed examples in its prompts
@@ -83,8 +92,13 @@ def dropped_blocks(world, bounds) -> list[str]:
             continue
         x, y, z = np.asarray(world.object_position(name), dtype=float)[:3]
         (x0, x1), (y0, y1) = bounds[0], bounds[1]
-        if not (x0 - DROP_MARGIN <= x <= x1 + DROP_MARGIN and y0 - DROP_MARGIN <= y <= y1 + DROP_MARGIN) \
-                or z < -DROP_MARGIN:
+        if (
+            not (
+                x0 - DROP_MARGIN <= x <= x1 + DROP_MARGIN
+                and y0 - DROP_MARGIN <= y <= y1 + DROP_MARGIN
+            )
+            or z < -DROP_MARGIN
+        ):
             out.append(name)
     return out
 
@@ -122,7 +136,9 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
     that can ``render``), a PNG with the scene at the start and after every round.
     ``user_policy``: when the simulated user asks to learn (:data:`USER_POLICIES`)."""
     if user_policy not in USER_POLICIES:
-        raise ValueError(f"unknown user policy {user_policy!r}; use one of {', '.join(USER_POLICIES)}")
+        raise ValueError(
+            f"unknown user policy {user_policy!r}; use one of {', '.join(USER_POLICIES)}"
+        )
     task = make_task(template, split, seed)
     world = feasible_world(task, factory)
     render = getattr(world, "render", None) if strip else None
@@ -158,10 +174,17 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
             seen["log"] = len(log)
             view = observe(task, initial, final, last["pos"])   # what a person at the table sees
             last["pos"] = final
-            obs = Observation(success=success, error=round_result.error, dropped=dropped,
-                              initial_destroyed=not success and initial_destroyed(task, initial, final),
-                              round_index=index, unreachable=lost, places=view.places,
-                              moved=view.moved, unmet=view.unmet)
+            obs = Observation(
+                success=success,
+                error=round_result.error,
+                dropped=dropped,
+                initial_destroyed=not success and initial_destroyed(task, initial, final),
+                round_index=index,
+                unreachable=lost,
+                places=view.places,
+                moved=view.moved,
+                unmet=view.unmet,
+            )
             record.observations.append(asdict(obs))
             record.transcripts.append(round_result.transcript)
             record.turn_statuses.append(list(round_result.statuses))

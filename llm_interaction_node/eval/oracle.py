@@ -81,7 +81,11 @@ class OracleLLM(ScriptedLLM):
                  if ln.startswith(">>> ") and not ln.startswith(">>> #")]
         if is_learning_request(last):
             return "learn_from_interaction()" if not after else WAIT
-        if last == instruction and instruction in self.fail_first and instruction not in self.failed:
+        if (
+            last == instruction
+            and instruction in self.fail_first
+            and instruction not in self.failed
+        ):
             # the wrong program (or a look), then hand back (a bare hand-back would be asked
             # again: the agent's idle retries)
             mistake = self.mistakes[instruction]

@@ -13,9 +13,9 @@ import io
 import json
 import math
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -126,8 +126,12 @@ def rounds_markdown(records: list[RunRecord]) -> list[str]:
     data = per_round(records)
     if not data:
         return []
-    out = ["## Per round (Figures 6/7)", "",
-           "| split | round | runs | i | n | learned examples stored |", "|---|---|---|---|---|---|"]
+    out = [
+        "## Per round (Figures 6/7)",
+        "",
+        "| split | round | runs | i | n | learned examples stored |",
+        "|---|---|---|---|---|---|",
+    ]
     for split, rounds in data.items():
         for x, (i, n) in sorted(rounds.items()):
             rs = [r for r in records if r.split == split and r.round == x]
@@ -187,9 +191,15 @@ def outcomes_markdown(systems: dict[str, list[RunRecord]]) -> list[str]:
         counts = Counter(run_outcome(r) for r in records)
         asked = sum(1 for r in records for kind, _ in r.utterances if kind == "learn")
         calls = Counter(str(e.get("status")) for r in records for e in r.learning)
-        out.append("| " + " | ".join([name] + [str(counts.get(o, 0)) for o in OUTCOMES]
-                                     + [str(asked), ", ".join(f"{k} {v}" for k, v in
-                                                              sorted(calls.items())) or "-"]) + " |")
+        out.append(
+            "| "
+            + " | ".join(
+                [name]
+                + [str(counts.get(o, 0)) for o in OUTCOMES]
+                + [str(asked), ", ".join(f"{k} {v}" for k, v in sorted(calls.items())) or "-"]
+            )
+            + " |"
+        )
     return out + [""]
 
 
@@ -290,11 +300,24 @@ def tables_csv(system: str, records: list[RunRecord], price_in: float = DEFAULT_
     for split in SPLITS:
         rows, total = split_rows(records, split)
         for r in (rows + [total]) if rows else []:
-            writer.writerow([system, split, r.template, r.runs, round(r.s, 4), round(r.i, 4),
-                             "" if r.n is None else round(r.n, 4), r.prompt_tokens,
-                             r.completion_tokens,
-                             round(cost(r.prompt_tokens, r.completion_tokens, price_in, price_out), 6),
-                             r.evaluated_tokens, r.cached_tokens, r.llm_s, r.outside_s])
+            writer.writerow(
+                [
+                    system,
+                    split,
+                    r.template,
+                    r.runs,
+                    round(r.s, 4),
+                    round(r.i, 4),
+                    "" if r.n is None else round(r.n, 4),
+                    r.prompt_tokens,
+                    r.completion_tokens,
+                    round(cost(r.prompt_tokens, r.completion_tokens, price_in, price_out), 6),
+                    r.evaluated_tokens,
+                    r.cached_tokens,
+                    r.llm_s,
+                    r.outside_s,
+                ]
+            )
     return buf.getvalue()
 
 
@@ -319,7 +342,7 @@ def plot_rounds(systems: dict[str, list[RunRecord]], path: str | Path) -> Path:
     for name, records in systems.items():
         data = per_round(records)
         rounds = sorted({x for split in data.values() for x in split})
-        for ax, k in zip(axes, (0, 1)):
+        for ax, k in zip(axes, (0, 1), strict=False):
             mean, std = [], []
             for x in rounds:
                 values = [data[s][x][k] for s in data if x in data[s] and data[s][x][k] is not None]
@@ -352,7 +375,9 @@ def write_report(out: str | Path, system: str, price_in: float = DEFAULT_PRICE_I
     files["tables.md"].write_text(tables_markdown(system, records, price_in, price_out))
     files["tables.csv"].write_text(tables_csv(system, records, price_in, price_out))
     plot_rounds({system: records}, files["rounds.png"])
-    files["summary.json"].write_text(json.dumps(summary(system, records, price_in, price_out), indent=1))
+    files["summary.json"].write_text(
+        json.dumps(summary(system, records, price_in, price_out), indent=1)
+    )
     return files
 
 

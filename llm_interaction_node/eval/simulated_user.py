@@ -290,7 +290,8 @@ HINTS: dict[str, tuple[str, ...]] = {
         "the one {dist_word} it.",
         "I meant the block {dist_word} the {bowl}, and it goes on the {place}, which is "
         "{place_desc}.",
-        "Check the block you took: measure the distance of every block to the {bowl} and take the one "
+        "Check the block you took: measure the distance of every block to the {bowl} and take the "
+        "one "
         "{dist_word} it.",
     ),
     "nth_block_from_direction": (
@@ -480,8 +481,11 @@ class SimulatedUser:
         names = list(dict.fromkeys(str(n) for n in dropped))
         many = len(names) > 1
         text = self._choose("retry", RETRY).format(
-            blocks=joined(["the " + n for n in names]), it="them" if many else "it", they="they" if many else "it",
-            **{"is": "are" if many else "is"})
+            blocks=joined(["the " + n for n in names]),
+            it="them" if many else "it",
+            they="they" if many else "it",
+            **{"is": "are" if many else "is"},
+        )
         return Utterance(_cap(text), "retry_execution")
 
     def _solution(self, destroyed: bool) -> Utterance:
@@ -498,7 +502,9 @@ class SimulatedUser:
         said = [self._say(f, naming=i > 0) for i, f in enumerate(facts[:FACTS_SAID])]
         said = [t for t in said if t]
         # a selection task's hints are about which block is meant: not when it was the right one
-        about_block = not self.task.template.selection or any(f.kind == "wrong_block" for f in facts)
+        about_block = not self.task.template.selection or any(
+            f.kind == "wrong_block" for f in facts
+        )
         if not said or (self.understanding_failures > 1 and about_block):
             said.append(self._choose("hint", HINTS[self.task.template_id])
                         .format(**_hint_fields(self.task)))
@@ -568,5 +574,16 @@ class SimulatedUser:
         return out
 
 
-__all__ = ["USER_POLICIES", "Observation", "Utterance", "SimulatedUser", "KINDS", "HINTS", "FACT_WORDING", "LEARN", "RETRY",
-           "SOLUTION", "SOLUTION_DESTROYED"]
+__all__ = [
+    "USER_POLICIES",
+    "Observation",
+    "Utterance",
+    "SimulatedUser",
+    "KINDS",
+    "HINTS",
+    "FACT_WORDING",
+    "LEARN",
+    "RETRY",
+    "SOLUTION",
+    "SOLUTION_DESTROYED",
+]

@@ -23,9 +23,10 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import yaml
 
@@ -70,7 +71,7 @@ class TopicSpec:
     latched: bool = False
 
     @classmethod
-    def parse(cls, text: str) -> "TopicSpec":
+    def parse(cls, text: str) -> TopicSpec:
         """``'NAME TYPE'`` or ``'NAME TYPE latched'``."""
         parts = text.split()
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != "latched") \
@@ -176,7 +177,9 @@ class CrashSafeBagWriter:
                     offered_qos_profiles=[_latched_qos()] if spec.latched else [])
             for topic, stamp, data in sorted(messages, key=lambda m: m[1]):
                 writer.write(connections[topic], stamp, data)
-        metadata = yaml.safe_load((tmp / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
+        metadata = yaml.safe_load((tmp / "metadata.yaml").read_text())[
+            "rosbag2_bagfile_information"
+        ]
         target = self.path / self.file_name(index)
         written = tmp / f"{tmp.name}.mcap"
         _fsync(written)
@@ -203,7 +206,10 @@ class CrashSafeBagWriter:
                 if key in topics:
                     topics[key]["message_count"] += entry["message_count"]
                 else:
-                    topics[key] = {"topic_metadata": dict(meta), "message_count": entry["message_count"]}
+                    topics[key] = {
+                        "topic_metadata": dict(meta),
+                        "message_count": entry["message_count"],
+                    }
         merged.update({
             "relative_file_paths": [p for s in segments for p in s["relative_file_paths"]],
             "files": [f for s in segments for f in s.get("files", [])],
@@ -220,8 +226,14 @@ class CrashSafeBagWriter:
 
 def _latched_qos():
     """The offered QoS of a latched topic, so that ``ros2 bag play`` republishes it latched."""
-    from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness,
-                                    QosReliability, QosTime)
+    from rosbags.interfaces import (
+        Qos,
+        QosDurability,
+        QosHistory,
+        QosLiveliness,
+        QosReliability,
+        QosTime,
+    )
     return Qos(QosHistory.KEEP_LAST, 1, QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL,
                QosTime(0x7FFFFFFF, 0xFFFFFFFF), QosTime(0x7FFFFFFF, 0xFFFFFFFF),
                QosLiveliness.AUTOMATIC, QosTime(0x7FFFFFFF, 0xFFFFFFFF), False)
@@ -240,7 +252,12 @@ def read_bag(path: str | Path) -> Iterator[tuple[str, str, int, Any]]:
 
     with AnyReader([Path(path)]) as reader:
         for connection, stamp, raw in reader.messages():
-            yield connection.topic, connection.msgtype, stamp, reader.deserialize(raw, connection.msgtype)
+            yield (
+                connection.topic,
+                connection.msgtype,
+                stamp,
+                reader.deserialize(raw, connection.msgtype),
+            )
 
 
 def topic_counts(path: str | Path) -> tuple[dict[str, tuple[str, int]], int, int]:

@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 from geometry_msgs.msg import Pose, PoseStamped
-from transforms3d.euler import euler2quat, quat2euler
-
 from llm_interaction_interfaces.msg import Scene
 from llm_interaction_interfaces.msg import SceneObject as SceneObjectMsg
+from transforms3d.euler import euler2quat, quat2euler
 
 from ..core.apis.humanoid import SceneObject
 
@@ -27,7 +26,8 @@ def pose6_to_msg(pose6: Iterable[float]) -> Pose:
 
 
 def msg_to_pose6(msg: Pose) -> np.ndarray:
-    """geometry_msgs/Pose -> ``[x, y, z, roll, pitch, yaw]``; a zero quaternion counts as identity."""
+    """geometry_msgs/Pose -> ``[x, y, z, roll, pitch, yaw]``; a zero quaternion counts as \
+identity."""
     q = np.array([msg.orientation.w, msg.orientation.x, msg.orientation.y, msg.orientation.z])
     norm = float(np.linalg.norm(q))
     if not math.isfinite(norm) or norm < 1e-9:

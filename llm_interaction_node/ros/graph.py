@@ -16,9 +16,10 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence, TextIO
+from typing import Any, TextIO
 
 import yaml
 
@@ -440,7 +441,7 @@ class GraphRunner:
             except ProcessLookupError:
                 pass
 
-    def __enter__(self) -> "GraphRunner":
+    def __enter__(self) -> GraphRunner:
         self.start()
         return self
 

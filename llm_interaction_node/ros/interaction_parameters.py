@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import inspect
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import yaml
 
@@ -143,8 +144,11 @@ def read(values: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> Node
     agent = {i.name: values[i.name] for i in _AGENT if i.name in values}
     own = {i.name: values[i.name] for i in _NODE if i.name in values}
     interfaces = {name: values.get(name, default) for name, (default, _) in INTERFACES.items()}
-    return NodeConfig(Settings.from_dict(nest(agent), env), from_mapping(NodeSettings, nest(own), "node"),
-                      interfaces)
+    return NodeConfig(
+        Settings.from_dict(nest(agent), env),
+        from_mapping(NodeSettings, nest(own), "node"),
+        interfaces,
+    )
 
 
 def read_params_files(files: Sequence[str | Path], node: str,

@@ -17,8 +17,9 @@ PACKAGE = "llm_interaction_node"
 def generate(graph: str):
     """The ``LaunchDescription`` of ``graph``: every launch argument declared (default '':
     not given, the params files decide), the nodes chosen when the arguments are known."""
-    from launch import LaunchDescription
     from launch.actions import DeclareLaunchArgument, OpaqueFunction
+
+    from launch import LaunchDescription
 
     arguments = launch_arguments(graph)
     return LaunchDescription(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -141,8 +141,18 @@ def household_markers(objects: Iterable[SceneObject], locations: Mapping[str, Se
                                (x, y, ROBOT_HEIGHT / 2, 0, 0, yaw),
                                (ROBOT_DIAMETER, ROBOT_DIAMETER, ROBOT_HEIGHT), _ROBOT,
                                frame_id, stamp))
-        markers.append(_marker(Marker.ARROW, NS_ROBOT, "heading", (x, y, ROBOT_HEIGHT + 0.05, 0, 0, yaw),
-                               (0.5, 0.08, 0.08), _ROBOT, frame_id, stamp))
+        markers.append(
+            _marker(
+                Marker.ARROW,
+                NS_ROBOT,
+                "heading",
+                (x, y, ROBOT_HEIGHT + 0.05, 0, 0, yaw),
+                (0.5, 0.08, 0.08),
+                _ROBOT,
+                frame_id,
+                stamp,
+            )
+        )
         held = "\n".join(f"{hand}: {hands.get(hand) or '-'}" for hand in ("left", "right"))
         markers.append(_label("robot", f"robot\n{held}", (x, y, ROBOT_HEIGHT + 0.45),
                               LABEL_HEIGHT, frame_id, stamp))
@@ -170,8 +180,18 @@ def tabletop_markers(objects: Iterable[tuple[str, Sequence[float]]],
             markers.append(_marker(Marker.CUBE, NS_BLOCKS, name, (x, y, z, 0, 0, 0),
                                    (BLOCK_SIZE,) * 3, rgba, frame_id, stamp))
         else:
-            markers.append(_marker(Marker.CYLINDER, NS_BOWLS, name, (x, y, z + 0.0075, 0, 0, 0),
-                                   (2 * BOWL_RADIUS, 2 * BOWL_RADIUS, 0.015), rgba, frame_id, stamp))
+            markers.append(
+                _marker(
+                    Marker.CYLINDER,
+                    NS_BOWLS,
+                    name,
+                    (x, y, z + 0.0075, 0, 0, 0),
+                    (2 * BOWL_RADIUS, 2 * BOWL_RADIUS, 0.015),
+                    rgba,
+                    frame_id,
+                    stamp,
+                )
+            )
         markers.append(_label(f"tabletop/{name}", name, (x, y, z + 0.06),
                               TABLETOP_LABEL_HEIGHT, frame_id, stamp))
     if gripper_xyz is not None:

@@ -26,7 +26,7 @@ import signal
 import sys
 import threading
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 import rclpy
 from rclpy.exceptions import ParameterException

@@ -10,7 +10,8 @@ the speech nodes start with it.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..core.config import SettingInfo, describe, from_mapping, nest
 

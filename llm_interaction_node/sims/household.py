@@ -38,17 +38,28 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 import yaml
 
-from ..core.apis.humanoid import (BRING_LADDER_SKILL, FAILURE, GRASP, HANDOVER_LOCATION, HANDS,
-                                  HUMAN, PLACE_ON_TOP, SUCCESS, SceneObject, navigation_location,
-                                  surface_name)
+from ..core.apis.humanoid import (
+    BRING_LADDER_SKILL,
+    FAILURE,
+    GRASP,
+    HANDOVER_LOCATION,
+    HANDS,
+    HUMAN,
+    PLACE_ON_TOP,
+    SUCCESS,
+    SceneObject,
+    navigation_location,
+    surface_name,
+)
 from .world_end import WorldEnd
 
 DEFAULT_ROBOT = {
@@ -138,11 +149,11 @@ class HouseholdWorld:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_dict(cls, config: dict[str, Any], **kwargs: Any) -> "HouseholdWorld":
+    def from_dict(cls, config: dict[str, Any], **kwargs: Any) -> HouseholdWorld:
         return cls(config, **kwargs)
 
     @classmethod
-    def from_yaml(cls, path: str | Path, **kwargs: Any) -> "HouseholdWorld":
+    def from_yaml(cls, path: str | Path, **kwargs: Any) -> HouseholdWorld:
         path = Path(path)
         with path.open() as f:
             config = yaml.safe_load(f) or {}
@@ -151,7 +162,10 @@ class HouseholdWorld:
 
     def _parse(self, cfg: dict[str, Any]) -> None:
         robot = {**DEFAULT_ROBOT, **(cfg.get("robot") or {})}
-        robot["durations"] = {**DEFAULT_ROBOT["durations"], **((cfg.get("robot") or {}).get("durations") or {})}
+        robot["durations"] = {
+            **DEFAULT_ROBOT["durations"],
+            **((cfg.get("robot") or {}).get("durations") or {}),
+        }
         self.base_speed = float(robot["base_speed"])
         self.turn_speed = float(robot["turn_speed"])
         self.reach_tolerance = float(robot["reach_tolerance"])
@@ -159,7 +173,9 @@ class HouseholdWorld:
         self.ladder_speed_factor = float(robot["ladder_speed_factor"])
         self.durations = {k: float(v) for k, v in robot["durations"].items()}
         room = cfg.get("room") or {}
-        self.room = {axis: tuple(float(v) for v in room[axis]) for axis in ("x", "y") if axis in room}
+        self.room = {
+            axis: tuple(float(v) for v in room[axis]) for axis in ("x", "y") if axis in room
+        }
 
         self.furniture: dict[str, _Furniture] = {}
         self._locations: dict[str, np.ndarray] = {}
@@ -179,8 +195,11 @@ class HouseholdWorld:
 
         human = cfg.get("human") or {}
         handover = self._locations.get(HANDOVER_LOCATION)
-        default_human = handover[:2] + 0.8 * np.array([math.cos(handover[2]), math.sin(handover[2])]) \
-            if handover is not None else np.zeros(2)
+        default_human = (
+            handover[:2] + 0.8 * np.array([math.cos(handover[2]), math.sin(handover[2])])
+            if handover is not None
+            else np.zeros(2)
+        )
         self.human_xy = _vec(human.get("position", default_human), 2, "human position")
 
         start = robot["start"]
@@ -191,12 +210,28 @@ class HouseholdWorld:
         slots: dict[str, int] = {}
         for name, spec in (cfg.get("objects") or {}).items():
             spec = spec or {}
-            obj = _Object(name=name, object_class=spec.get("class", _class_of(name)),
-                          affordances=tuple(spec.get("affordances", [GRASP])),
-                          size=float(spec.get("height", 0.2)), pose=np.zeros(6), location=None,
-                          extra={k: v for k, v in spec.items()
-                                 if k not in ("class", "affordances", "height", "location", "offset",
-                                              "pose", "held_by")})
+            obj = _Object(
+                name=name,
+                object_class=spec.get("class", _class_of(name)),
+                affordances=tuple(spec.get("affordances", [GRASP])),
+                size=float(spec.get("height", 0.2)),
+                pose=np.zeros(6),
+                location=None,
+                extra={
+                    k: v
+                    for k, v in spec.items()
+                    if k
+                    not in (
+                        "class",
+                        "affordances",
+                        "height",
+                        "location",
+                        "offset",
+                        "pose",
+                        "held_by",
+                    )
+                },
+            )
             location = spec.get("location")
             if spec.get("held_by") == HUMAN:
                 obj.held_by = HUMAN
@@ -209,7 +244,9 @@ class HouseholdWorld:
                     k = slots.get(furn, 0)
                     slots[furn] = k + 1
                     offset = [0.15 * ((k % 3) - 1), 0.15 * (k // 3)]
-                obj.pose = self._pose_on(self.furniture[furn], _vec(offset, 2, f"{name} offset"), obj.size)
+                obj.pose = self._pose_on(
+                    self.furniture[furn], _vec(offset, 2, f"{name} offset"), obj.size
+                )
                 obj.location = location
             elif "pose" in spec:
                 obj.pose = _vec(spec["pose"], 6, f"object {name} pose")
@@ -319,7 +356,7 @@ class HouseholdWorld:
                     "failures_left": copy.deepcopy(self._failures_left),
                     "random_state": self._rng.getstate()}
 
-    def restore(self, state: dict[str, Any]) -> "HouseholdWorld":
+    def restore(self, state: dict[str, Any]) -> HouseholdWorld:
         """Take over a :meth:`checkpoint` or a perceived state of the same form (``objects``:
         name -> location, held_by, pose; optional ``base_pose``, ``clock``,
         ``failures_left``, ``random_state``); what is missing keeps its current value.
@@ -341,7 +378,7 @@ class HouseholdWorld:
                 self._rng.setstate(state["random_state"])
         return self
 
-    def replay_world(self, state: dict[str, Any]) -> "HouseholdWorld":
+    def replay_world(self, state: dict[str, Any]) -> HouseholdWorld:
         """A new world of this file in the state of a :meth:`checkpoint` (the replay check
         replays a learned example in it)."""
         return HouseholdWorld(self.config, source=self.source).restore(state)
@@ -364,7 +401,10 @@ class HouseholdWorld:
 
     def _near(self, location: str) -> bool:
         pose = self._locations.get(location)
-        return pose is not None and float(np.hypot(*(self.base_pose[:2] - pose[:2]))) <= self.reach_tolerance
+        return (
+            pose is not None
+            and float(np.hypot(*(self.base_pose[:2] - pose[:2]))) <= self.reach_tolerance
+        )
 
     # ------------------------------------------------------------------ protocol: perception
     def scene(self) -> list[SceneObject]:
@@ -392,7 +432,11 @@ class HouseholdWorld:
             if plan.get(k, 0) > 0:
                 plan[k] -= 1
                 return True
-        return skill in self._random_skills and self._random_p > 0 and self._rng.random() < self._random_p
+        return (
+            skill in self._random_skills
+            and self._random_p > 0
+            and self._rng.random() < self._random_p
+        )
 
     def _record(self, skill: str, args: dict[str, Any], result: str, duration: float,
                 reason: str = "", speed_factor: float | None = None) -> str:
@@ -462,15 +506,23 @@ class HouseholdWorld:
             goal = _vec(pose, 3, "move_to pose")
             args = {"pose": [float(v) for v in goal], "location": self._location_name_of(goal)}
             if not speed_factor > 0:
-                return self._record("move_to", args, FAILURE, 0.0, "speed_factor must be > 0", speed_factor)
+                return self._record(
+                    "move_to", args, FAILURE, 0.0, "speed_factor must be > 0", speed_factor
+                )
             if not self._in_room(goal[:2]):
-                return self._record("move_to", args, FAILURE, 0.0, "target outside the room", speed_factor)
+                return self._record(
+                    "move_to", args, FAILURE, 0.0, "target outside the room", speed_factor
+                )
             duration = self._travel_time(self.base_pose, goal, speed_factor)
             if self._injected("move_to", args["location"]):
-                return self._record("move_to", args, FAILURE, duration / 2, "injected failure", speed_factor)
+                return self._record(
+                    "move_to", args, FAILURE, duration / 2, "injected failure", speed_factor
+                )
             arrived, frac = self._drive(goal, duration)
             if not arrived:
-                return self._record("move_to", args, FAILURE, duration * frac, CANCELED, speed_factor)
+                return self._record(
+                    "move_to", args, FAILURE, duration * frac, CANCELED, speed_factor
+                )
             return self._record("move_to", args, SUCCESS, duration, "", speed_factor)
 
     def _furniture_of(self, obj: _Object) -> _Furniture | None:
@@ -525,11 +577,15 @@ class HouseholdWorld:
 
             def put_down() -> None:
                 # on the surface in front of the robot, spread a little per object there
-                n_there = sum(1 for o in self.objects.values() if o.location == surface_name(destination))
+                n_there = sum(
+                    1 for o in self.objects.values() if o.location == surface_name(destination)
+                )
                 rel = self.base_pose[:2] - furn.xy
                 c, s = math.cos(-furn.yaw), math.sin(-furn.yaw)
                 local = np.array([c * rel[0] - s * rel[1], c * rel[1] + s * rel[0]])
-                local = np.clip(local * 0.2, -0.2, 0.2) + np.array([0.08 * ((n_there % 3) - 1), 0.0])
+                local = np.clip(local * 0.2, -0.2, 0.2) + np.array(
+                    [0.08 * ((n_there % 3) - 1), 0.0]
+                )
                 obj.pose = self._pose_on(furn, local, obj.size)
                 obj.held_by, obj.location = None, surface_name(destination)
             return self._act("place", args, self.durations["place"], object_name, put_down)
@@ -570,7 +626,9 @@ class HouseholdWorld:
 
     def run_skill(self, name: str, arguments: dict) -> str:
         with self._skill():
-            args = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in arguments.items()}
+            args = {
+                k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in arguments.items()
+            }
             if name != BRING_LADDER_SKILL:
                 return self._record(name, args, FAILURE, 0.0, f"unknown skill {name!r}")
             return self._bring_ladder(args)
@@ -588,9 +646,13 @@ class HouseholdWorld:
         elif any(self.hands.values()):
             reason = "both hands must be free"
         else:
-            goal = (self._locations[location].copy() if location in self._locations
-                    else _vec(args.get("pose"), 3, "bring_ladder pose") if args.get("pose") is not None
-                    else None)
+            goal = (
+                self._locations[location].copy()
+                if location in self._locations
+                else _vec(args.get("pose"), 3, "bring_ladder pose")
+                if args.get("pose") is not None
+                else None
+            )
             if goal is None:
                 reason = "no target pose"
             elif not self._in_room(goal[:2]):
@@ -599,9 +661,15 @@ class HouseholdWorld:
             return self._record(BRING_LADDER_SKILL, args, FAILURE, 0.0, reason)
         # approach the ladder from 0.6 m in front of its stored pose, facing it
         lx, ly, lyaw = obj.pose[0], obj.pose[1], obj.pose[5]
-        pickup = np.array([lx + 0.6 * math.cos(lyaw), ly + 0.6 * math.sin(lyaw), _wrap(lyaw + math.pi)])
-        duration = (self._travel_time(self.base_pose, pickup, 1.0) + self.durations["ladder_pickup"]
-                    + self._travel_time(pickup, goal, self.ladder_speed_factor) + self.durations["ladder_setup"])
+        pickup = np.array(
+            [lx + 0.6 * math.cos(lyaw), ly + 0.6 * math.sin(lyaw), _wrap(lyaw + math.pi)]
+        )
+        duration = (
+            self._travel_time(self.base_pose, pickup, 1.0)
+            + self.durations["ladder_pickup"]
+            + self._travel_time(pickup, goal, self.ladder_speed_factor)
+            + self.durations["ladder_setup"]
+        )
         if self._injected(BRING_LADDER_SKILL, obj.name):
             return self._record(BRING_LADDER_SKILL, args, FAILURE, duration, "injected failure")
         arrived, frac = self._drive(goal, duration)
@@ -609,7 +677,9 @@ class HouseholdWorld:
             return self._record(BRING_LADDER_SKILL, args, FAILURE, duration * frac, CANCELED)
         gx, gy, gyaw = goal
         with self._lock:
-            obj.pose = np.array([gx + 0.7 * math.cos(gyaw), gy + 0.7 * math.sin(gyaw), 0.0, 0.0, 0.0, gyaw])
+            obj.pose = np.array(
+                [gx + 0.7 * math.cos(gyaw), gy + 0.7 * math.sin(gyaw), 0.0, 0.0, 0.0, gyaw]
+            )
             obj.location = location if location in self._locations else None
             obj.extra["state"] = "open"
         return self._record(BRING_LADDER_SKILL, args, SUCCESS, duration)

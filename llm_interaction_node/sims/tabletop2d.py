@@ -21,8 +21,9 @@ dropped; the PyBullet world replaces this one where that matters.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -107,12 +108,12 @@ class TabletopWorld2D:
         return best
 
     @classmethod
-    def from_names(cls, names: Iterable[str], seed: int | None = 0) -> "TabletopWorld2D":
+    def from_names(cls, names: Iterable[str], seed: int | None = 0) -> TabletopWorld2D:
         """A world with exactly these objects (e.g. ``['red block', 'blue bowl']``)."""
         return cls(seed, names)
 
     @classmethod
-    def random(cls, n_blocks: int, n_bowls: int, seed: int | None = 0) -> "TabletopWorld2D":
+    def random(cls, n_blocks: int, n_bowls: int, seed: int | None = 0) -> TabletopWorld2D:
         """Blocks and bowls of random distinct colours (a block and a bowl may share one)."""
         colors = list(COLORS)
         if not (0 <= n_blocks <= len(colors) and 0 <= n_bowls <= len(colors)):
@@ -125,7 +126,9 @@ class TabletopWorld2D:
     def reset(self) -> None:
         """Back to the spawned state; clears the log."""
         self.objects: dict[str, TableObject] = {
-            n: TableObject(o.name, o.kind, o.color, o.position.copy()) for n, o in self._initial.items()}
+            n: TableObject(o.name, o.kind, o.color, o.position.copy())
+            for n, o in self._initial.items()
+        }
         self.support: dict[str, str] = {n: TABLE for n in self.objects}
         self.log: list[dict[str, Any]] = []
 
@@ -163,7 +166,9 @@ class TabletopWorld2D:
         self.log.append(entry)
         return result
 
-    def _blocks_near(self, xy: np.ndarray, radius: float, exclude: Iterable[str] = ()) -> list[TableObject]:
+    def _blocks_near(
+        self, xy: np.ndarray, radius: float, exclude: Iterable[str] = ()
+    ) -> list[TableObject]:
         ex = set(exclude)
         return [o for o in self.objects.values() if o.kind == "block" and o.name not in ex
                 and float(np.linalg.norm(o.position[:2] - xy)) < radius]
@@ -191,14 +196,18 @@ class TabletopWorld2D:
                     frontier.append(n)
         return out
 
-    def _landing(self, obj: TableObject, place: np.ndarray, moving: list[str]) -> tuple[np.ndarray, str]:
+    def _landing(
+        self, obj: TableObject, place: np.ndarray, moving: list[str]
+    ) -> tuple[np.ndarray, str]:
         xy = place[:2]
         if obj.kind == "bowl":
             return np.array([xy[0], xy[1], 0.0]), TABLE
         z_target = place[2] if place.shape[0] >= 3 else 0.0
         blocks = self._blocks_near(xy, STACK_RADIUS, exclude=moving)
         bowl = self._bowl_at(xy, exclude=moving)
-        if blocks and (bowl is None or z_target >= min(float(o.position[2]) for o in blocks) - 1e-6):
+        if blocks and (
+            bowl is None or z_target >= min(float(o.position[2]) for o in blocks) - 1e-6
+        ):
             base = max(blocks, key=lambda o: o.top)
             return np.array([xy[0], xy[1], base.top + BLOCK_SIZE / 2]), base.name
         if bowl is not None:
@@ -222,11 +231,11 @@ class TabletopWorld2D:
         starts a 2-D world from (the replay check of learned examples)."""
         return tabletop_checkpoint(self)
 
-    def replay_world(self, state: dict[str, Any]) -> "TabletopWorld2D":
+    def replay_world(self, state: dict[str, Any]) -> TabletopWorld2D:
         return TabletopWorld2D.from_checkpoint(state)
 
     @classmethod
-    def from_checkpoint(cls, state: dict[str, Any]) -> "TabletopWorld2D":
+    def from_checkpoint(cls, state: dict[str, Any]) -> TabletopWorld2D:
         """A 2-D world with the objects of a tabletop checkpoint where they were (all on the
         table) and its bounds, so ``denormalize_xy`` answers as in the checkpointed world."""
         world = cls.from_names(state["objects"])
@@ -237,7 +246,7 @@ class TabletopWorld2D:
 
     def end(self):
         """Where each object is now (:class:`~.world_end.WorldEnd` 'tabletop')."""
-        from .world_end import tabletop_end     # world_end reads this module's sizes
+        from .world_end import tabletop_end  # world_end reads this module's sizes
         return tabletop_end(self)
 
 

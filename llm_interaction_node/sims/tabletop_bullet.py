@@ -31,16 +31,26 @@ from __future__ import annotations
 import math
 import struct
 import zlib
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pybullet as p
 import pybullet_data
 
 from ..core.apis.tabletop import DEFAULT_BOUNDS
-from .tabletop2d import (BLOCK_MASS, BLOCK_SIZE, BOWL_FLOOR, BOWL_RADIUS, COLORS, TABLE,
-                         TabletopWorld2D, parse_name, tabletop_checkpoint)
+from .tabletop2d import (
+    BLOCK_MASS,
+    BLOCK_SIZE,
+    BOWL_FLOOR,
+    BOWL_RADIUS,
+    COLORS,
+    TABLE,
+    TabletopWorld2D,
+    parse_name,
+    tabletop_checkpoint,
+)
 from .world_end import WorldEnd, tabletop_end
 
 TIME_STEP = 1.0 / 240.0
@@ -72,9 +82,12 @@ DISPLACED = 0.06          # m: an object the robot did not carry that moved this
 def displaced(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> list[str]:
     """Objects that moved more than DISPLACED between two snapshots (knocked over, a stack
     that fell apart): what a user sees as a dropped block."""
-    return [n for n in before
-            if float(np.linalg.norm(np.asarray(after[n])[:2] - np.asarray(before[n])[:2])) > DISPLACED
-            or float(np.asarray(before[n])[2] - np.asarray(after[n])[2]) > DISPLACED]
+    return [
+        n
+        for n in before
+        if float(np.linalg.norm(np.asarray(after[n])[:2] - np.asarray(before[n])[:2])) > DISPLACED
+        or float(np.asarray(before[n])[2] - np.asarray(after[n])[2]) > DISPLACED
+    ]
 
 
 def _rgba(color: str) -> list[float]:
@@ -97,13 +110,13 @@ class TabletopWorldBullet:
 
     @classmethod
     def from_names(cls, names: Iterable[str], seed: int | None = 0,
-                   gripper: str = "floating") -> "TabletopWorldBullet":
+                   gripper: str = "floating") -> TabletopWorldBullet:
         """A world with exactly these objects (e.g. ``['red block', 'blue bowl']``)."""
         return cls(seed, names, gripper)
 
     @classmethod
     def random(cls, n_blocks: int, n_bowls: int, seed: int | None = 0,
-               gripper: str = "floating") -> "TabletopWorldBullet":
+               gripper: str = "floating") -> TabletopWorldBullet:
         """Blocks and bowls of random distinct colours, as :meth:`TabletopWorld2D.random`."""
         return cls(seed, TabletopWorld2D.random(n_blocks, n_bowls, seed).object_names(), gripper)
 
@@ -115,7 +128,7 @@ class TabletopWorldBullet:
             finally:
                 self._cid = None
 
-    def __enter__(self) -> "TabletopWorldBullet":
+    def __enter__(self) -> TabletopWorldBullet:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -216,8 +229,8 @@ class TabletopWorldBullet:
         info = [p.getJointInfo(self.arm, j, physicsClientId=c) for j in self._arm_joints]
         self._lower = [i[8] for i in info]
         self._upper = [i[9] for i in info]
-        self._ranges = [u - l for l, u in zip(self._lower, self._upper)]
-        for j, q in zip(self._arm_joints, PANDA_REST):
+        self._ranges = [hi - lo for lo, hi in zip(self._lower, self._upper, strict=True)]
+        for j, q in zip(self._arm_joints, PANDA_REST, strict=True):     # 7 joints, 7 angles
             p.resetJointState(self.arm, j, q, physicsClientId=c)
         for j in (9, 10):                                   # fingers closed, out of the way
             p.resetJointState(self.arm, j, 0.0, physicsClientId=c)
@@ -246,7 +259,10 @@ class TabletopWorldBullet:
         place_z = float(place[2]) if place.shape[0] >= 3 else 0.0
         entry: dict[str, Any] = {"pick": pick.tolist(), "place": place.tolist(), "object": None}
         b, eps = self.bounds, 1e-6
-        if not (b[0, 0] - eps <= place[0] <= b[0, 1] + eps and b[1, 0] - eps <= place[1] <= b[1, 1] + eps):
+        if not (
+            b[0, 0] - eps <= place[0] <= b[0, 1] + eps
+            and b[1, 0] - eps <= place[1] <= b[1, 1] + eps
+        ):
             return self._done(entry, "failure", "place point outside the workspace")
         # (no bounds check on the pick point: an object knocked a hair outside can be picked)
         # 1. above the pick point, then down until a block touches the cup
@@ -299,7 +315,7 @@ class TabletopWorldBullet:
     def _home_arm(self) -> None:
         """After an unreachable target: back to the rest pose above HOME (the IK warm start
         would otherwise stay in a bad branch)."""
-        for j, q0 in zip(self._arm_joints, PANDA_REST):
+        for j, q0 in zip(self._arm_joints, PANDA_REST, strict=True):     # 7 joints, 7 angles
             p.resetJointState(self.arm, j, q0, physicsClientId=self.client)
         self._arm_to(np.array(HOME, dtype=float), iterations=200)
         self._cmd = np.array(HOME, dtype=float)
@@ -408,7 +424,9 @@ class TabletopWorldBullet:
         p.removeConstraint(cid, physicsClientId=self.client)
         self._held = None
         self._step()
-        p.setCollisionFilterPair(self.cup, self.bodies[name], -1, -1, 1, physicsClientId=self.client)
+        p.setCollisionFilterPair(
+            self.cup, self.bodies[name], -1, -1, 1, physicsClientId=self.client
+        )
 
     def _lower_carried(self, place_z: float) -> bool:
         """Lower the held block until it touches something or the place height is reached."""
@@ -436,7 +454,10 @@ class TabletopWorldBullet:
                 fast = False
                 for b in blocks:
                     lin, ang = p.getBaseVelocity(b, physicsClientId=c)
-                    if np.linalg.norm(lin) > SETTLE_SPEED or np.linalg.norm(ang) > 20 * SETTLE_SPEED:
+                    if (
+                        np.linalg.norm(lin) > SETTLE_SPEED
+                        or np.linalg.norm(ang) > 20 * SETTLE_SPEED
+                    ):
                         fast = True
                         break
                 if not fast:
@@ -488,7 +509,9 @@ class TabletopWorldBullet:
         return tabletop_end(self)
 
     # ------------------------------------------------------------------ camera
-    def render(self, path: str | Path | None = None, size: tuple[int, int] = (240, 240)) -> np.ndarray:
+    def render(
+        self, path: str | Path | None = None, size: tuple[int, int] = (240, 240)
+    ) -> np.ndarray:
         """An RGB frame (H x W x 3, uint8) of the workspace seen from above and slightly in
         front (ER_TINY_RENDERER, headless); written as PNG when ``path`` is given."""
         w, h = int(size[0]), int(size[1])

@@ -17,8 +17,9 @@ Only objects the live world knows are compared.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -69,12 +70,16 @@ def _bowl_of(name: str, objects: Mapping[str, np.ndarray]) -> str | None:
     if not name.endswith(" block"):
         return None
     xy = objects[name][:2]
-    near = [(float(np.linalg.norm(p[:2] - xy)), n) for n, p in objects.items() if n.endswith(" bowl")]
+    near = [
+        (float(np.linalg.norm(p[:2] - xy)), n) for n, p in objects.items() if n.endswith(" bowl")
+    ]
     near = [(d, n) for d, n in near if d < IN_BOWL_RADIUS]
     return min(near)[1] if near else None
 
 
-def same_place(name: str, replayed: Mapping[str, np.ndarray], live: Mapping[str, np.ndarray]) -> bool:
+def same_place(
+    name: str, replayed: Mapping[str, np.ndarray], live: Mapping[str, np.ndarray]
+) -> bool:
     """Whether object ``name`` is at the same place in both tabletop worlds: in the same bowl
     (wherever in it), or in no bowl in either and within :data:`XY_TOLERANCE` horizontally and
     :data:`Z_TOLERANCE` vertically (in a bowl in one world only, or in another bowl: not)."""
@@ -93,9 +98,14 @@ def _tabletop_place(name: str, objects: Mapping[str, np.ndarray]) -> str:
     if bowl is not None:
         return f"in the {bowl}"
     p = objects[name]
-    under = [(float(q[2]), n) for n, q in objects.items()
-             if n != name and n.endswith(" block") and float(np.linalg.norm(q[:2] - p[:2])) < BLOCK_SIZE
-             and float(p[2]) - float(q[2]) > BLOCK_SIZE / 2]
+    under = [
+        (float(q[2]), n)
+        for n, q in objects.items()
+        if n != name
+        and n.endswith(" block")
+        and float(np.linalg.norm(q[:2] - p[:2])) < BLOCK_SIZE
+        and float(p[2]) - float(q[2]) > BLOCK_SIZE / 2
+    ]
     if under:
         return f"on the {max(under)[1]}"
     where = "on the table" if name.endswith(" block") else ""

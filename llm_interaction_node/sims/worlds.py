@@ -8,14 +8,17 @@ World files live in ``config/worlds/`` of the source tree and are installed to
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..core.apis.sets import HUMANOID, TABLETOP, ApiSet
 from ..paths import DEFAULT_WORLD, list_worlds, world_dirs, world_path
 from .household import HouseholdWorld
 
 
-def load_household_world(name_or_path: str | os.PathLike = DEFAULT_WORLD, **kwargs: Any) -> HouseholdWorld:
+def load_household_world(
+    name_or_path: str | os.PathLike = DEFAULT_WORLD, **kwargs: Any
+) -> HouseholdWorld:
     """A :class:`HouseholdWorld` from a world name or file (kwargs: time_scale, progress)."""
     return HouseholdWorld.from_yaml(world_path(name_or_path), **kwargs)
 

@@ -19,8 +19,8 @@ from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.source import ExampleSource
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.replay import interaction_start
-from llm_interaction_node.settings import LearningSettings
 from llm_interaction_node.session import build_agent, learning_console, make_world, open_memory
+from llm_interaction_node.settings import LearningSettings
 
 
 def run_session(tmp_path: Path, name: str, spec: dict, timeout: float = 300) -> dict:
@@ -42,9 +42,16 @@ def main(spec_path: str, out_path: str) -> None:
     memory = open_memory("humanoid", spec["memory"])
     before = {e.id for e in memory.list()}
     # as build_session assembles it: learned examples are replayed from the interaction's start
-    console, _ = learning_console("humanoid", world, EventQueue(spec["utterances"], close=True),
-                                  llm, memory, LearningSettings(mode=spec.get("learning", "improve")),
-                                  speak=spoken.append, start=interaction_start(world))
+    console, _ = learning_console(
+        "humanoid",
+        world,
+        EventQueue(spec["utterances"], close=True),
+        llm,
+        memory,
+        LearningSettings(mode=spec.get("learning", "improve")),
+        speak=spoken.append,
+        start=interaction_start(world),
+    )
     agent = build_agent("humanoid", llm, console,
                         ExampleSource(memory))
     agent.run()

@@ -23,8 +23,9 @@ Naming conventions (shared with the world files):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -177,7 +178,7 @@ class HumanoidApi:
             setattr(self, name, recommented(getattr(self, name), plain or None))
 
     # ------------------------------------------------------------------ failures in words
-    def _words(self, scene: list[SceneObject] | None = None) -> "words.Words":
+    def _words(self, scene: list[SceneObject] | None = None) -> words.Words:
         """The household as the robot knows it now, for failure texts and hints."""
         pose_of = getattr(self.robot, "robot_pose", None)
         pose = pose_of() if callable(pose_of) else None
@@ -208,7 +209,9 @@ class HumanoidApi:
             return [surface_name(o.name) for o in scene if o.has(PLACE_ON_TOP)]
         return [self._display_name(o) for o in scene if o.has(affordance)]
 
-    def _graspable(self, name: object, scene: list[SceneObject], argument: str = "object") -> SceneObject:
+    def _graspable(
+        self, name: object, scene: list[SceneObject], argument: str = "object"
+    ) -> SceneObject:
         for obj in scene:
             if isinstance(name, str) and obj.name == name and obj.has(GRASP):
                 return obj
@@ -245,7 +248,9 @@ class HumanoidApi:
     @staticmethod
     def _check_hand(hand: object) -> None:
         if hand is not None and hand not in HANDS:
-            raise SemanticHintError(f"invalid hand {hand!r}. Use 'left', 'right' or None (any free hand)")
+            raise SemanticHintError(
+                f"invalid hand {hand!r}. Use 'left', 'right' or None (any free hand)"
+            )
 
     @staticmethod
     def _holding(scene: Iterable[SceneObject]) -> dict[str, str | None]:
@@ -263,16 +268,23 @@ class HumanoidApi:
             other = "left" if hand == "right" else "right"
             tip = (f"use the other hand ({other!r})" if held[other] is None
                    else "place it or hand it over first")
-            raise SemanticHintError(f"cannot {action}: the {hand} hand already holds {held[hand]!r}; {tip}")
+            raise SemanticHintError(
+                f"cannot {action}: the {hand} hand already holds {held[hand]!r}; {tip}"
+            )
         for h in ("right", "left"):
             if held[h] is None:
                 return h
         raise SemanticHintError(
-            f"cannot {action}: both hands are full (left: {held['left']!r}, right: {held['right']!r}). "
-            "Put an object down with place_object(...) or give it with handover_object_to_human(...) first")
+            f"cannot {action}: both hands are full (left: {held['left']!r}, right: "
+            f"{held['right']!r}). "
+            "Put an object down with place_object(...) or give it with "
+            "handover_object_to_human(...) first"
+        )
 
     def _not_held_hint(self, obj: SceneObject, scene: list[SceneObject]) -> SemanticHintError:
-        where = "the human holds it" if obj.held_by == HUMAN else f"its location is {obj.location!r}"
+        where = (
+            "the human holds it" if obj.held_by == HUMAN else f"its location is {obj.location!r}"
+        )
         if not self.explain_failures:           # the hint as it was before failures said why
             held = [n for n in self._holding(scene).values() if n]
             return SemanticHintError(
@@ -309,7 +321,9 @@ class HumanoidApi:
         dest = self._destination(destination_object_name, scene)
         if obj.held_by == HUMAN:
             raise SemanticHintError(
-                f"the human holds {obj.name!r}; take it with receive_object_from_human({obj.name!r}) first")
+                f"the human holds {obj.name!r}; take it with "
+                f"receive_object_from_human({obj.name!r}) first"
+            )
         if obj.held_by not in HANDS:
             hand = self._free_hand(None, scene, f"grasp {obj.name!r}")
             source = self._source_location(obj)
@@ -323,7 +337,9 @@ class HumanoidApi:
         result = self.robot.move_to(self._nav_pose(target), 1.0)
         if result != SUCCESS:
             return self._why(result, words.move_failed, target)
-        return self._why(self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name)
+        return self._why(
+            self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name
+        )
 
     def _source_location(self, obj: SceneObject) -> str:
         loc = obj.location
@@ -334,7 +350,9 @@ class HumanoidApi:
             return navigation_location(loc[len(SURFACE_PREFIX):])
         return loc
 
-    def _bring_ladder(self, ladder: SceneObject, destination: object, scene: list[SceneObject]) -> str:
+    def _bring_ladder(
+        self, ladder: SceneObject, destination: object, scene: list[SceneObject]
+    ) -> str:
         locations = self.robot.named_locations()
         target = None
         if isinstance(destination, str):
@@ -352,7 +370,9 @@ class HumanoidApi:
         if any(held.values()):
             raise SemanticHintError(
                 f"bringing {ladder.name!r} needs both hands free, but the hands hold "
-                f"{[n for n in held.values() if n]!r}; put those objects down or hand them over first")
+                f"{[n for n in held.values() if n]!r}; put those objects down or hand them over "
+                f"first"
+            )
         pose = np.asarray(locations[target], dtype=float).copy()
         return self._why(self.robot.run_skill(BRING_LADDER_SKILL, {
             "object_name": ladder.name, "location_name": target, "pose": pose}),
@@ -393,7 +413,8 @@ class HumanoidApi:
              f"{FAILS_SAYING_WHY}, e.g. 'failure: <object> is on the dining table; the robot "
              "is in front of the kitchen counter'")
     def grasp(self, object_name: str, hand: Literal['left', 'right', None] = None) -> str:
-        """Grasp the object with the given hand (a free one if None); 'success' or 'failure: <why>'."""
+        """Grasp the object with the given hand (a free one if None); 'success' or 'failure: \
+<why>'."""
         self._check_hand(hand)
         scene = self._scene()
         obj = self._graspable(object_name, scene)
@@ -451,8 +472,9 @@ class HumanoidApi:
                 f"invalid affordance {affordance!r}. Use one of {list(AFFORDANCES)!r}")
 
     @query
-    def list_object_locations(self, affordance: Literal[None, 'grasp', 'place_something_on_top'] = 'grasp'
-                              ) -> list[tuple[str, str | None]]:
+    def list_object_locations(
+        self, affordance: Literal[None, 'grasp', 'place_something_on_top'] = 'grasp'
+    ) -> list[tuple[str, str | None]]:
         """(object name, symbolic location) for each object with the affordance (None: all)."""
         self._check_affordance(affordance)
         scene = self._scene()
@@ -462,7 +484,9 @@ class HumanoidApi:
                 for o in scene if o.has(affordance)]
 
     @query
-    def list_objects(self, affordance: Literal[None, 'grasp', 'place_something_on_top'] = 'grasp') -> list[str]:
+    def list_objects(
+        self, affordance: Literal[None, 'grasp', 'place_something_on_top'] = 'grasp'
+    ) -> list[str]:
         """Names of the objects with the affordance (None: all objects)."""
         self._check_affordance(affordance)
         return self._names(affordance)
@@ -504,7 +528,9 @@ class HumanoidApi:
         dest = self._destination(destination_object_name, scene)
         if obj.held_by not in HANDS:
             raise self._not_held_hint(obj, scene)
-        return self._why(self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name)
+        return self._why(
+            self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name
+        )
 
     def receive_object_from_human(self, object_name: str) -> str:
         """Take the object from the human into a free hand (move to 'handover_to_human' first)."""

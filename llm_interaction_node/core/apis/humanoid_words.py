@@ -12,12 +12,21 @@ hand, the robot where it should be.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .humanoid import (FAILURE, GRASP, HANDOVER_LOCATION, HANDS, HUMAN, NAV_PREFIX, PLACE_ON_TOP,
-                       SURFACE_PREFIX, SceneObject)
+from .humanoid import (
+    FAILURE,
+    GRASP,
+    HANDOVER_LOCATION,
+    HANDS,
+    HUMAN,
+    NAV_PREFIX,
+    PLACE_ON_TOP,
+    SURFACE_PREFIX,
+    SceneObject,
+)
 
 NEAR_M = 0.3        # the base within this of a named pose is "at" it (the world's reach tolerance)
 

@@ -40,7 +40,7 @@ class StaticKnowledge:
     class_affordances: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, cfg: dict[str, Any]) -> "StaticKnowledge":
+    def from_dict(cls, cfg: dict[str, Any]) -> StaticKnowledge:
         knowledge = cls()
         for name, spec in (cfg.get("furniture") or {}).items():
             spec = spec or {}
@@ -67,7 +67,7 @@ class StaticKnowledge:
         return knowledge
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> "StaticKnowledge":
+    def from_yaml(cls, path: str | Path) -> StaticKnowledge:
         with open(path, encoding="utf-8") as f:
             return cls.from_dict(yaml.safe_load(f) or {})
 

@@ -13,9 +13,10 @@ are) or ``paper`` (the paper's API and outputs: each set's ``paper_options`` for
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, get_args
+from typing import Any, Literal, get_args
 
 from ..config_files import config_path
 from ..registry import public_functions
@@ -35,7 +36,8 @@ _TABLETOP_HEADER = (
     "is run at once and its result is printed under it. Write Python code only, one "
     "statement per input, never explanations. Nothing can be imported; numpy is available "
     "as np, and shapely's geometry and affinity names (Point, LineString, Polygon, rotate, "
-    "translate, ...) are defined. When there is nothing left to do, call wait_for_trigger() to wait for the user."
+    "translate, ...) are defined. When there is nothing left to do, call wait_for_trigger() to "
+    "wait for the user."
 )
 
 # Shown to the LLM after it repeated itself: how a console user breaks out of a loop.
@@ -78,7 +80,8 @@ _TABLETOP_LOOP = """>>> wait_for_trigger()
 'success'
 >>> put_first_on_second('green block', 'yellow bowl')
 'success'
->>> # The loop put every block in the yellow bowl: the task was done. Doing it again changes nothing.
+>>> # The loop put every block in the yellow bowl: the task was done. Doing it again changes \
+nothing.
 ... wait_for_trigger()"""
 
 
@@ -142,7 +145,7 @@ API_SETS: dict[str, ApiSet] = {s.name: s for s in (HUMANOID, TABLETOP)}
 API_NAMES = tuple(API_SETS)
 
 
-def api_set(api: "ApiSet | str") -> ApiSet:
+def api_set(api: ApiSet | str) -> ApiSet:
     """The API set itself, or the one of that name (a clear error for an unknown name)."""
     if isinstance(api, ApiSet):
         return api

@@ -98,8 +98,15 @@ class TabletopApi:
     def place_at(self, point) -> str | None:
         """The named place ``point`` is at, if any."""
         p = np.asarray(point, dtype=float).reshape(-1)[:2]
-        best = min(PLACE_NAMES, key=lambda k: float(np.linalg.norm(self.denormalize_xy(PLACE_NAMES[k]) - p)))
-        return best if float(np.linalg.norm(self.denormalize_xy(PLACE_NAMES[best]) - p)) < AT_PLACE else None
+        best = min(
+            PLACE_NAMES,
+            key=lambda k: float(np.linalg.norm(self.denormalize_xy(PLACE_NAMES[k]) - p)),
+        )
+        return (
+            best
+            if float(np.linalg.norm(self.denormalize_xy(PLACE_NAMES[best]) - p)) < AT_PLACE
+            else None
+        )
 
     @property
     def bounds(self) -> np.ndarray:

@@ -37,7 +37,7 @@ FIRST_TURN_KEPT = (" The accepted attempt is not stored instead: it is the first
                    "user's lesson is about, unchanged.")
 
 
-def store_auto(learner: "Learner", transcript: Transcript) -> LearnOutcome:
+def store_auto(learner: Learner, transcript: Transcript) -> LearnOutcome:
     """Mode ``auto`` (see the module docstring)."""
     result = rewrite(learner, transcript)
     if result.ok:

@@ -53,7 +53,7 @@ def corrected_example(transcript: Transcript) -> Transcript | None:
     return Transcript(out + [Entry("wait_for_trigger()")])
 
 
-def store_corrected(learner: "Learner", transcript: Transcript) -> LearnOutcome:
+def store_corrected(learner: Learner, transcript: Transcript) -> LearnOutcome:
     """Mode ``corrected``: the request, what worked, the corrections as comments; refused if
     its replay shows other outputs or ends elsewhere than the live world."""
     example = corrected_example(transcript)

@@ -151,7 +151,7 @@ def worked_example(transcript: Transcript, outputs: bool = False) -> Transcript 
 
 # -- storing: the replay trials ------------------------------------------------------------
 
-def store_final(learner: "Learner", transcript: Transcript, said: str = SAY_FINAL) -> LearnOutcome:
+def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL) -> LearnOutcome:
     """Mode ``final``: the accepted attempt (with the bindings it reads) if its replay works
     and ends like the live world; else, where the end can be compared, the fuller form
     (every statement that worked) with the earlier statements its end does not need
@@ -204,7 +204,7 @@ def store_final(learner: "Learner", transcript: Transcript, said: str = SAY_FINA
                               f"worked (the attempt alone does not end as the world is now)", said)
 
 
-def _store_form(learner: "Learner", example: Transcript, form: str, said: str) -> LearnOutcome:
+def _store_form(learner: Learner, example: Transcript, form: str, said: str) -> LearnOutcome:
     log.info("final example: storing %s", form)
     return learner.store(Lesson(example.render(), "final", learner.interaction_id()),
                          LearnStatus.STORED_FINAL,
@@ -233,7 +233,7 @@ class _FinalTry:
                                 if self.end_differs else "it works")
 
     @classmethod
-    def of(cls, check: ReplayCheck | None, example: Transcript) -> "_FinalTry | None":
+    def of(cls, check: ReplayCheck | None, example: Transcript) -> _FinalTry | None:
         """Replay ``example``; None if there is no world to replay in."""
         replayed = check(example) if check is not None else None
         if replayed is None:

@@ -62,8 +62,8 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -176,8 +176,10 @@ _LEAD = re.compile(
 _TRAILING_LEAD = re.compile(r"^(?:please |you should |always )?(?P<rest>.+?),? "
                             r"(?:next time|from now on|in (?:the )?future|going forward)$")
 _NOT_INSTRUCTION = re.compile(
-    r"^(?:is|was|will|would|then|maybe|perhaps|i|we|they|it|let|see|ok|okay|too|as well|mind|around|"
-    r"the|a|an|fine|sure|thanks|thank you)\b")
+    r"^(?:is|was|will|would|then|maybe|perhaps|i|we|they|it|let|see|ok|okay|too|as "
+    r"well|mind|around|"
+    r"the|a|an|fine|sure|thanks|thank you)\b"
+)
 _MODAL = re.compile(r"^you (?:should|must|need to|have to|can|could|might|better|always|never|"
                     r"will have to)\b")
 _INSTRUCTION_WORDS = re.compile(
@@ -371,6 +373,18 @@ def is_learning_request(utterance: str) -> bool:
     return explain(utterance).is_request
 
 
-__all__ = ["is_learning_request", "explain", "accepts", "follows_user_reply", "future_instruction", "GateDecision", "normalise",
-           "clauses", "sentences", "MIN_POSITIVE_SIMILARITY", "MARGIN", "POSITIVE_PROTOTYPES",
-           "NEGATIVE_PROTOTYPES"]
+__all__ = [
+    "is_learning_request",
+    "explain",
+    "accepts",
+    "follows_user_reply",
+    "future_instruction",
+    "GateDecision",
+    "normalise",
+    "clauses",
+    "sentences",
+    "MIN_POSITIVE_SIMILARITY",
+    "MARGIN",
+    "POSITIVE_PROTOTYPES",
+    "NEGATIVE_PROTOTYPES",
+]

@@ -31,10 +31,10 @@ import logging
 import re
 import textwrap
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import yaml
 
@@ -44,10 +44,19 @@ from ..notes import without_console_notes
 from ..transcript import PS1, PS2, Entry, Transcript
 from .replay_check import ReplayCheck
 from .shape import shape_problem
-from .transcripts import (interaction_text, normalised_statements, without_closing_reply,
-                          without_unanswered_waits)
-from .validation import MAX_CHARS, MAX_ENTRIES, InvalidTranscript, api_names_from_listing, \
-    validate_transcript
+from .transcripts import (
+    interaction_text,
+    normalised_statements,
+    without_closing_reply,
+    without_unanswered_waits,
+)
+from .validation import (
+    MAX_CHARS,
+    MAX_ENTRIES,
+    InvalidTranscript,
+    api_names_from_listing,
+    validate_transcript,
+)
 
 log = logging.getLogger(__name__)
 
@@ -150,9 +159,15 @@ def load_few_shot_examples(path: str | Path | None = None) -> tuple[FewShotExamp
             with open(path, encoding="utf-8") as f:
                 data = yaml.safe_load(f) or {}
             _examples_cache[path] = tuple(
-                FewShotExample(e["name"], e["interaction"].strip("\n"), " ".join(e["problem"].split()),
-                               " ".join(e["improvement"].split()), e["improved"].strip("\n"))
-                for e in data.get("examples", []))
+                FewShotExample(
+                    e["name"],
+                    e["interaction"].strip("\n"),
+                    " ".join(e["problem"].split()),
+                    " ".join(e["improvement"].split()),
+                    e["improved"].strip("\n"),
+                )
+                for e in data.get("examples", [])
+            )
         return _examples_cache[path]
 
 
@@ -282,7 +297,7 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
             *, api_names: Iterable[str] | None = None,
             examples: Sequence[FewShotExample] | None = None, temperature: float = 0.0,
             max_transcript_tokens: int = 4096,
-            check: "ReplayCheck | None" = None) -> ImproveResult:
+            check: ReplayCheck | None = None) -> ImproveResult:
     """Run L_improve on an interaction; never raises for LLM failures (status 'llm_error').
 
     ``check``: the replay check (:mod:`.replay_check`) the rewrite, as it would be stored,

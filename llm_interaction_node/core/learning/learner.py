@@ -36,7 +36,8 @@ import logging
 import threading
 import time
 import typing
-from typing import Callable, Iterable, Literal, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal
 
 from ..builtins import LEARN_REFUSAL
 from ..llm import TokenLedger

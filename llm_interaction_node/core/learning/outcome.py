@@ -12,7 +12,6 @@ from typing import Any
 from .gate import GateDecision
 from .improve import ImproveResult
 
-
 # What the user hears when a lesson does not survive the replay check (one sentence each).
 SAY_REPLAY_FAILED = ("Sorry, I did not learn this: when I tried the better way in my simulation "
                      "it did not work out as written, so I stored nothing.")

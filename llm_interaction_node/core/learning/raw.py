@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .learner import Learner
 
 
-def store_raw(learner: "Learner", transcript: Transcript) -> LearnOutcome:
+def store_raw(learner: Learner, transcript: Transcript) -> LearnOutcome:
     """Mode ``raw``: the interaction itself."""
     stored = without_closing_reply(interaction_text(transcript))
     return learner.store(Lesson(stored.render(), "raw", learner.interaction_id()),

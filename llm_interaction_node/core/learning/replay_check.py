@@ -18,7 +18,6 @@ from typing import Protocol
 
 from ..transcript import Transcript
 
-
 MAX_SHOWN = 300          # characters of an output quoted in the sentence
 
 

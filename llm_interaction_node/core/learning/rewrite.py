@@ -33,13 +33,13 @@ def first_person(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def store_improved(learner: "Learner", transcript: Transcript) -> LearnOutcome:
+def store_improved(learner: Learner, transcript: Transcript) -> LearnOutcome:
     """Mode ``improve``: L_improve's rewrite if it passes every check, else nothing."""
     result = rewrite(learner, transcript)
     return store_rewrite(learner, result) if result.ok else refuse_rewrite(learner, result)
 
 
-def rewrite(learner: "Learner", transcript: Transcript) -> ImproveResult:
+def rewrite(learner: Learner, transcript: Transcript) -> ImproveResult:
     """L_improve's rewrite of the interaction, validated, its shape and replay checked
     (:func:`.improve.improve`); nothing is said or stored."""
     interaction = interaction_text(transcript)
@@ -51,7 +51,7 @@ def rewrite(learner: "Learner", transcript: Transcript) -> ImproveResult:
                              error=exc)
 
 
-def refuse_rewrite(learner: "Learner", result: ImproveResult) -> LearnOutcome:
+def refuse_rewrite(learner: Learner, result: ImproveResult) -> LearnOutcome:
     """Nothing stored from a rewrite that failed: tell the user why (status ``llm_failed``:
     the learner lets the same request be tried again)."""
     if result.status == ImproveStatus.LLM_FAILED:
@@ -63,7 +63,7 @@ def refuse_rewrite(learner: "Learner", result: ImproveResult) -> LearnOutcome:
     return LearnOutcome(status, f"Nothing was learned: {result.reason}.", improve=result)
 
 
-def store_rewrite(learner: "Learner", result: ImproveResult,
+def store_rewrite(learner: Learner, result: ImproveResult,
                   message: str = LEARNED_MESSAGE) -> LearnOutcome:
     """Store a rewrite that passed every check (``result.ok``) and say the lesson;
     ``message``: the console's text ({improvement}: L_improve's second answer)."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterable, NamedTuple, Sequence
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from ..notes import without_console_notes
 from ..transcript import Entry, Transcript

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import threading
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..statements import bound_names
 from ..transcript import Transcript
@@ -97,7 +97,7 @@ def validate_transcript(text: str, api_names: Iterable[str], *, max_entries: int
             and ast.unparse(first[0]) == "wait_for_trigger()"):
         raise InvalidTranscript("the transcript does not start with wait_for_trigger()")
     known = set(api_names) | bound_names(*trees) | SAFE_BUILTINS | SAFE_MODULES
-    for entry, tree in zip(statements, trees):
+    for entry, tree in zip(statements, trees, strict=False):
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue

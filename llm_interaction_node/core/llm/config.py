@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from ..config import check_section, environment_variables, setting
@@ -31,7 +31,7 @@ def _model_name(value: str) -> str | None:
 
 
 def _embedded_model(value: str) -> str | None:
-    from .models import MODELS       # the embedded models (no llama.cpp import)
+    from .models import MODELS  # the embedded models (no llama.cpp import)
     return None if value in MODELS else f"is not an embedded model; use one of {', '.join(MODELS)}"
 
 
@@ -39,9 +39,13 @@ def _embedded_model(value: str) -> str | None:
 class LLMConfig:
     """The ``llm`` section of the settings (a field: one line with default and description)."""
 
-    base_url: str | None = setting(None, "OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
-                                   "(none: the embedded model)", env="LLM_INTERACTION_BASE_URL",
-                                   fallback_env="OPENAI_BASE_URL", check=_http_url)
+    base_url: str | None = setting(
+        None,
+        "OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (none: the embedded model)",
+        env="LLM_INTERACTION_BASE_URL",
+        fallback_env="OPENAI_BASE_URL",
+        check=_http_url,
+    )
     model: str = setting("gpt-4o-mini", "model name at the endpoint", env="LLM_INTERACTION_MODEL",
                          check=_model_name)
     api_key: str | None = setting(None, "API key (better: LLM_INTERACTION_API_KEY)", secret=True,
@@ -96,7 +100,8 @@ class LLMConfig:
 
     @property
     def is_configured(self) -> bool:
-        """An endpoint is known: base_url set, or an api key set (then the default OpenAI endpoint)."""
+        """An endpoint is known: base_url set, or an api key set (then the default OpenAI \
+endpoint)."""
         return bool(self.base_url) or bool(self.api_key)
 
     @property

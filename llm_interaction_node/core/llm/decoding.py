@@ -87,7 +87,7 @@ class GrammarMask:
 @dataclass
 class Decoded:
     tokens: list[int]
-    finish_reason: str           # "stop" (a stop string, the input is whole, end of text) or "length"
+    finish_reason: str  # "stop" (a stop string, the input is whole, end of text) or "length"
     drafted: int = 0             # draft tokens proposed
     accepted: int = 0            # ... and kept
     masked: int = 0              # picks the grammar changed
@@ -140,7 +140,11 @@ class Decoder:
 
     def _pick(self, logits: np.ndarray, temperature: float, rng, mask: GrammarMask | None) -> int:
         token = self._sample(logits, temperature, rng)
-        if mask is None or mask.allows(token) or (self.is_end(token) and mask.matcher.is_accepting()):
+        if (
+            mask is None
+            or mask.allows(token)
+            or (self.is_end(token) and mask.matcher.is_accepting())
+        ):
             return token
         mask.masked += 1
         return self._sample(mask.restrict(logits), temperature, rng)

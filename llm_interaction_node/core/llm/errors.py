@@ -64,7 +64,8 @@ class LLMNotConfigured(RuntimeError):
         lead = "No LLM endpoint is configured" + (f" ({detail})" if detail else "") + "."
         super().__init__(
             f"{lead}\n"
-            "Set environment variables (they override the `llm:` config-file keys base_url, model,\n"
+            "Set environment variables (they override the `llm:` config-file keys base_url, "
+            "model,\n"
             "api_key, mode, temperature, max_tokens):\n"
             "  LLM_INTERACTION_BASE_URL   OpenAI-compatible endpoint (fallback: OPENAI_BASE_URL)\n"
             "  LLM_INTERACTION_API_KEY    API key (fallback: OPENAI_API_KEY)\n"
@@ -76,7 +77,8 @@ class LLMNotConfigured(RuntimeError):
             "  vLLM / llama.cpp:   export LLM_INTERACTION_BASE_URL=http://localhost:8000/v1"
             "  LLM_INTERACTION_MODEL=<served model name>  (llama-server: port 8080)\n"
             "  Ollama:             export LLM_INTERACTION_BASE_URL=http://localhost:11434/v1"
-            "  LLM_INTERACTION_API_KEY=ollama  LLM_INTERACTION_MODEL=llama3.1  LLM_INTERACTION_MODE=chat\n"
+            "  LLM_INTERACTION_API_KEY=ollama  LLM_INTERACTION_MODEL=llama3.1  "
+            "LLM_INTERACTION_MODE=chat\n"
             "(for a local server the API key can be any string)."
         )
 

@@ -2,7 +2,8 @@
 
 An endpoint (``base_url`` or an API key) -> :class:`~.openai_client.OpenAIClient`; none ->
 the embedded llama.cpp model (:mod:`.local`) unless disabled (``local=False`` or the setting
-``llm.local``, ``LLM_INTERACTION_LOCAL=0``) or not installed; otherwise :class:`LLMNotConfigured`, or with
+``llm.local``, ``LLM_INTERACTION_LOCAL=0``) or not installed; otherwise \
+:class:`LLMNotConfigured`, or with
 ``required=False`` a :class:`~.no_llm.NoLLM` that fails every call with the fix (a node keeps
 running and tells its user).
 """

@@ -44,14 +44,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ..statements import input_complete
+from ..transcript import PS2
 from . import models
 from .base import Backend, Completion, LLMRequest, normalize_stop
 from .config import MODES, LLMConfig
 from .decoding import Decoder, GrammarMask, PromptLookup
 from .errors import Failure, LLMError, LLMNotConfigured
 from .progress import DONE, PROMPT, LLMProgress, ProgressSink, report
-from ..statements import input_complete
-from ..transcript import PS2
 from .scripted import render_chat
 from .states import DiskStates, PrefixStates, common_prefix
 from .usage import Usage
@@ -83,20 +83,32 @@ class LocalLlamaClient(Backend):
         try:
             from llama_cpp import Llama
         except ImportError as exc:
-            raise LLMNotConfigured("no LLM endpoint is configured and llama-cpp-python is not "
-                                   "installed for the embedded model (make venv builds it)") from exc
+            raise LLMNotConfigured(
+                "no LLM endpoint is configured and llama-cpp-python is not "
+                "installed for the embedded model (make venv builds it)"
+            ) from exc
         base = config or LLMConfig()
         self.spec = models.get(model or base.local_model)
         mode = mode or base.local_mode or DEFAULT_MODES.get(self.spec.name, "completion")
         if mode not in MODES:
             raise ValueError(f"embedded model mode must be one of {MODES}, not {mode!r}")
-        self.config = LLMConfig(base_url=None, model=self.spec.name, mode=mode,
-                                temperature=base.temperature, max_tokens=base.max_tokens,
-                                timeout_s=base.timeout_s, max_retries=0,
-                                local_model=self.spec.name, local_mode=mode,
-                                local_draft=0 if not self.spec.cuttable else
-                                base.local_draft if draft_tokens is None else int(draft_tokens),
-                                local_grammar=base.local_grammar if grammar is None else bool(grammar))
+        self.config = LLMConfig(
+            base_url=None,
+            model=self.spec.name,
+            mode=mode,
+            temperature=base.temperature,
+            max_tokens=base.max_tokens,
+            timeout_s=base.timeout_s,
+            max_retries=0,
+            local_model=self.spec.name,
+            local_mode=mode,
+            local_draft=0
+            if not self.spec.cuttable
+            else base.local_draft
+            if draft_tokens is None
+            else int(draft_tokens),
+            local_grammar=base.local_grammar if grammar is None else bool(grammar),
+        )
         self.model_path = Path(model_path) if model_path else self.spec.ensure()
         self.incremental = incremental
         self.persist_states = persist_states and incremental   # read and write disk states
@@ -107,7 +119,9 @@ class LocalLlamaClient(Backend):
         self.progress: ProgressSink | None = None   # told how far a prompt evaluation is
         self._template = _chat_formatter(self.llama)
         self._vocab = self.llama_cpp.llama_model_get_vocab(self.llama.model)
-        self.decoder = Decoder(self.llama, lambda t: bool(self.llama_cpp.llama_vocab_is_eog(self._vocab, t)))
+        self.decoder = Decoder(
+            self.llama, lambda t: bool(self.llama_cpp.llama_vocab_is_eog(self._vocab, t))
+        )
         self.lookup = PromptLookup(self.config.local_draft)
         self._lltokenizer = None
         self._grammars: OrderedDict[str, object] = OrderedDict()
@@ -121,9 +135,16 @@ class LocalLlamaClient(Backend):
                 f"incremental={self.incremental})")
 
     def describe(self) -> str:
-        extras = ", ".join(x for x in (
-            f"{self.config.local_draft}-token prompt-lookup drafts" if self.config.local_draft else "",
-            "console grammar" if self.config.local_grammar else "") if x)
+        extras = ", ".join(
+            x
+            for x in (
+                f"{self.config.local_draft}-token prompt-lookup drafts"
+                if self.config.local_draft
+                else "",
+                "console grammar" if self.config.local_grammar else "",
+            )
+            if x
+        )
         return (f"embedded {self.spec.summary} via llama.cpp, {self.config.mode} mode, "
                 f"{'incremental' if self.incremental else 'naive'} decoding"
                 f"{' with ' + extras if extras else ''}; set "
@@ -179,7 +200,9 @@ class LocalLlamaClient(Backend):
             if persist and self.persist_states:
                 self.disk.save(tokens, state)
         wall = time.perf_counter() - start
-        log.info("prefill: %d of %d tokens evaluated in %.1f s", len(tokens) - held, len(tokens), wall)
+        log.info(
+            "prefill: %d of %d tokens evaluated in %.1f s", len(tokens) - held, len(tokens), wall
+        )
         return Usage(prompt_tokens=len(tokens), cached_tokens=held,
                      evaluated_tokens=len(tokens) - held, wall_s=wall)
 
@@ -416,5 +439,9 @@ def _chat_formatter(llama):
                 "utf-8", "replace")
         except (KeyError, ValueError):
             return ""
-    return Jinja2ChatFormatter(template=template, eos_token=token_text("tokenizer.ggml.eos_token_id"),
-                               bos_token=token_text("tokenizer.ggml.bos_token_id"))
+
+    return Jinja2ChatFormatter(
+        template=template,
+        eos_token=token_text("tokenizer.ggml.eos_token_id"),
+        bos_token=token_text("tokenizer.ggml.bos_token_id"),
+    )

@@ -17,9 +17,9 @@ import importlib.resources
 import importlib.util
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..cache import cache_dir
 from .errors import LLMNotConfigured

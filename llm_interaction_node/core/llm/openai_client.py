@@ -51,7 +51,8 @@ from .usage import Usage, estimate_tokens
 
 log = logging.getLogger(__name__)
 
-_PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but openai refuses to start without one
+# local servers ignore the key, but openai refuses to start without one
+_PLACEHOLDER_KEY = "not-needed"
 
 
 class OpenAIClient(Backend):
@@ -95,12 +96,20 @@ class OpenAIClient(Backend):
         if request.grammar and field:     # llama.cpp server: "grammar"; vLLM: "guided_grammar"
             kwargs["extra_body"] = {field: request.grammar}
         if self.config.stream:
-            return self._streamed("completions", self._client.completions.create, prompt, prompt=prompt, **kwargs)
-        response, wall_s = self._request("completions", self._client.completions.create, prompt=prompt, **kwargs)
+            return self._streamed(
+                "completions", self._client.completions.create, prompt, prompt=prompt, **kwargs
+            )
+        response, wall_s = self._request(
+            "completions", self._client.completions.create, prompt=prompt, **kwargs
+        )
         choice = _first_choice(response, self, wall_s)
         text = getattr(choice, "text", None) or ""
-        usage = usage_from_response(response, wall_s=wall_s, prompt_text=prompt, completion_text=text)
-        return Completion(text=text, usage=usage, finish_reason=getattr(choice, "finish_reason", None))
+        usage = usage_from_response(
+            response, wall_s=wall_s, prompt_text=prompt, completion_text=text
+        )
+        return Completion(
+            text=text, usage=usage, finish_reason=getattr(choice, "finish_reason", None)
+        )
 
     def chat(
         self,
@@ -109,7 +118,9 @@ class OpenAIClient(Backend):
         temperature: float | None = None,
         max_tokens: int | None = None,
     ) -> Completion:
-        return self._chat([dict(m) for m in messages], stop=(), temperature=temperature, max_tokens=max_tokens)
+        return self._chat(
+            [dict(m) for m in messages], stop=(), temperature=temperature, max_tokens=max_tokens
+        )
 
     # -- internals -------------------------------------------------------------------
 
@@ -119,16 +130,25 @@ class OpenAIClient(Backend):
         # max_tokens (not max_completion_tokens): the name vLLM, llama.cpp, Ollama and
         # non-reasoning OpenAI models all accept.
         if self.config.stream:
-            return self._streamed("chat/completions", self._client.chat.completions.create, prompt_text,
-                                  messages=messages, **kwargs)
+            return self._streamed(
+                "chat/completions",
+                self._client.chat.completions.create,
+                prompt_text,
+                messages=messages,
+                **kwargs,
+            )
         response, wall_s = self._request(
             "chat/completions", self._client.chat.completions.create, messages=messages, **kwargs
         )
         choice = _first_choice(response, self, wall_s)
         message = getattr(choice, "message", None)
         text = (getattr(message, "content", None) or "") if message is not None else ""
-        usage = usage_from_response(response, wall_s=wall_s, prompt_text=prompt_text, completion_text=text)
-        return Completion(text=text, usage=usage, finish_reason=getattr(choice, "finish_reason", None))
+        usage = usage_from_response(
+            response, wall_s=wall_s, prompt_text=prompt_text, completion_text=text
+        )
+        return Completion(
+            text=text, usage=usage, finish_reason=getattr(choice, "finish_reason", None)
+        )
 
     def _common(self, stop, temperature, max_tokens) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -162,8 +182,9 @@ class OpenAIClient(Backend):
                 raise _to_llm_error(err, cfg, path, time.perf_counter() - start) from None
             events: queue.Queue = queue.Queue()
             cancel = threading.Event()
-            reader = threading.Thread(target=_read_stream, args=(stream, events, cancel), daemon=True,
-                                      name="llm-stream")
+            reader = threading.Thread(
+                target=_read_stream, args=(stream, events, cancel), daemon=True, name="llm-stream"
+            )
             reader.start()
             pieces: list[str] = []
             finish = usage = None
@@ -181,11 +202,17 @@ class OpenAIClient(Backend):
                         if isinstance(item, openai.APITimeoutError):
                             raise self._silence_error(path, bool(pieces), wait, start) from None
                         if isinstance(item, openai.OpenAIError):
-                            raise _to_llm_error(item, cfg, path, time.perf_counter() - start) from None
-                        raise LLMError(f"LLM request to {cfg.endpoint} ({path}, model {cfg.model!r}) "
-                                       f"failed while streaming: {type(item).__name__}: {item}",
-                                       endpoint=cfg.endpoint, model=cfg.model, cause=item,
-                                       wall_s=time.perf_counter() - start)
+                            raise _to_llm_error(
+                                item, cfg, path, time.perf_counter() - start
+                            ) from None
+                        raise LLMError(
+                            f"LLM request to {cfg.endpoint} ({path}, model {cfg.model!r}) "
+                            f"failed while streaming: {type(item).__name__}: {item}",
+                            endpoint=cfg.endpoint,
+                            model=cfg.model,
+                            cause=item,
+                            wall_s=time.perf_counter() - start,
+                        )
                     usage = getattr(item, "usage", None) or usage
                     more = _extra(item)
                     if isinstance(more.get("timings"), dict):
@@ -197,8 +224,12 @@ class OpenAIClient(Backend):
                         text = _chunk_text(choice)
                         if text:
                             pieces.append(text)
-                            report(self.progress, LLMProgress(GENERATE, len(pieces),
-                                                              elapsed_s=time.perf_counter() - start))
+                            report(
+                                self.progress,
+                                LLMProgress(
+                                    GENERATE, len(pieces), elapsed_s=time.perf_counter() - start
+                                ),
+                            )
                     progress = more.get("prompt_progress")
                     if isinstance(progress, dict) and not pieces:
                         cache = _int(progress.get("cache")) or 0
@@ -211,13 +242,20 @@ class OpenAIClient(Backend):
                 cancel.set()      # the reader closes the stream (one thread uses it)
             failed = False
         finally:
-            report(self.progress, LLMProgress(DONE, elapsed_s=time.perf_counter() - start, failed=failed))
+            report(
+                self.progress,
+                LLMProgress(DONE, elapsed_s=time.perf_counter() - start, failed=failed),
+            )
         wall_s = time.perf_counter() - start
         text = "".join(pieces)
         response = SimpleNamespace(usage=usage, model_extra={"timings": timings} if timings else {})
-        return Completion(text=text, finish_reason=finish,
-                          usage=usage_from_response(response, wall_s=wall_s, prompt_text=prompt_text,
-                                                    completion_text=text))
+        return Completion(
+            text=text,
+            finish_reason=finish,
+            usage=usage_from_response(
+                response, wall_s=wall_s, prompt_text=prompt_text, completion_text=text
+            ),
+        )
 
     def _asks_progress(self) -> bool:
         """Ask for llama.cpp's prompt progress: set, and not the OpenAI API (which refuses
@@ -232,11 +270,17 @@ class OpenAIClient(Backend):
             cause = (f"the answer stopped: no token for {wait:g} s (llm.silence_timeout_s; "
                      "is the server overloaded or gone?)")
         else:
-            cause = (f"no first token within {wait:g} s (llm.timeout_s): evaluating the prompt takes "
-                     "longer on this server; raise llm.timeout_s (LLM_INTERACTION_TIMEOUT_S)")
-        return LLMError(f"LLM request to {cfg.endpoint} ({path}, model {cfg.model!r}) failed: {cause}",
-                        endpoint=cfg.endpoint, model=cfg.model, wall_s=time.perf_counter() - start,
-                        failure=Failure.TIMEOUT)
+            cause = (
+                f"no first token within {wait:g} s (llm.timeout_s): evaluating the prompt takes "
+                "longer on this server; raise llm.timeout_s (LLM_INTERACTION_TIMEOUT_S)"
+            )
+        return LLMError(
+            f"LLM request to {cfg.endpoint} ({path}, model {cfg.model!r}) failed: {cause}",
+            endpoint=cfg.endpoint,
+            model=cfg.model,
+            wall_s=time.perf_counter() - start,
+            failure=Failure.TIMEOUT,
+        )
 
     def _request(self, path: str, create, **kwargs):
         start = time.perf_counter()
@@ -291,8 +335,11 @@ def _first_choice(response, client: OpenAIClient, wall_s: float):
     choices = getattr(response, "choices", None)
     if not choices:
         raise LLMError(
-            f"LLM endpoint {client.config.endpoint} (model {client.config.model!r}) returned no choices",
-            endpoint=client.config.endpoint, model=client.config.model, wall_s=wall_s,
+            f"LLM endpoint {client.config.endpoint} (model {client.config.model!r}) returned no "
+            f"choices",
+            endpoint=client.config.endpoint,
+            model=client.config.model,
+            wall_s=wall_s,
         )
     return choices[0]
 
@@ -310,22 +357,29 @@ def _extra(obj: Any) -> dict:
     return extra if isinstance(extra, dict) else {}
 
 
-def usage_from_response(response: Any, *, wall_s: float, prompt_text: str = "", completion_text: str = "") -> Usage:
+def usage_from_response(
+    response: Any, *, wall_s: float, prompt_text: str = "", completion_text: str = ""
+) -> Usage:
     """Usage of one openai response object (see the module docstring for what is read)."""
     timings = _extra(response).get("timings")
     timings = timings if isinstance(timings, dict) else {}
     usage = getattr(response, "usage", None)
 
     if usage is None:
-        prompt_n, cache_n, predicted_n = (_int(timings.get(k)) for k in ("prompt_n", "cache_n", "predicted_n"))
+        prompt_n, cache_n, predicted_n = (
+            _int(timings.get(k)) for k in ("prompt_n", "cache_n", "predicted_n")
+        )
         if prompt_n is not None and predicted_n is not None:
             return Usage(
                 prompt_tokens=prompt_n + (cache_n or 0), completion_tokens=predicted_n,
                 cached_tokens=cache_n or 0, calls=1, wall_s=wall_s,
             )
         return Usage(
-            prompt_tokens=estimate_tokens(prompt_text), completion_tokens=estimate_tokens(completion_text),
-            calls=1, estimated=True, wall_s=wall_s,
+            prompt_tokens=estimate_tokens(prompt_text),
+            completion_tokens=estimate_tokens(completion_text),
+            calls=1,
+            estimated=True,
+            wall_s=wall_s,
         )
 
     cached = None
@@ -363,7 +417,11 @@ def _server_message(err: openai.APIStatusError) -> str:
 
 def _to_llm_error(err: openai.OpenAIError, config: LLMConfig, path: str, wall_s: float) -> LLMError:
     endpoint, model = config.endpoint, config.model
-    retries = f" (after {config.max_retries} retr{'y' if config.max_retries == 1 else 'ies'})" if config.max_retries else ""
+    retries = (
+        f" (after {config.max_retries} retr{'y' if config.max_retries == 1 else 'ies'})"
+        if config.max_retries
+        else ""
+    )
     status: int | None = None
     failure, size, needed = Failure.OTHER, None, None
     if isinstance(err, openai.APITimeoutError):
@@ -377,7 +435,8 @@ def _to_llm_error(err: openai.OpenAIError, config: LLMConfig, path: str, wall_s:
         if "refused" in detail.lower():
             cause = f"connection refused ({detail}){retries}: is the server running at {endpoint}?"
         else:
-            cause = f"connection failed ({type(inner).__name__ if inner else 'error'}: {detail}){retries}"
+            cause = (f"connection failed ({type(inner).__name__ if inner else 'error'}: "
+                     f"{detail}){retries}")
     elif isinstance(err, openai.APIStatusError):
         status = err.status_code
         message = _server_message(err)
@@ -385,7 +444,7 @@ def _to_llm_error(err: openai.OpenAIError, config: LLMConfig, path: str, wall_s:
         if status in (400, 413, 422) and is_context_refusal(message):
             failure = Failure.CONTEXT_LENGTH
             size, needed = context_numbers(message, err.body)
-            cause = (f"the prompt is too long for the server's context"
+            cause = ("the prompt is too long for the server's context"
                      + (f" of {size} tokens" if size else "")
                      + (f" (the request needs {needed})" if needed else "")
                      + f"; the console prompts are 4.0-4.6k tokens plus llm.max_tokens "
@@ -394,7 +453,9 @@ def _to_llm_error(err: openai.OpenAIError, config: LLMConfig, path: str, wall_s:
                      f"-c 6144 per slot, vLLM --max-model-len 6144, Ollama num_ctx){suffix}")
         elif status == 401:
             failure = Failure.AUTH
-            cause = f"401 unauthorized, the API key was rejected (set LLM_INTERACTION_API_KEY){suffix}"
+            cause = (
+                f"401 unauthorized, the API key was rejected (set LLM_INTERACTION_API_KEY){suffix}"
+            )
         elif status == 403:
             failure = Failure.AUTH
             cause = f"403 forbidden, the API key may not use this model{suffix}"

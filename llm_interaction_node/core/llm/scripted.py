@@ -44,7 +44,8 @@ class ScriptedLLM(Backend):
     ):
         self._responses: deque[str | BaseException] = deque(responses)
         self._given = len(self._responses)
-        self.config = config if config is not None else LLMConfig(model="scripted")  # no endpoint: nothing is sent anywhere
+        # no endpoint: nothing is sent anywhere
+        self.config = config if config is not None else LLMConfig(model="scripted")
         self.apply_stop = apply_stop
         self.prompts: list[str] = []
         self.calls: list[dict] = []
@@ -90,7 +91,8 @@ class ScriptedLLM(Backend):
             if not self._responses:
                 tail = prompt[-200:]
                 raise ScriptExhausted(
-                    f"ScriptedLLM was given {self._given} response{'s' if self._given != 1 else ''} and all "
+                    f"ScriptedLLM was given {self._given} "
+                    f"response{'s' if self._given != 1 else ''} and all "
                     f"are used; call #{len(self.calls)} ({call['method']}) has no response. "
                     f"End of its prompt: {tail!r}"
                 )
@@ -110,4 +112,9 @@ def _cut_at_stop(text: str, stops: list[str]) -> str:
 
 
 def _usage(prompt_tokens: int, text: str) -> Usage:
-    return Usage(prompt_tokens=prompt_tokens, completion_tokens=estimate_tokens(text), calls=1, estimated=True)
+    return Usage(
+        prompt_tokens=prompt_tokens,
+        completion_tokens=estimate_tokens(text),
+        calls=1,
+        estimated=True,
+    )

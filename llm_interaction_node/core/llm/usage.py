@@ -31,18 +31,22 @@ class Usage:
     # reused); None when unknown (endpoints), then prompt - cached is the best estimate
     evaluated_tokens: int | None = None
     calls: int = 0
-    estimated: bool = False  # True when counts were estimated locally (scripted stand-in, server without usage)
+    # True when counts were estimated locally (scripted stand-in, server without usage)
+    estimated: bool = False
     wall_s: float = 0.0  # time spent waiting for the LLM
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
             return NotImplemented
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             cached_tokens=self.cached_tokens + other.cached_tokens,
-            evaluated_tokens=(None if self.evaluated_tokens is None and other.evaluated_tokens is None
-                              else self.evaluated_prompt_tokens + other.evaluated_prompt_tokens),
+            evaluated_tokens=(
+                None
+                if self.evaluated_tokens is None and other.evaluated_tokens is None
+                else self.evaluated_prompt_tokens + other.evaluated_prompt_tokens
+            ),
             calls=self.calls + other.calls,
             estimated=self.estimated or other.estimated,
             wall_s=self.wall_s + other.wall_s,

@@ -5,8 +5,8 @@ changes anything. The callers only format the results (text lines, JSON).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from .records import Example, check_source
 from .store import ExampleMemory

@@ -33,9 +33,12 @@ class MemoryConfig:
                                     minimum=0)
     recency_decay: float = setting(0.6, "query weight of older utterances (0.6**i, newest i = 0)",
                                    minimum=0.0, maximum=1.0)
-    scoring: Scoring = setting(Scoring.REFERENCE, "reference: max over keys of cos(sum_i 0.6**i u_i, "
-                               "key) (the paper's code); per_utterance: sum_i 0.6**i max over "
-                               "keys of cos(u_i, key)")
+    scoring: Scoring = setting(
+        Scoring.REFERENCE,
+        "reference: max over keys of cos(sum_i 0.6**i u_i, "
+        "key) (the paper's code); per_utterance: sum_i 0.6**i max over "
+        "keys of cos(u_i, key)",
+    )
     order: Order = setting(Order.SEED_BLOCK, "prompt layout of the examples: seed_block (every "
                            "seed example in one fixed order, the most central first, then the "
                            "top k learned examples, most similar last: only the lessons vary, "

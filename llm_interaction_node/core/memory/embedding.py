@@ -22,8 +22,8 @@ import logging
 import os
 import threading
 import warnings
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -202,7 +202,7 @@ class MiniLMEmbedding(EmbeddingFunction[Documents]):
         return ["cosine"]
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "MiniLMEmbedding":
+    def build_from_config(config: dict[str, Any]) -> MiniLMEmbedding:
         return MiniLMEmbedding()
 
     def get_config(self) -> dict[str, Any]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import yaml
 

@@ -12,8 +12,8 @@ similar example once more at the end.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
-from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 

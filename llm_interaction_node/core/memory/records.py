@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 from ..transcript import Transcript
 
@@ -50,7 +51,7 @@ class RecordId(NamedTuple):
     tag: str
 
     @classmethod
-    def parse(cls, record_id: str) -> "RecordId":
+    def parse(cls, record_id: str) -> RecordId:
         example_id, _, tail = record_id.rpartition("#")
         rec, n_rec, tag = tail.split("/")
         return cls(example_id, int(rec), int(n_rec), tag)
@@ -144,6 +145,19 @@ def example_from_metadata(meta: Mapping[str, Any]) -> Example:
                    keys=tuple(json.loads(meta.get("keys", "[]"))))
 
 
-__all__ = ["SOURCES", "Example", "RecordId", "example_of", "primary_id", "sibling_ids", "digest", "check_id",
-           "check_source", "collection_name", "index_keys", "record_metadata",
-           "example_from_metadata", "COLLECTION_PREFIX"]
+__all__ = [
+    "SOURCES",
+    "Example",
+    "RecordId",
+    "example_of",
+    "primary_id",
+    "sibling_ids",
+    "digest",
+    "check_id",
+    "check_source",
+    "collection_name",
+    "index_keys",
+    "record_metadata",
+    "example_from_metadata",
+    "COLLECTION_PREFIX",
+]

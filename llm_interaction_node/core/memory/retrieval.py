@@ -16,8 +16,8 @@ scored from their key vectors). ``bench/memory_latency.py`` measures both.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -54,7 +54,7 @@ def score_examples(query: np.ndarray, weights: np.ndarray,
     starts = np.cumsum([0] + [len(v) for _, v in items[:-1]])
     best = np.maximum.reduceat(matrix @ np.asarray(query, dtype=np.float32).T, starts, axis=0)
     scores = best.astype(np.float64) @ weights
-    return {eid: float(s) for (eid, _), s in zip(items, scores)}
+    return {eid: float(s) for (eid, _), s in zip(items, scores, strict=False)}
 
 
 @dataclass
@@ -75,7 +75,7 @@ class Hits:
 
     @classmethod
     def collect(cls, ids: Sequence[Sequence[str]], distances: Sequence[Sequence[float]],
-                per_query: int, extra_ids: Sequence[Sequence[str]] = ()) -> "Hits":
+                per_query: int, extra_ids: Sequence[Sequence[str]] = ()) -> Hits:
         """From one query per utterance (cosine distances, record ids ``<example>#...``);
         ``extra_ids``: further result lists whose examples become candidates without known
         similarities."""
@@ -87,8 +87,8 @@ class Hits:
         cols: list[int] = []
         sims: list[float] = []
         floor = np.full(n, -np.inf)
-        for i, (row_ids, row_dist) in enumerate(zip(ids, distances)):
-            for record_id, dist in zip(row_ids, row_dist):
+        for i, (row_ids, row_dist) in enumerate(zip(ids, distances, strict=False)):
+            for record_id, dist in zip(row_ids, row_dist, strict=False):
                 eid = example_of(record_id)
                 row = index.get(eid)
                 if row is None:
@@ -121,8 +121,10 @@ class Hits:
         floor = np.where(np.isfinite(self.floor), self.floor, -1.0)   # -inf: nothing missing
         bounded = np.where(missing, floor[None, :], self.best) @ weights
         complete = ~missing.any(axis=1)
-        exact = {eid: float(s) for eid, s, c in zip(self.ids, bounded, complete) if c}
-        upper = {eid: float(s) for eid, s, c in zip(self.ids, bounded, complete) if not c}
+        exact = {eid: float(s) for eid, s, c in zip(self.ids, bounded, complete, strict=False) if c}
+        upper = {
+            eid: float(s) for eid, s, c in zip(self.ids, bounded, complete, strict=False) if not c
+        }
         return exact, upper
 
     def unseen_bound(self, weights: np.ndarray) -> float:

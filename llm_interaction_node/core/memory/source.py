@@ -7,7 +7,7 @@ what was learned meanwhile is stored when the memory is back) lives in one place
 from __future__ import annotations
 
 import logging
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from .order import Order, stable_order
 

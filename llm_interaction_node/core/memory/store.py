@@ -27,9 +27,8 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -38,9 +37,19 @@ from . import interchange, retrieval
 from .config import MemoryConfig
 from .order import Order, prompt_order, seed_centrality, stable_order
 from .order import seed_block as choose_seed_block
-from .records import (SOURCES, Example, RecordId, check_id, check_source,  # noqa: F401
-                      collection_name, digest, example_from_metadata, index_keys,
-                      record_metadata, sibling_ids)
+from .records import (  # noqa: F401
+    SOURCES,
+    Example,
+    RecordId,
+    check_id,
+    check_source,
+    collection_name,
+    digest,
+    example_from_metadata,
+    index_keys,
+    record_metadata,
+    sibling_ids,
+)
 from .strategies import STRATEGIES
 
 log = logging.getLogger(__name__)
@@ -140,7 +149,7 @@ class ExampleMemory:
 
     def __init__(self, api: str, config: MemoryConfig | None = None, *,
                  embedder: Embedder | None = None):
-        from .embedding import MiniLMEmbedding     # registers the embedding function by name
+        from .embedding import MiniLMEmbedding  # registers the embedding function by name
 
         self.api = api
         self.config = config or MemoryConfig()
@@ -221,7 +230,7 @@ class ExampleMemory:
         all_keys = [key for ex in examples for key in ex.keys]
         if vectors is None:
             unique = list(dict.fromkeys(all_keys))
-            table = dict(zip(unique, self.embed(unique)))
+            table = dict(zip(unique, self.embed(unique), strict=False))
             vectors = np.stack([table[key] for key in all_keys])
         if len(vectors) != len(all_keys):
             raise ValueError("one vector per index key is needed")
@@ -308,7 +317,7 @@ class ExampleMemory:
         older utterances of the query window were embedded by the previous retrieval."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._query_cache]
         if missing:
-            for text, vec in zip(missing, self.embed(missing)):
+            for text, vec in zip(missing, self.embed(missing), strict=False):
                 self._query_cache[text] = vec
         for text in texts:
             self._query_cache.move_to_end(text)
@@ -317,7 +326,9 @@ class ExampleMemory:
         return np.stack([self._query_cache[t] for t in texts])
 
     @_server_errors
-    def retrieve(self, utterances: Sequence[str], k: int | None = None) -> list[tuple[Example, float]]:
+    def retrieve(
+        self, utterances: Sequence[str], k: int | None = None
+    ) -> list[tuple[Example, float]]:
         """The top-k unique examples for the latest utterances (newest = last element),
         sorted by score ASCENDING: the most similar example comes LAST. Scored and searched
         by the strategy of ``config.scoring`` (:mod:`.strategies`)."""
@@ -399,7 +410,7 @@ class ExampleMemory:
                 if ids else {"embeddings": [], "metadatas": []}
             keys: dict[str, list] = {}
             primaries = {}
-            for vec, meta in zip(found["embeddings"], found["metadatas"]):
+            for vec, meta in zip(found["embeddings"], found["metadatas"], strict=False):
                 keys.setdefault(meta["example_id"], []).append(vec)
                 if meta.get("rec") == 0:
                     primaries[meta["example_id"]] = example_from_metadata(meta)
@@ -442,7 +453,7 @@ class ExampleMemory:
         for start in range(0, len(record_ids), self.max_batch_size):
             got = self.collection.get(ids=list(record_ids[start:start + self.max_batch_size]),
                                       include=["embeddings"])
-            for rid, vec in zip(got["ids"], got["embeddings"]):
+            for rid, vec in zip(got["ids"], got["embeddings"], strict=False):
                 self._vectors[rid] = np.asarray(vec, dtype=np.float32)
         while len(self._vectors) > VECTOR_CACHE_SIZE:
             self._vectors.popitem(last=False)
@@ -452,7 +463,7 @@ class ExampleMemory:
         missing = [rid for rid in primary_ids if rid not in self._example_cache]
         if missing:
             got = self.collection.get(ids=missing, include=["metadatas"])
-            for rid, meta in zip(got["ids"], got["metadatas"]):
+            for rid, meta in zip(got["ids"], got["metadatas"], strict=False):
                 self._example_cache[rid] = example_from_metadata(meta)
         out = {}
         for rid in primary_ids:
@@ -481,7 +492,9 @@ class ExampleMemory:
         return len(found["ids"])
 
     @_locked
-    def forget(self, topic: str, threshold: float = 0.5, include_seed: bool = False) -> list[Example]:
+    def forget(
+        self, topic: str, threshold: float = 0.5, include_seed: bool = False
+    ) -> list[Example]:
         """Remove the learned (and raw/episode) examples about ``topic``: those whose index
         keys, problem or improvement have cosine similarity >= threshold to the topic. Seed
         examples only with ``include_seed``. Returns the removed examples."""
@@ -494,7 +507,7 @@ class ExampleMemory:
         topic_vec = self.embed([topic])[0]
         best: dict[str, float] = {}
         primaries: dict[str, Example] = {}
-        for vec, meta in zip(records["embeddings"], records["metadatas"]):
+        for vec, meta in zip(records["embeddings"], records["metadatas"], strict=False):
             eid = meta["example_id"]
             best[eid] = max(best.get(eid, -1.0), float(np.dot(vec, topic_vec)))
             if meta["rec"] == 0:
@@ -502,9 +515,11 @@ class ExampleMemory:
         texts = [(ex.id, t) for ex in primaries.values() for t in (ex.problem, ex.improvement) if t]
         if texts:
             sims = self.embed([t for _, t in texts]) @ topic_vec
-            for (eid, _), sim in zip(texts, sims):
+            for (eid, _), sim in zip(texts, sims, strict=False):
                 best[eid] = max(best[eid], float(sim))
-        doomed = [primaries[eid] for eid, sim in best.items() if sim >= threshold and eid in primaries]
+        doomed = [
+            primaries[eid] for eid, sim in best.items() if sim >= threshold and eid in primaries
+        ]
         self.delete(ex.id for ex in doomed)
         return sorted(doomed, key=lambda ex: (ex.created, ex.id))
 

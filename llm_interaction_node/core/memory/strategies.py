@@ -11,8 +11,9 @@ it (:class:`~.store.ExampleMemory` implements the protocol). :data:`STRATEGIES` 
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -70,7 +71,7 @@ def reference(store: Records, query: list[str], k: int,
         ids, distances = store.nearest([mixed], per_query)
         ids, distances = ids[0], distances[0]
         best: dict[str, tuple[float, str]] = {}
-        for record_id, dist in zip(ids, distances):
+        for record_id, dist in zip(ids, distances, strict=False):
             eid = example_of(record_id)
             if eid not in best:
                 best[eid] = (1.0 - float(dist), record_id)
@@ -123,7 +124,7 @@ def per_utterance(store: Records, query: list[str], k: int,
         if total > per_query:
             per_query, hits = total, None
     top = retrieval.top_k_ascending(scores, k)
-    seen = dict(zip(hits.ids, hits.seen))
+    seen = dict(zip(hits.ids, hits.seen, strict=False))
     examples = store.examples_by_primary([primary_id(seen[eid]) for eid, _ in top])
     return [(examples[eid], score) for eid, score in top if eid in examples]
 
@@ -138,7 +139,7 @@ def _complete_scores(store: Records, hits: retrieval.Hits, vectors: np.ndarray,
     scores, upper = hits.split(weights)
     if not upper:
         return scores, 0
-    seen = dict(zip(hits.ids, hits.seen))
+    seen = dict(zip(hits.ids, hits.seen, strict=False))
     siblings = {eid: RecordId.parse(seen[eid]).siblings() for eid in upper}
     cached = [eid for eid in upper if store.has_key_vectors(siblings[eid])]
     scores.update(_exact_scores(store, cached, siblings, vectors, weights))

@@ -13,8 +13,9 @@ Every LLM call goes through ``self.llm`` (an LLMClient) and is recorded in ``sel
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 from ...core.apis.tabletop import TabletopRobot
 from ...core.llm import LLMClient, TokenLedger

@@ -32,9 +32,10 @@ import ast
 import io
 import re
 import textwrap
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import yaml
 
@@ -42,11 +43,11 @@ from ...core.apis.sets import TABLETOP
 from ...core.apis.tabletop import TabletopApi, TabletopRobot
 from ...core.constraint import program_constraint
 from ...core.errors import SemanticHintError, StatementTimeout
+from ...core.fgen import undefined_calls
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from ...core.memory.config import MemoryConfig
 from ...core.registry import ApiRegistry, public_functions
 from ...core.sandbox import Sandbox, SandboxViolation
-from ...core.fgen import undefined_calls
 from ...core.transcript import Entry, Transcript
 from ...paths import config_path
 from .base import Round, UserTurn
@@ -495,6 +496,20 @@ def seed_memory(memory, examples: Sequence[PromptExample], origin: str) -> int:
     return len(prepared)
 
 
-__all__ = ["CaP", "DynamicCaP", "ProgramSystem", "PromptExample", "PromptSet", "clean_code",
-           "program_listing", "episode_transcript", "examples_from_transcript", "format_error",
-           "load_prompt_file", "make", "render_transcript_example", "seed_memory", "undefined_calls"]
+__all__ = [
+    "CaP",
+    "DynamicCaP",
+    "ProgramSystem",
+    "PromptExample",
+    "PromptSet",
+    "clean_code",
+    "program_listing",
+    "episode_transcript",
+    "examples_from_transcript",
+    "format_error",
+    "load_prompt_file",
+    "make",
+    "render_transcript_example",
+    "seed_memory",
+    "undefined_calls",
+]

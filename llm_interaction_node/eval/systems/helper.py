@@ -22,9 +22,19 @@ from typing import Any
 from ...core.apis.tabletop import TabletopApi, TabletopRobot
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from .base import Round, UserTurn
-from .cap import (DEFAULT_K, FILENAME, ProgramSystem, PromptSet, clean_code, episode_transcript,
-                  format_error, load_prompt_file, program_grammar, render_transcript_example,
-                  seed_memory)
+from .cap import (
+    DEFAULT_K,
+    FILENAME,
+    ProgramSystem,
+    PromptSet,
+    clean_code,
+    episode_transcript,
+    format_error,
+    load_prompt_file,
+    program_grammar,
+    render_transcript_example,
+    seed_memory,
+)
 
 HELPER_PROMPTS = ("eval", "helper_tabletop.yaml")
 
@@ -142,8 +152,13 @@ class Helper(ProgramSystem):
                             origin=self.name)
 
 
-def make(llm: LLMClient, memory_dir: str | Path, k: int = DEFAULT_K, ledger: TokenLedger | None = None,
-         **kwargs: Any) -> Helper:
+def make(
+    llm: LLMClient,
+    memory_dir: str | Path,
+    k: int = DEFAULT_K,
+    ledger: TokenLedger | None = None,
+    **kwargs: Any,
+) -> Helper:
     """The factory ``eval.systems.make_system`` uses."""
     return Helper(llm, memory_dir, k, ledger, **kwargs)
 

@@ -30,7 +30,7 @@ class Variant:
     retrieval: bool | None = None
     order: str | None = None         # memory.order: the prompt layout
 
-    def settings(self, base: "Settings", memory_dir: str | Path) -> "Settings":
+    def settings(self, base: Settings, memory_dir: str | Path) -> Settings:
         """``base`` with this variant's changes; the memory is the one in ``memory_dir``."""
         settings = base.with_overrides({"memory.k": self.k, "memory.order": self.order,
                                         "learning.mode": self.mode,

@@ -2,7 +2,7 @@
 (a block left behind, put elsewhere, the wrong block taken), as :class:`~..observe.Fact` records."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..observe import Fact, Positions, base_where, moved_objects, place_phrase, where
 

@@ -6,7 +6,6 @@ import re
 
 from .programs import norm_text
 
-
 NUMBER = r"(-?\d+(?:\.\d+)?)"
 
 

@@ -9,10 +9,24 @@ import numpy as np
 from ..observe import Positions
 from .base import Template
 from .scenes import SPLITS, attributes_for
-from .seen import (BlockDirectionOfBowl, BlockDistanceToBowl, BlockInBowl, BlockOnBlock,
-                   BlocksInBowl, BlocksOnPlace, MatchingBowls, NthBlockFromDirection)
-from .unseen import (BlockCornerDistanceToBowl, BlockMagnitudeDirectionOfBowl, BlocksInLine,
-                     DifferentCorners, MismatchedBowls, StackOnPlace)
+from .seen import (
+    BlockDirectionOfBowl,
+    BlockDistanceToBowl,
+    BlockInBowl,
+    BlockOnBlock,
+    BlocksInBowl,
+    BlocksOnPlace,
+    MatchingBowls,
+    NthBlockFromDirection,
+)
+from .unseen import (
+    BlockCornerDistanceToBowl,
+    BlockMagnitudeDirectionOfBowl,
+    BlocksInLine,
+    DifferentCorners,
+    MismatchedBowls,
+    StackOnPlace,
+)
 
 
 @dataclass

@@ -7,7 +7,6 @@ import numpy as np
 
 from ..observe import BOUNDS, CORNERS, DIRECTIONS, PLACES, RANGE_XY, Positions, blocks_of, hdist, xy
 
-
 NTH = {"first": 0, "second": 1, "third": 2, "fourth": 3}
 BLOCK_SIZE = 0.04
 LINE_TOL = 0.05 * float(RANGE_XY.max())    # collinear within 5 % of the workspace (3 cm)

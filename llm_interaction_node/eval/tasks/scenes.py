@@ -2,7 +2,8 @@
 blocks, 1-4 bowls) and the world seeds that make the instruction feasible on it."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -79,9 +80,13 @@ def sample_scene(split: str, rng: np.random.Generator, blocks=(), bowls=(), min_
                   n_blocks if same_colors else 0)
     n_bowls = max(min(n_bowls, MAX_OBJECTS - n_blocks), len(bowls), min_bowls)
     block_colors = [color(b) for b in blocks]
-    block_colors += pick(rng, [c for c in colors if c not in block_colors], n_blocks - len(block_colors))
+    block_colors += pick(
+        rng, [c for c in colors if c not in block_colors], n_blocks - len(block_colors)
+    )
     bowl_colors = list(block_colors) if same_colors else [color(b) for b in bowls]
-    bowl_colors += pick(rng, [c for c in colors if c not in bowl_colors], n_bowls - len(bowl_colors))
+    bowl_colors += pick(
+        rng, [c for c in colors if c not in bowl_colors], n_bowls - len(bowl_colors)
+    )
     order_b = rng.permutation(len(block_colors))
     order_w = rng.permutation(len(bowl_colors))
     return ([f"{block_colors[i]} block" for i in order_b]
@@ -91,7 +96,9 @@ def sample_scene(split: str, rng: np.random.Generator, blocks=(), bowls=(), min_
 # ---------------------------------------------------------------------------- worlds
 def world_positions(world) -> dict[str, np.ndarray]:
     """Name -> xyz of every object of a TabletopRobot."""
-    return {n: np.asarray(world.object_position(n), dtype=float).copy() for n in world.object_names()}
+    return {
+        n: np.asarray(world.object_position(n), dtype=float).copy() for n in world.object_names()
+    }
 
 
 def feasible(task: Task, positions: Positions) -> bool:

@@ -3,14 +3,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..observe import (DIRECTIONS, OPPOSITE, PLACES, SIDE_OF, Fact, at_place, blocks_of, color,
-                       hdist, in_bowl, joined, on_block, ordinal, place_phrase, side_of, xy)
+from ..observe import (
+    DIRECTIONS,
+    OPPOSITE,
+    PLACES,
+    SIDE_OF,
+    Fact,
+    at_place,
+    blocks_of,
+    color,
+    hdist,
+    in_bowl,
+    joined,
+    on_block,
+    ordinal,
+    place_phrase,
+    side_of,
+    xy,
+)
 from .base import AllBlocksToPlace, Template
 from .mismatch import misplaced, named_block_mismatch, selected_mismatch
 from .mistakes import flip_literals
 from .programs import BLOCK_LIST, place_expr, the_names, vec
-from .relations import (NTH, block_by_distance, block_in_direction, by_distance, clear_winner,
-                        nth_block_from, order_from, place_clear, rank)
+from .relations import (
+    NTH,
+    block_by_distance,
+    block_in_direction,
+    by_distance,
+    clear_winner,
+    nth_block_from,
+    order_from,
+    place_clear,
+    rank,
+)
 from .scenes import pick, sample_block, sample_bowl, sample_one, sample_scene, split_colors
 
 
@@ -205,10 +230,14 @@ class BlockDirectionOfBowl(Template):
 
     def program(self, task):
         a = task.attributes
-        return (f"bowl_pos = get_obj_pos('{a['bowl']}')\n" + BLOCK_LIST
-                + f"candidates = [b for b in blocks if (get_obj_pos(b) - bowl_pos) @ {vec(a['direction'])} > 0]\n"
-                "block = min(candidates, key=lambda b: np.linalg.norm(get_obj_pos(b) - bowl_pos))\n"
-                f"put_first_on_second(block, {place_expr(a['place'])})\n")
+        return (
+            f"bowl_pos = get_obj_pos('{a['bowl']}')\n"
+            + BLOCK_LIST
+            + f"candidates = [b for b in blocks if (get_obj_pos(b) - bowl_pos) @ "
+              f"{vec(a['direction'])} > 0]\n"
+            "block = min(candidates, key=lambda b: np.linalg.norm(get_obj_pos(b) - bowl_pos))\n"
+            f"put_first_on_second(block, {place_expr(a['place'])})\n"
+        )
 
     def text(self, task, pos=None):
         a = task.attributes
@@ -238,7 +267,10 @@ class BlockDirectionOfBowl(Template):
                 return (f"a block {SIDE_OF[direction]} the {bowl}, but not the one nearest to "
                         f"the bowl on that side", "")
             return f"a block {SIDE_OF[s]} the {bowl}", f"the block {SIDE_OF[direction]} it"
-        return selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final, start)
+
+        return selected_mismatch(
+            self.meaning(task, initial), describe, a["place"], initial, final, start
+        )
 
 
 # ---------------------------------------------------------------------------- 7 distance to bowl
@@ -299,7 +331,10 @@ class BlockDistanceToBowl(Template):
                 what = (f"the block closest to the {bowl}" if near == 0 else
                         f"the {ordinal(far)} farthest block from the {bowl}")
             return what, f"the block {self._word(task)} it"
-        return selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final, start)
+
+        return selected_mismatch(
+            self.meaning(task, initial), describe, a["place"], initial, final, start
+        )
 
 
 # ---------------------------------------------------------------------------- 8 nth from direction
@@ -308,8 +343,11 @@ class NthBlockFromDirection(Template):
     pattern = "pick up the {nth} block from the {direction} and place it on the {place}"
 
     def sample(self, split, rng):
-        return {"nth": sample_one(split, rng, "nths"), "direction": sample_one(split, rng, "directions"),
-                "place": sample_one(split, rng, "places")}
+        return {
+            "nth": sample_one(split, rng, "nths"),
+            "direction": sample_one(split, rng, "directions"),
+            "place": sample_one(split, rng, "places"),
+        }
 
     def scene(self, a, split, rng):
         return sample_scene(split, rng, min_blocks=NTH[a["nth"]] + 1)
@@ -332,18 +370,24 @@ class NthBlockFromDirection(Template):
 
     def program(self, task):
         a = task.attributes
-        return (BLOCK_LIST
-                + f"blocks = sorted(blocks, key=lambda b: -(get_obj_pos(b) @ {vec(a['direction'])}))\n"
-                f"put_first_on_second(blocks[{NTH[a['nth']]}], {place_expr(a['place'])})\n")
+        return (
+            BLOCK_LIST
+            + f"blocks = sorted(blocks, key=lambda b: -(get_obj_pos(b) @ {vec(a['direction'])}))\n"
+            f"put_first_on_second(blocks[{NTH[a['nth']]}], {place_expr(a['place'])})\n"
+        )
 
     def text(self, task, pos=None):
         a = task.attributes
         if pos is not None:
             meant = self.meaning(task, pos)
-            return (f"Counting from the {a['direction']} edge of the table, the {a['nth']} block is "
-                    f"the {meant}. Put the {meant} on the {a['place']}.")
-        return (f"Order the blocks by how close they are to the {a['direction']} edge of the table, "
-                f"take the {a['nth']} one and put it on the {a['place']}.")
+            return (
+                f"Counting from the {a['direction']} edge of the table, the {a['nth']} block is "
+                f"the {meant}. Put the {meant} on the {a['place']}."
+            )
+        return (
+            f"Order the blocks by how close they are to the {a['direction']} edge of the table, "
+            f"take the {a['nth']} one and put it on the {a['place']}."
+        )
 
     def needed(self, task, pos):
         meant = self.meaning(task, pos) if pos is not None else None
@@ -361,4 +405,7 @@ class NthBlockFromDirection(Template):
             else:
                 what = f"the {ordinal(i)} block from the {direction}"
             return what, f"the {a['nth']} block from the {direction}"
-        return selected_mismatch(self.meaning(task, initial), describe, a["place"], initial, final, start)
+
+        return selected_mismatch(
+            self.meaning(task, initial), describe, a["place"], initial, final, start
+        )

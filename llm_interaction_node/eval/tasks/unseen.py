@@ -5,17 +5,48 @@ from typing import Any
 
 import numpy as np
 
-from ..observe import (BOWL_TOL, CORNERS, DIRECTIONS, PLACES, RANGE_XY, SIDE_OF, Fact, at_place,
-                       blocks_of, bowls_of, color, hdist, in_bowl, joined, moved_objects,
-                       on_block, place_phrase, side_of, where, xy, z)
+from ..observe import (
+    BOWL_TOL,
+    CORNERS,
+    DIRECTIONS,
+    PLACES,
+    RANGE_XY,
+    SIDE_OF,
+    Fact,
+    at_place,
+    blocks_of,
+    bowls_of,
+    color,
+    hdist,
+    in_bowl,
+    joined,
+    moved_objects,
+    on_block,
+    place_phrase,
+    side_of,
+    where,
+    xy,
+    z,
+)
 from .base import AllBlocksToPlace, Template
 from .mismatch import misplaced, named_block_mismatch
 from .programs import BLOCK_LIST, BOWL_LIST, place_expr, vec
-from .relations import (BLOCK_SIZE, LINE_TOL, MAGNITUDE_SPLIT, PLACE_CLEAR_BLOCK, PLACE_CLEAR_BOWL,
-                        clear_winner, corner_by_distance, fit_line, in_bounds, line_class, line_fit,
-                        place_clear, rank)
+from .relations import (
+    BLOCK_SIZE,
+    LINE_TOL,
+    MAGNITUDE_SPLIT,
+    PLACE_CLEAR_BLOCK,
+    PLACE_CLEAR_BOWL,
+    clear_winner,
+    corner_by_distance,
+    fit_line,
+    in_bounds,
+    line_class,
+    line_fit,
+    place_clear,
+    rank,
+)
 from .scenes import sample_block, sample_bowl, sample_one, sample_scene
-
 
 MAGNITUDE_OFFSET = {"a little": 0.10, "a lot": 0.25}   # the scripted solution's distances
 LINE_SPACING = 0.12
@@ -41,11 +72,15 @@ class DifferentCorners(Template):
 
     def program(self, task):
         corners = ", ".join(place_expr(c) for c in CORNERS)
-        return (f"corners = [{corners}]\n" + BLOCK_LIST
-                + "for block, corner in zip(blocks, corners):\n    put_first_on_second(block, corner)\n")
+        return (
+            f"corners = [{corners}]\n"
+            + BLOCK_LIST
+            + "for block, corner in zip(blocks, corners):\n    put_first_on_second(block, corner)\n"
+        )
 
     def text(self, task, pos=None):
-        return f"Put {joined([f'the {b} in the {c}' for b, c in zip(task.blocks, CORNERS)])}."
+        places = [f"the {b} in the {c}" for b, c in zip(task.blocks, CORNERS, strict=False)]
+        return f"Put {joined(places)}."
 
     def mistake(self, task):          # the first two blocks share the second corner
         return self.program(task).replace(
@@ -79,7 +114,9 @@ class MismatchedBowls(Template):
             return False
         for b in blocks:
             inside = [w for w in bowls if in_bowl(final[b], final[w])]
-            if not inside or color(min(inside, key=lambda w: hdist(final[b], final[w]))) == color(b):
+            if not inside or color(min(inside, key=lambda w: hdist(final[b], final[w]))) == color(
+                b
+            ):
                 return False
         return True
 
@@ -127,16 +164,20 @@ class StackOnPlace(AllBlocksToPlace):
         blocks = sorted(blocks_of(final), key=lambda b: z(final[b]))
         if not blocks or not all(at_place(final[b], target) for b in blocks):
             return False
-        return all(on_block(final[up], final[lo]) for lo, up in zip(blocks, blocks[1:]))
+        return all(
+            on_block(final[up], final[lo]) for lo, up in zip(blocks, blocks[1:], strict=False)
+        )
 
     def program(self, task):
-        return (BLOCK_LIST + f"put_first_on_second(blocks[0], {place_expr(task.attributes['place'])})\n"
-                "for lower, upper in zip(blocks, blocks[1:]):\n    put_first_on_second(upper, lower)\n")
+        return (
+            BLOCK_LIST + f"put_first_on_second(blocks[0], {place_expr(task.attributes['place'])})\n"
+            "for lower, upper in zip(blocks, blocks[1:]):\n    put_first_on_second(upper, lower)\n"
+        )
 
     def text(self, task, pos=None):
         b = task.blocks
         steps = [f"put the {b[0]} on the {task.attributes['place']}"]
-        steps += [f"the {up} on top of the {lo}" for lo, up in zip(b, b[1:])]
+        steps += [f"the {up} on top of the {lo}" for lo, up in zip(b, b[1:], strict=False)]
         text = joined(steps)
         return text[0].upper() + text[1:] + "."
 
@@ -175,12 +216,18 @@ class BlockMagnitudeDirectionOfBowl(Template):
     pattern = "pick up the {block} and place it {magnitude} to the {direction} of the {bowl}"
 
     def sample(self, split, rng):
-        return {"block": sample_block(split, rng), "magnitude": sample_one(split, rng, "magnitudes"),
-                "direction": sample_one(split, rng, "directions"), "bowl": sample_bowl(split, rng)}
+        return {
+            "block": sample_block(split, rng),
+            "magnitude": sample_one(split, rng, "magnitudes"),
+            "direction": sample_one(split, rng, "directions"),
+            "bowl": sample_bowl(split, rng),
+        }
 
     def target(self, task, pos) -> np.ndarray:
         a = task.attributes
-        return xy(pos[a["bowl"]]) + MAGNITUDE_OFFSET[a["magnitude"]] * np.array(DIRECTIONS[a["direction"]])
+        return xy(pos[a["bowl"]]) + MAGNITUDE_OFFSET[a["magnitude"]] * np.array(
+            DIRECTIONS[a["direction"]]
+        )
 
     def feasible(self, task, pos):
         t = self.target(task, pos)
@@ -213,7 +260,8 @@ class BlockMagnitudeDirectionOfBowl(Template):
     def text(self, task, pos=None):
         a = task.attributes
         cm = round(MAGNITUDE_OFFSET[a["magnitude"]] * 100)
-        return f"Put the {a['block']} on the table about {cm} cm {SIDE_OF[a['direction']]} the {a['bowl']}."
+        return (f"Put the {a['block']} on the table about {cm} cm {SIDE_OF[a['direction']]} the "
+                f"{a['bowl']}.")
 
     def mistake(self, task):          # 'a little' taken for 'a lot' and the other way round
         a = task.attributes
@@ -257,7 +305,9 @@ class BlockCornerDistanceToBowl(Template):
         a = task.attributes
         ranked = rank({c: hdist(PLACES[c], pos[a["bowl"]]) for c in CORNERS})
         i = 0 if a["distance"] == "closest" else -1
-        return clear_winner(ranked, i) and place_clear(PLACES[ranked[i][0]], pos, moving=(a["block"],))
+        return clear_winner(ranked, i) and place_clear(
+            PLACES[ranked[i][0]], pos, moving=(a["block"],)
+        )
 
     def meaning(self, task, pos):
         a = task.attributes
@@ -283,7 +333,9 @@ class BlockCornerDistanceToBowl(Template):
         if pos is not None:
             return (f"The corner {self._word(task)} the {a['bowl']} is the "
                     f"{self.meaning(task, pos)}. Put the {a['block']} there.")
-        return f"Put the {a['block']} in the corner of the table {self._word(task)} the {a['bowl']}."
+        return (
+            f"Put the {a['block']} in the corner of the table {self._word(task)} the {a['bowl']}."
+        )
 
     def mismatch(self, task, initial, final, start=None):
         a = task.attributes
@@ -303,7 +355,7 @@ LINE_DIRECTIONS = {"horizontal": [(1.0, 0.0)], "vertical": [(0.0, 1.0)],
 # The scripted program chooses, among candidate lines of the requested kind, the one whose
 # points keep farthest from the bowls and from the blocks not yet moved. The same source is
 # executed by ``feasible`` (with a stub ``get_obj_pos``), so both agree on the choice.
-_LINE_CHOOSER = """\
+_LINE_CHOOSER = f"""\
 best_clearance, best_points = -1.0, None
 block_pos = [get_obj_pos(b) for b in blocks]
 bowl_pos = [get_obj_pos(w) for w in bowls]
@@ -313,16 +365,18 @@ for u in directions:
     for offset in np.linspace(-0.28, 0.28, 29):
         for shift in np.linspace(-0.2, 0.2, 9):
             center = np.array([0.0, -0.5]) + offset * normal + shift * u
-            points = [center + (i - (len(blocks) - 1) / 2) * {spacing} * u for i in range(len(blocks))]
+            points = [center + (i - (len(blocks) - 1) / 2) * {LINE_SPACING} * u for i in \
+range(len(blocks))]
             if any(p[0] < -0.28 or p[0] > 0.28 or p[1] < -0.78 or p[1] > -0.22 for p in points):
                 continue
-            clearance = min([np.linalg.norm(p - w) - {bowl_clear} for p in points for w in bowl_pos]
-                            + [np.linalg.norm(points[i] - block_pos[j]) - {block_clear}
+            clearance = min([np.linalg.norm(p - w) - {PLACE_CLEAR_BOWL} for p in points for w in \
+bowl_pos]
+                            + [np.linalg.norm(points[i] - block_pos[j]) - {PLACE_CLEAR_BLOCK}
                                for i in range(len(blocks)) for j in range(i + 1, len(blocks))]
                             + [1.0])
             if clearance > best_clearance:
                 best_clearance, best_points = clearance, points
-""".format(spacing=LINE_SPACING, bowl_clear=PLACE_CLEAR_BOWL, block_clear=PLACE_CLEAR_BLOCK)
+"""
 
 
 class BlocksInLine(Template):
@@ -360,8 +414,14 @@ class BlocksInLine(Template):
 
     def program(self, task):
         dirs = LINE_DIRECTIONS[task.attributes["line"]]
-        return (BLOCK_LIST + BOWL_LIST + f"directions = {dirs!r}\n" + _LINE_CHOOSER
-                + "for block, point in zip(blocks, best_points):\n    put_first_on_second(block, point)\n")
+        return (
+            BLOCK_LIST
+            + BOWL_LIST
+            + f"directions = {dirs!r}\n"
+            + _LINE_CHOOSER
+            + "for block, point in zip(blocks, best_points):\n    put_first_on_second(block, "
+              "point)\n"
+        )
 
     def text(self, task, pos=None):
         kind = task.attributes["line"]
@@ -369,7 +429,7 @@ class BlocksInLine(Template):
             _, points = self.choice(task, pos)
             if points is not None:
                 steps = [f"the {b} at x = {p[0]:.2f} m, y = {p[1]:.2f} m"
-                         for b, p in zip(blocks_of(pos), points)]
+                         for b, p in zip(blocks_of(pos), points, strict=False)]
                 return (f"Put the blocks {round(LINE_SPACING * 100)} cm apart on a {kind} line, "
                         f"away from the bowls: {joined(steps)}.")
         return (f"Put the blocks one after another at evenly spaced points about "

@@ -17,7 +17,8 @@ confidence, outcome); only the good ones reach the agent as std_msgs/String on
   a missed stop costs more than a false one). The state is judged over the time the words
   were spoken (a history of the state topic, each change stamped when the interaction node
   published it, against the utterance's audio stamps), not when recognition finished: a stop
-  said in the last second of a move is still a stop, and never a request for the LLM. Until the first state arrives a stop phrase
+  said in the last second of a move is still a stop, and never a request for the LLM. Until the \
+first state arrives a stop phrase
   is sent as a stop too (the interaction node ignores a stop while idle), and the node says
   "asr ready" only once it has the state;
 * voice activity: ``speech/voice_activity`` (latched std_msgs/Bool) turns true when the VAD
@@ -43,21 +44,37 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from llm_interaction_interfaces.msg import AsrResult, AudioData
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, Empty, String
-
-from llm_interaction_interfaces.msg import AsrResult, AudioData
 
 from ...core.config import setting
 from .. import names
 from ..node_main import run_node
 from ..node_parameters import declare_section
-from ..speech.asr_engine import (DEFAULT_STOP_MAX_WORDS, DEFAULT_STOP_PHRASES, OUTCOME_EMPTY,
-                         OUTCOME_OWN_VOICE, OUTCOME_SENT, OUTCOME_STOP, Segmenter, SpeakingGate,
-                         StateHistory, Utterance, is_stop_command, judge)
-from ..speech.audio import (AUDIO_QOS, SAMPLE_RATE, AudioFormatError, from_msg, seconds_to_stamp,
-                    stamp_to_seconds)
+from ..speech.asr_engine import (
+    DEFAULT_STOP_MAX_WORDS,
+    DEFAULT_STOP_PHRASES,
+    OUTCOME_EMPTY,
+    OUTCOME_OWN_VOICE,
+    OUTCOME_SENT,
+    OUTCOME_STOP,
+    Segmenter,
+    SpeakingGate,
+    StateHistory,
+    Utterance,
+    is_stop_command,
+    judge,
+)
+from ..speech.audio import (
+    AUDIO_QOS,
+    SAMPLE_RATE,
+    AudioFormatError,
+    from_msg,
+    seconds_to_stamp,
+    stamp_to_seconds,
+)
 from ..speech.whisper_model import ModelUnavailable, Recogniser
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -286,7 +303,9 @@ class AsrNode(Node):
         if config.self_voice.enabled:
             keep_from = self.gate.clip(utterance.start, utterance.end)
             kept = 0.0 if keep_from is None else utterance.end - keep_from
-            if keep_from is None or (keep_from > utterance.start and kept < config.vad.min_speech_s):
+            if keep_from is None or (
+                keep_from > utterance.start and kept < config.vad.min_speech_s
+            ):
                 result.outcome = OUTCOME_OWN_VOICE
                 self.get_logger().info(f"ignored {utterance.duration:.1f} s of audio: the robot "
                                        "was speaking")
@@ -323,7 +342,9 @@ class AsrNode(Node):
                 f"; the robot is {now} now, so the stop may find nothing left to stop"
             self.get_logger().info(f"barge-in: heard {what} while the robot was {while_}: "
                                    f"stop sent on {self.stop_pub.topic_name}{late}")
-        elif (outcome := judge(text, recognition.confidence, config.min_confidence)) != OUTCOME_SENT:
+        elif (
+            outcome := judge(text, recognition.confidence, config.min_confidence)
+        ) != OUTCOME_SENT:
             reason = "nothing recognised" if outcome == OUTCOME_EMPTY else \
                 f"confidence below {config.min_confidence:g}"
             self.get_logger().info(f"dropped {what}: {reason}")

@@ -33,11 +33,14 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, make_dataclass
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
+from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
+from llm_interaction_interfaces.msg import Scene
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -45,16 +48,12 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
-
-from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
 from visualization_msgs.msg import MarkerArray
 
-from llm_interaction_interfaces.msg import Scene
-
 from ...core.apis.humanoid import FAILURE, SUCCESS
+from ...core.config import setting
 from ...sims.household import CANCELED, HouseholdWorld
 from ...sims.worlds import DEFAULT_WORLD, load_household_world
-from ...core.config import setting
 from .. import names
 from ..conversions import FRAME, base_pose_to_msg, msg_to_base_pose, scene_to_msg
 from ..markers import MARKERS_QOS, household_markers
@@ -141,8 +140,10 @@ class HouseholdSimNode(Node):
         super().__init__(NODE_NAME, **kwargs)
         config = declare_section(self, HouseholdSimSettings)
 
-        self._goal_lock = threading.Lock()          # guards the fields below
-        self._turn = threading.Condition(self._goal_lock)   # notified when _busy ends or a cancel comes
+        self._goal_lock = threading.Lock()  # guards the fields below
+        self._turn = threading.Condition(
+            self._goal_lock
+        )  # notified when _busy ends or a cancel comes
         self._busy = False                     # a skill (or a reset) runs; one at a time
         self._goals: dict[bytes, bool] = {}    # accepted, unfinished goals -> cancel requested
         self._active: ServerGoalHandle | None = None
@@ -169,10 +170,14 @@ class HouseholdSimNode(Node):
         self._reset_srv = self.create_service(Trigger, config.services.reset, self._on_reset,
                                               callback_group=group)
         rate = config.scene_rate_hz
-        self._scene_timer = self.create_timer(1.0 / rate, self._periodic_scene) if rate > 0 else None
+        self._scene_timer = (
+            self.create_timer(1.0 / rate, self._periodic_scene) if rate > 0 else None
+        )
         self.publish_state()
-        self.get_logger().info(f"household_sim ready: world {self.world.name}, {len(self.world.objects)} "
-                               f"objects, time_scale {self.world.time_scale:g}")
+        self.get_logger().info(
+            f"household_sim ready: world {self.world.name}, {len(self.world.objects)} "
+            f"objects, time_scale {self.world.time_scale:g}"
+        )
 
     # ------------------------------------------------------------------ setup
     def _load_world(self, world: str, time_scale: float, failures_json: str) -> HouseholdWorld:
@@ -185,7 +190,9 @@ class HouseholdSimNode(Node):
         except json.JSONDecodeError as exc:
             raise ValueError(f"failures_json is not valid JSON: {exc}") from None
         if not isinstance(extra, dict) or not all(isinstance(v, dict) for v in extra.values()):
-            raise ValueError("failures_json must be a JSON object {skill: {object_or_target: count}}")
+            raise ValueError(
+                "failures_json must be a JSON object {skill: {object_or_target: count}}"
+            )
         config = dict(loaded.config)
         failures = dict(config.get("failures") or {})
         for skill, plan in extra.items():
@@ -219,7 +226,9 @@ class HouseholdSimNode(Node):
             self._turn.notify_all()
         return CancelResponse.ACCEPT
 
-    def _take_turn(self, goal_handle: ServerGoalHandle | None = None, skill: _Skill | None = None) -> bool:
+    def _take_turn(
+        self, goal_handle: ServerGoalHandle | None = None, skill: _Skill | None = None
+    ) -> bool:
         """Wait until no skill (or reset) runs, then mark this one running. False, without waiting
         further, if the goal is canceled meanwhile or the node stops."""
         key = bytes(goal_handle.goal_id.uuid) if goal_handle is not None else None
@@ -256,8 +265,12 @@ class HouseholdSimNode(Node):
             cancel = self._goals.pop(bytes(goal_handle.goal_id.uuid), False)
             self._turn.notify_all()
         result.status, result.message = status, message
-        self._feedback(skill, goal_handle, progress,
-                       "done" if status == SUCCESS else "canceled" if message == CANCELED else "failed")
+        self._feedback(
+            skill,
+            goal_handle,
+            progress,
+            "done" if status == SUCCESS else "canceled" if message == CANCELED else "failed",
+        )
         self._finish(goal_handle, status, canceled=(cancel or goal_handle.is_cancel_requested)
                      and message == CANCELED)
         return result
@@ -291,7 +304,9 @@ class HouseholdSimNode(Node):
         else:
             goal_handle.abort()
 
-    def _feedback(self, skill: _Skill, goal_handle: ServerGoalHandle, progress: float, stage: str) -> None:
+    def _feedback(
+        self, skill: _Skill, goal_handle: ServerGoalHandle, progress: float, stage: str
+    ) -> None:
         feedback = skill.action.Feedback()
         feedback.progress = float(progress)
         if skill.action is MoveTo:
@@ -383,7 +398,9 @@ class HouseholdSimNode(Node):
 
     def publish_scene(self) -> None:
         stamp = self.get_clock().now().to_msg()
-        self._scene_pub.publish(scene_to_msg(self.world.scene(), stamp=stamp, frame_id=self.frame_id))
+        self._scene_pub.publish(
+            scene_to_msg(self.world.scene(), stamp=stamp, frame_id=self.frame_id)
+        )
 
     def publish_markers(self) -> None:
         """The world as RViz markers, if it changed since the last ones."""

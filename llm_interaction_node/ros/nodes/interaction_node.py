@@ -23,14 +23,13 @@ import threading
 import traceback
 
 import rclpy
+from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry, Scene
+from llm_interaction_interfaces.srv import Learn, ManageMemory
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, Empty, String
 from std_srvs.srv import Trigger
-
-from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry, Scene
-from llm_interaction_interfaces.srv import Learn, ManageMemory
 
 from ...core.apis.knowledge import StaticKnowledge
 from ...core.errors import EndOfInteraction
@@ -42,17 +41,17 @@ from ...core.speech_pause import SpeechPause
 from ...core.transcript import Entry
 from ...core.user import EventQueue
 from ...paths import world_path
-from ..node_main import run_node
 from ...replay import household_start_from_scene
 from ...session import build_session
 from .. import interaction_parameters as parameters
 from ..interaction_state import IDLE, InteractionState, StateChannel
-from ..memory_service import MemoryService, error_text, export_directory
-from ..robot.humanoid import RosHumanoidRobot
 from ..markers import SceneMarkerPublisher
+from ..memory_service import MemoryService, error_text, export_directory
+from ..node_main import run_node
+from ..robot.humanoid import RosHumanoidRobot
 from ..robot.scene_memory import SceneMemory
-from ..robot.skill_events import BasePoseTracker, SkillEventClient
 from ..robot.skill_client import SkillClient
+from ..robot.skill_events import BasePoseTracker, SkillEventClient
 from ..skills import SKILL_TYPES
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -129,8 +128,13 @@ class InteractionNode(Node):
         self.llm_progress = self.create_publisher(String, ifaces["topics.llm_progress"], 10)
         self.create_subscription(String, ifaces["topics.asr_text"], self._on_utterance, 100,
                                  callback_group=group)
-        self.create_subscription(Empty, ifaces["topics.stop"],
-                                 lambda _m: self.request_stop("stop topic"), 10, callback_group=group)
+        self.create_subscription(
+            Empty,
+            ifaces["topics.stop"],
+            lambda _m: self.request_stop("stop topic"),
+            10,
+            callback_group=group,
+        )
         self.create_service(Trigger, ifaces["services.stop"], self._on_stop_service,
                             callback_group=group)
         if self.speech_pause is not None:
@@ -244,8 +248,9 @@ class InteractionNode(Node):
     def _publish_input(self, source: str) -> None:
         """Before a statement runs: publish it, so listeners see what the robot is doing."""
         self._running = source
-        self._publish(ConsoleEntry.KIND_NOTE if Entry(source).is_comment else ConsoleEntry.KIND_INPUT,
-                      source)
+        self._publish(
+            ConsoleEntry.KIND_NOTE if Entry(source).is_comment else ConsoleEntry.KIND_INPUT, source
+        )
 
     def _publish_entry(self, entry: Entry) -> None:
         """After an entry is recorded: its output; annotations (never run) as notes."""

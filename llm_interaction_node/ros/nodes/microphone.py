@@ -23,9 +23,8 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from rclpy.node import Node
-
 from llm_interaction_interfaces.msg import AudioData
+from rclpy.node import Node
 
 from ...core.config import setting
 from .. import names

@@ -14,7 +14,8 @@ With ``--speech`` (speech mode, ``llm-interaction run --speech``) the microphone
 node do the talking: typed text is not sent, and what the asr node heard
 (``speech/asr_result``) is printed as ``you: <text>  (<confidence>)``, or why it was dropped.
 
-    python -m llm_interaction_node.ros.nodes.speech_console [--transcript] [--speech] [--ros-args ...]
+    python -m llm_interaction_node.ros.nodes.speech_console [--transcript] [--speech] [--ros-args \
+...]
 
 All names are relative, so ``--ros-args -r __ns:=/robot1`` or ``-r speech/asr_text:=/asr``
 point the console elsewhere. ``llm-interaction run`` calls :func:`run_console` in-process.
@@ -34,13 +35,12 @@ from dataclasses import dataclass
 from typing import TextIO
 
 import rclpy
+from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.utilities import remove_ros_args
 from std_msgs.msg import Empty, String
 from std_srvs.srv import Trigger
-
-from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry
 
 from ...core.config import setting
 from .. import names

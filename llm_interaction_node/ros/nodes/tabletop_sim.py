@@ -12,7 +12,8 @@ The same interfaces as the household simulator: the generic skill action
 and only while no skill runs (the 2-D world has no camera). The eval's PNG strips are
 :meth:`TabletopWorldBullet.render` too.
 
-    python -m llm_interaction_node.ros.nodes.tabletop_sim --ros-args -p objects:="red block,blue bowl"
+    python -m llm_interaction_node.ros.nodes.tabletop_sim --ros-args -p objects:="red block,blue \
+bowl"
 """
 from __future__ import annotations
 
@@ -23,27 +24,26 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+from llm_interaction_interfaces.action import RunSkill
+from llm_interaction_interfaces.msg import Scene
 from rclpy.action import ActionServer
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from visualization_msgs.msg import MarkerArray
 from sensor_msgs.msg import Image
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
-
-from llm_interaction_interfaces.action import RunSkill
-from llm_interaction_interfaces.msg import Scene
+from visualization_msgs.msg import MarkerArray
 
 from ...core.apis.humanoid import GRASP, PLACE_ON_TOP, SceneObject
 from ...core.config import setting
 from .. import names
 from ..conversions import scene_to_msg
-from .household_sim import EXECUTOR_THREADS, RESULT_TIMEOUT_S
 from ..markers import MARKERS_QOS, tabletop_markers
 from ..node_main import run_node
 from ..node_parameters import declare_section
 from ..skills import SKILL_ACTIONS
+from .household_sim import EXECUTOR_THREADS, RESULT_TIMEOUT_S
 
 PICK_AND_PLACE = "pick_and_place"
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,

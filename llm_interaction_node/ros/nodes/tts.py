@@ -40,11 +40,10 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from llm_interaction_interfaces.msg import AudioData
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, String
-
-from llm_interaction_interfaces.msg import AudioData
 
 from ...core.config import setting
 from .. import names

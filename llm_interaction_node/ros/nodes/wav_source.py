@@ -22,14 +22,13 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
-from rclpy.node import Node
-
 from llm_interaction_interfaces.msg import AudioData
+from rclpy.node import Node
 
 from ...core.config import setting
 from .. import names

@@ -12,11 +12,11 @@ it from the last move's result (``final_pose``), and not before its first move.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, make_dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
-
 from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Receive, RunSkill
 
 from ...core.apis.humanoid import FAILURE, SUCCESS, SceneObject

@@ -5,7 +5,8 @@ message replaces the view. A message with bad entries (no name, a non-finite pos
 unreadable entry, a name given twice) only updates the view with its good entries: nothing
 else vanishes (an object whose entry was bad keeps its last good state), and a duplicated
 name is reported and the previous view of it stays (with none yet, the first entry, said
-so in the warning), never silently the first. Furniture from the static knowledge fills in what perception does not
+so in the warning), never silently the first. Furniture from the static knowledge fills in what \
+perception does not
 report; objects whose message carries no affordances get their class's configured ones.
 Callbacks store, the worker reads: a lock, never a wait, in the callback.
 """
@@ -15,7 +16,7 @@ import math
 import threading
 import time
 from collections import Counter
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -57,7 +58,9 @@ class SceneMemory:
                                   self.knowledge.affordances_of(obj.object_class), obj.held_by)
             good.append(obj)
         if len(msg.objects) > MAX_OBJECTS:
-            problems.append(f"{len(msg.objects) - MAX_OBJECTS} entries beyond {MAX_OBJECTS} ignored")
+            problems.append(
+                f"{len(msg.objects) - MAX_OBJECTS} entries beyond {MAX_OBJECTS} ignored"
+            )
         counts = Counter(o.name for o in good)
         duplicated = sorted(name for name, n in counts.items() if n > 1)
         stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec

@@ -16,8 +16,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from rclpy.action import ActionClient
 from rclpy.node import Node

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import io
 import wave
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -117,7 +117,9 @@ def decode_wav(source: str | Path | bytes, sample_rate: int = SAMPLE_RATE) -> np
     averaged, other rates resampled. AudioFormatError for anything unreadable."""
     name = "WAV data" if isinstance(source, (bytes, bytearray)) else str(source)
     try:
-        handle = io.BytesIO(source) if isinstance(source, (bytes, bytearray)) else open(source, "rb")
+        handle = (
+            io.BytesIO(source) if isinstance(source, (bytes, bytearray)) else open(source, "rb")
+        )
     except OSError as exc:
         raise AudioFormatError(f"cannot open {name}: {exc.strerror or exc}") from None
     try:
@@ -137,7 +139,7 @@ def decode_wav(source: str | Path | bytes, sample_rate: int = SAMPLE_RATE) -> np
         data = np.frombuffer(raw, "<i2").astype(np.int32)
     elif width == 3:
         b = np.frombuffer(raw, np.uint8).reshape(-1, 3).astype(np.int32)
-        data = ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8) >> 16     # sign-extend, top 16 bits
+        data = ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8) >> 16  # sign-extend, top 16 bits
     elif width == 4:
         data = np.frombuffer(raw, "<i4") >> 16
     else:

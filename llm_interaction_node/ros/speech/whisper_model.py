@@ -177,7 +177,9 @@ class Recogniser:
                                    language=language or "en")
         self.min_window = int(max(1.0, min(30.0, float(min_window_s))) * FRAMES_PER_SECOND)
         # initial_prompt: text Whisper takes as what was said before (vocabulary, style)
-        previous = self.tokenizer.encode(" " + initial_prompt.strip()) if initial_prompt.strip() else []
+        previous = (
+            self.tokenizer.encode(" " + initial_prompt.strip()) if initial_prompt.strip() else []
+        )
         self.prompt = self.model.get_prompt(self.tokenizer, previous, without_timestamps=True)
         # faster-whisper's defaults, except: one temperature (deterministic, one decode)
         self.options = TranscriptionOptions(
