@@ -38,6 +38,16 @@ CUP_TRIP = [COUNTER, "grasp('coffee-cup_0')", HUMAN, "handover_object_to_human('
 PROBLEM = "The robot brought the juice without a cup."
 BETTER = "When the user asks for juice, the robot should bring a cup with it."
 
+# the juice-only first turn the user corrects (the console transcript of its statements)
+JUICE_TRIP = f""">>> {COUNTER}
+'success'
+>>> grasp('mango-juice_0')
+'success'
+>>> {HUMAN}
+'success'
+>>> handover_object_to_human('mango-juice_0')
+'success'"""
+
 
 def dialog(text: str) -> str:
     return repr({"type": "dialog", "text": text})
@@ -50,14 +60,7 @@ def juice_then_correction(objects_line: str, correction: str = LESSON) -> str:
 {dialog(REQUEST)}
 >>> {LOCATIONS}
 {objects_line}
->>> {COUNTER}
-'success'
->>> grasp('mango-juice_0')
-'success'
->>> {HUMAN}
-'success'
->>> handover_object_to_human('mango-juice_0')
-'success'
+{JUICE_TRIP}
 >>> wait_for_trigger()
 {dialog(correction)}
 >>> {COUNTER}
@@ -218,14 +221,7 @@ def test_in_mode_auto_a_refused_rewrite_falls_back_to_the_accepted_attempt(memor
 
 ORIGINAL = Transcript.parse(f""">>> wait_for_trigger()
 {dialog(REQUEST)}
->>> {COUNTER}
-'success'
->>> grasp('mango-juice_0')
-'success'
->>> {HUMAN}
-'success'
->>> handover_object_to_human('mango-juice_0')
-'success'
+{JUICE_TRIP}
 >>> wait_for_trigger()
 {dialog(LESSON)}""")
 

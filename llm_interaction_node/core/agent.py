@@ -34,12 +34,11 @@ from .llm import LLMClient, LLMError, TokenLedger, Usage
 from .llm.errors import spoken
 from .notes import (
     GIVING_UP,
-    HINTS,
     LLM_FAILED,
     LOOP_NOTE,
     NOT_RUN,
     REPEAT_NOTE,
-    is_console_note,
+    in_the_consoles_voice,
     restate_note,
 )
 from .notes import STOPPED as STOPPED_NOTE
@@ -49,15 +48,15 @@ from .statements import code_lines, extract_statements
 from .transcript import Entry
 
 log = logging.getLogger(__name__)
-FORGET_ONLY_ASKED = frozenset(
-    {"forget_learned"}
-)  # left out of the grammar unless the user says "forget"
+# left out of the grammar unless the user's last words say "forget" (its gate's rule)
+FORGET_ONLY_ASKED = frozenset({"forget_learned"})
 
 WAIT = "wait_for_trigger()"
 SORRY = "I'm sorry, I don't know how to proceed with this."
 STOPPED = "Okay, I stopped."
 # the notes the agent writes into the transcript are defined in .notes (LOOP_NOTE, REPEAT_NOTE,
-# the restating comment: measured, it halves the copies of the rejected attempt)
+# the restating comment: it halved the copies without the correction focus, and added nothing
+# beside it, so agent.restate_correction ships off: docs/evaluation.md)
 
 ExampleSource = Callable[[Sequence[str]], Sequence[str]]
 
@@ -296,7 +295,7 @@ class Agent:
             statements = extract_statements(completion.text)
             # a small model imitates the console's notes (a restated correction with words
             # the user never said): those are dropped (an answer of nothing else is empty)
-            statements = [s for s in statements if not _in_the_consoles_voice(s)]
+            statements = [s for s in statements if not in_the_consoles_voice(s)]
             refusal = constraint.check_all(statements)
             if refusal and refused_left > 0:
                 refused_left -= 1
@@ -542,11 +541,3 @@ def _only_queries(source: str, queries: frozenset[str], api) -> bool:
     called = {n.func.id for n in ast.walk(tree)
               if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in api}
     return called <= queries
-
-
-def _in_the_consoles_voice(source: str) -> bool:
-    """Whether ``source`` is nothing but comments written as the console's notes (the seed
-    examples' hints, which the model is taught to copy, are its own)."""
-    lines = [ln.strip() for ln in source.splitlines() if ln.strip()]
-    return bool(lines) and all(is_console_note(ln) and ln.lstrip("#").strip() not in HINTS
-                               for ln in lines)

@@ -99,19 +99,13 @@ def spoken_of_as_moved(text: str, names: Iterable[str], places: Sequence[str] = 
     """The names of :func:`mentioned` that ``text`` says at least once as a thing, not only as
     a place (after "on the", "in the", "next to the", ...)."""
     said = _normal(text)
-    out = []
-    for name in mentioned(text, names, places):
-        for form in _forms(name, places):
-            needle = f" {form} "
-            at = said.find(needle)
-            while at >= 0:
-                if not _LOCATION.search(said[:at + 1].strip() + " "):
-                    out.append(name)
-                    break
-                at = said.find(needle, at + 1)
-            if out and out[-1] == name:
-                break
-    return out
+
+    def as_a_thing(form: str) -> bool:      # at some occurrence, not after a place word
+        return any(not _LOCATION.search(said[:m.start() + 1].strip() + " ")
+                   for m in re.finditer(f"(?= {re.escape(form)} )", said))
+
+    return [n for n in mentioned(text, names, places)
+            if any(as_a_thing(form) for form in _forms(n, places))]
 
 
 def focus_after(

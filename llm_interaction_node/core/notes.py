@@ -53,6 +53,14 @@ def is_console_note(line: str) -> bool:
     return bool(text) and (text.startswith(NOTE_PREFIXES) or text == LOOP_NOTE or text in HINTS)
 
 
+def in_the_consoles_voice(source: str) -> bool:
+    """Whether a console input the model wrote is nothing but console notes (a small model
+    imitates them, e.g. a restated correction with words the user never said); the seed
+    examples' :data:`HINTS`, which it is taught to copy, are its own."""
+    lines = [ln for ln in source.splitlines() if ln.strip()]
+    return bool(lines) and all(is_console_note(ln) and _text(ln) not in HINTS for ln in lines)
+
+
 def without_console_notes(transcript: Transcript) -> Transcript:
     """The transcript without the console's notes: a note line is taken out of its input (the
     model may write a copied hint above its statement), an input left empty is dropped."""
@@ -69,4 +77,4 @@ def without_console_notes(transcript: Transcript) -> Transcript:
 
 __all__ = ["LOOP_NOTE", "REPEAT_NOTE", "RESTATE_NOTE", "NOT_RUN", "GIVING_UP", "STOPPED",
            "LLM_FAILED", "NOTE_PREFIXES", "HINTS", "restate_note", "is_console_note",
-           "without_console_notes"]
+           "in_the_consoles_voice", "without_console_notes"]
