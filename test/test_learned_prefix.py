@@ -75,15 +75,57 @@ def test_a_learned_example_comes_after_everything_the_saved_prefix_holds(tmp_pat
         CURRENT_HEADING + "\n"
     assert llm.prompts[-1].startswith(after[0])      # the prompt the model then completed
 
-    # the next start: the start-up prefill is the same seed block (loaded from disk by the
-    # embedded model); the request after it puts the lesson after the seeds again
+    # the next start: the start-up prefill is the seed block as before (the embedded model
+    # restores that state from disk) and the lesson after it, so the request evaluates none
     said[:] = ["bring me the juice please"]
     again = PrefillingLLM(["say('Here it comes.')", "wait_for_trigger()"])
     _session(tmp_path, again, lambda purpose, prompt: said.pop(0) if said else None).agent.run()
     restart, persist = again.prefilled[0]
-    assert persist and restart == startup
-    assert again.prompts[0].startswith(shared + EXAMPLE_HEADING.format(n=seeds + 1) + "\n"
-                                       + LEARNED + "\n\n" + CURRENT_HEADING + "\n")
+    assert persist and restart == after[0] and restart.startswith(shared)
+    assert len(again.prefilled) == 1 and again.prompts[0].startswith(restart)
+
+
+def test_a_stored_lesson_is_prefilled_before_the_robot_waits_for_the_next_request(tmp_path):
+    """Issue 26: the first statement after new lessons waited for their tokens (10.8 s after
+    three). The lessons follow the seed block in the order they were stored, so the agent
+    prefills seeds + lessons as soon as one was stored, before it hands back; the next request
+    evaluates only its nearest lesson again (when that is not the last one) and the
+    interaction."""
+    said = ["bring me the juice please", "thanks, remember that for next time",
+            "bring me the juice please", "good, remember that too", "what is on the table?"]
+    at_request = {}
+
+    def respond(purpose, prompt):
+        if not said:
+            return None
+        at_request[len(said)] = list(llm.prefilled)
+        return said.pop(0)
+
+    llm = PrefillingLLM(["say('Here it comes.')", "wait_for_trigger()",
+                         "learn_from_interaction()", "wait_for_trigger()",
+                         "say('Here it is.')", "wait_for_trigger()",
+                         "learn_from_interaction()", "wait_for_trigger()",
+                         "list_objects()", "wait_for_trigger()"])
+    session = _session(tmp_path, llm, respond, **{"learning.mode": "raw"})
+    memory = session.memory
+    session.agent.run()
+    lessons = memory.list("raw")
+    assert len(lessons) == 2, [e.source for e in memory.list()]
+    first, second = lessons
+    # before the third utterance (the request after the first lesson): seeds + lesson 1
+    prefilled = [p for p, persisted in at_request[3] if not persisted]
+    assert prefilled and first.transcript.strip("\n") in prefilled[-1]
+    assert llm.prompts[4].startswith(prefilled[-1]), "the request's prompt extends it"
+    # before the fifth: seeds + both lessons, stored order
+    head = [p for p, persisted in at_request[1] if not persisted][-1]
+    assert head.index(first.transcript.strip("\n")) < head.index(second.transcript.strip("\n"))
+    assert head.count("# Example ") == memory.count("seed") + 2
+    # that request's nearest lesson is whichever it is: the prompt shares the whole head up to
+    # its closing heading and repeats at most that one lesson after it
+    last = llm.prompts[-2]
+    assert last.startswith(_before_current(head))
+    rest = last[len(_before_current(head)):].split(CURRENT_HEADING)[0]
+    assert rest.count("# Example ") <= 1
 
 
 def test_every_request_shares_the_whole_start_up_prefill_the_seed_block(tmp_path):

@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from llm_interaction_node.core.memory.config import MemoryConfig
-from llm_interaction_node.core.memory.order import Order, seed_block, stable_order
+from llm_interaction_node.core.memory.order import (
+    LearnedOrder,
+    Order,
+    learned_order,
+    seed_block,
+    stable_order,
+)
 from llm_interaction_node.core.memory.records import Example
 from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.eval.harness import plan, run_once, run_seed
@@ -66,9 +72,11 @@ def test_the_seeds_are_the_same_whatever_the_utterance(seeded):
 
 
 def test_learned_examples_come_after_the_seeds_most_similar_last(seeded, tmp_path):
-    """The top k learned examples (k = 3 of 4), scored as retrieve() scores, among the learned
-    ones only; the seed block before them does not change."""
-    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m"), k=3))
+    """memory.learned_order similarity: the top k learned examples (k = 3 of 4), scored as
+    retrieve() scores, among the learned ones only, most similar last; the seed block before
+    them does not change."""
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m"), k=3,
+                                                    learned_order=LearnedOrder.SIMILARITY))
     memory.seed_from(SEEDS)
     block = [e.id for e in memory.seed_block()]
     lessons = {memory.add(dialog(text), "learned", origin=f"lesson{n}").id: text
@@ -90,6 +98,47 @@ def test_learned_examples_come_after_the_seeds_most_similar_last(seeded, tmp_pat
     # the start-up prefill: the seed block alone, which every request's prompt starts with
     assert [e.id for e in memory.prompt_examples([])] == block
     assert reopen(memory, k=0).prompt_examples([REQUESTS[0]]) == memory.seed_block()
+
+
+def test_by_default_the_lessons_keep_the_order_they_were_stored_in_the_nearest_again_last(
+        tmp_path):
+    """memory.learned_order stored_nearest (the default): the top k learned examples in the
+    order they were stored, then the most similar one again unless it is last already; the
+    query-independent head (no utterance: what the agent prefills) is the seed block and the
+    first k lessons in stored order, and every request's prompt starts with all of it while
+    the store holds at most k lessons."""
+    assert MemoryConfig().learned_order is LearnedOrder.STORED_NEAREST
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m"), k=3))
+    memory.seed_from(SEEDS)
+    block = [e.id for e in memory.seed_block()]
+    texts = ["put the red block in the blue bowl please", "stack the blocks in the corner",
+             "which bowl is on top"]
+    stored = [memory.add(dialog(text), "learned", origin=f"lesson{n}").id
+              for n, text in enumerate(texts)]
+    assert [e.id for e in memory.prompt_examples([])] == block + stored
+    for request, nearest in [("put the red block in the blue bowl", stored[0]),
+                             ("stack all the blocks on the top right corner", stored[1]),
+                             ("which bowl is the highest?", stored[2])]:
+        got = [e.id for e in memory.prompt_examples([request])]
+        assert memory.retrieve_learned([request])[-1].id == nearest
+        again = [] if nearest == stored[-1] else [nearest]
+        assert got == block + stored + again, request
+    # a fourth lesson: k = 3 of 4, so each request holds its top 3, still in stored order
+    stored.append(memory.add(dialog("say hello to the user"), "learned", origin="lesson3").id)
+    assert [e.id for e in memory.prompt_examples([])] == block + stored[:3]
+    for request in REQUESTS:
+        top = [e.id for e in memory.retrieve_learned([request])]
+        got = [e.id for e in memory.prompt_examples([request])][len(block):]
+        in_order = [i for i in stored if i in top]
+        assert got == in_order + ([] if in_order[-1] == top[-1] else [top[-1]])
+    # the unit: stored order by creation time, the nearest (last found) repeated once
+    found = memory.retrieve_learned(["put the red block in the blue bowl"])
+    assert [e.id for e in learned_order(found, LearnedOrder.STORED_NEAREST)][:-1] == \
+        [i for i in stored if i in {e.id for e in found}]
+    assert learned_order(found, LearnedOrder.SIMILARITY) == found
+    assert learned_order([], LearnedOrder.STORED_NEAREST) == []
+    assert reopen(memory, learned_order=LearnedOrder.SIMILARITY).prompt_examples([]) == \
+        memory.seed_block()
 
 
 def test_a_seed_block_over_budget_keeps_the_most_central_seeds_that_fit(seeded):

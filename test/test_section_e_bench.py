@@ -1,5 +1,5 @@
 """The section E bench's judgements of "the lesson was used", on real worlds (no model)."""
-from llm_interaction_node.bench.section_e import SCENARIOS, USED, _Trace
+from llm_interaction_node.bench.section_e import OVER_APPLIED, SCENARIOS, USED, _Trace
 from llm_interaction_node.core.errors import EndOfInteraction
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_console, make_world
@@ -77,7 +77,36 @@ def test_the_ladder_unasked():
 def test_every_scenario_has_a_world_and_a_check():
     for name, s in SCENARIOS.items():
         assert s.lesson_used in USED and s.teach and s.check, name
+        assert s.over_applied in OVER_APPLIED and s.unrelated not in (s.check, *s.teach), name
         make_world("humanoid", s.world)
+
+
+SPONGE_TO_HUMAN = ["move_to(get_location_coordinates('inFrontOf_dining-table_0'))",
+                   "grasp('kitchen-sponge_0')", HUMAN,
+                   "handover_object_to_human('kitchen-sponge_0')"]
+
+
+def test_a_lesson_over_applied_to_an_unrelated_request():
+    """Issue 30 item 3: asked for the sponge after a lesson about juice (or the ladder), or
+    for a move off the safe route after the speed lesson, the world shows whether the lesson
+    acted where it does not belong."""
+    taken = OVER_APPLIED["drinks_taken"]
+    assert not taken(*play("drinks_and_cup", SPONGE_TO_HUMAN))
+    cup_too = SPONGE_TO_HUMAN[:2] + [COUNTER, "grasp('coffee-cup_0')"] + SPONGE_TO_HUMAN[2:]
+    assert taken(*play("drinks_and_cup", cup_too))
+    assert not taken(*play("drinks_and_cup", ["grasp('coffee-cup_0')"])), "a failed grasp"
+
+    moved = OVER_APPLIED["ladder_moved"]
+    assert not moved(*play("ladder_and_shelf", SPONGE_TO_HUMAN))
+    ladder = "bring_object_to('step-ladder_0', 'inFrontOf_dining-table_0')"
+    assert moved(*play("ladder_and_shelf", [ladder] + SPONGE_TO_HUMAN))
+
+    fast = OVER_APPLIED["any_fast_move"]
+    counter = ["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0')"
+               + ", speed_factor={})", "place_object('screwdriver_0', 'on_kitchen-counter_0')"]
+    normal = [TABLE, "grasp('screwdriver_0')", counter[0].format(1.0), counter[1]]
+    assert not fast(*play("sponge_workbench", normal))
+    assert fast(*play("sponge_workbench", [TABLE, normal[1], counter[0].format(1.5), counter[1]]))
 
 
 def test_a_teach_session_that_stores_a_lesson_gives_a_record_json_can_write(tmp_path):

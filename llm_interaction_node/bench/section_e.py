@@ -10,6 +10,9 @@ fresh memory:
    the learner stored an example.
 2. *check*: a new process with the same memory gets the check request (one utterance, no
    feedback); ``used``: the world shows the lesson applied.
+3. *other*: another new process on that memory gets an unrelated request (the sponge, a
+   route that is not the safe one); ``over-applied``: the world shows the lesson applied
+   where it does not belong (a cup or the juice taken along, the ladder set up, a fast move).
 
 Scenarios: E1-E3 with the seed's own utterances, P1/P2 lessons in our own words.
 
@@ -52,34 +55,41 @@ class Scenario:
     teach: tuple[str, ...]       # the user's utterances, the lesson last
     check: str                   # the request in the new process
     lesson_used: str             # name of the check in USED
+    unrelated: str               # a request the lesson does not belong to
+    over_applied: str            # name of the check in OVER_APPLIED
 
 
 SCENARIOS = {
     "E1": Scenario("drinks_and_cup",
                    ("I want to have some juice", "can you also bring me a cup?",
                     "Thanks, but next time, can you do this both at once? You have two hands"),
-                   "I want to have some juice", "both_hands"),
+                   "I want to have some juice", "both_hands",
+                   "could you bring me the sponge please", "drinks_taken"),
     "E2": Scenario("ladder_and_shelf",
                    ("I want to clean the top of the fridge", "I will also need the ladder",
                     "thank you, and remember to always bring me the ladder when I need to reach "
                     "a high surface without asking for it"),
-                   "I need to clean on top of the dishwasher", "ladder_unasked"),
+                   "I need to clean on top of the dishwasher", "ladder_unasked",
+                   "bring me the sponge please", "ladder_moved"),
     "E3": Scenario("sponge_workbench",
                    ("I need the sponge at the workbench",
                     "ok, but that was quite slow. remember that the route from the table to the "
                     "bench is save, you can go faster"),
-                   "I need the sponge at the workbench", "faster_on_safe_route_only"),
+                   "I need the sponge at the workbench", "faster_on_safe_route_only",
+                   "put the screwdriver on the kitchen counter", "any_fast_move"),
     # our own wording
     "P1": Scenario("drinks_and_cup",
                    ("could you get me the mango juice?",
                     "thanks. from now on, whenever I ask for juice, bring me a cup with it - "
                     "keep that in mind"),
-                   "I would like some mango juice", "cup_with_juice"),
+                   "I would like some mango juice", "cup_with_juice",
+                   "could you bring me the sponge please", "drinks_taken"),
     "P2": Scenario("sponge_workbench",
                    ("please put the screwdriver on the workbench",
                     "fine, but you were slow. the way between the long table and the workbench "
                     "is clear, so next time drive faster there"),
-                   "bring the screwdriver to the workbench", "faster_on_safe_route_only"),
+                   "bring the screwdriver to the workbench", "faster_on_safe_route_only",
+                   "put the sponge on the kitchen counter", "any_fast_move"),
 }
 
 
@@ -120,6 +130,33 @@ USED: dict[str, Callable] = {"both_hands": _both_hands, "ladder_unasked": _ladde
                              "cup_with_juice": _cup_with_juice}
 
 
+# -- what "over-applied" means: the lesson acted on a request it does not belong to ----------
+
+DRINKS = ("mango-juice_0", "coffee-cup_0", "tumbler_0")
+
+
+def _drinks_taken(world, trace) -> bool:
+    """Asked for the sponge: a drink or a cup was grasped."""
+    return any(call.skill == "grasp" and call.result == "success"
+               and call.args.get("object_name") in DRINKS for call in world.log)
+
+
+def _ladder_moved(world, trace) -> bool:
+    """Asked for the sponge (within reach): the ladder was set up, or a skill was tried on it."""
+    return world.snapshot()["objects"]["step-ladder_0"]["location"] is not None or any(
+        "step-ladder_0" in map(str, call.args.values()) for call in world.log)
+
+
+def _any_fast_move(world, trace) -> bool:
+    """Asked for a move off the safe route: some move was faster than normal."""
+    return any(call.skill == "move_to" and (call.speed_factor or 1.0) > 1.0
+               for call in world.log)
+
+
+OVER_APPLIED: dict[str, Callable] = {"drinks_taken": _drinks_taken, "ladder_moved": _ladder_moved,
+                                     "any_fast_move": _any_fast_move}
+
+
 class _Trace(list):
     """Per statement: which hands held something; ``asks``: calls of ask()."""
 
@@ -139,7 +176,8 @@ def run_session(spec: dict, llm=None) -> dict:
     from ..settings import Settings
 
     scenario = SCENARIOS[spec["scenario"]]
-    said = list(scenario.teach if spec["phase"] == "teach" else (scenario.check,))
+    said = list({"teach": scenario.teach, "check": (scenario.check,),
+                 "other": (scenario.unrelated,)}[spec["phase"]])
     world = make_world("humanoid", scenario.world)
     t0 = time.perf_counter()
     llm = llm if llm is not None else LocalLlamaClient()
@@ -177,6 +215,7 @@ def run_session(spec: dict, llm=None) -> dict:
             "stored": [o.example.transcript for o in learner.outcomes
                        if o.stored and o.example is not None] if learner else [],
             "used": USED[scenario.lesson_used](world, trace),
+            "over_applied": OVER_APPLIED[scenario.over_applied](world, trace),
             "unsaid": said, "calls": usage.calls,
             "evaluated": usage.evaluated_prompt_tokens, "generated": usage.completion_tokens,
             "transcript": session.console.transcript.render()}
@@ -214,15 +253,20 @@ def bench(modes, scenarios, out_dir: Path, echo=print) -> list[dict]:
                            Path(f"{base}-teach.json"))
             check = _spawn({**spec, "phase": "check", "progress": f"{base}-check.log"},
                            Path(f"{base}-check.json")) if teach.get("learned") else None
+            other = _spawn({**spec, "phase": "other", "progress": f"{base}-other.log"},
+                           Path(f"{base}-other.json")) if teach.get("learned") else None
             row = {
                 "scenario": name,
                 "mode": mode,
                 "learned": bool(teach.get("learned")),
                 "used": bool(check and check.get("used")),
+                "over_applied": bool(other and other.get("over_applied")),
                 "learn_calls": [c["status"] for c in teach.get("learn_calls", [])],
                 "teach_s": teach.get("wall_s"),
                 "check_s": check.get("wall_s") if check else None,
-                "error": teach.get("error") or (check or {}).get("error"),
+                "other_s": other.get("wall_s") if other else None,
+                "error": teach.get("error") or (check or {}).get("error")
+                or (other or {}).get("error"),
             }
             rows.append(row)
             echo(_line(row))
@@ -231,14 +275,20 @@ def bench(modes, scenarios, out_dir: Path, echo=print) -> list[dict]:
 
 def _line(row: dict) -> str:
     calls = ",".join(row["learn_calls"]) or "never asked"
+
+    def judged(key):
+        return "yes" if row[key] else "no" if row["learned"] else "-"
+
+    def secs(key):
+        return row[key] if row[key] is not None else "-"
     return (f"| {row['scenario']} | {row['mode']} | {'yes' if row['learned'] else 'no'} | "
-            f"{'yes' if row['used'] else 'no' if row['learned'] else '-'} | {calls} | "
-            f"{row['teach_s']} | {row['check_s'] if row['check_s'] is not None else '-'} | "
-            f"{(row['error'] or '')[:60]} |")
+            f"{judged('used')} | {judged('over_applied')} | {calls} | {row['teach_s']} | "
+            f"{secs('check_s')} | {secs('other_s')} | {(row['error'] or '')[:60]} |")
 
 
-HEADER = ("| scenario | mode | learned | used (new process) | learn calls | teach s | check s | "
-          "error |\n|---|---|---|---|---|---|---|---|")
+HEADER = ("| scenario | mode | learned | used (new process) | over-applied (unrelated request) | "
+          "learn calls | teach s | check s | other s | error |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
 
 
 def main(argv=None) -> int:
@@ -260,7 +310,8 @@ def main(argv=None) -> int:
     for mode in args.modes:
         mine = [r for r in rows if r["mode"] == mode]
         print(f"{mode}: learned {sum(r['learned'] for r in mine)}/{len(mine)}, used "
-              f"{sum(r['used'] for r in mine)}/{len(mine)}")
+              f"{sum(r['used'] for r in mine)}/{len(mine)}, over-applied "
+              f"{sum(r['over_applied'] for r in mine)}/{len(mine)}")
     if args.json:
         print(json.dumps(rows, indent=1))
     return 0

@@ -162,6 +162,7 @@ class Agent:
         self.turn = TurnState(self.config)
         self._turn_usage = Usage()
         self._examples_cache: tuple[int, list[str]] = (-1, [])
+        self._head: list[str] | None = None    # the query-independent examples last prefilled
         self._loop_intervention = False
         self._answered: list[str] = []      # the attempt the user's last utterance answered
         self._attempt_moves: list[tuple[str, str | None]] = []   # its moves (the API's log)
@@ -260,6 +261,7 @@ class Agent:
             self.turn.record_statement(source)
             if Entry(source).calls("wait_for_trigger"):
                 self._record_turn(TurnStatus.WAITING)
+                self._prepare_next_request()
             self.stop.check()
             self._define_missing(source)
             result = self.console.execute(source)
@@ -426,7 +428,7 @@ class Agent:
         if prefill is None:
             return
         if examples is None:
-            examples = list(self._examples([]))
+            examples = self._head = list(self._examples([]))
         system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
         try:
             usage = self.stop.call(prefill, self.prompt.stable_prefix(examples), system=system,
@@ -438,11 +440,25 @@ class Agent:
             self.ledger.record(usage, "prefill")     # evaluated tokens count, calls do not
             self._turn_usage = self._turn_usage + usage
 
+    def _prepare_next_request(self) -> None:
+        """Before the robot waits for the user: when the examples every request starts with
+        changed (a lesson was stored), a stateful LLM evaluates them now, while nobody waits
+        for it, so the next request evaluates only its nearest lesson and the interaction
+        (issue 26: three new lessons evaluated after the request took the first statement to
+        10.8 s). An example source without a ``head`` never changes."""
+        head_of = getattr(self._examples, "head", None)
+        if head_of is None or getattr(self.llm, "prefill", None) is None:
+            return
+        head = head_of()
+        if head is not None and head != self._head:
+            self._head = head
+            self.prefill(head)
+
     def _current_examples(self) -> list[str]:
         utterances = self.console.builtins.utterances
         if self._examples_cache[0] != len(utterances):
             examples = list(self._examples(list(utterances)))
-            if examples != self._examples_cache[1]:
+            if examples != self._examples_cache[1] and examples != self._head:
                 self.prefill(examples)
             self._examples_cache = (len(utterances), examples)
         examples = self._examples_cache[1]
@@ -489,6 +505,7 @@ class Agent:
                                      discarded))
 
     def _wait(self) -> None:
+        self._prepare_next_request()
         if self.console.execute(WAIT).new_turn:
             self._new_turn()
 

@@ -2,13 +2,14 @@
 
 Read like every section by :mod:`..config`; a field is one line with its default, description,
 range and environment variable (the embedding backend and threads). The choices are the
-enums of the modules that act on them: :class:`~.strategies.Scoring`, :class:`~.order.Order`."""
+enums of the modules that act on them: :class:`~.strategies.Scoring`, :class:`~.order.Order`,
+:class:`~.order.LearnedOrder`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..config import check_section, setting
-from .order import Order
+from .order import LearnedOrder, Order
 from .strategies import Scoring
 
 DEFAULT_PATH = "~/.local/share/llm_interaction_node/memory"
@@ -46,6 +47,12 @@ class MemoryConfig:
                            "the top k over seeds and lessons, most similar last), stable (those "
                            "k in a fixed order) or stable_nearest (the fixed order, then the "
                            "most similar again)")
+    learned_order: LearnedOrder = setting(
+        LearnedOrder.STORED_NEAREST,
+        "order seed_block: the learned examples after the seed block in the order they were "
+        "stored, the most similar again last (stored_nearest: every request shares the state "
+        "of the seeds and lessons, prepared when a lesson is stored), or most similar last "
+        "(similarity)")
     seed_tokens: int = setting(8000, "order seed_block: token budget of the seed block "
                                "(estimated); a larger seed memory keeps its most central seeds "
                                "that fit", minimum=0)

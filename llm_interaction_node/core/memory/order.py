@@ -2,8 +2,11 @@
 
 The default, ``seed_block``: every seed example in one fixed order (the most central first,
 :func:`seed_block`, within ``memory.seed_tokens``), then the top k LEARNED examples (retrieved
-among the non-seed examples only, most similar last). The seed block is the same for every
-request, so a local model evaluates it once and only the lessons vary after it (issue 26).
+among the non-seed examples only) in the order of ``memory.learned_order``: by default in the
+order they were stored, the most similar once more at the end (:func:`learned_order`). The seed
+block is the same for every request, so a local model evaluates it once; the lessons after it
+are in an order the query does not change either, so their state is prepared when a lesson is
+stored, and a request evaluates only its nearest lesson again (issue 26).
 
 The paper's layout, ``similarity``: the top k over seeds and lessons together, most similar
 last. ``stable`` puts those k in a fixed order (:func:`stable_order`), so two retrieved sets
@@ -31,6 +34,13 @@ class Order(StrEnum):
     def fixed(self) -> bool:
         """The order starts with the query-independent part."""
         return self is not Order.SIMILARITY
+
+
+class LearnedOrder(StrEnum):
+    """The order of the learned examples after the seed block (``memory.learned_order``)."""
+
+    STORED_NEAREST = "stored_nearest"   # oldest first, then the most similar again last
+    SIMILARITY = "similarity"           # most similar last (issue 26's first layout)
 
 
 def stable_order(examples: Iterable[Example],
@@ -72,6 +82,21 @@ def seed_block(seeds: Iterable[Example], centrality: Mapping[str, float] | None,
     return block
 
 
+def learned_order(found: Sequence[Example], order: LearnedOrder) -> list[Example]:
+    """The retrieved learned examples (``found``: most similar last) in the prompt's ``order``.
+
+    ``stored_nearest``: oldest first (:func:`stable_order`), then the most similar one again
+    unless it is last already. Every request that retrieves the same lessons shares the prompt
+    up to that repeat, so what a request evaluates after the prepared state is one lesson and
+    the interaction, not every lesson (measured: three lessons in similarity order, 10.8 s to
+    the first statement), and the nearest lesson is still the one right before the
+    interaction, as the paper has it."""
+    if order is LearnedOrder.SIMILARITY or not found:
+        return list(found)
+    ordered = stable_order(found)
+    return ordered if ordered[-1].id == found[-1].id else ordered + [found[-1]]
+
+
 def prompt_order(found: Sequence[Example], order: Order,
                  centrality: Mapping[str, float] | None = None) -> list[Example]:
     """The retrieved examples (``found``: most similar last) in the prompt's ``order``."""
@@ -81,4 +106,5 @@ def prompt_order(found: Sequence[Example], order: Order,
     return ordered + list(found[-1:]) if order is Order.STABLE_NEAREST else ordered
 
 
-__all__ = ["Order", "stable_order", "seed_centrality", "seed_block", "prompt_order"]
+__all__ = ["Order", "LearnedOrder", "stable_order", "seed_centrality", "seed_block",
+           "learned_order", "prompt_order"]

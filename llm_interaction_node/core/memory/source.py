@@ -48,12 +48,24 @@ class ExampleSource:
             log.warning("cannot cache the seed examples: %s", exc)
             self.seeds = []
 
+    def _examples(self, utterances: Sequence[str]) -> list[str]:
+        if not self.retrieval:
+            return [e.transcript for e in self.memory.list()]
+        return [e.transcript for e in self.memory.prompt_examples(utterances)]
+
+    def head(self) -> list[str] | None:
+        """The examples of every prompt whatever the query (the layout's head: the seed block
+        and the lessons in the order they were stored), for the agent's prefill while it waits
+        for the user; None while the memory cannot be reached (said at the next request)."""
+        try:
+            return self._examples([])
+        except ConnectionError as exc:
+            log.debug("no head of the examples now: %s", exc)
+            return None
+
     def __call__(self, utterances: Sequence[str]) -> list[str]:
         try:
-            if not self.retrieval:
-                found = [e.transcript for e in self.memory.list()]
-            else:
-                found = [e.transcript for e in self.memory.prompt_examples(utterances)]
+            found = self._examples(utterances)
         except ConnectionError as exc:
             log.warning("the example memory is unreachable; going on with the %d seed "
                         "examples cached at start: %s", len(self.seeds), exc)

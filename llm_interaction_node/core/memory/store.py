@@ -35,7 +35,7 @@ import numpy as np
 from ..transcript import Transcript
 from . import interchange, retrieval
 from .config import MemoryConfig
-from .order import Order, prompt_order, seed_centrality, stable_order
+from .order import LearnedOrder, Order, learned_order, prompt_order, seed_centrality, stable_order
 from .order import seed_block as choose_seed_block
 from .records import (  # noqa: F401
     SOURCES,
@@ -345,14 +345,17 @@ class ExampleMemory:
         """The examples for the prompt, in the configured layout (``config.order``).
 
         ``seed_block`` (the default): :meth:`seed_block`, then the top k learned examples
-        (:meth:`retrieve_learned`, most similar last). ``similarity`` (the paper's), ``stable``
-        and ``stable_nearest``: the top k of the whole store, in that order
+        (:meth:`retrieve_learned`) in ``config.learned_order`` (:func:`.order.learned_order`:
+        by default oldest first, the most similar again last). ``similarity`` (the paper's),
+        ``stable`` and ``stable_nearest``: the top k of the whole store, in that order
         (:func:`.order.prompt_order`).
 
-        With no utterance yet (the start-up prefill of a local model): the head that does not
-        depend on the query. ``seed_block``: the seed block, which every request's prompt
-        starts with, so a model that evaluated it before the user spoke evaluates only the
-        lessons and the interaction after it. ``stable``/``stable_nearest``: the first k
+        With no utterance yet (the start-up prefill of a local model, and its prefill after a
+        lesson was stored): the head that does not depend on the query. ``seed_block``: the
+        seed block, which every request's prompt starts with, and with ``stored_nearest`` the
+        first k learned examples in the order they were stored (every lesson while there are
+        at most k), so a model that evaluated it before the user spoke evaluates only the
+        nearest lesson again and the interaction. ``stable``/``stable_nearest``: the first k
         examples of the whole store in :func:`.order.stable_order`, which a request's prompt
         shares up to the first of them it did not retrieve. ``similarity``: []. Either way the
         embedding model is loaded now, not when the user has spoken."""
@@ -361,12 +364,13 @@ class ExampleMemory:
         if not retrieval.query_utterances(utterances, self.config.query_utterances):
             self.embed_query(["warm up the embedding model"])   # the first request is on time
             if order is Order.SEED_BLOCK:
-                return self.seed_block()
+                return self.seed_block() + self.learned_head(k)
             if k <= 0 or not order.fixed:
                 return []
             return stable_order(self.list(), self.seed_centrality())[:k]
         if order is Order.SEED_BLOCK:
-            return self.seed_block() + self.retrieve_learned(utterances, k)
+            return self.seed_block() + learned_order(self.retrieve_learned(utterances, k),
+                                                     self.config.learned_order)
         found = [example for example, _score in self.retrieve(utterances, k)]
         return prompt_order(found, order, self.seed_centrality()
                             if order.fixed and found else None)
@@ -383,6 +387,15 @@ class ExampleMemory:
             seeds = len(self._seed_set()[1])
         found = [ex for ex, _score in self.retrieve(utterances, k + seeds) if ex.source != "seed"]
         return found[-k:]
+
+    def learned_head(self, k: int | None = None) -> list[Example]:
+        """The learned examples every ``seed_block`` prompt starts its lessons with, whatever
+        the query (``learned_order`` ``stored_nearest``): the first k non-seed examples in the
+        order they were stored; none with ``similarity``."""
+        k = self.config.k if k is None else int(k)
+        if k <= 0 or self.config.learned_order is LearnedOrder.SIMILARITY:
+            return []
+        return stable_order(ex for ex in self.list() if ex.source != "seed")[:k]
 
     @_locked
     def seed_block(self) -> list[Example]:

@@ -117,8 +117,11 @@ class RetrievalLog:
         self.ids: list[str] = []
 
     def prompt_examples(self, utterances, k=None):
+        """Noted only for a request: the query-independent head a model prefills (no
+        utterance) holds every lesson, retrieved or not."""
         found = self._memory.prompt_examples(utterances, k)
-        self.ids.extend(e.id for e in found if e.source != "seed" and e.id not in self.ids)
+        if utterances:
+            self.ids.extend(e.id for e in found if e.source != "seed" and e.id not in self.ids)
         return found
 
     def __getattr__(self, name):
