@@ -13,7 +13,7 @@ LLAMA := llama-cpp-python==0.3.36
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF
 
-.PHONY: venv run chat test lint bench bench-ros eval-embedded eval-embedded-report bench-prompt-prefix clean
+.PHONY: venv run chat test lint bench bench-ros eval-embedded eval-embedded-report bench-prompt-prefix bench-learning clean
 
 venv: $(STAMP)
 
@@ -85,6 +85,34 @@ bench-prompt-prefix: venv
 		$(addprefix $(PREFIX_OUT)/,$(EVAL_SYSTEMS)) | tee $(PREFIX_OUT)/targets.txt
 	$(VENV)/bin/python -m llm_interaction_node.bench.embedded_model learned-restart --api tabletop \
 		--save $(PREFIX_OUT)/learned_restart.json | tee $(PREFIX_OUT)/learned_restart.txt
+
+# Issue 30's measurement with the embedded model (hours on 2 cores; resumable): the 5-run
+# benchmark with the paper's user on 6 SA/SI templates (ours, ours_no_learning, cap), ours
+# with the teaching user as a second protocol, the report, issue 26's targets over the same
+# records; then section E (modes auto and final: learned, used and over-applied in new
+# processes) and Table III (the lessons of ours on 2 UA/UI templates, frozen, against
+# ours_no_learning).
+LEARN_OUT ?= results/learning
+LEARN_TEMPLATES ?= blocks_in_bowl matching_bowls block_direction_of_bowl blocks_on_place \
+	block_distance_to_bowl nth_block_from_direction
+LEARN_UNSEEN ?= mismatched_bowls stack_on_place
+bench-learning: venv
+	$(MAKE) eval-embedded EVAL_OUT=$(LEARN_OUT) EVAL_RUNS=5 EVAL_TEMPLATES="$(LEARN_TEMPLATES)"
+	$(VENV)/bin/llm-interaction eval --system ours --user teaching --split sa_si --runs 5 --seed 0 \
+		--templates $(LEARN_TEMPLATES) --out $(LEARN_OUT)/ours_teaching
+	$(VENV)/bin/llm-interaction eval-report $(addprefix $(LEARN_OUT)/,$(EVAL_SYSTEMS) ours_teaching) \
+		--plot $(LEARN_OUT)/rounds.png --out $(LEARN_OUT)/report.md
+	$(VENV)/bin/python -m llm_interaction_node.bench.prompt_prefix \
+		$(addprefix $(LEARN_OUT)/,$(EVAL_SYSTEMS)) | tee $(LEARN_OUT)/targets.txt
+	mkdir -p $(LEARN_OUT)/section_e
+	$(VENV)/bin/python -m llm_interaction_node.bench.section_e --modes auto final \
+		--out $(LEARN_OUT)/section_e | tee $(LEARN_OUT)/section_e/table.md
+	$(VENV)/bin/llm-interaction eval --system ours_frozen --memory-from $(LEARN_OUT)/ours \
+		--split ua_ui --templates $(LEARN_UNSEEN) --runs 3 --seed 0 --out $(LEARN_OUT)/table3/ours_frozen
+	$(VENV)/bin/llm-interaction eval --system ours_no_learning --split ua_ui \
+		--templates $(LEARN_UNSEEN) --runs 3 --seed 0 --out $(LEARN_OUT)/table3/ours_no_learning
+	$(VENV)/bin/llm-interaction eval-report $(LEARN_OUT)/table3/ours_frozen \
+		$(LEARN_OUT)/table3/ours_no_learning --out $(LEARN_OUT)/table3/report.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info
