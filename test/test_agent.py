@@ -510,3 +510,25 @@ def test_a_repeat_the_model_insists_on_runs_and_no_notes_is_the_reference_rule()
     agent.run()
     assert spoken == ["Here it is.", "Here it is."]
     assert not any(s.startswith("#") for s in sources(agent))
+
+
+def test_after_a_request_to_learn_the_grammar_allows_only_the_learn_call():
+    """agent.learn_on_request: measured with the 1.5B model, "Now it is correct. Memorize how
+    you did that." was answered by doing the task again in 2 of 6 runs, and the lesson was
+    lost. The first statement of such a turn is decoded under a grammar that allows only
+    learn_from_interaction(); a correction, a new request and the first request are not."""
+    responses = FETCH_JUICE + ["learn_from_interaction()", "wait_for_trigger()",
+                               "say('On it.')", "wait_for_trigger()"]
+    said = ["could I have the mango juice?", "Now it is correct. Memorize how you did that.",
+            "that was the wrong one, try again"]
+    agent, llm, _, _ = make_agent(responses, said)
+    agent.run()
+    grammars = [c["grammar"] for c in llm.calls]
+    forced = [n for n, g in enumerate(grammars) if g.startswith('root ::= " "? "learn_from')]
+    assert forced == [len(FETCH_JUICE)], forced          # the first statement after the request
+    assert sources(agent)[len(FETCH_JUICE) + 1] == "learn_from_interaction()"
+    assert "known ::=" in grammars[len(FETCH_JUICE) + 2], "the correction's turn is free"
+
+    agent, llm, _, _ = make_agent(responses, said, learn_on_request=False)
+    agent.run()
+    assert not any(c["grammar"].startswith('root ::= " "? "learn_from') for c in llm.calls)

@@ -150,3 +150,20 @@ def test_without_a_scene_the_name_arguments_stay_free():
     constraint = vocabulary.current()
     assert constraint.scene_functions == {} and constraint.check("get_obj_pos('x')") is None
     assert accepted(constraint.gbnf(), " get_obj_pos('x')")
+
+
+def test_a_required_statement_is_the_only_input_the_grammar_lets_the_model_write(tabletop):
+    """agent.learn_on_request: after "Memorize how you did that." the turn's first statement
+    can only be learn_from_interaction() (then the model's idea of the output is free)."""
+    from dataclasses import replace
+    required = replace(tabletop, required="learn_from_interaction()").gbnf()
+    assert accepted(required, " learn_from_interaction()")
+    assert accepted(required, " learn_from_interaction()\nLearned from this interaction.\n")
+    for other in ("put_first_on_second('red block', 'green bowl')", "wait_for_trigger()",
+                  "# learning now", "learn_from_interaction(); say('ok')"):
+        assert not accepted(required, " " + other, whole=False) or other.startswith("learn"), \
+            other
+        assert accepted(tabletop.gbnf(), " " + other, whole=False), other
+    assert not accepted(required, " learn_from_interaction(); say('ok')")
+    assert tabletop.check("put_first_on_second('red block', 'green bowl')") is None, \
+        "like the focus, the requirement acts in the decoding only"

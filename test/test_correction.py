@@ -11,7 +11,7 @@ from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.apis.tabletop import MOVE as TABLETOP_MOVE
 from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.core.constraint import ConsoleVocabulary
-from llm_interaction_node.core.correction import focus_after, mentioned
+from llm_interaction_node.core.correction import focus_after, mentioned, said_as_where
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_agent, build_console, make_world
@@ -221,3 +221,42 @@ def test_forget_learned_is_offered_only_when_the_user_says_forget():
                              withheld=agent._withheld()).gbnf()
         known = next(r for r in grammar.splitlines() if r.startswith("known ::= "))
         assert ('"forget_learned"' in known) == (not withheld) and '"say"' in known
+
+
+@pytest.mark.parametrize("reply, where", [
+    ("That is not right. The orange block went in the blue bowl instead of on the top side. "
+     "Please try again.", ["blue bowl"]),
+    ("You left the blue block on the table towards the top right, it should be in the blue "
+     "bowl. Try once more, please.", ["blue block", "top right corner"]),
+    ("That is in the top right corner, not in the blue bowl. All of the blocks go into the "
+     "blue bowl, not just one of them.", ["top right corner"]),
+    ("Look, the block you took is on the top side. I wanted it in the top left corner.",
+     ["top side"]),
+    ("The green block went to the top right corner, which is not the top left corner.",
+     ["top right corner"]),
+    ("The blue block is in the blue bowl, which has the same color.", ["blue bowl"]),
+    ("The yellow block is still not in the green bowl.", []),
+    ("You moved the red block, but I asked for the blue block.", []),
+])
+def test_where_a_thing_lies_now_is_told_from_where_it_should_go(reply, where):
+    names = ["orange block", "blue block", "red block", "yellow block", "green block",
+             "blue bowl", "green bowl"] + list(TABLETOP_MOVE.places)
+    assert said_as_where(reply, names, TABLETOP_MOVE.places) == where
+
+
+def test_after_went_in_the_blue_bowl_instead_of_on_the_top_side_the_bowl_is_no_target():
+    """Measured (issue 30, blocks_on_place run 5): the focus offered every name of the reply,
+    and the model first put the orange block into the blue bowl, where the reply said it had
+    gone. A place the reply gives only as where a thing lies now is no target; one the
+    instruction names stays one."""
+    scene = ["orange block", "blue bowl", "yellow bowl", "red bowl"]
+    reply = ("That is not right. The orange block went in the blue bowl instead of on the top "
+             "side. Please try again.")
+    focus = focus_after("put_first_on_second", TABLETOP_MOVE,
+                        ["put all the blocks on the top side", reply], scene,
+                        [("orange block", "yellow bowl")])
+    assert focus.objects == ("orange block",)
+    assert focus.targets_for("orange block") == ["top side"]
+    kept = focus_after("put_first_on_second", TABLETOP_MOVE,
+                       ["put the orange block in the blue bowl", reply], scene, [])
+    assert "blue bowl" in kept.targets_for("orange block")

@@ -30,6 +30,7 @@ from .correction import Focus, focus_after
 from .errors import EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
+from .learning.gate import is_learning_request
 from .llm import LLMClient, LLMError, TokenLedger, Usage
 from .llm.errors import spoken
 from .notes import (
@@ -52,6 +53,7 @@ log = logging.getLogger(__name__)
 FORGET_ONLY_ASKED = frozenset({"forget_learned"})
 
 WAIT = "wait_for_trigger()"
+LEARN_CALL = "learn_from_interaction()"
 SORRY = "I'm sorry, I don't know how to proceed with this."
 STOPPED = "Okay, I stopped."
 # the notes the agent writes into the transcript are defined in .notes (LOOP_NOTE, REPEAT_NOTE,
@@ -96,6 +98,13 @@ class AgentConfig:
     repeat_actions_only: bool = setting(True, "the repeat note compares actions only: "
                                         "statements that only query (get_obj_names(), ...) "
                                         "are left out of both attempts")
+    learn_on_request: bool = setting(True, "when the user's reply to an attempt asks to learn "
+                                     "or remember (the learning gate's classifier, "
+                                     "core/learning/gate.py: is_learning_request), the grammar "
+                                     "lets the turn's first statement be learn_from_interaction() "
+                                     "only (measured: the 1.5B model did not call it after 2 of "
+                                     "6 such requests, and those lessons were lost); off: the "
+                                     "LLM decides (the reference)")
     function_generation: bool = setting(True, "functions a statement calls that nobody defined "
                                         "are written by a second LLM prompt first "
                                         "(config/fgen.yaml)")
@@ -285,6 +294,7 @@ class Agent:
         vocabulary = ConsoleVocabulary.of(self.console)
         vocabulary.focus = self._focus(vocabulary)
         vocabulary.withheld = self._withheld()
+        vocabulary.required = self._required()
         constraint = vocabulary.current()
         refused_left = self.config.refused_retries
         while True:
@@ -332,6 +342,19 @@ class Agent:
                 log.info("the LLM stayed empty: %s stands in for its answer", WAIT)
                 return [WAIT]
             log.info("the LLM returned nothing: asking again at temperature %.1f", temperature)
+
+    def _required(self) -> str | None:
+        """The statement the grammar forces now: ``learn_from_interaction()`` as the first
+        statement of a turn whose user reply asks to learn or remember
+        (``learn_on_request``). A small model often answered "Now it is correct. Memorize
+        how you did that." by doing the task again, and the lesson was lost. The learner's
+        gate still judges the call (its position, a retraction)."""
+        if (self.config.learn_on_request and not self.turn.statements
+                and len(self._task_utterances) >= 2
+                and is_learning_request(self._task_utterances[-1])):
+            log.info("the user asks to learn: the grammar allows only %s", LEARN_CALL)
+            return LEARN_CALL
+        return None
 
     def _answers_an_attempt(self) -> bool:
         """This turn answers an attempt: the user spoke again after the robot acted."""

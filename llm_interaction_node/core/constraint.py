@@ -109,6 +109,10 @@ class Constraint:
     # words the grammar does not let an input start with in this turn, though they are known
     # (``forget_learned`` when the user did not say "forget": its gate would refuse it)
     withheld: frozenset[str] = frozenset()
+    # the one input the grammar lets the model write in this turn's first statement
+    # (``learn_from_interaction()`` when the user asked to learn: agent.learn_on_request);
+    # like the focus it acts in the decoding only
+    required: str | None = None
 
     # -- the check ----------------------------------------------------------------------
     def check(self, source: str) -> str | None:
@@ -192,6 +196,7 @@ class ConsoleVocabulary:
         self._outputs = outputs
         self.focus: Focus | None = None           # set by the agent for a turn
         self.withheld: frozenset[str] = frozenset()     # set by the agent for a turn
+        self.required: str | None = None                # set by the agent for a statement
         self._scene_names = scene_names or (lambda: listed_scene_names(api))
         self.scene_functions = {f.name: f for f in (scene_function(n, api[n].fn)
                                                     for n in api.names) if f is not None}
@@ -223,7 +228,7 @@ class ConsoleVocabulary:
         echo = {w for text in self._outputs() for w in _IDENT.findall(_QUOTED.sub(" ", text))}
         focus = self.focus if self.focus is not None and self.focus.function in functions else None
         return Constraint(frozenset(known), functions, names, frozenset(echo - known), focus,
-                          frozenset(self.withheld))
+                          frozenset(self.withheld), self.required)
 
 
 def program_constraint(functions: Iterable[Callable], scene_names: Iterable[str]) -> Constraint:
@@ -373,8 +378,14 @@ arg-nw ::= string | group | [-+*/%@&|^~<>!.:;] | ws
 line ::= [ \t]* (comment | wc rest)?
 """
 
+    REQUIRED = r"""root ::= " "? {statement} ("\n" tail)?
+tail ::= [^.] [^\x00]*
+"""
+
     def render(self, program: bool = False) -> str:
         c = self.c
+        if c.required is not None and not program:
+            return self.REQUIRED.format(statement=gbnf_literal(c.required))
         fns = sorted(c.scene_functions)
         starts = sorted(c.known - set(fns) - c.withheld)
         text = self.FIXED.format(call_start=" | call" if fns else "")

@@ -108,6 +108,42 @@ def spoken_of_as_moved(text: str, names: Iterable[str], places: Sequence[str] = 
             if any(as_a_thing(form) for form in _forms(n, places))]
 
 
+# in a clause of the reply, what makes the names after it where something IS now ("went in
+# the blue bowl", "you left it on the table towards the top right") or where it should GO
+# ("not in", "instead of", "should be", "I wanted", "go into"): the later cue wins
+_WHERE_NOW = re.compile(r"\b(went|is|are|was|were|ended up|sits|lies|lying|left|stayed|"
+                        r"standing|landed|got|share)\b")
+_WANTED = re.compile(r"\b(not|instead|should|wanted|want|asked|meant|mean|go|goes|belongs?)\b")
+
+
+def said_as_where(text: str, names: Iterable[str], places: Sequence[str] = ()) -> list[str]:
+    """The names of :func:`mentioned` that ``text`` gives only as where something is now,
+    never as where it should go: "the orange block went in the blue bowl instead of on the
+    top side" -> the blue bowl; "that is in the top right corner, not in the blue bowl" ->
+    the top right corner. Per clause, a name takes the side of the last cue before it
+    (:data:`_WHERE_NOW` or :data:`_WANTED`); a name with no cue before it is neither."""
+    names = list(names)
+    where, wanted = set(), set()
+    for clause in re.split(r"[.,;!?]+", text):
+        said = _normal(clause)
+        hits = sorted((m.start(), m.start() + len(form) + 1, name)
+                      for name in mentioned(clause, names, places)
+                      for form in _forms(name, places)
+                      for m in re.finditer(f"(?= {re.escape(form)} )", said))
+        side, end = None, 0
+        for start, stop, name in hits:
+            if start < end:
+                continue                     # a shorter form inside a name already read
+            span = said[end:start + 1]
+            cues = [(m.start(), "where") for m in _WHERE_NOW.finditer(span)]
+            cues += [(m.start(), "wanted") for m in _WANTED.finditer(span)]
+            if cues:
+                side = max(cues)[1]
+            (where if side == "where" else wanted if side == "wanted" else set()).add(name)
+            end = stop
+    return [n for n in names if n in where and n not in wanted]
+
+
 def focus_after(
     function: str,
     spec: MoveSpec,
@@ -124,7 +160,11 @@ def focus_after(
     names = list(dict.fromkeys(list(scene_names) + [p for p in spec.places
                                                     if p not in scene_names]))
     said = mentioned(words, names, spec.places)
-    targets = tuple(said)
+    # where the reply says a thing lies now is no place to move it to ("went in the blue bowl
+    # instead of on the top side": measured, the model put it into the blue bowl first)
+    where = set(said_as_where(utterances[-1], names, spec.places)) - set(
+        mentioned(utterances[0], names, spec.places))
+    targets = tuple(n for n in said if n not in where)
     if not targets:
         return None
     movable = [n for n in spoken_of_as_moved(" ".join(utterances[-1:]) + " " + utterances[0],
@@ -139,4 +179,5 @@ def focus_after(
     return focus
 
 
-__all__ = ["Focus", "focus_after", "mentioned", "spoken_of_as_moved", "OFFSET_WORDS"]
+__all__ = ["Focus", "focus_after", "mentioned", "spoken_of_as_moved", "said_as_where",
+           "OFFSET_WORDS"]
