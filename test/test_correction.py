@@ -191,6 +191,28 @@ def test_a_restating_comment_the_model_writes_itself_is_dropped():
     assert "put_first_on_second('blue block', 'left side')" in sources
 
 
+def test_a_lesson_comment_the_model_writes_into_its_turn_is_dropped():
+    """Measured (issue 30, Table III): with final lessons in the prompt the model wrote their
+    "# The user's lesson for this request: ..." comment into its own turns, between every
+    two statements, with words nobody said; such an input is not run and not kept, while a
+    stored lesson keeps its own (the learner writes it: transcripts.opening)."""
+    from llm_interaction_node.core.learning.transcripts import CLOSING_REPLY_COMMENT, opening
+    from llm_interaction_node.core.notes import without_console_notes
+    from llm_interaction_node.core.transcript import Entry, Transcript
+    copied = CLOSING_REPLY_COMMENT.format(text="Make sure to check the blocks first.")
+    agent, _, _ = _tabletop_agent(
+        ATTEMPT + [copied, "put_first_on_second('blue block', 'left side')", "wait_for_trigger()"],
+        FEEDBACK, repeat_notes=0)
+    agent.run()
+    sources = [e.source for e in agent.console.transcript]
+    assert copied not in sources
+    assert "put_first_on_second('blue block', 'left side')" in sources
+    lesson = Transcript(opening(Entry("wait_for_trigger()", "{'type': 'dialog', 'text': 'x'}"),
+                                "Memorize how you did that."))
+    assert lesson.entries[1].source.startswith("# The user's lesson for this request")
+    assert len(without_console_notes(lesson).entries) == 1, "a copy in a live turn: a note"
+
+
 def test_a_block_named_only_as_a_place_is_no_block_to_move():
     """Measured: after "the orange block went on the yellow block instead of in the orange
     bowl" the model moved the yellow block out of its right bowl too (worse than before)."""

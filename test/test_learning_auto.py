@@ -18,6 +18,7 @@ from llm_interaction_node.core.learning.transcripts import interaction_text
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM
 from llm_interaction_node.core.notes import (
     HINTS,
+    LESSON_COMMENT,
     LOOP_NOTE,
     REPEAT_NOTE,
     is_console_note,
@@ -302,7 +303,11 @@ def test_no_console_note_enters_a_stored_example_in_any_mode(memory, mode):
     stored = memory.list()
     assert len(stored) == 1
     text = stored[0].transcript
-    assert notes_in(text) == [] and OWN in text
+    # the learner's own comment (final, corrected: the user's words after the request) is the
+    # one line in the lesson voice, which in a live turn would be a copy (notes.LESSON_COMMENT)
+    lesson_voice = [n for n in notes_in(text) if LESSON_COMMENT in n]
+    assert [n for n in notes_in(text) if LESSON_COMMENT not in n] == [] and OWN in text
+    assert len(lesson_voice) == (1 if mode in ("final", "corrected") else 0), lesson_voice
     if mode in ("auto", "improve"):
         assert notes_in(llm.calls[0]["messages"][-1]["content"]) == []   # L_improve saw none
     if mode in ("final", "corrected", "raw"):

@@ -30,7 +30,14 @@ RESTATE_NOTE = 'The user says: "{text}". Do that now.'
 # gives up, a stop, a failed LLM call
 NOT_RUN, GIVING_UP, STOPPED, LLM_FAILED = ("not run: ", "giving up: ", "stopped: ",
                                            "the language model failed: ")
-NOTE_PREFIXES = (NOT_RUN, GIVING_UP, STOPPED, LLM_FAILED, RESTATE_NOTE.split('"')[0])
+# the comment a lesson built without generation (modes final, corrected) holds right after the
+# request: the user's words that asked to learn. The learner's voice in a stored example; one
+# the model writes into a live turn is an imitation (measured, issue 30: with the lessons in the
+# prompt the 1.5B model wrote it between its statements, up to 4 times a turn, invented words
+# too), so it is a note there like the others
+LESSON_COMMENT = "The user's lesson for this request: "
+NOTE_PREFIXES = (NOT_RUN, GIVING_UP, STOPPED, LLM_FAILED, RESTATE_NOTE.split('"')[0],
+                 LESSON_COMMENT)
 # hints of the seed examples that the model copies into its turns word for word
 # (config/transcripts/humanoid/unknown_name_then_list_objects.txt)
 HINTS = ("The name was guessed; check the names of the known objects first.",)
@@ -76,5 +83,5 @@ def without_console_notes(transcript: Transcript) -> Transcript:
 
 
 __all__ = ["LOOP_NOTE", "REPEAT_NOTE", "RESTATE_NOTE", "NOT_RUN", "GIVING_UP", "STOPPED",
-           "LLM_FAILED", "NOTE_PREFIXES", "HINTS", "restate_note", "is_console_note",
-           "in_the_consoles_voice", "without_console_notes"]
+           "LLM_FAILED", "LESSON_COMMENT", "NOTE_PREFIXES", "HINTS", "restate_note",
+           "is_console_note", "in_the_consoles_voice", "without_console_notes"]

@@ -13,13 +13,13 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from ..notes import without_console_notes
+from ..notes import LESSON_COMMENT, without_console_notes
 from ..transcript import Entry, Transcript
 
 LEARN_CALL = "learn_from_interaction"
 FAILURE_OUTPUT = re.compile(r"""^(['"])failure(: .*)?\1$""", re.S)  # 'failure', 'failure: why'
 # The user's closing reply, shown right after the request (the text is stored data: unchanged).
-CLOSING_REPLY_COMMENT = "# The user's lesson for this request: {text!r}"
+CLOSING_REPLY_COMMENT = "# " + LESSON_COMMENT + "{text!r}"
 
 
 def calls_any(source: str, names: Iterable[str]) -> bool:
