@@ -122,12 +122,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
     try:
         session = build_session(args.api, world, CallbackUser(listen), settings, llm=client,
                                 speak=lambda t: print(f"robot says: {t}", flush=True),
-                                examples_dir=args.examples)
+                                examples_dir=args.examples,
+                                listeners=[] if args.quiet else
+                                [lambda e: print(e.render(), flush=True)])
     except (MemoryStoreError, OSError, ValueError) as exc:
         _stderr(f"error: {exc}")
         return 2
-    if not args.quiet:
-        session.console.listeners.append(lambda e: print(e.render(), flush=True))
     show_progress(client, lambda line: print(f"({line})", flush=True))
     print(f"llm-interaction chat: {args.api} robot ({settings.robot_api.preset} API); "
           f"{client.describe()}; "

@@ -6,7 +6,7 @@ transcripts (:mod:`.replay`, which the session's replay check uses) build consol
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .core.agent import AgentConfig
 from .core.apis.sets import ApiSet, api_set
@@ -14,26 +14,32 @@ from .core.builtins import InteractionBuiltins
 from .core.console import ConsoleSession
 from .core.registry import ApiRegistry
 from .core.sandbox import Sandbox
+from .core.transcript import Entry
 from .core.user import UserChannel
+
+if TYPE_CHECKING:
+    from .core.learning.outcome import LearnOutcome
 
 ApiName = ApiSet | Literal["humanoid", "tabletop"]
 
 
 def build_console(api: ApiName, robot, channel: UserChannel,
                   speak: Callable[[str], None] = lambda text: None,
-                  learner: Callable[[], str | None] | None = None,
+                  learner: Callable[[], LearnOutcome | None] | None = None,
                   agent: AgentConfig | None = None,
                   api_options: Mapping[str, Any] | None = None,
                   isolated: bool = True,
                   forgetter: Callable[[str], str] | None = None,
-                  input_listeners: Iterable[Callable[[str], None]] = ()) -> ConsoleSession:
+                  input_listeners: Iterable[Callable[[str], None]] = (),
+                  listeners: Iterable[Callable[[Entry], None]] = ()) -> ConsoleSession:
     """The console alone (replay and tests; agents get theirs from
     :func:`~.session.build_session`); ``learner``, ``forgetter``: what
     learn_from_interaction() and forget_learned() call \
 (:class:`~.core.builtins.InteractionBuiltins`);
-    ``input_listeners``: called with each input before it runs; ``agent``: the agent settings
-    (the statement timeout); ``isolated``: generated code runs in a sandbox worker process with
-    hard limits (``core/sandbox_process.py``)."""
+    ``input_listeners``: called with each input before it runs, ``listeners``: with each
+    entry once it is recorded (both handed to the console as it is built); ``agent``: the
+    agent settings (the statement timeout); ``isolated``: generated code runs in a sandbox
+    worker process with hard limits (``core/sandbox_process.py``)."""
     api = api_set(api)
     statement_timeout_s = (agent or AgentConfig()).statement_timeout_s
     builtins = InteractionBuiltins(channel, speak=speak, learner=learner, forgetter=forgetter)
@@ -41,4 +47,5 @@ def build_console(api: ApiName, robot, channel: UserChannel,
     registry.extend(getattr(builtins, name) for name in api.builtins)
     return ConsoleSession(registry, builtins, Sandbox(timeout_s=statement_timeout_s,
                                                       geometry=api.geometry),
-                          isolated=isolated, input_listeners=input_listeners)
+                          isolated=isolated, input_listeners=input_listeners,
+                          listeners=listeners)

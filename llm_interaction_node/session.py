@@ -14,7 +14,7 @@ memory outage (:mod:`.core.memory.source`), the benchmark's episode store
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from .core.learning.outcome import LearnOutcome
 from .core.llm import LLMClient, TokenLedger, make_client
 from .core.memory.source import ExampleSource
 from .core.prompt import PromptBuilder
-from .core.transcript import Transcript
+from .core.transcript import Entry, Transcript
 from .core.user import UserChannel
 from .replay import FirstInputStart, LiveEnd, WorldStart, interaction_start, live_end, replay_check
 from .settings import LearningSettings, Settings
@@ -80,6 +80,8 @@ def learning_console(
     agent: AgentConfig | None = None,
     live: LiveEnd | None = None,
     api_options: Mapping[str, Any] | None = None,
+    input_listeners: Iterable[Callable[[str], None]] = (),
+    listeners: Iterable[Callable[[Entry], None]] = (),
 ) -> tuple[ConsoleSession, Learner]:
     """A console (:func:`~.consoles.build_console`) whose learn_from_interaction() and
     forget_learned() act on ``memory``, and its :class:`Learner` (``learning.mode``;
@@ -90,14 +92,16 @@ def learning_console(
     first statement runs); learned examples are then replayed from it before they are
     stored. Without it they are checked for syntax and names only. ``live``: reads the live
     world's end (:func:`~.replay.live_end`); with it the replay must also end like the live
-    world at the learn call (modes ``final`` and ``corrected``). The hooks are handed to the
-    console as it is built; they read the console and the learner when they are called."""
+    world at the learn call (modes ``final`` and ``corrected``). ``input_listeners``,
+    ``listeners``: the caller's, after the replay check's own (:func:`build_console`). The
+    hooks are handed to the console as it is built; they read the console and the learner
+    when they are called."""
     console: ConsoleSession | None = None
     learner: Learner | None = None
     first = FirstInputStart(start, lambda: console.transcript) if start is not None else None
 
-    def learn() -> str | None:
-        return learner.learn(console.transcript, console.builtins.utterances).message
+    def learn() -> LearnOutcome:
+        return learner.learn(console.transcript, console.builtins.utterances)
 
     def forget(topic: str) -> str:
         removed = memory.forget(topic)
@@ -106,7 +110,8 @@ def learning_console(
 
     console = build_console(api, robot, channel, speak=speak, learner=learn, forgetter=forget,
                             agent=agent, api_options=api_options,
-                            input_listeners=[first] if first is not None else [])
+                            input_listeners=([first] if first is not None else [])
+                            + list(input_listeners), listeners=listeners)
     check = replay_check(api, first.world, agent, live, api_options) if first is not None else None
     learner = Learner(llm, memory, console.api.listing(), console.api.names,
                       mode=(learning or LearningSettings()).mode,
@@ -157,7 +162,9 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
                   memory=None, examples_dir: str | Path | None = None,
                   stop: StopSignal | None = None, ledger: TokenLedger | None = None,
                   api_options: Mapping[str, Any] | None = None,
-                  replay_start: Callable[[], WorldStart] | None = None) -> Session:
+                  replay_start: Callable[[], WorldStart] | None = None,
+                  input_listeners: Iterable[Callable[[str], None]] = (),
+                  listeners: Iterable[Callable[[Entry], None]] = ()) -> Session:
     """The agent for ``robot`` (a world or a ROS robot) of API set ``api``.
 
     ``channel``: where user utterances come from; ``speak``: where ``say()`` goes; ``llm``:
@@ -169,7 +176,9 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     passes :func:`household_start_from_scene`). An in-process robot is also the live world
     whose end a replayed example must reach (:func:`live_end`; none for the ROS node's).
     The robot API is the one of ``settings.robot_api.preset`` (``api_options``: more options
-    of the API class, the node's speed limits).
+    of the API class, the node's speed limits). ``input_listeners``: called with each console
+    input before it runs, ``listeners``: with each entry once it is recorded (the caller's
+    transcript view, timing, topics); both are handed to the console as it is built.
     """
     api = api_set(api)
     settings = settings or Settings()
@@ -188,10 +197,13 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
         console, learner = learning_console(api, robot, channel, llm, memory, settings.learning,
                                             ledger, speak=speak, start=start,
                                             agent=settings.agent, live=live_end(robot),
-                                            api_options=api_options)
+                                            api_options=api_options,
+                                            input_listeners=input_listeners,
+                                            listeners=listeners)
     else:
         console = build_console(api, robot, channel, speak=speak, agent=settings.agent,
-                                api_options=api_options)
+                                api_options=api_options, input_listeners=input_listeners,
+                                listeners=listeners)
     if settings.memory.enabled:
         examples = ExampleSource(memory, settings.learning.retrieval, say=speak,
                                  retry=learner.retry_pending if learner is not None else lambda: 0)

@@ -7,6 +7,7 @@ from llm_interaction_node.core.apis.sets import HUMANOID
 from llm_interaction_node.core.builtins import LEARN_UNAVAILABLE, InteractionBuiltins
 from llm_interaction_node.core.console import NEW_TASK_MARKER, ConsoleSession
 from llm_interaction_node.core.errors import EndOfInteraction, SemanticHintError
+from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
 from llm_interaction_node.core.registry import ApiRegistry
 from llm_interaction_node.core.sandbox import Sandbox
 from llm_interaction_node.core.user import EventQueue
@@ -33,13 +34,14 @@ def broken() -> None:
 
 @pytest.fixture
 def make_console():
-    def make(utterances=(), timeout_s=10.0, learner=None):
+    def make(utterances=(), timeout_s=10.0, learner=None, listeners=()):
         spoken = []
         builtins = InteractionBuiltins(EventQueue(utterances, close=True), speak=spoken.append,
                                        learner=learner)
         api = ApiRegistry([count_items, find, slow_skill, broken])
         api.extend(getattr(builtins, n) for n in HUMANOID.builtins)
-        console = ConsoleSession(api, builtins, Sandbox(timeout_s=timeout_s))
+        console = ConsoleSession(api, builtins, Sandbox(timeout_s=timeout_s),
+                                 listeners=listeners)
         console.spoken = spoken
         return console
     return make
@@ -113,9 +115,23 @@ def test_builtins_speak_and_take_user_input_from_the_channel(make_console):
 
 
 def test_learn_from_interaction_uses_the_hook(make_console):
-    assert make_console().execute("learn_from_interaction()").entry.output == LEARN_UNAVAILABLE
-    c = make_console(learner=lambda: "learned: use both hands")
-    assert c.execute("learn_from_interaction()").entry.output == "learned: use both hands"
+    unavailable = make_console().execute("learn_from_interaction()")
+    assert unavailable.entry.output == LEARN_UNAVAILABLE and unavailable.lessons == ()
+    outcome = LearnOutcome(LearnStatus.STORED_RAW, "learned: use both hands")
+    c = make_console(learner=lambda: outcome)
+    assert c.execute("x = 1").lessons == ()
+    result = c.execute("print('a'); learn_from_interaction(); print('b')")
+    assert result.entry.output == "a\nlearned: use both hands\nb"      # printed in place
+    assert result.lessons == (outcome,)             # the input says what its learn call did
+    assert c.execute("learn_from_interaction(); learn_from_interaction()").lessons == \
+        (outcome, outcome)
+    assert c.execute("1 + 1").lessons == ()
+
+
+def test_a_silent_learner_prints_nothing_and_learns_nothing(make_console):
+    c = make_console(learner=lambda: None)          # the replay's: learning never runs there
+    result = c.execute("learn_from_interaction()")
+    assert result.entry.output == "" and result.lessons == ()
 
 
 def test_runaway_statement_is_interrupted_but_api_time_does_not_count(make_console):
@@ -130,9 +146,8 @@ def test_runaway_statement_is_interrupted_but_api_time_does_not_count(make_conso
 
 
 def test_listeners_see_each_entry(make_console):
-    c = make_console()
     seen = []
-    c.listeners.append(seen.append)
+    c = make_console(listeners=[seen.append])
     c.execute("x = 1")
     c.annotate("a note")
     assert [e.source for e in seen] == ["x = 1", "# a note"]

@@ -298,7 +298,7 @@ def session(utterances, memory, responses=(), mode="improve", statements=TWO_TRI
     spoken = []
 
     def learn():
-        return learner.learn(console.transcript, console.builtins.utterances).message
+        return learner.learn(console.transcript, console.builtins.utterances)
     console = build_console("humanoid", make_world("humanoid", "drinks_and_cup"),
                             EventQueue(utterances, close=True), speak=spoken.append, learner=learn)
     llm = ScriptedLLM(responses)
@@ -320,8 +320,10 @@ def test_learning_stores_the_improved_transcript(memory):
         BOTH_HANDS,
         f"Here is the improved interaction:\n```\n{bimanual(objects_line)}\n```"])
     before = console.transcript.render()
-    entry = console.execute("learn_from_interaction()").entry
+    result = console.execute("learn_from_interaction()")
+    entry = result.entry
     assert entry.output == f"Learned from this interaction: {BOTH_HANDS}"
+    assert result.lessons == (learner.last_outcome,) and result.lessons[0].stored
     # L_improve saw the whole interaction, with the request, without the learn call
     task = llm.calls[0]["messages"][-1]["content"]
     assert before in task and REQUEST in task

@@ -25,6 +25,7 @@ from llm_interaction_node.core.errors import (
     SemanticHintError,
     StatementTimeout,
 )
+from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
 from llm_interaction_node.core.policy import ErrorClass, error_class
 from llm_interaction_node.core.registry import ApiRegistry
 from llm_interaction_node.core.sandbox import Sandbox
@@ -96,7 +97,8 @@ def test_a_c_call_past_the_timeout_is_killed_within_the_grace():
 def test_the_cpu_limit_ends_a_worker_the_parent_would_still_wait_for():
     c = console(timeout_s=1.0)
     c.runner.close()
-    c.runner = WorkerRunner(c.api, c.sandbox, cpu_limit_s=1, grace_s=60)
+    c.runner = WorkerRunner(c.api, c.sandbox, cpu_limit_s=1, grace_s=60,
+                            output=c.builtins.output)
     c.runner.reset()
     c.execute("w = np.ones(3000)")
     start = time.monotonic()
@@ -139,7 +141,8 @@ def test_api_calls_run_in_the_caller_and_their_errors_cross_the_pipe():
             raise SemanticHintError("unknown object 'nothing'")
         return {"name": name, "pose": [1.0, 2.0]}
 
-    c = _session(fetch, learner=lambda: "learned it")
+    learned = LearnOutcome(LearnStatus.STORED_RAW, "learned it")
+    c = _session(fetch, learner=lambda: learned)
     assert c.execute("fetch('cup')['pose']").entry.output == "[1.0, 2.0]"
     assert calls == [(os.getpid(), "cup")]                  # the real function ran here
     result = c.execute("fetch('nothing')")
@@ -148,8 +151,9 @@ def test_api_calls_run_in_the_caller_and_their_errors_cross_the_pipe():
     caught = c.execute("try:\n    fetch('nothing')\nexcept Exception as e:\n    print('caught', e)")
     assert caught.ok and caught.entry.output == "caught unknown object 'nothing'"
     # the worker's prints and what the API writes here come out in the order they happened
-    assert c.execute("print('a'); learn_from_interaction(); print('b')").entry.output == \
-        "a\nlearned it\nb"
+    result = c.execute("print('a'); learn_from_interaction(); print('b')")
+    assert result.entry.output == "a\nlearned it\nb"
+    assert result.lessons == (learned,)             # and the input says what it learned
     c.close()
 
 

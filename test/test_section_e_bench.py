@@ -8,10 +8,9 @@ from llm_interaction_node.session import build_console, make_world
 def play(world_name, statements, said=("go",)):
     world = make_world("humanoid", world_name)
     trace = _Trace()
-    console = build_console("humanoid", world, EventQueue(list(said), close=True))
-    console.listeners.append(
-        lambda _e: trace.append(tuple(v is not None for v in world.hands.values()))
-    )
+    console = build_console(
+        "humanoid", world, EventQueue(list(said), close=True),
+        listeners=[lambda _e: trace.append(tuple(v is not None for v in world.hands.values()))])
     for s in ["wait_for_trigger()", *statements]:
         try:
             console.execute(s)

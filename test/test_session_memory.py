@@ -125,3 +125,31 @@ def test_build_session_without_memory_uses_the_fixed_examples():
     assert session.memory_note.startswith("no memory")
     out = session.console.execute("learn_from_interaction()").entry.output
     assert "no memory" in out
+
+
+def test_build_session_hands_the_callers_listeners_to_the_console(tmp_path):
+    """Issue 28: the caller's listeners are constructor arguments (nobody appends to a built
+    console); with learning, the replay check's start listener comes first; a learn call's
+    outcome is in what the input returns."""
+    memory = open_memory("humanoid", {"path": str(tmp_path / "memory")}, seed=False)
+    for enabled in (False, True):
+        seen, inputs = [], []
+        settings = Settings().with_overrides({"memory.enabled": enabled, "learning.mode": "raw"})
+        session = build_session("humanoid", make_world("humanoid", "drinks_and_cup"),
+                                EventQueue(["remember this, please"], close=True), settings,
+                                llm=ScriptedLLM([]), memory=memory if enabled else None,
+                                listeners=[seen.append], input_listeners=[inputs.append])
+        console = session.console
+        assert console.input_listeners[-1] == inputs.append
+        assert console.listeners == [seen.append]
+        console.execute("wait_for_trigger()")
+        result = console.execute("learn_from_interaction()")
+        assert inputs == ["wait_for_trigger()", "learn_from_interaction()"]
+        assert [e.source for e in seen] == inputs
+        if enabled:
+            assert type(console.input_listeners[0]).__name__ == "FirstInputStart"
+            assert result.lessons == (session.learner.last_outcome,)
+            assert result.entry.output == result.lessons[0].message
+        else:
+            assert len(console.input_listeners) == 1 and result.lessons == ()
+        console.close()

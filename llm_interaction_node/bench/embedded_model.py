@@ -41,6 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..core.llm import TokenLedger
 from ..core.llm.local import LocalLlamaClient
 from ..core.memory.config import MemoryConfig
 from ..core.memory.order import Order
@@ -56,7 +57,7 @@ from ..eval.tasks import (
     world_positions,
 )
 from ..paths import config_path
-from ..session import build_session, make_world
+from ..session import build_session, make_world, open_memory
 from ..settings import Settings
 
 REQUEST = "bring me the juice please"
@@ -91,10 +92,10 @@ def latency(runs: int = 2, cache: str | None = None) -> dict:
                 return said.pop(0)
 
             settings = Settings().with_overrides({"memory.path": f"{tmp}/memory"})
-            session = build_session("humanoid", world, CallbackUser(respond), settings, llm=llm)
-            session.console.input_listeners.append(
-                lambda _src, marks=marks: marks.setdefault("first", time.perf_counter())
-                if "spoke" in marks else None)
+            session = build_session(
+                "humanoid", world, CallbackUser(respond), settings, llm=llm,
+                input_listeners=[lambda _src, marks=marks: marks.setdefault(
+                    "first", time.perf_counter()) if "spoke" in marks else None])
             t0 = time.perf_counter()
             session.agent.run()
             prefill = session.ledger.by_purpose().get("prefill")
@@ -162,18 +163,20 @@ def _delta(after: dict, before: dict, purpose: str) -> tuple[int, float]:
 
 class _RestartUser:
     """The user of one process of ``learned_restart``: says ``plan`` (storing ``lesson`` at
-    "learn") and marks, per utterance, when it came, the ledger then and the first input. It
-    holds its own process, plan and session, so nothing is read from the caller's loop."""
+    "learn" in ``memory``) and marks, per utterance, when it came, the ``ledger`` then and the
+    first input. It holds its own process, plan, ledger and memory (the session's, made
+    first and handed to both), so nothing is read from the caller's loop."""
 
-    def __init__(self, process: int, plan: list[str], lesson: str):
+    def __init__(self, process: int, plan: list[str], lesson: str, ledger: TokenLedger,
+                 memory: ExampleMemory):
         self.process, self.plan, self.lesson = process, plan, lesson
+        self.ledger, self.memory = ledger, memory
         self.marks: list[dict] = []
-        self.session = None             # set once built (the session needs this user first)
         self.start = 0.0                # set just before the session runs
 
     def respond(self, purpose, prompt):
         marks = self.marks
-        marks.append({"at": time.perf_counter(), "ledger": self.session.ledger.by_purpose()})
+        marks.append({"at": time.perf_counter(), "ledger": self.ledger.by_purpose()})
         print(f"[process {self.process}] utterance {len(marks)} at "
               f"{marks[-1]['at'] - self.start:.1f} s: evaluated so far "
               f"{ {k: u.evaluated_prompt_tokens for k, u in marks[-1]['ledger'].items()} }",
@@ -182,7 +185,7 @@ class _RestartUser:
             return None
         said = self.plan.pop(0)
         if said == "learn":             # what learn_from_interaction() stores, no rewrite
-            self.session.memory.add(self.lesson, "learned", origin="bench_lesson")
+            self.memory.add(self.lesson, "learned", origin="bench_lesson")
             marks[-1]["learned"] = True
             said = self.plan.pop(0)
         return said
@@ -208,12 +211,13 @@ def learned_restart(states: str | None = None, model: str | None = None,
             llm = LocalLlamaClient(model=model, states_dir=states_dir)   # as a new process
             load_s = round(time.perf_counter() - t0, 1)
             plan = [request, "learn", request] if process == 1 else [request]
-            user = _RestartUser(process, plan, lesson)
+            ledger, memory = TokenLedger(), open_memory(api, settings.memory)
+            user = _RestartUser(process, plan, lesson, ledger, memory)
             marks = user.marks              # per utterance: when, ledger then, first input
             world = make_world(api, world_name)
-            session = build_session(api, world, CallbackUser(user.respond), settings, llm=llm)
-            session.console.input_listeners.append(user.first_input)
-            user.session = session
+            session = build_session(api, world, CallbackUser(user.respond), settings, llm=llm,
+                                    memory=memory, ledger=ledger,
+                                    input_listeners=[user.first_input])
             start = user.start = time.perf_counter()
             session.agent.run()
             first = marks[0]
@@ -235,7 +239,7 @@ def learned_restart(states: str | None = None, model: str | None = None,
             row["state_files"] = len(list(states_dir.glob("*.npz")))
             row["transcript"] = session.console.transcript.render()
             out.append(row)
-            del session, user, llm
+            del session, user, llm, memory, ledger
             gc.collect()
     return {"benchmark": "learned-restart", "api": api, "request": request, "world": world_name,
             "processes": out}

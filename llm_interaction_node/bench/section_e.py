@@ -191,13 +191,18 @@ def run_session(spec: dict, llm=None) -> dict:
     trace = _Trace()
     settings = Settings().with_overrides({"memory.path": spec["memory"],
                                           "learning.mode": spec["mode"]})
-    session = build_session("humanoid", world, CallbackUser(respond), settings, llm=llm)
-    session.console.listeners.append(
-        lambda _e: trace.append(tuple(v is not None for v in world.hands.values())))
+    progress = None
     if spec.get("progress"):                  # the transcript as it grows, to follow a run
         progress = open(spec["progress"], "a", encoding="utf-8")
-        session.console.listeners.append(lambda e: (progress.write(e.render() + "\n"),
-                                                    progress.flush()))
+
+    def listen(entry) -> None:
+        trace.append(tuple(v is not None for v in world.hands.values()))
+        if progress is not None:
+            progress.write(entry.render() + "\n")
+            progress.flush()
+
+    session = build_session("humanoid", world, CallbackUser(respond), settings, llm=llm,
+                            listeners=[listen])
     t0 = time.perf_counter()
     error = None
     try:

@@ -8,9 +8,14 @@ layer provides.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .registry import comment
+from .statement_runner import ConsoleOutput
 from .user import UserChannel
+
+if TYPE_CHECKING:
+    from .learning.outcome import LearnOutcome
 
 LEARN_REFUSAL = ("Ignoring learn_from_interaction call since it did not happen on explicit "
                  "user request.")
@@ -30,20 +35,27 @@ def asked_to_forget(utterance: str) -> bool:
 class InteractionBuiltins:
     """Speech and user events for one console session.
 
-    ``turn`` counts the user utterances received by wait_for_trigger(); the agent uses it
-    to notice that a new user turn began.
+    ``turn`` counts the user utterances received by wait_for_trigger(), ``lessons`` holds
+    what each learn_from_interaction() call did (its :class:`~.learning.outcome.LearnOutcome`);
+    the console reports both per input (:class:`~.console.ExecResult`). ``learner``: the learn
+    request, returning its outcome (its message is printed; None: nothing was done, nothing
+    is printed: the replay's silent learn call); ``output``: where the built-ins
+    write, the console's output (a new :class:`~.statement_runner.ConsoleOutput` by default;
+    the console built over these built-ins collects each input's output in it).
     """
 
     def __init__(self, channel: UserChannel, speak: Callable[[str], None] = lambda text: None,
-                 learner: Callable[[], str | None] | None = None,
-                 forgetter: Callable[[str], str] | None = None):
+                 learner: Callable[[], LearnOutcome | None] | None = None,
+                 forgetter: Callable[[str], str] | None = None,
+                 output: ConsoleOutput | None = None):
         self.channel = channel
         self.speak = speak
         self.learner = learner
         self.forgetter = forgetter
-        self.write: Callable[[str], None] = lambda text: None   # set by the console
+        self.output = output if output is not None else ConsoleOutput()
         self.turn = 0
         self.utterances: list[str] = []
+        self.lessons: list[LearnOutcome] = []
 
     def say(self, text: str) -> None:
         """Send text to the TTS; does not wait for speaking to finish."""
@@ -68,10 +80,18 @@ class InteractionBuiltins:
              "right after wait_for_trigger() returned that request and before anything else.\n"
              "Then do what the user asked, then call wait_for_trigger().")
     def learn_from_interaction(self) -> None:
-        """Hand the current interaction to the learner (memory layer)."""
-        message = self.learner() if self.learner else LEARN_UNAVAILABLE
+        """Hand the current interaction to the learner (memory layer); its message is printed
+        where the call was made."""
+        if self.learner is None:
+            message = LEARN_UNAVAILABLE
+        else:
+            outcome = self.learner()
+            if outcome is None:
+                return
+            self.lessons.append(outcome)
+            message = outcome.message
         if message:
-            self.write(message + "\n")
+            self.output.write(message + "\n")
 
     @comment("Call this only when the user explicitly asks you to forget something you learned.")
     def forget_learned(self, topic: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .builtins import InteractionBuiltins
 from .errors import EndOfInteraction, InteractionAborted
@@ -21,17 +22,23 @@ from .sandbox import Sandbox
 from .statement_runner import DISPLAY, FILENAME, StatementRunner, format_console_traceback  # noqa: F401
 from .transcript import Entry, Transcript
 
+if TYPE_CHECKING:
+    from .learning.outcome import LearnOutcome
+
 NEW_TASK_MARKER = "# New task. Local variables were reset."
 
 
 @dataclass
 class ExecResult:
-    """What one input did: its entry, its error, and whether the user spoke meanwhile
-    (``new_turn``: wait_for_trigger() returned an utterance, a new user turn began)."""
+    """What one input did: its entry, its error, whether the user spoke meanwhile
+    (``new_turn``: wait_for_trigger() returned an utterance, a new user turn began) and the
+    learn requests it made (``lessons``: the outcome of each learn_from_interaction() call
+    during the input, in order; their messages are in the entry's output)."""
 
     entry: Entry
     error: BaseException | None = None
     new_turn: bool = False
+    lessons: tuple[LearnOutcome, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -44,29 +51,27 @@ class ConsoleSession:
     def __init__(self, api: ApiRegistry, builtins: InteractionBuiltins,
                  sandbox: Sandbox | None = None, max_output_chars: int = 4000,
                  isolated: bool = False,
-                 input_listeners: Iterable[Callable[[str], None]] = ()):
+                 input_listeners: Iterable[Callable[[str], None]] = (),
+                 listeners: Iterable[Callable[[Entry], None]] = ()):
         """``isolated``: run the code in a sandbox worker process (the parent keeps the API
         calls, the user channel and the transcript); ``input_listeners``: called with each
-        input before it runs."""
+        input before it runs; ``listeners``: called with each entry once it is recorded.
+        The runner is handed the built-ins' output (where they write) as it is built, so what
+        a built-in writes (learn_from_interaction()'s message) prints in place."""
         self.api = api
         self.max_output_chars = max_output_chars
         self.builtins = builtins
         self.sandbox = sandbox or Sandbox()
-        self.listeners: list[Callable[[Entry], None]] = []        # after each entry
-        # before a statement runs (a caller may add its own, e.g. the ROS node's)
+        self.listeners: list[Callable[[Entry], None]] = list(listeners)
         self.input_listeners: list[Callable[[str], None]] = list(input_listeners)
         if isolated:
             from .sandbox_process import WorkerRunner
-            self.runner = WorkerRunner(api, self.sandbox)
+            self.runner = WorkerRunner(api, self.sandbox, output=builtins.output)
         else:
-            self.runner = StatementRunner(api.bind, self.sandbox)
-        builtins.write = self.write
+            self.runner = StatementRunner(api.bind, self.sandbox, output=builtins.output)
         self.new_task(marker=False)
 
-    # -- output -----------------------------------------------------------------------
-    def write(self, text: str) -> None:
-        self.runner.write(text)
-
+    # -- the runner ---------------------------------------------------------------------
     @property
     def namespace(self):
         """The names bound in this task (and ``__builtins__``): what the constraint and
@@ -106,7 +111,7 @@ class ConsoleSession:
         source = source.rstrip()
         for listener in self.input_listeners:
             listener(source)
-        turn_before = self.builtins.turn
+        turn_before, lessons_before = self.builtins.turn, len(self.builtins.lessons)
         outcome = self.runner.run(source)
         error = outcome.error
         if isinstance(error, (EndOfInteraction, InteractionAborted)):
@@ -114,7 +119,8 @@ class ConsoleSession:
             raise error
         entry = self._record(Entry(source, self._output(outcome),
                                    error=type(error).__name__ if error is not None else None))
-        return ExecResult(entry, error, new_turn=self.builtins.turn != turn_before)
+        return ExecResult(entry, error, new_turn=self.builtins.turn != turn_before,
+                          lessons=tuple(self.builtins.lessons[lessons_before:]))
 
     def _output(self, outcome) -> str:
         """What the statement printed, cut to max_output_chars (the prompt must stay small)."""

@@ -32,7 +32,7 @@ from .errors import StatementTimeout
 from .registry import ApiRegistry
 from .sandbox import Sandbox
 from .sandbox_worker import pack_error, unpack_error
-from .statement_runner import DISPLAY, RunOutcome
+from .statement_runner import DISPLAY, ConsoleOutput, RunOutcome
 
 log = logging.getLogger(__name__)
 
@@ -118,14 +118,17 @@ class WorkerRunner:
     """Runs console inputs in a sandbox worker process; same interface as StatementRunner.
 
     ``memory_limit_mb`` / ``cpu_limit_s``: the worker's hard limits (0: none); the CPU limit
-    defaults to the statement timeout + 2 s (the watchdog and the parent act first).
+    defaults to the statement timeout + 2 s (the watchdog and the parent act first);
+    ``output``: what the API functions write here, in the caller (the built-ins'
+    :class:`~.statement_runner.ConsoleOutput`), taken into the input's output after each call.
     """
 
     def __init__(self, api: ApiRegistry, sandbox: Sandbox, memory_limit_mb: int = MEMORY_LIMIT_MB,
                  cpu_limit_s: float | None = None, grace_s: float = GRACE_S,
-                 output_cap: int = 100_000):
+                 output_cap: int = 100_000, output: ConsoleOutput | None = None):
         self.api = api
         self.sandbox = sandbox
+        self.output = output if output is not None else ConsoleOutput()
         self.memory_limit_mb = memory_limit_mb
         self.cpu_limit_s = sandbox.timeout_s + 2.0 if cpu_limit_s is None else cpu_limit_s
         self.grace_s = grace_s
@@ -191,9 +194,6 @@ class WorkerRunner:
         self._kill()
 
     # -- the runner interface ----------------------------------------------------------
-    def write(self, text: str) -> None:
-        self._out.add(text)
-
     def reset(self) -> None:
         """A fresh namespace: the worker's (if one runs) is cleared; none is started for it."""
         self._definitions = []
@@ -210,6 +210,7 @@ class WorkerRunner:
 
     def run(self, source: str) -> RunOutcome:
         self._out = _Output(self._output_cap)
+        self.output.take()                   # nothing written between inputs is kept
         if self._process is not None and not self._process.is_alive():
             # ended between statements (killed from outside): say so, then run in a new one
             self._out.add(self._restart_line("the console's worker process had ended "
@@ -268,9 +269,11 @@ class WorkerRunner:
         try:
             value = self._functions[name](*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001 - handed to the code that called it
+            self._out.add(self.output.take())
             self._raised[seq] = exc
             self._conn.send(("raise", seq, pack_error(exc), seq))
             return
+        self._out.add(self.output.take())   # what the function wrote, where it was called
         try:
             self._conn.send(("return", seq, value))
         except Exception as exc:  # noqa: BLE001 - a value that cannot cross the pipe

@@ -26,7 +26,7 @@ from typing import Any
 
 from .errors import StatementTimeout
 from .sandbox import Sandbox
-from .statement_runner import RunOutcome, StatementRunner
+from .statement_runner import ConsoleOutput, RunOutcome, StatementRunner
 
 # The parent starts workers through multiprocessing's forkserver with this module preloaded:
 # numpy and shapely are imported once, in the server, not per worker.
@@ -129,8 +129,10 @@ def main(conn, api_names: list[str], timeout_s: float, max_sequence_len: int, ge
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     sandbox = Sandbox(timeout_s=timeout_s, max_sequence_len=max_sequence_len, geometry=geometry)
-    calls = _Calls(conn, lambda: runner.take_output())
-    runner = StatementRunner(lambda wrap: {n: wrap(calls.stub(n)) for n in api_names}, sandbox)
+    output = ConsoleOutput()
+    calls = _Calls(conn, output.take)
+    runner = StatementRunner(lambda wrap: {n: wrap(calls.stub(n)) for n in api_names}, sandbox,
+                             output)
     if memory_limit_mb > 0:
         limit = _address_space() + memory_limit_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

@@ -43,6 +43,30 @@ class RunOutcome:
     printed: int | None = None
 
 
+class ConsoleOutput:
+    """The current input's output as it is written: the code's ``print`` and displayed values
+    and what the console's built-ins write (learn_from_interaction()'s message). Made with
+    the built-ins (:class:`~.builtins.InteractionBuiltins`) and handed to the console's
+    runner, which starts each input with it empty and takes it when the input ends (the
+    worker runner: after each API call), so a built-in's text lands where it was written."""
+
+    def __init__(self) -> None:
+        self._buffer = io.StringIO()
+
+    def write(self, text: str) -> None:
+        self._buffer.write(text)
+
+    def tell(self) -> int:
+        """How many characters were written since the last take."""
+        return self._buffer.tell()
+
+    def take(self) -> str:
+        """What was written since the last take; empties it."""
+        text = self._buffer.getvalue()
+        self._buffer = io.StringIO()
+        return text
+
+
 class _DisplayExpressions(ast.NodeTransformer):
     """Make expression statements print their value, as the interactive console does.
 
@@ -63,26 +87,21 @@ class _DisplayExpressions(ast.NodeTransformer):
 
 class StatementRunner:
     """A namespace with the API bound into it (``bind(wrap)``: name -> callable) that runs
-    console inputs through ``sandbox``; ``write`` adds to the current input's output."""
+    console inputs through ``sandbox``; ``output``: where the current input's output is
+    written (the built-ins' :class:`ConsoleOutput`, in-process; a new one by default)."""
 
-    def __init__(self, bind: Bind, sandbox: Sandbox):
+    def __init__(self, bind: Bind, sandbox: Sandbox, output: ConsoleOutput | None = None):
         self.bind = bind
         self.sandbox = sandbox
-        self._out = io.StringIO()
+        self.output = output if output is not None else ConsoleOutput()
         self.reset()
 
     def write(self, text: str) -> None:
-        self._out.write(text)
-
-    def take_output(self) -> str:
-        """What was written since the last take (the worker sends it before each API call)."""
-        text = self._out.getvalue()
-        self._out = io.StringIO()
-        return text
+        self.output.write(text)
 
     def _display(self, value) -> None:
         if value is not None:
-            self._out.write(repr(value) + "\n")
+            self.output.write(repr(value) + "\n")
 
     def reset(self) -> None:
         """A fresh namespace (a new task)."""
@@ -94,7 +113,7 @@ class StatementRunner:
     def run(self, source: str) -> RunOutcome:
         """Run one input; every failure of the code is in the output and the outcome (the
         caller re-raises EndOfInteraction and InteractionAborted)."""
-        self._out = io.StringIO()
+        self.output.take()                   # nothing written between inputs is kept
         error: BaseException | None = None
         defines_only = False
         printed = None
@@ -108,9 +127,9 @@ class StatementRunner:
         except (EndOfInteraction, InteractionAborted, StatementTimeout, Exception) as exc:
             # noqa: BLE001 - every error of generated code is reported
             error = exc
-            printed = self._out.tell()
-            self._out.write(error_text(exc))
-        return RunOutcome(self.take_output(), error, defines_only and error is None,
+            printed = self.output.tell()
+            self.output.write(error_text(exc))
+        return RunOutcome(self.output.take(), error, defines_only and error is None,
                           printed=printed)
 
     def _compile(self, tree: ast.Module):

@@ -61,17 +61,17 @@ class OursSystem:
                                         statements=sum(t.statements for t in new_turns),
                                         statuses=[str(t.status) for t in new_turns]))
 
+        def first_input(_source: str) -> None:
+            if self.first_statement_s is None and not state["first"]:
+                self.first_statement_s = round(time.perf_counter() - state["told"], 2)
+
         session = build_session(TABLETOP, robot, CallbackUser(respond), self.settings,
-                                llm=self.llm, memory=self.memory, ledger=self.ledger)
+                                llm=self.llm, memory=self.memory, ledger=self.ledger,
+                                input_listeners=[first_input])
         self.session = session
         self.memory.ids.clear()
         started = time.perf_counter()
         self.first_statement_s = self.startup_s = None
-
-        def first_input(_source: str) -> None:
-            if self.first_statement_s is None and not state["first"]:
-                self.first_statement_s = round(time.perf_counter() - state["told"], 2)
-        session.console.input_listeners.append(first_input)
         session.agent.run()
 
     @property

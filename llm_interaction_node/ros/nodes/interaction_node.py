@@ -162,11 +162,11 @@ class InteractionNode(Node):
                                      llm=llm, speak=self.say, stop=self.stop_signal,
                                      api_options=own.robot.api_options(),
                                      replay_start=lambda: household_start_from_scene(
-                                         knowledge_file, self.scene_memory.objects()))
+                                         knowledge_file, self.scene_memory.objects()),
+                                     input_listeners=[self._hold_for_speech,
+                                                      self._publish_input],
+                                     listeners=[self._publish_entry])
         self.console, self.agent = self.session.console, self.session.agent
-        self.console.input_listeners.append(self._hold_for_speech)
-        self.console.input_listeners.append(self._publish_input)
-        self.console.listeners.append(self._publish_entry)
 
         # learning and memory requests take seconds (LLM, embeddings): they are served by a
         # second node with its own executor thread, so they never delay a skill's result. Its
