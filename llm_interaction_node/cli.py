@@ -85,7 +85,7 @@ def header_value(text: str, key: str) -> str | None:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from .core.llm import LLMNotConfigured, make_client
-    from .core.memory.store import MemoryStoreError
+    from .core.memory.connection import MemoryStoreError
 
     try:
         settings = load_settings(args.config, overrides={

@@ -250,7 +250,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run a parsed ``memory`` command; user mistakes print a message and return 2."""
-    from .core.memory.store import MemoryStoreError
+    from .core.memory.connection import MemoryStoreError
 
     # no download progress bars / weight-loading chatter from the embedding model
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")

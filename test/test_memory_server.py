@@ -16,7 +16,8 @@ import pytest
 
 from conftest import free_port
 from llm_interaction_node.core.memory.config import MemoryConfig
-from llm_interaction_node.core.memory.store import ExampleMemory, MemoryServerUnreachable
+from llm_interaction_node.core.memory.connection import MemoryServerUnreachable
+from llm_interaction_node.core.memory.store import ExampleMemory
 
 ROOT = Path(__file__).resolve().parent.parent
 

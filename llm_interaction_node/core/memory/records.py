@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
@@ -117,6 +119,25 @@ def index_keys(transcript: Transcript) -> tuple[tuple[str, ...], tuple[str, ...]
     return (), (first,)
 
 
+def new_example(transcript: str, source: str, origin: str = "", problem: str | None = None,
+                improvement: str | None = None, example_id: str | None = None,
+                created: float | None = None) -> Example:
+    """An Example (not stored yet) with the transcript normalised and its keys found; a new
+    random id unless ``example_id``, the current time unless ``created``."""
+    check_source(source)
+    if not isinstance(transcript, str):
+        raise TypeError("transcript must be console text (str)")
+    parsed = Transcript.parse(transcript)
+    if not parsed.entries:
+        raise ValueError("the transcript holds no console input (lines starting with '>>> ')")
+    example_id = check_id(example_id or uuid.uuid4().hex[:16])
+    utterances, keys = index_keys(parsed)
+    return Example(id=example_id, transcript=parsed.render(), source=source,
+                   origin=str(origin or ""), problem=problem, improvement=improvement,
+                   created=round(time.time(), 3) if created is None else float(created),
+                   utterances=utterances, keys=keys)
+
+
 def record_metadata(example: Example, rec: int, transcript_digest: str) -> dict[str, Any]:
     """The metadata of record ``rec`` of ``example``: every record carries ``example_id``,
     ``source``, ``rec``, ``n_rec``, ``created`` and ``digest`` (so a partial example would be
@@ -157,6 +178,7 @@ __all__ = [
     "check_source",
     "collection_name",
     "index_keys",
+    "new_example",
     "record_metadata",
     "example_from_metadata",
     "COLLECTION_PREFIX",

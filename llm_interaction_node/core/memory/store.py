@@ -1,9 +1,10 @@
 """The example memory M: console transcripts in ChromaDB, retrieved by user utterances.
 
 This module is the store's Chroma I/O with its caches; the pieces it uses are each in a
-module of their own: the records' format (:mod:`.records`), the retrieval strategies
-(:mod:`.strategies`, scores in :mod:`.retrieval`), the prompt order (:mod:`.order`), seed
-and YAML files (:mod:`.interchange`).
+module of their own: opening Chroma and its outages (:mod:`.connection`), the records' format
+and the making of an Example (:mod:`.records`), the retrieval strategies (:mod:`.strategies`,
+scores in :mod:`.retrieval`), the prompt order (:mod:`.order`), seed and YAML files
+(:mod:`.interchange`).
 
 Layout (one Chroma collection per API set, ``examples_<api>``, cosine space):
 
@@ -22,37 +23,32 @@ With ``MemoryConfig.host`` set, the same layout lives on a Chroma server
 from __future__ import annotations
 
 import functools
-import logging
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ..transcript import Transcript
 from . import interchange, retrieval
 from .config import MemoryConfig
+from .connection import MemoryStoreError, connect, server_errors
 from .order import LearnedOrder, Order, learned_order, prompt_order, seed_centrality, stable_order
 from .order import seed_block as choose_seed_block
-from .records import (  # noqa: F401
-    SOURCES,
+from .records import (
     Example,
     RecordId,
-    check_id,
     check_source,
     collection_name,
     digest,
     example_from_metadata,
-    index_keys,
+    new_example,
     record_metadata,
     sibling_ids,
 )
 from .strategies import STRATEGIES
 
-log = logging.getLogger(__name__)
 QUERY_CACHE_SIZE = 256          # query utterance embeddings kept per ExampleMemory
 VECTOR_CACHE_SIZE = 20000       # stored key vectors kept (records are immutable: ids carry a
 EXAMPLE_CACHE_SIZE = 2000       # digest of the transcript) ... and examples
@@ -60,85 +56,15 @@ EXAMPLE_CACHE_SIZE = 2000       # digest of the transcript) ... and examples
 Embedder = Callable[[list[str]], np.ndarray]
 
 
-class MemoryStoreError(RuntimeError):
-    """The example memory cannot be opened or used."""
-
-
-class MemoryServerUnreachable(MemoryStoreError, ConnectionError):
-    """The configured Chroma server does not answer."""
-
-
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    """What the Chroma HTTP client raises when its server does not answer (httpx wraps most
-    httpcore errors, not all)."""
-    errors: list[type[BaseException]] = [ConnectionError]
-    try:
-        import httpx
-        errors.append(httpx.TransportError)
-    except ImportError:
-        pass
-    try:
-        import httpcore
-        errors += [httpcore.NetworkError, httpcore.TimeoutException]
-    except ImportError:
-        pass
-    return tuple(errors)
-
-
-_TRANSPORT_ERRORS = _transport_errors()
-
-
-def _server_errors(method):
-    """A Chroma server that stopped answering is a MemoryServerUnreachable (a
-    ConnectionError), so callers can go on without the memory instead of failing."""
-    @functools.wraps(method)
-    def run(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except MemoryServerUnreachable:
-            raise
-        except _TRANSPORT_ERRORS as exc:
-            if not self.config.host:
-                raise
-            raise MemoryServerUnreachable(
-                f"the Chroma server at {self.config.host}:{self.config.port} does not answer "
-                f"({type(exc).__name__}: {exc})") from exc
-    return run
-
-
 def _locked(method):
     """Run the method under the memory's lock: writers (learning, the memory service) and
     readers (retrieval in the agent's thread) share the collection and the caches. Server
-    outages become MemoryServerUnreachable (:func:`_server_errors`)."""
+    outages become MemoryServerUnreachable (:func:`.connection.server_errors`)."""
     @functools.wraps(method)
     def run(self, *args, **kwargs):
         with self._lock:
             return method(self, *args, **kwargs)
-    return _server_errors(run)
-
-
-def _connect(config: MemoryConfig):
-    import chromadb
-    from chromadb.config import Settings
-
-    settings = Settings(anonymized_telemetry=False)
-    if config.host:
-        try:
-            client = chromadb.HttpClient(host=config.host, port=config.port, settings=settings)
-            client.heartbeat()
-        except Exception as exc:  # noqa: BLE001 - chroma raises ValueError/httpx errors
-            raise MemoryServerUnreachable(
-                f"cannot reach the Chroma server at {config.host}:{config.port} ({exc}). "
-                f"Start one with `chroma run --path DIR --port {config.port}` on that host, "
-                "or unset memory.host to use a local store.") from exc
-        return client, f"chroma server {config.host}:{config.port}"
-    path = Path(config.path).expanduser()
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        client = chromadb.PersistentClient(path=str(path), settings=settings)
-    except Exception as exc:  # noqa: BLE001
-        raise MemoryStoreError(f"cannot open the example memory at {path}: {exc}") from exc
-    return client, str(path)
+    return server_errors(run)
 
 
 class ExampleMemory:
@@ -155,7 +81,7 @@ class ExampleMemory:
         self.config = config or MemoryConfig()
         self.name = collection_name(api)
         self._embedder = embedder
-        self.client, self.location = _connect(self.config)
+        self.client, self.location = connect(self.config)
         try:
             self.collection = self.client.get_or_create_collection(
                 self.name, embedding_function=MiniLMEmbedding(),
@@ -206,19 +132,10 @@ class ExampleMemory:
     def make_example(self, transcript: str, source: str, origin: str = "",
                      problem: str | None = None, improvement: str | None = None,
                      example_id: str | None = None, created: float | None = None) -> Example:
-        """An Example (not stored yet) with the transcript normalised and its keys found."""
-        check_source(source)
-        if not isinstance(transcript, str):
-            raise TypeError("transcript must be console text (str)")
-        parsed = Transcript.parse(transcript)
-        if not parsed.entries:
-            raise ValueError("the transcript holds no console input (lines starting with '>>> ')")
-        example_id = check_id(example_id or uuid.uuid4().hex[:16])
-        utterances, keys = index_keys(parsed)
-        return Example(id=example_id, transcript=parsed.render(), source=source,
-                       origin=str(origin or ""), problem=problem, improvement=improvement,
-                       created=round(time.time(), 3) if created is None else float(created),
-                       utterances=utterances, keys=keys)
+        """:func:`.records.new_example`: an Example (not stored yet) with the transcript
+        normalised and its keys found."""
+        return new_example(transcript, source, origin, problem, improvement, example_id,
+                           created)
 
     @_locked
     def write(self, examples: Sequence[Example], vectors: np.ndarray | None = None) -> None:
@@ -325,7 +242,7 @@ class ExampleMemory:
             self._query_cache.popitem(last=False)
         return np.stack([self._query_cache[t] for t in texts])
 
-    @_server_errors
+    @server_errors
     def retrieve(
         self, utterances: Sequence[str], k: int | None = None
     ) -> list[tuple[Example, float]]:
@@ -340,7 +257,7 @@ class ExampleMemory:
         with self._lock:                # the caches are shared by the calling threads
             return strategy(self, query, k, self.config.recency_decay)
 
-    @_server_errors
+    @server_errors
     def prompt_examples(self, utterances: Sequence[str], k: int | None = None) -> list[Example]:
         """The examples for the prompt, in the configured layout (``config.order``).
 
@@ -375,7 +292,7 @@ class ExampleMemory:
         return prompt_order(found, order, self.seed_centrality()
                             if order.fixed and found else None)
 
-    @_server_errors
+    @server_errors
     def retrieve_learned(self, utterances: Sequence[str], k: int | None = None) -> list[Example]:
         """The top-k non-seed examples (learned, raw, episodes) for the utterances, scored as
         :meth:`retrieve` scores, most similar LAST. Exact: they are the non-seed ones among the

@@ -36,7 +36,7 @@ from ...core.errors import EndOfInteraction
 from ...core.interrupt import StopSignal
 from ...core.llm import NoLLM, make_client
 from ...core.llm.progress import ProgressReporter
-from ...core.memory.store import MemoryStoreError
+from ...core.memory.connection import MemoryStoreError
 from ...core.speech_pause import SpeechPause
 from ...core.transcript import Entry
 from ...core.user import EventQueue
