@@ -1,7 +1,7 @@
 """Where the package's world files are (household scenarios, also the static knowledge of a
 real robot), searched in the extra world directories, then in each config directory
-(``core/config_files.py``, where core finds its own config files; ``config_path`` is
-re-exported here for one release, for the callers above core).
+(``core/config_files.py``, where core finds its own config files: every caller imports
+``config_path`` from there).
 
 The extra world directories are a setting like every other (:class:`WorldSettings`, its
 ``LLM_INTERACTION_WORLDS`` read by the one settings mechanism), but a process-wide one, as
@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .core.config import load_section, setting
-from .core.config_files import config_dirs, config_path
+from .core.config_files import config_dirs
 
-__all__ = ["DEFAULT_WORLD", "WorldSettings", "config_path", "list_worlds", "world_dirs",
-           "world_path"]
+__all__ = ["DEFAULT_WORLD", "WorldSettings", "list_worlds", "world_dirs", "world_path"]
 
 DEFAULT_WORLD = "drinks_and_cup"
 

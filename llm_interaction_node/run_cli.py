@@ -26,8 +26,8 @@ from pathlib import Path
 
 import yaml
 
+from .core.config_files import config_path
 from .llm_options import add_llm_options, endpoint_line, llm_environment
-from .paths import config_path
 from .ros.graph import (
     GRAPHS,
     LAUNCH_ARGUMENTS,

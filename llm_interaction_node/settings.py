@@ -35,10 +35,10 @@ import yaml
 from .core.agent import AgentConfig
 from .core.apis.sets import ApiPreset
 from .core.config import SettingInfo, check_section, describe, load_section, nest, setting
+from .core.config_files import config_path
 from .core.learning.learner import LearningMode
 from .core.llm.config import LLMConfig
 from .core.memory.config import MemoryConfig
-from .paths import config_path
 
 SETTINGS_FILE = "agent.yaml"
 

@@ -1,14 +1,40 @@
 """What the learning tests share: a console with its learner, as ``build_session`` attaches
-them (the same hooks, the replay check's start and end), on a real world."""
+them (the same hooks, the replay check's start and end), on a real world; the household
+statements of the juice-and-cup lessons; a lesson taught in one process and used in the next."""
 from __future__ import annotations
 
 from typing import NamedTuple
 
+from drivers.scripted_session import run_session
+from llm_interaction_node.core.learning.improve import stored_example
 from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
+from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.replay import interaction_start, live_end
 from llm_interaction_node.session import learning_console, make_world
 from llm_interaction_node.settings import LearningSettings
+
+COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
+HUMAN = "move_to(get_location_coordinates('handover_to_human'))"
+LOCATIONS = "list_object_locations(affordance='grasp')"
+
+
+def both_hands_trip(at_handover: str = "") -> str:
+    """One trip on the drinks_and_cup world as the console shows it: the juice in the left
+    hand, the cup in the right, both handed over; ``at_handover``: the lines shown right after
+    the robot arrived at the handover place."""
+    return f""">>> {COUNTER}
+'success'
+>>> grasp('mango-juice_0', 'left')
+'success'
+>>> grasp('coffee-cup_0', 'right')
+'success'
+>>> {HUMAN}
+'success'{at_handover}
+>>> handover_object_to_human('mango-juice_0')
+'success'
+>>> handover_object_to_human('coffee-cup_0')
+'success'"""
 
 
 class LearningSession(NamedTuple):
@@ -19,21 +45,59 @@ class LearningSession(NamedTuple):
 
 
 def learning_session(utterances, memory, statements, mode=None, world="drinks_and_cup",
-                     live=True, api="humanoid", robot=None) -> LearningSession:
+                     live=True, api="humanoid", robot=None, *, responses=(), replay=True,
+                     all_ok=False) -> LearningSession:
     """Run ``statements`` (a str runs; a ``('note', text)`` is annotated) on a console over
     ``robot`` (default: the ``world`` of ``api``) whose learner stores into ``memory``
-    (``mode`` None: the settings' default). ``live``: the replay must also end like the live
-    world (as build_session attaches it); without, as the ROS node's (no live world)."""
+    (``mode`` None: the settings' default) and asks a ScriptedLLM answering ``responses``.
+    ``live``: the replay must also end like the live world (as build_session attaches it);
+    without, as the ROS node's (no live world). ``replay`` False: no world start either, the
+    learner checks syntax and names only. ``all_ok``: every statement must run without an
+    error (asserted)."""
     spoken: list[str] = []
     robot = robot if robot is not None else make_world(api, world)
     learning = LearningSettings() if mode is None else LearningSettings(mode=mode)
     console, learner = learning_console(api, robot, EventQueue(utterances, close=True),
-                                        ScriptedLLM([]), memory, learning, TokenLedger(),
-                                        speak=spoken.append, start=interaction_start(robot),
-                                        live=live_end(robot) if live else None)
+                                        ScriptedLLM(list(responses)), memory, learning,
+                                        TokenLedger(), speak=spoken.append,
+                                        start=interaction_start(robot) if replay else None,
+                                        live=live_end(robot) if replay and live else None)
     for statement in statements:
         if isinstance(statement, tuple):
             console.annotate(statement[1])
         else:
-            console.execute(statement)
+            result = console.execute(statement)
+            assert result.ok or not all_ok, result.entry
     return LearningSession(console, learner, spoken, robot)
+
+
+def examples_of(prompt: str) -> list[str]:
+    """The example transcripts of a console prompt, in prompt order."""
+    block = prompt[: prompt.index("# Current interaction:")]
+    return [part.split("\n", 1)[1].strip() for part in block.split("# Example ")[1:]]
+
+
+def teach_then_use(tmp_path, world, session1, lesson, improved, session2, memory=None):
+    """Session 1 ends with the user's lesson, learn_from_interaction() right after it and the
+    three L_improve answers (``lesson``: the problem and the improvement; ``improved``: the
+    rewrite); session 2 (a new process) gets a similar request. Each session is its own
+    process (test/drivers/scripted_session.py) on ``memory`` (the driver's memory settings;
+    default: an embedded store in ``tmp_path``)."""
+    memory = memory or {"path": str(tmp_path / "memory")}
+    problem, improvement = lesson
+    first = run_session(tmp_path, "teach", {
+        "memory": memory, "world": world, "utterances": session1["utterances"],
+        "responses": session1["responses"] + ["learn_from_interaction()", problem, improvement,
+                                              f"```\n{improved}\n```", "wait_for_trigger()"]})
+    assert len(first["stored"]) == 1, first["transcript"][-1500:]
+    assert first["remaining"] == 0
+    assert f"learn_from_interaction()\nLearned from this interaction: {improvement}" \
+        in first["transcript"]
+    second = run_session(tmp_path, "use", {
+        "memory": memory, "world": world, "utterances": [session2["utterance"]],
+        "responses": session2["responses"]})
+    shown = examples_of(second["prompts"][0])
+    stored = stored_example(Transcript.parse(improved)).render()   # with the user's approval
+    assert shown[-1] == stored, "the lesson is the example nearest to the new request"
+    assert second["remaining"] == 0
+    return first, second

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from llm_interaction_node.core.config import flatten
-from llm_interaction_node.paths import config_path
+from llm_interaction_node.core.config_files import config_path
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.graph import (
     GRAPHS,

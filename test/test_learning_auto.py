@@ -8,7 +8,7 @@ it (the world's start taken at the interaction's first input, the live world's e
 """
 import pytest
 
-from learning_support import learning_session
+from learning_support import COUNTER, HUMAN, LOCATIONS, both_hands_trip, learning_session
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.auto import SAY_KEPT_ACCEPTED
 from llm_interaction_node.core.learning.final import SAY_FINAL
@@ -27,9 +27,6 @@ from llm_interaction_node.core.notes import (
 from llm_interaction_node.core.transcript import Entry, Transcript
 from llm_interaction_node.settings import LearningSettings, Settings
 
-COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
-HUMAN = "move_to(get_location_coordinates('handover_to_human'))"
-LOCATIONS = "list_object_locations(affordance='grasp')"
 REQUEST = "bring me the juice please"
 LESSON = ("thanks. but when you bring me juice, always bring me a cup as well. remember that "
           "for next time")
@@ -82,18 +79,7 @@ def juice_and_cup(objects_line: str, extra: str = "") -> str:
 >>> # juice always comes with a cup
 >>> {LOCATIONS}
 {objects_line}
->>> {COUNTER}
-'success'
->>> grasp('mango-juice_0', 'left')
-'success'
->>> grasp('coffee-cup_0', 'right')
-'success'
->>> {HUMAN}
-'success'{extra}
->>> handover_object_to_human('mango-juice_0')
-'success'
->>> handover_object_to_human('coffee-cup_0')
-'success'
+{both_hands_trip(extra)}
 >>> wait_for_trigger()"""
 
 

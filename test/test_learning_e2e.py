@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from drivers.scripted_session import run_session
+from learning_support import examples_of, teach_then_use
 
 pytestmark = pytest.mark.slow
 
@@ -51,17 +52,13 @@ IMPROVED = f""">>> wait_for_trigger()
 >>> wait_for_trigger()"""
 
 
-def last_example(prompt: str) -> str:
-    examples_part = prompt[: prompt.index("# Current interaction:")]
-    return examples_part.rsplit("# Example ", 1)[1].split("\n", 1)[1].strip()
-
-
 def learn_then_recall(tmp_path, memory):
-    first = run_session(tmp_path, "first", {
-        "memory": memory, "utterances": [REQUEST, CORRECTION],
-        "responses": TWO_TRIPS + ["learn_from_interaction()", PROBLEM, IMPROVEMENT,
-                                  f"```\n{IMPROVED}\n```", "wait_for_trigger()"],
-    })
+    first, second = teach_then_use(
+        tmp_path, "drinks_and_cup", {"utterances": [REQUEST, CORRECTION], "responses": TWO_TRIPS},
+        (PROBLEM, IMPROVEMENT), IMPROVED,
+        {"utterance": "I would like the mango juice and a cup, please",
+         "responses": ["wait_for_trigger()"] * 3},   # asked twice more: an idle answer
+        memory)
     # the world really changed and the improved example was stored
     objects = first["world"]["objects"]
     assert objects["mango-juice_0"]["held_by"] == "human"
@@ -70,12 +67,8 @@ def learn_then_recall(tmp_path, memory):
     assert any("hands" in s for s in first["spoken"])          # the user is told what was learned
     assert ">>> learn_from_interaction()" in first["transcript"]
 
-    second = run_session(tmp_path, "second", {
-        "memory": memory, "utterances": ["I would like the mango juice and a cup, please"],
-        "responses": ["wait_for_trigger()"] * 3,   # asked twice more: an idle answer
-    })
     prompt = second["prompts"][0]
-    assert last_example(prompt) == IMPROVED      # the learned example, most similar last
+    assert examples_of(prompt)[-1] == IMPROVED   # the learned example, most similar last
     # every seed (memory.order seed_block), then the one lesson (most similar last)
     seeds = len(list((Path(__file__).resolve().parents[1] / "config" / "transcripts"
                       / "humanoid").glob("*.txt")))

@@ -5,6 +5,7 @@ a real ExampleMemory (ChromaDB in tmp_path).
 """
 import pytest
 
+from learning_support import COUNTER, HUMAN, LOCATIONS, both_hands_trip, learning_session
 from llm_interaction_node.core.builtins import LEARN_REFUSAL
 from llm_interaction_node.core.learning.improve import (
     QUESTIONS,
@@ -15,14 +16,12 @@ from llm_interaction_node.core.learning.improve import (
     load_few_shot_examples,
     says_no_problem,
 )
-from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, Learner, LearnStatus
+from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, LearnStatus
 from llm_interaction_node.core.learning.rewrite import first_person
 from llm_interaction_node.core.learning.transcripts import without_closing_reply
 from llm_interaction_node.core.learning.validation import InvalidTranscript, validate_transcript
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
 from llm_interaction_node.core.transcript import Transcript
-from llm_interaction_node.core.user import EventQueue
-from llm_interaction_node.session import build_console, make_world
 
 LISTING = """def say(text: str) -> None
 def ask(question: str) -> str
@@ -247,20 +246,19 @@ def test_first_person():
 
 # -- the learner in a real console session -----------------------------------------------------
 
-LOCATIONS = "list_object_locations(affordance='grasp')"
 TWO_TRIPS = [
     "wait_for_trigger()",
     LOCATIONS,
     "say('Sure, I will bring you the mango juice.')",
-    "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+    COUNTER,
     "grasp('mango-juice_0')",
-    "move_to(get_location_coordinates('handover_to_human'))",
+    HUMAN,
     "handover_object_to_human('mango-juice_0')",
     "wait_for_trigger()",
     "say('Of course, I will get you a cup.')",
-    "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+    COUNTER,
     "grasp('coffee-cup_0')",
-    "move_to(get_location_coordinates('handover_to_human'))",
+    HUMAN,
     "handover_object_to_human('coffee-cup_0')",
     "wait_for_trigger()",
 ]
@@ -276,40 +274,19 @@ def bimanual(objects_line: str) -> str:
 >>> {LOCATIONS}
 {objects_line}
 >>> say('Sure, I will bring you the mango juice and a cup to drink from.')
->>> move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))
-'success'
->>> grasp('mango-juice_0', 'left')
-'success'
->>> grasp('coffee-cup_0', 'right')
-'success'
->>> move_to(get_location_coordinates('handover_to_human'))
-'success'
->>> handover_object_to_human('mango-juice_0')
-'success'
->>> handover_object_to_human('coffee-cup_0')
-'success'
+{both_hands_trip()}
 >>> wait_for_trigger()
 {{'type': 'dialog', 'text': 'thanks, that was quick'}}
 >>> wait_for_trigger()"""
 
 
 def session(utterances, memory, responses=(), mode="improve", statements=TWO_TRIPS):
-    """A console on the drinks_and_cup world whose learner learns from it; runs the statements."""
-    spoken = []
-
-    def learn():
-        return learner.learn(console.transcript, console.builtins.utterances)
-    console = build_console("humanoid", make_world("humanoid", "drinks_and_cup"),
-                            EventQueue(utterances, close=True), speak=spoken.append, learner=learn)
-    llm = ScriptedLLM(responses)
-    ledger = TokenLedger()
-    ids = iter(f"interaction-{n}" for n in range(1, 100))
-    learner = Learner(llm, memory, console.api.listing(), console.api.names, mode=mode,
-                      say=console.builtins.say, ledger=ledger, interaction_id=lambda: next(ids))
-    for statement in statements:
-        result = console.execute(statement)
-        assert result.ok, result.entry
-    return console, learner, llm, ledger, spoken
+    """A console on the drinks_and_cup world whose learner learns from it (syntax and names
+    checked, no replay); runs the statements, each without an error."""
+    console, learner, spoken, _ = learning_session(utterances, memory, statements, mode,
+                                                   responses=responses, replay=False,
+                                                   all_ok=True)
+    return console, learner, learner.llm, learner.ledger, spoken
 
 
 def test_learning_stores_the_improved_transcript(memory):
@@ -336,7 +313,7 @@ def test_learning_stores_the_improved_transcript(memory):
     assert example.transcript == Transcript.parse(bimanual(objects_line)).render()
     assert example.transcript.endswith("'thanks, that was quick'}\n>>> wait_for_trigger()")
     assert "grasp('coffee-cup_0', 'right')" in example.transcript
-    assert example.origin == "interaction-1" and example.improvement == BOTH_HANDS
+    assert example.origin == console.task_id and example.improvement == BOTH_HANDS
     assert example.problem.startswith("The robot made two trips")
     assert learner.last_outcome.status == LearnStatus.LEARNED
     assert learner.last_outcome.example.id == example.id

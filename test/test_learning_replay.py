@@ -6,7 +6,7 @@ it (session.learning_console with the world's start taken at the interaction's f
 """
 import pytest
 
-from learning_support import learning_session
+from learning_support import COUNTER, HUMAN, LOCATIONS, both_hands_trip, learning_session
 from llm_interaction_node.core.apis.humanoid import SceneObject
 from llm_interaction_node.core.errors import EndOfInteraction
 from llm_interaction_node.core.learning import improve as imp
@@ -33,10 +33,7 @@ from llm_interaction_node.replay import (
 from llm_interaction_node.session import build_console, make_world
 from llm_interaction_node.sims.tabletop_bullet import TabletopWorldBullet
 
-COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
 TABLE = "move_to(get_location_coordinates('inFrontOf_dining-table_0'))"
-HUMAN = "move_to(get_location_coordinates('handover_to_human'))"
-LOCATIONS = "list_object_locations(affordance='grasp')"
 TWO_TRIPS = ["wait_for_trigger()", LOCATIONS, COUNTER, "grasp('mango-juice_0')", HUMAN,
              "handover_object_to_human('mango-juice_0')", "wait_for_trigger()", COUNTER,
              "grasp('coffee-cup_0')", HUMAN, "handover_object_to_human('coffee-cup_0')",
@@ -73,18 +70,7 @@ def correct(objects_line: str) -> str:
 {{'type': 'dialog', 'text': 'could I get some mango juice?'}}
 >>> {LOCATIONS}
 {objects_line}
->>> {COUNTER}
-'success'
->>> grasp('mango-juice_0', 'left')
-'success'
->>> grasp('coffee-cup_0', 'right')
-'success'
->>> {HUMAN}
-'success'
->>> handover_object_to_human('mango-juice_0')
-'success'
->>> handover_object_to_human('coffee-cup_0')
-'success'
+{both_hands_trip()}
 >>> wait_for_trigger()
 {{'type': 'dialog', 'text': 'thanks, that was quick'}}"""
 
@@ -144,7 +130,7 @@ def test_a_correct_rewrite_is_stored_without_a_reask(memory):
     assert memory.count() == 1
 
 
-MILK = ["wait_for_trigger()", "list_object_locations(affordance='grasp')", TABLE,
+MILK = ["wait_for_trigger()", LOCATIONS, TABLE,
         "grasp('milk-carton_0')", "grasp('coffee-cup_0')",            # fails: not at the counter
         HUMAN, "handover_object_to_human('milk-carton_0')",           # fails (the world's plan)
         "handover_object_to_human('milk-carton_0')",                  # fails again
@@ -164,7 +150,7 @@ def test_corrected_mode_stores_what_worked_with_the_corrections_as_comments(memo
     assert sources == [
         "wait_for_trigger()",
         f"# The user's lesson for this request: {MILK_SAID[2]!r}",
-        "list_object_locations(affordance='grasp')", TABLE, "grasp('milk-carton_0')", HUMAN,
+        LOCATIONS, TABLE, "grasp('milk-carton_0')", HUMAN,
         f"# The user said: {MILK_SAID[1]!r}",
         TABLE, "place_object('milk-carton_0', 'on_dining-table_0')", "wait_for_trigger()"]
     # the request with its reply; the outputs are the world's

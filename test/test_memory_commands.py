@@ -6,8 +6,6 @@ import pytest
 from llm_interaction_interfaces.srv import ManageMemory
 
 from llm_interaction_node.core.memory import commands
-from llm_interaction_node.core.memory.config import MemoryConfig
-from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.ros.memory_service import memory_command
 
 JUICE = """>>> wait_for_trigger()
@@ -17,8 +15,7 @@ JUICE = """>>> wait_for_trigger()
 R = ManageMemory.Request
 
 
-def test_the_node_and_the_command_line_refuse_the_same_requests(tmp_path):
-    memory = ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "memory")))
+def test_the_node_and_the_command_line_refuse_the_same_requests(tmp_path, memory):
     kept = memory.add(JUICE, "learned")
     # an unknown id: nothing deleted, on both surfaces (the node used to answer deleted: 0)
     with pytest.raises(KeyError, match="no example with id nope .*nothing deleted"):

@@ -38,11 +38,6 @@ def dialog(*utterances: str, asks: int = 0) -> str:
     return "\n".join(lines)
 
 
-@pytest.fixture
-def memory(tmp_path) -> ExampleMemory:
-    return ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "memory")))
-
-
 def records(memory: ExampleMemory) -> dict:
     return memory.collection.get(include=["documents", "metadatas"])
 

@@ -11,40 +11,9 @@ shared Chroma server and test_ros_e2e through the ROS graph.
 """
 import pytest
 
-from drivers.scripted_session import run_session
-from llm_interaction_node.core.learning.improve import stored_example
-from llm_interaction_node.core.transcript import Transcript
+from learning_support import teach_then_use
 
 pytestmark = pytest.mark.slow
-
-
-def examples_of(prompt: str) -> list[str]:
-    """The example transcripts of a console prompt, in prompt order."""
-    block = prompt[: prompt.index("# Current interaction:")]
-    return [part.split("\n", 1)[1].strip() for part in block.split("# Example ")[1:]]
-
-
-def teach_then_use(tmp_path, world, session1, lesson, improved, session2):
-    """Session 1 ends with the user's lesson, learn_from_interaction() right after it and the
-    three L_improve answers; session 2 (a new process) gets a similar request."""
-    memory = {"path": str(tmp_path / "memory")}
-    problem, improvement = lesson
-    first = run_session(tmp_path, "teach", {
-        "memory": memory, "world": world, "utterances": session1["utterances"],
-        "responses": session1["responses"] + ["learn_from_interaction()", problem, improvement,
-                                              f"```\n{improved}\n```", "wait_for_trigger()"]})
-    assert len(first["stored"]) == 1, first["transcript"][-1500:]
-    assert first["remaining"] == 0
-    assert f"learn_from_interaction()\nLearned from this interaction: {improvement}" \
-        in first["transcript"]
-    second = run_session(tmp_path, "use", {
-        "memory": memory, "world": world, "utterances": [session2["utterance"]],
-        "responses": session2["responses"]})
-    shown = examples_of(second["prompts"][0])
-    stored = stored_example(Transcript.parse(improved)).render()   # with the user's approval
-    assert shown[-1] == stored, "the lesson is the example nearest to the new request"
-    assert second["remaining"] == 0
-    return first, second
 
 
 E1_IMPROVED = """>>> wait_for_trigger()

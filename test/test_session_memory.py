@@ -1,6 +1,7 @@
 """Memory wiring of a session: ablation settings, example sources, episodes, forgetting."""
 import pytest
 
+from learning_support import learning_session
 from llm_interaction_node.core.builtins import FORGET_REFUSAL
 from llm_interaction_node.core.config import from_mapping
 from llm_interaction_node.core.llm import ScriptedLLM
@@ -8,7 +9,7 @@ from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.source import ExampleSource
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.eval.systems.ours import store_episode
-from llm_interaction_node.session import build_session, learning_console, make_world, open_memory
+from llm_interaction_node.session import build_session, make_world, open_memory
 from llm_interaction_node.settings import LearningSettings, Settings
 
 LEARNED = """>>> wait_for_trigger()
@@ -23,9 +24,7 @@ def memory(tmp_path_factory):
 
 
 def console_with(memory, utterances):
-    console, _ = learning_console("humanoid", make_world("humanoid", "drinks_and_cup"),
-                                  EventQueue(utterances, close=True), ScriptedLLM([]), memory)
-    return console
+    return learning_session(utterances, memory, [], replay=False).console
 
 
 def test_learning_settings_validate():

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from llm_interaction_node.core.config import describe, flatten, from_mapping, setting
+from llm_interaction_node.core.config_files import config_path
 from llm_interaction_node.core.llm import LLMConfig
-from llm_interaction_node.paths import config_path
 from llm_interaction_node.settings import Settings, load_settings, settings_info
 
 

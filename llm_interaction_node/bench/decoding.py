@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 
+from ..core.config_files import config_path
 from ..core.constraint import ConsoleVocabulary
 from ..core.llm.local import LocalLlamaClient, console_input
 from ..core.llm.scripted import ScriptedLLM
@@ -49,7 +50,6 @@ from ..core.memory.store import ExampleMemory
 from ..core.prompt import STOP
 from ..core.statements import input_complete
 from ..core.user import CallbackUser
-from ..paths import config_path
 from ..session import build_session
 from ..settings import Settings
 from ..sims.tabletop2d import TabletopWorld2D

@@ -41,6 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..core.config_files import config_path
 from ..core.llm import TokenLedger
 from ..core.llm.local import LocalLlamaClient
 from ..core.memory.config import MemoryConfig
@@ -56,7 +57,6 @@ from ..eval.tasks import (
     tasks_for_split,
     world_positions,
 )
-from ..paths import config_path
 from ..session import build_session, make_world, open_memory
 from ..settings import Settings
 

@@ -36,6 +36,7 @@ import tempfile
 from pathlib import Path
 
 from ..core.apis.sets import TABLETOP
+from ..core.config_files import config_path
 from ..core.llm.models import get as get_model
 from ..core.llm.states import common_prefix
 from ..core.memory.config import MemoryConfig
@@ -46,7 +47,6 @@ from ..core.user import EventQueue
 from ..eval.harness import load_records, plan, run_seed
 from ..eval.report import STORED
 from ..eval.tasks import make_task, tasks_for_split
-from ..paths import config_path
 from ..session import build_console, make_world
 
 ORDERS = ("similarity", "file", "stable", "stable_nearest", "seed_block")
