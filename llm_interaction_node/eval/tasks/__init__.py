@@ -30,8 +30,9 @@ direction / closest / farthest instruction meant is decided on the *initial* pos
 
 The modules: ``relations`` (spatial relations and margins), ``scenes`` (attribute sets, object
 names, feasible worlds), ``programs`` (program text pieces), ``mistakes`` (the default wrong
-program), ``mismatch`` (shared diagnosis), ``base`` (:class:`Template`), ``seen`` / ``unseen``
-(the templates), ``registry`` (:data:`TEMPLATES`, :class:`Task`, the functions on a task).
+program), ``mismatch`` (shared diagnosis), ``base`` (:class:`Template`), ``seen`` /
+``unseen`` / ``line`` (the templates), ``registry`` (:data:`TEMPLATES`, :class:`Task`, the
+functions on a task).
 This module only re-exports what the harness, the benchmarks and the tests use.
 """
 from ..observe import CORNERS, DIRECTIONS, PLACES, RANGE_XY, Positions, place_phrase

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..observe import Positions
 from .base import Template
+from .line import BlocksInLine
 from .scenes import SPLITS, attributes_for
 from .seen import (
     BlockDirectionOfBowl,
@@ -22,7 +23,6 @@ from .seen import (
 from .unseen import (
     BlockCornerDistanceToBowl,
     BlockMagnitudeDirectionOfBowl,
-    BlocksInLine,
     DifferentCorners,
     MismatchedBowls,
     StackOnPlace,
