@@ -166,22 +166,22 @@ def replay_check(api: ApiName, start: Callable[[], Any],
         elif len(replayed.entries) < len(transcript.entries):
             n = len(replayed.entries)
             mismatch = f"the replay ended after input {n}, before the transcript did"
-        differs, checked = _end_differs(world, live)
-        return Replayed(result, mismatch, differs, checked)
+        differs, checked, elsewhere = _end_differs(world, live)
+        return Replayed(result, mismatch, differs, checked, elsewhere)
     return check
 
 
-def _end_differs(world, live: LiveEnd | None) -> tuple[str | None, bool]:
+def _end_differs(world, live: LiveEnd | None) -> tuple[str | None, bool, int]:
     """(how the replayed ``world`` ends differently from the live one, whether it was
-    compared)."""
+    compared, how many objects end elsewhere)."""
     if live is None:
-        return None, False
-    from .sims.world_end import end_difference, end_of
+        return None, False, 0
+    from .sims.world_end import end_difference, end_of, ending_elsewhere
     try:
         now, replayed = live(), end_of(world)
     except Exception:  # noqa: BLE001 - learning must go on; the fallback is logged
         log.exception("the live world's end could not be read: the end is not compared")
-        return None, False
+        return None, False, 0
     if now is None or replayed is None or now.kind != replayed.kind:
-        return None, False
-    return end_difference(replayed, now), True
+        return None, False, 0
+    return end_difference(replayed, now), True, len(ending_elsewhere(replayed, now))

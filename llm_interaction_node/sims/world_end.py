@@ -121,27 +121,35 @@ def _household_place(state: tuple[str | None, str | None]) -> str:
     return f"at {location}" if location else "at an unknown place"
 
 
+def ending_elsewhere(replayed: WorldEnd | None, live: WorldEnd | None) -> list[str]:
+    """The names of the objects the live world knows that end elsewhere in the replay (none:
+    a world missing or of another kind)."""
+    if replayed is None or live is None or replayed.kind != live.kind:
+        return []
+    names = [n for n in live.objects if n in replayed.objects]
+    if live.kind == "household":
+        return [n for n in names if tuple(replayed.objects[n]) != tuple(live.objects[n])]
+    return [n for n in names if not same_place(n, replayed.objects, live.objects)]
+
+
 def end_difference(replayed: WorldEnd | None, live: WorldEnd | None) -> str | None:
     """One sentence naming the objects that end elsewhere in the replay than in the live
     world (e.g. "the blue block ends on the table at (0.12, -0.45) in the replay, in the blue
     bowl in the live world"), or None if every object the live world knows ends alike (or
     there is nothing to compare: a world missing or of another kind)."""
-    if replayed is None or live is None or replayed.kind != live.kind:
+    differ = ending_elsewhere(replayed, live)
+    if not differ:
         return None
-    names = [n for n in live.objects if n in replayed.objects]
     if live.kind == "household":
-        differ = [n for n in names if tuple(replayed.objects[n]) != tuple(live.objects[n])]
         told = [f"{n} ends {_household_place(replayed.objects[n])} in the replay, "
                 f"{_household_place(live.objects[n])} in the live world" for n in differ]
     else:
-        differ = [n for n in names if not same_place(n, replayed.objects, live.objects)]
         told = [f"the {n} ends {_tabletop_place(n, replayed.objects)} in the replay, "
                 f"{_tabletop_place(n, live.objects)} in the live world" for n in differ]
-    if not told:
-        return None
     more = len(told) - MAX_NAMED
     return "; ".join(told[:MAX_NAMED]) + (f"; and {more} more object(s)" if more > 0 else "")
 
 
-__all__ = ["WorldEnd", "end_of", "tabletop_end", "end_difference", "same_place", "IN_BOWL_RADIUS",
+__all__ = ["WorldEnd", "end_of", "tabletop_end", "end_difference", "ending_elsewhere",
+           "same_place", "IN_BOWL_RADIUS",
            "XY_TOLERANCE", "Z_TOLERANCE"]

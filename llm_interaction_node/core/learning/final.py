@@ -16,9 +16,13 @@ The outputs are left out: :func:`store_final` replays the lesson in the simulate
 the interaction's initial state and stores the world's outputs. The last attempt may depend on
 what the rejected ones did (a statement fails from the start), or only fix what they left
 wrong (it works, but the world does not end as the user accepted it): where the live world is
-known, :func:`store_final` then falls back to the fuller form (every statement that worked,
-:func:`worked_example`) and drops the earlier statements the end does not need (at most
-:data:`MAX_FINAL_REPLAYS` replays).
+known, :func:`store_final` then falls back to a fuller form and drops the earlier statements
+the end does not need (at most :data:`MAX_FINAL_REPLAYS` replays). The fuller forms, tried in
+this order: the *net moves* (every statement that worked, but of the moves of one object only
+the last: "put the blue block in the green bowl", later "on the left side" is the second alone;
+measured: a stack built over three corrections was refused, because replaying the rejected
+moves from the start stacks the blocks in another order), then every statement that worked
+(:func:`worked_example`). A move repeated in the accepted attempt is stored once.
 """
 from __future__ import annotations
 
@@ -40,7 +44,7 @@ log = logging.getLogger(__name__)
 SAY_FINAL = "Thank you, I will remember how you wanted it done."
 # Replays of one final lesson at most: the accepted attempt, the fuller form, then the greedy
 # drops of earlier statements (a 2-D tabletop replay takes a few ms; docs/architecture.md).
-MAX_FINAL_REPLAYS = 12
+MAX_FINAL_REPLAYS = 24
 
 
 def _names(source: str) -> tuple[set[str], set[str]]:
@@ -92,6 +96,43 @@ def needed_bindings(earlier: list[Entry], attempt: list[Entry]) -> list[Entry]:
     return list(reversed(keep))
 
 
+def move_key(source: str) -> tuple[str, str] | None:
+    """``(function, object)`` if the input is one call that takes an object somewhere:
+    ``f('object', target, ...)``, at least two arguments, the first a string literal
+    (``put_first_on_second('blue block', 'left side')``, ``place('cup', 'table')``). A later
+    call with the same key decides where that object ends; calls of one argument
+    (``move_to('kitchen')``, ``grasp('cup')``) are steps, never superseded."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return None
+    call = tree.body[0].value
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or not call.args \
+            or len(call.args) + len(call.keywords) < 2:
+        return None
+    first = call.args[0]
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+        return None
+    return call.func.id, first.value
+
+
+def last_moves(entries: list[Entry], later: set[tuple[str, str]] | None = None) -> list[Entry]:
+    """``entries`` without the moves that a later move of the same object (in ``entries`` or
+    with a key in ``later``) replaces; every other input kept, in order."""
+    seen = set(later or ())
+    keep: list[Entry] = []
+    for entry in reversed(entries):
+        key = move_key(entry.source)
+        if key is not None:
+            if key in seen:
+                continue
+            seen.add(key)
+        keep.append(entry)
+    return list(reversed(keep))
+
+
 @dataclass
 class FinalParts:
     """An interaction cut for the ``final`` lesson: ``opening`` (the request, the closing reply
@@ -107,6 +148,13 @@ class FinalParts:
     def bindings(self) -> list[Entry]:
         """The earlier statements the accepted attempt needs bound (:func:`needed_bindings`)."""
         return needed_bindings(self.earlier, self.attempt)
+
+    def net(self) -> FinalParts:
+        """The net moves: the attempt with each object's move once (its last), the earlier
+        statements without the moves a later one replaces (:func:`last_moves`)."""
+        attempt = last_moves(self.attempt)
+        keys = {k for k in (move_key(e.source) for e in attempt) if k is not None}
+        return FinalParts(self.opening, last_moves(self.earlier, keys), attempt)
 
     def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
         """The opening, ``earlier`` (a selection of :attr:`earlier`, in order), the attempt
@@ -153,18 +201,19 @@ def worked_example(transcript: Transcript, outputs: bool = False) -> Transcript 
 
 def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL) -> LearnOutcome:
     """Mode ``final``: the accepted attempt (with the bindings it reads) if its replay works
-    and ends like the live world; else, where the end can be compared, the fuller form
-    (every statement that worked) with the earlier statements its end does not need
-    dropped; else refused. ``said``: what the user hears when it is stored."""
+    and ends like the live world; else, where the end can be compared, the first fuller form
+    that does (the net moves, then every statement that worked) with the earlier statements
+    its end does not need dropped; else refused. ``said``: what the user hears when stored."""
     parts = final_parts(transcript)
     if parts is None:
         return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                             "Nothing was learned: the interaction holds no request answered "
                             "after the user's last correction.")
     check = learner.check
-    accepted = _FinalTry.of(check, parts.example(parts.bindings))
+    net = parts.net()
+    accepted = _FinalTry.of(check, net.example(net.bindings))
     if accepted is None:                       # no world to replay in: the live outputs
-        return _store_form(learner, parts.example(parts.bindings, outputs=True),
+        return _store_form(learner, net.example(net.bindings, outputs=True),
                            "the accepted attempt, not replayed", said)
     if accepted.works:
         return _store_form(learner, accepted.stored, "the accepted attempt", said)
@@ -174,34 +223,71 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
         return LearnOutcome(LearnStatus.REPLAY_FAILED,
                             f"Nothing was learned: the last attempt does not work from the "
                             f"start: replayed in the simulated world, {accepted.failure}.")
-    fuller = None
-    if len(parts.earlier) > len(parts.bindings):
-        fuller = _FinalTry.of(check, parts.example(parts.earlier))
-    if fuller is None or not fuller.works:
-        why = f"the accepted attempt alone: {accepted.reason}" + (
-            f"; with every statement that worked: {fuller.reason}" if fuller else "")
-        log.info("final example refused: replayed from the start, nothing ends as the live "
-                 "world did (%s)", why)
-        learner.say(SAY_REPLAY_FAILED if (fuller or accepted).failure else SAY_END_DIFFERS)
-        return LearnOutcome(LearnStatus.REPLAY_FAILED,
-                            f"Nothing was learned: replayed in the simulated world from the "
-                            f"start, no form of the example ends as the world is now: {why}.")
-    kept, best, replays = list(parts.earlier), fuller, 2
-    i = 0
-    while i < len(kept) and replays < MAX_FINAL_REPLAYS:    # greedy, from the first
-        trial = kept[:i] + kept[i + 1:]
-        tried = _FinalTry.of(check, parts.example(trial))
+    why, replays = f"the accepted attempt alone: {accepted.reason}", 1
+    tried: list[tuple[FinalParts, _FinalTry]] = []
+    for name, candidate in (("with the last move of each object", net),
+                            ("with every statement that worked", parts)):
+        if len(candidate.earlier) <= len(candidate.bindings) or \
+                (candidate is parts and candidate.earlier == net.earlier):
+            continue                           # nothing more than a form already tried
+        fuller = _FinalTry.of(check, candidate.example(candidate.earlier))
         replays += 1
-        if tried is not None and tried.works:
-            kept, best = trial, tried
-        else:
-            i += 1
+        if fuller is None:
+            continue
+        tried.append((candidate, fuller))
+        if fuller.works:
+            break
+        why += f"; {name}: {fuller.reason}"
+    usable = [(form, t) for form, t in tried if t.failure is None]
+    if not usable:
+        return _refuse_final(learner, why, tried[-1][1] if tried else accepted)
+    # the one that works, else the one closest to the live end (the net moves on a tie)
+    form, best = min(usable, key=lambda ft: (not ft[1].works, ft[1].ending_elsewhere))
+    kept, replays = _drop_unneeded(check, form, best, replays)
+    best = kept[1]
+    if not best.works:
+        return _refuse_final(learner, why + f"; with the earlier statements dropped that "
+                                            f"made it end further off: {best.reason}", best)
     log.info("final example: the accepted attempt alone does not reproduce the live world "
              "(%s); kept %d of the %d earlier statements that worked (%d replays)",
-             accepted.reason, len(kept), len(parts.earlier), replays)
+             accepted.reason, len(kept[0]), len(parts.earlier), replays)
     return _store_form(
-        learner, best.stored, f"the accepted attempt after {len(kept)} earlier statement(s) that "
-                              f"worked (the attempt alone does not end as the world is now)", said)
+        learner, best.stored, f"the accepted attempt after {len(kept[0])} earlier statement(s) "
+                              f"that worked (the attempt alone does not end as the world is now)",
+        said)
+
+
+def _drop_unneeded(check: ReplayCheck | None, form: FinalParts, best: _FinalTry,
+                   replays: int) -> tuple[tuple[list[Entry], _FinalTry], int]:
+    """Greedy, from the first: drop each earlier statement of ``form`` whose drop keeps the
+    example working (or, while it does not end like the live world yet, leaves fewer objects
+    ending elsewhere, or as many: two moves the live world did not keep, a bowl put on a bowl
+    and back, go one at a time); at most :data:`MAX_FINAL_REPLAYS` replays in all.
+    Returns ((kept, its try), replays)."""
+    kept, i = list(form.earlier), 0
+    while i < len(kept) and replays < MAX_FINAL_REPLAYS:
+        trial = kept[:i] + kept[i + 1:]
+        tried = _FinalTry.of(check, form.example(trial))
+        replays += 1
+        better = tried is not None and tried.failure is None and (
+            tried.works if best.works else (tried.works or
+                                            tried.ending_elsewhere <= best.ending_elsewhere))
+        if not better:
+            i += 1
+            continue
+        restart = tried.works and not best.works    # now trim what the end does not need
+        kept, best = trial, tried
+        i = 0 if restart else i
+    return (kept, best), replays
+
+
+def _refuse_final(learner: Learner, why: str, last: _FinalTry) -> LearnOutcome:
+    log.info("final example refused: replayed from the start, nothing ends as the live world "
+             "did (%s)", why)
+    learner.say(SAY_REPLAY_FAILED if last.failure else SAY_END_DIFFERS)
+    return LearnOutcome(LearnStatus.REPLAY_FAILED,
+                        f"Nothing was learned: replayed in the simulated world from the start, "
+                        f"no form of the example ends as the world is now: {why}.")
 
 
 def _store_form(learner: Learner, example: Transcript, form: str, said: str) -> LearnOutcome:
@@ -222,6 +308,7 @@ class _FinalTry:
     failure: str | None
     end_differs: str | None
     end_checked: bool
+    ending_elsewhere: int = 0
 
     @property
     def works(self) -> bool:
@@ -241,7 +328,7 @@ class _FinalTry:
         shown = without_unanswered_waits(replayed.transcript.entries)
         failure = _replay_failure(shown, len(without_unanswered_waits(example.entries)))
         return cls(Transcript(shown + [Entry("wait_for_trigger()")]), failure,
-                   replayed.end_differs, replayed.end_checked)
+                   replayed.end_differs, replayed.end_checked, replayed.ending_elsewhere)
 
 
 def _replay_failure(replayed: list[Entry], wanted: int) -> str | None:
@@ -255,4 +342,5 @@ def _replay_failure(replayed: list[Entry], wanted: int) -> str | None:
 
 
 __all__ = ["FinalParts", "final_parts", "final_example", "worked_example",
-           "needed_bindings", "store_final", "SAY_FINAL", "MAX_FINAL_REPLAYS"]
+           "needed_bindings", "move_key", "last_moves", "store_final", "SAY_FINAL",
+           "MAX_FINAL_REPLAYS"]

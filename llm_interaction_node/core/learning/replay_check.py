@@ -31,12 +31,14 @@ class Replayed:
     was compared with the live world's at the learn call (no live world: the ROS node, an
     unknown robot), and ``end_differs``: None if it ends alike (or was not compared), else one
     sentence naming the objects that end elsewhere ("the blue block ends on the table ... in
-    the replay, in the blue bowl in the live world")."""
+    the replay, in the blue bowl in the live world"); ``ending_elsewhere``: how many objects
+    that sentence is about (0 if it is None)."""
 
     transcript: Transcript
     mismatch: str | None = None
     end_differs: str | None = None
     end_checked: bool = False
+    ending_elsewhere: int = 0
 
 
 class ReplayCheck(Protocol):
