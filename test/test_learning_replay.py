@@ -197,7 +197,8 @@ WRONG_THEN_RIGHT_SAID = ["could I get some mango juice?", "that is the cup, not 
 
 def test_final_mode_stores_only_the_accepted_attempt_with_the_worlds_outputs(memory):
     """The rejected attempt (the cup: every statement 'success') is not in the example; the
-    accepted one is, replayed from the interaction's start."""
+    accepted one is, replayed from the interaction's start, after the interaction's first look
+    at the scene (the listing every seed example opens with)."""
     console, learner, spoken, _ = session(WRONG_THEN_RIGHT_SAID, memory, WRONG_THEN_RIGHT,
                                           mode="final")
     entry = console.execute("learn_from_interaction()").entry
@@ -207,11 +208,12 @@ def test_final_mode_stores_only_the_accepted_attempt_with_the_worlds_outputs(mem
     parsed = Transcript.parse(example.transcript)
     assert [e.source for e in parsed] == [
         "wait_for_trigger()", f"# The user's lesson for this request: {WRONG_THEN_RIGHT_SAID[2]!r}",
-        COUNTER, "grasp('mango-juice_0')", HUMAN, "handover_object_to_human('mango-juice_0')",
-        "wait_for_trigger()"]
+        LOCATIONS, COUNTER, "grasp('mango-juice_0')", HUMAN,
+        "handover_object_to_human('mango-juice_0')", "wait_for_trigger()"]
     assert parsed.user_utterances() == [WRONG_THEN_RIGHT_SAID[0]]
-    assert [e.output for e in parsed][2:6] == ["'success'"] * 4     # the world's outputs
-    assert "coffee-cup" not in example.transcript
+    assert "mango-juice_0" in parsed.entries[2].output               # the look, as the world said
+    assert [e.output for e in parsed][3:7] == ["'success'"] * 4     # the world's outputs
+    assert "coffee-cup" not in example.transcript.split(LOCATIONS)[1].split("\n", 2)[2]
     assert spoken[-1] == "Thank you, I will remember how you wanted it done."
 
 
@@ -331,6 +333,7 @@ def test_final_mode_with_the_live_world_keeps_the_earlier_statements_the_attempt
     assert sources == [
         "wait_for_trigger()",
         f"# The user's lesson for this request: {MILK_SAID[2]!r}",
+        LOCATIONS,                 # the first look at the scene, never trimmed
         TABLE,
         "grasp('milk-carton_0')",  # the rejected attempt's
         TABLE,
@@ -561,3 +564,13 @@ def test_last_moves_keep_each_objects_last_move_and_every_step():
     assert move_key("place('cup', target='shelf')") == ("place", "cup")
     assert move_key("put_first_on_second(x[0], 'bowl')") is None
     assert move_key("grasp('cup')") is None and move_key("not python(") is None
+
+
+def test_a_look_is_a_bare_call_without_positional_arguments_that_printed_something():
+    from llm_interaction_node.core.learning.final import is_look
+    from llm_interaction_node.core.transcript import Entry
+    assert is_look(Entry("get_obj_names()", "['red block']"))
+    assert is_look(Entry("list_object_locations(affordance='grasp')", "[('cup', 'table')]"))
+    assert not is_look(Entry("get_obj_names()"))                       # printed nothing
+    assert not is_look(Entry("names = get_obj_names()", "['red block']"))  # a binding
+    assert not is_look(Entry("get_obj_pos('red block')", "(0.1, 0.2)"))    # about one object

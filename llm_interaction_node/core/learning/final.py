@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..transcript import Entry, Transcript
@@ -133,16 +133,32 @@ def last_moves(entries: list[Entry], later: set[tuple[str, str]] | None = None) 
     return list(reversed(keep))
 
 
+def is_look(entry: Entry) -> bool:
+    """A call without positional arguments that printed something, as a bare expression:
+    ``get_obj_names()``, ``list_object_locations(affordance='grasp')`` (a look at the scene;
+    an assignment is a binding, :func:`needed_bindings`)."""
+    try:
+        tree = ast.parse(entry.source)
+    except SyntaxError:
+        return False
+    return (bool(entry.output.strip()) and len(tree.body) == 1
+            and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Call)
+            and isinstance(tree.body[0].value.func, ast.Name) and not tree.body[0].value.args)
+
+
 @dataclass
 class FinalParts:
     """An interaction cut for the ``final`` lesson: ``opening`` (the request, the closing reply
     as a comment), ``earlier`` (the statements before the last correction that worked: no comments,
-    no waits, no failures) and ``attempt`` (the accepted attempt's statements that did not
-    fail, its comments kept)."""
+    no waits, no failures), ``attempt`` (the accepted attempt's statements that did not
+    fail, its comments kept) and ``look`` (the interaction's first look at the scene,
+    :func:`is_look`, kept first in every form: a lesson shows the scene its names are from, as
+    every seed example does)."""
 
     opening: list[Entry]
     earlier: list[Entry]
     attempt: list[Entry]
+    look: list[Entry] = field(default_factory=list)
 
     @property
     def bindings(self) -> list[Entry]:
@@ -154,12 +170,13 @@ class FinalParts:
         statements without the moves a later one replaces (:func:`last_moves`)."""
         attempt = last_moves(self.attempt)
         keys = {k for k in (move_key(e.source) for e in attempt) if k is not None}
-        return FinalParts(self.opening, last_moves(self.earlier, keys), attempt)
+        return FinalParts(self.opening, last_moves(self.earlier, keys), attempt, self.look)
 
     def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
         """The opening, ``earlier`` (a selection of :attr:`earlier`, in order), the attempt
         and a bare ``wait_for_trigger()``; outputs left out unless ``outputs``."""
-        body = [Entry(e.source, e.output if outputs else "") for e in earlier + self.attempt]
+        body = [Entry(e.source, e.output if outputs else "")
+                for e in self.look + earlier + self.attempt]
         return Transcript(self.opening + body + [Entry("wait_for_trigger()")])
 
 
@@ -174,11 +191,12 @@ def final_parts(transcript: Transcript) -> FinalParts | None:
     accepted = replies[-1] + 1 if replies else 0       # the attempt after the last correction
     earlier = [e for e in body[:accepted] if reply_of(e) is None and not e.is_comment
                and not failed(e) and not Entry(e.source).calls("wait_for_trigger")]
+    look = earlier[:1] if earlier and earlier[0] is body[0] and is_look(body[0]) else []
     attempt = [e for e in body[accepted:] if not failed(e)
                and not Entry(e.source).calls("wait_for_trigger")]
     if not any(not e.is_comment for e in attempt):
         return None
-    return FinalParts(opening(cut.request, cut.closing_reply), earlier, attempt)
+    return FinalParts(opening(cut.request, cut.closing_reply), earlier[len(look):], attempt, look)
 
 
 def final_example(transcript: Transcript, outputs: bool = False) -> Transcript | None:
@@ -342,5 +360,5 @@ def _replay_failure(replayed: list[Entry], wanted: int) -> str | None:
 
 
 __all__ = ["FinalParts", "final_parts", "final_example", "worked_example",
-           "needed_bindings", "move_key", "last_moves", "store_final", "SAY_FINAL",
+           "needed_bindings", "move_key", "last_moves", "is_look", "store_final", "SAY_FINAL",
            "MAX_FINAL_REPLAYS"]
