@@ -156,6 +156,7 @@ def replay_check(api: ApiName, start: Callable[[], Any],
             return None
         if world is None:
             return None
+        begin = _end_or_none(world) if live is not None else None
         replayed = replay_transcript(api, world, transcript, agent, api_options=api_options)
         result = Transcript([Entry(e.source, e.output, e.error) for e in replayed.entries])
         mismatch = None
@@ -166,22 +167,39 @@ def replay_check(api: ApiName, start: Callable[[], Any],
         elif len(replayed.entries) < len(transcript.entries):
             n = len(replayed.entries)
             mismatch = f"the replay ended after input {n}, before the transcript did"
-        differs, checked, elsewhere = _end_differs(world, live)
-        return Replayed(result, mismatch, differs, checked, elsewhere)
+        differs, checked, elsewhere, kept_moved = _end_differs(world, live, begin)
+        return Replayed(result, mismatch, differs, checked, elsewhere, kept_moved,
+                        tuple(begin.objects) if begin is not None else ())
     return check
 
 
-def _end_differs(world, live: LiveEnd | None) -> tuple[str | None, bool, int]:
+def _end_or_none(world):
+    from .sims.world_end import end_of
+    try:
+        return end_of(world)
+    except Exception:  # noqa: BLE001 - learning must go on; the fallback is logged
+        log.exception("the replay world's start could not be read")
+        return None
+
+
+def _end_differs(world, live: LiveEnd | None, begin=None
+                 ) -> tuple[str | None, bool, int, tuple[str, ...]]:
     """(how the replayed ``world`` ends differently from the live one, whether it was
-    compared, how many objects end elsewhere)."""
+    compared, how many objects end elsewhere, which of those the live interaction left where
+    they were at ``begin``)."""
     if live is None:
-        return None, False, 0
+        return None, False, 0, ()
     from .sims.world_end import end_difference, end_of, ending_elsewhere
     try:
         now, replayed = live(), end_of(world)
     except Exception:  # noqa: BLE001 - learning must go on; the fallback is logged
         log.exception("the live world's end could not be read: the end is not compared")
-        return None, False, 0
+        return None, False, 0, ()
     if now is None or replayed is None or now.kind != replayed.kind:
-        return None, False, 0
-    return end_difference(replayed, now), True, len(ending_elsewhere(replayed, now))
+        return None, False, 0, ()
+    elsewhere = ending_elsewhere(replayed, now)
+    kept: tuple[str, ...] = ()
+    if begin is not None and begin.kind == now.kind:
+        moved_live = set(ending_elsewhere(begin, now))
+        kept = tuple(n for n in elsewhere if n in begin.objects and n not in moved_live)
+    return end_difference(replayed, now), True, len(elsewhere), kept

@@ -298,3 +298,81 @@ def test_no_console_note_enters_a_stored_example_in_any_mode(memory, mode):
         assert notes_in(llm.calls[0]["messages"][-1]["content"]) == []   # L_improve saw none
     if mode in ("final", "corrected", "raw"):
         assert ">>> list_objects()" in text       # the hint's statement stays, the hint goes
+
+
+# -- a rewrite moves only what the user asked about (blocks_on_place run 5, ours) ------------
+
+TOP = "put_first_on_second('{}', 'top side')"
+TOP_SCENE = "orange block,blue bowl,yellow bowl,red bowl"
+TOP_SAID = ["put all the blocks on the top side",
+            "That is not right. The orange block went in the blue bowl instead of on the top "
+            "side. Please try again.",
+            "Now it is correct. Memorize how you did that."]
+TOP_LIVE = ["wait_for_trigger()", "get_obj_names()",
+            "put_first_on_second('orange block', 'blue bowl')", "wait_for_trigger()",
+            TOP.format("orange block"), "wait_for_trigger()"]
+
+
+def tabletop_memory(tmp_path):
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.store import ExampleMemory
+    return ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "tabletop")))
+
+
+def top_rewrite(*moved: str) -> str:
+    """L_improve's rewrite as measured: the request, then ``moved`` put on the top side."""
+    puts = "\n".join(f">>> {TOP.format(n)}\n'success'" for n in moved)
+    return f""">>> wait_for_trigger()
+{dialog(TOP_SAID[0])}
+>>> get_obj_names()
+['orange block', 'blue bowl', 'yellow bowl', 'red bowl']
+{puts}
+>>> wait_for_trigger()"""
+
+
+@pytest.mark.parametrize("mode", ["improve", "auto"])
+def test_a_rewrite_that_moves_what_the_user_never_asked_about_is_not_stored(tmp_path, mode):
+    """Every statement of the measured rewrite works, but it puts the three bowls on the top
+    side too: the user asked for the blocks, named the blue bowl only as where the block went,
+    and accepted a world with the bowls in place. Re-asked once with the objects it moves; then
+    refused (``improve``) or the accepted attempt stored (``auto``)."""
+    table = tabletop_memory(tmp_path)
+    console, learner, spoken, _ = learning_session(TOP_SAID, table, TOP_LIVE, mode,
+                                                   world=TOP_SCENE, api="tabletop", all_ok=True)
+    bowls = top_rewrite("orange block", "blue bowl", "yellow bowl", "red bowl")
+    learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, bowls, bowls])
+    entry = console.execute("learn_from_interaction()").entry
+    assert len(llm.calls) == 4
+    reask = llm.calls[3]["messages"][-1]["content"]
+    assert "it moves the yellow bowl, the red bowl, which the interaction left" in reask
+    assert "the blue bowl" not in reask.split("it moves")[1].split("which")[0]   # named by the user
+    if mode == "improve":
+        assert learner.last_outcome.status == LearnStatus.REPLAY_FAILED, entry.output
+        assert table.count() == 0
+    else:
+        assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+        [lesson] = table.list("final")
+        assert [e.source for e in Transcript.parse(lesson.transcript)][2:] == [
+            "get_obj_names()", TOP.format("orange block"), "wait_for_trigger()"]
+
+
+def test_a_rewrite_that_moves_only_the_blocks_is_stored(tmp_path):
+    table = tabletop_memory(tmp_path)
+    console, learner, _, _ = learning_session(TOP_SAID, table, TOP_LIVE, "improve",
+                                              world=TOP_SCENE, api="tabletop", all_ok=True)
+    learner.llm = ScriptedLLM([PROBLEM, BETTER, top_rewrite("orange block")])
+    entry = console.execute("learn_from_interaction()").entry
+    assert learner.last_outcome.status == LearnStatus.LEARNED, entry.output
+    assert table.count() == 1
+
+
+def test_an_object_is_named_by_its_words_or_its_own_last_word():
+    from llm_interaction_node.core.learning.scope import named_by, spoken_name, unasked_moves
+    house = ["mango-juice_0", "coffee-cup_0", "tumbler_0", "empty-mug_0"]
+    assert spoken_name("coffee-cup_0") == "coffee cup"
+    assert named_by("coffee-cup_0", "always bring me a cup as well", house)
+    assert not named_by("tumbler_0", "always bring me a cup as well", house)
+    table = TOP_SCENE.split(",")
+    assert named_by("blue bowl", "it went in the Blue Bowl.", table)
+    assert not named_by("red bowl", "put them in a bowl", table)     # 'bowl' is three bowls
+    assert unasked_moves(["blue bowl", "red bowl"], TOP_SAID, table) == ["red bowl"]

@@ -43,6 +43,7 @@ from ..llm import LLMError, TokenLedger, Usage
 from ..notes import without_console_notes
 from ..transcript import PS1, PS2, Entry, Transcript
 from .replay_check import ReplayCheck
+from .scope import unasked_moves, unasked_sentence
 from .shape import shape_problem
 from .transcripts import (
     interaction_text,
@@ -357,8 +358,13 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
             stored = without_console_notes(stored_example(improved))
             misshapen = shape_problem(stored, original)
             replayed = check(stored) if check is not None and misshapen is None else None
+            unasked = unasked_moves(replayed.moved_kept, original.user_utterances(),
+                                    replayed.objects) if replayed is not None else []
             if misshapen is not None:
                 status, problem = ImproveStatus.WRONG_SHAPE, misshapen
+            elif replayed is not None and replayed.mismatch is None and unasked:
+                status, problem = ImproveStatus.REPLAY_FAILED, \
+                    f"replayed in the simulated world, {unasked_sentence(unasked)}"
             elif replayed is None or replayed.mismatch is None:
                 final = replayed.transcript if replayed is not None else stored
                 result.status, result.reason = ImproveStatus.IMPROVED, result.suggestion or ""

@@ -32,13 +32,18 @@ class Replayed:
     unknown robot), and ``end_differs``: None if it ends alike (or was not compared), else one
     sentence naming the objects that end elsewhere ("the blue block ends on the table ... in
     the replay, in the blue bowl in the live world"); ``ending_elsewhere``: how many objects
-    that sentence is about (0 if it is None)."""
+    that sentence is about (0 if it is None); ``moved_kept``: those of them the live
+    interaction left where they were at its start (a rewrite that moves the bowls when the
+    user asked for the blocks); ``objects``: the names of the world's objects (empty if the
+    end was not compared)."""
 
     transcript: Transcript
     mismatch: str | None = None
     end_differs: str | None = None
     end_checked: bool = False
     ending_elsewhere: int = 0
+    moved_kept: tuple[str, ...] = ()
+    objects: tuple[str, ...] = ()
 
 
 class ReplayCheck(Protocol):
