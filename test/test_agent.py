@@ -339,6 +339,18 @@ def test_a_turn_answered_with_nothing_but_a_wait_is_asked_again():
     assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] == "human"
 
 
+def test_a_comment_before_the_wait_does_not_hide_that_the_user_was_ignored():
+    """As measured: '# orange is still missing', then the hand-back, turn after turn: the
+    comment is no answer; the wait is asked again, a little hotter."""
+    comment = "# the juice is still missing"
+    agent, llm, world, _ = make_agent([comment, "wait_for_trigger()"] + FETCH_JUICE,
+                                      ["could I have the mango juice?"], idle_retries=2)
+    agent.run()
+    assert sources(agent) == ["wait_for_trigger()", comment] + FETCH_JUICE
+    assert [c["temperature"] for c in llm.calls[:3]] == [0.0, 0.0, 0.3]
+    assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] == "human"
+
+
 def test_a_wait_the_model_insists_on_is_accepted():
     agent, llm, _, _ = make_agent(["wait_for_trigger()"] * 3 + ["list_locations()",
                                                                  "wait_for_trigger()"],

@@ -439,8 +439,13 @@ class Agent:
         return bool(attempt) and self._actions(self.turn.statements + [source]) == attempt
 
     def _ignores_the_user(self, statements: list[str]) -> bool:
-        """The first answer to a user turn is wait_for_trigger() alone."""
-        return not self.turn.statements and " ".join(statements[0].split()) == WAIT
+        """The first answer to a user turn is wait_for_trigger() alone; comments before it do
+        not count (measured: the 1.5B model answered five corrections in a row with
+        '# orange is still missing' and then the hand-back, and the retry never fired)."""
+        if any(not Entry(s).is_comment for s in self.turn.statements):
+            return False
+        first = next((s for s in statements if not Entry(s).is_comment), None)
+        return first is not None and " ".join(first.split()) == WAIT
 
     def prefill(self, examples: Sequence[str] | None = None, persist: bool = False) -> None:
         """Let a stateful LLM (the embedded model) evaluate the stable part of the prompt now:
