@@ -544,3 +544,34 @@ def test_after_a_request_to_learn_the_grammar_allows_only_the_learn_call():
     agent, llm, _, _ = make_agent(responses, said, learn_on_request=False)
     agent.run()
     assert not any(c["grammar"].startswith('root ::= " "? "learn_from') for c in llm.calls)
+
+
+def test_a_prompt_too_long_for_the_context_leaves_out_examples_and_keeps_the_nearest():
+    """The embedded model's context was exceeded (seed block, lessons, a long interaction) and
+    the turn was lost; now the examples before the most similar one are left out until the
+    prompt fits, and the turn goes on."""
+    from llm_interaction_node.core.llm.errors import Failure
+    examples = load_examples("humanoid")
+    too_long = LLMError("the prompt does not fit", failure=Failure.CONTEXT_LENGTH,
+                        context_size=8192, needed_tokens=8193)
+    agent, llm, world, spoken = make_agent([too_long] + FETCH_JUICE,
+                                           ["could I have the mango juice?"], examples)
+    agent.run()
+    assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] == "human" and not spoken
+    first, second = llm.prompts[0], llm.prompts[1]
+    assert examples[-2].strip() in first and examples[-2].strip() not in second
+    assert examples[-1].strip() in second and examples[0].strip() in second
+    assert second.index(examples[-1].strip()) > second.index(examples[0].strip())
+
+
+def test_only_a_context_failure_leaves_examples_out():
+    from llm_interaction_node.core.agent import fitting_examples
+    from llm_interaction_node.core.llm.errors import Failure
+    context = LLMError("too long", failure=Failure.CONTEXT_LENGTH)    # sizes unknown: one
+    assert fitting_examples(["a", "b", "c"], context) == ["a", "c"]
+    assert fitting_examples(["c"], context) is None
+    assert fitting_examples(["a", "b", "c"], LLMError("down")) is None
+    big = LLMError("too long", failure=Failure.CONTEXT_LENGTH, context_size=100,
+                   needed_tokens=100 + 5)
+    # 69 tokens too many: y and z (40 each) go, x stays
+    assert fitting_examples(["x " * 100, "y " * 40, "z " * 40, "last"], big) == ["x " * 100, "last"]

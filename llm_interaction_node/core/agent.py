@@ -31,8 +31,8 @@ from .errors import EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
 from .learning.gate import is_learning_request
-from .llm import LLMClient, LLMError, TokenLedger, Usage
-from .llm.errors import spoken
+from .llm import LLMClient, LLMError, TokenLedger, Usage, estimate_tokens
+from .llm.errors import Failure, spoken
 from .notes import (
     GIVING_UP,
     LLM_FAILED,
@@ -287,7 +287,9 @@ class Agent:
         """Ask the LLM; retry empty answers at a raised temperature (reference: +0.1 up to
         1.0), then stand in ``wait_for_trigger()`` for the answer that stayed empty."""
         self._restate()
-        prompt = self.prompt.build(self._current_examples(), self.console.transcript.render())
+        examples = self._current_examples()
+        interaction = self.console.transcript.render()
+        prompt = self.prompt.build(examples, interaction)
         temperature = self.llm.config.temperature
         system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
         idle_left = self.config.idle_retries
@@ -298,10 +300,22 @@ class Agent:
         constraint = vocabulary.current()
         refused_left = self.config.refused_retries
         while True:
-            completion = self.stop.call(self.llm.complete, prompt, stop=STOP,
-                                        temperature=temperature,
-                                        max_tokens=self.llm.config.max_tokens, system=system,
-                                        one_input=True, grammar=constraint.gbnf())
+            try:
+                completion = self.stop.call(self.llm.complete, prompt, stop=STOP,
+                                            temperature=temperature,
+                                            max_tokens=self.llm.config.max_tokens,
+                                            system=system, one_input=True,
+                                            grammar=constraint.gbnf())
+            except LLMError as exc:
+                fewer = fitting_examples(examples, exc)
+                if fewer is None:
+                    raise
+                log.warning("the prompt does not fit the model's context (%s): %d of its %d "
+                            "examples left out, the most similar kept last", exc,
+                            len(examples) - len(fewer), len(examples))
+                examples = fewer
+                prompt = self.prompt.build(examples, interaction)
+                continue
             self.ledger.record(completion.usage, "interact")
             self._turn_usage = self._turn_usage + completion.usage
             statements = extract_statements(completion.text)
@@ -575,6 +589,27 @@ class Agent:
                                               and _only_queries(source, queries, self.console.api)):
                 out.append(code)
         return out
+
+
+def fitting_examples(examples: Sequence[str], error: LLMError,
+                     margin: int = 64) -> list[str] | None:
+    """The prompt's examples with enough left out to fit the context the ``error`` says was
+    exceeded, or None (another failure, or nothing left to leave out). Left out from the
+    second-to-last backwards: the lessons other than the most similar (which stays right before
+    the interaction), newest first, then the least central seeds. Measured: with the seed
+    block, four lessons and a long interaction the embedded model's 8,192 tokens were exceeded
+    and the turn was lost; k = 16 lessons of ~200 tokens would exceed them on every request."""
+    if error.failure is not Failure.CONTEXT_LENGTH or len(examples) < 2:
+        return None
+    excess = (error.needed_tokens - error.context_size + margin
+              if error.needed_tokens and error.context_size else None)
+    kept = list(examples)
+    dropped = 0
+    while len(kept) > 1:
+        dropped += estimate_tokens(kept.pop(-2))
+        if excess is None or dropped >= excess:
+            break
+    return kept
 
 
 def _only_queries(source: str, queries: frozenset[str], api) -> bool:
