@@ -261,27 +261,26 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
         return _refuse_final(learner, why, tried[-1][1] if tried else accepted)
     # the one that works, else the one closest to the live end (the net moves on a tie)
     form, best = min(usable, key=lambda ft: (not ft[1].works, ft[1].ending_elsewhere))
-    kept, replays = _drop_unneeded(check, form, best, replays)
-    best = kept[1]
+    kept, best, replays = _drop_unneeded(check, form, best, replays)
     if not best.works:
-        return _refuse_final(learner, why + f"; with the earlier statements dropped that "
-                                            f"made it end further off: {best.reason}", best)
+        return _refuse_final(learner, why + f"; with earlier statements dropped: {best.reason}",
+                             best)
     log.info("final example: the accepted attempt alone does not reproduce the live world "
              "(%s); kept %d of the %d earlier statements that worked (%d replays)",
-             accepted.reason, len(kept[0]), len(parts.earlier), replays)
+             accepted.reason, len(kept), len(parts.earlier), replays)
     return _store_form(
-        learner, best.stored, f"the accepted attempt after {len(kept[0])} earlier statement(s) "
+        learner, best.stored, f"the accepted attempt after {len(kept)} earlier statement(s) "
                               f"that worked (the attempt alone does not end as the world is now)",
         said)
 
 
 def _drop_unneeded(check: ReplayCheck | None, form: FinalParts, best: _FinalTry,
-                   replays: int) -> tuple[tuple[list[Entry], _FinalTry], int]:
+                   replays: int) -> tuple[list[Entry], _FinalTry, int]:
     """Greedy, from the first: drop each earlier statement of ``form`` whose drop keeps the
     example working (or, while it does not end like the live world yet, leaves fewer objects
     ending elsewhere, or as many: two moves the live world did not keep, a bowl put on a bowl
     and back, go one at a time); at most :data:`MAX_FINAL_REPLAYS` replays in all.
-    Returns ((kept, its try), replays)."""
+    Returns (the earlier statements kept, their try, replays)."""
     kept, i = list(form.earlier), 0
     while i < len(kept) and replays < MAX_FINAL_REPLAYS:
         trial = kept[:i] + kept[i + 1:]
@@ -296,7 +295,7 @@ def _drop_unneeded(check: ReplayCheck | None, form: FinalParts, best: _FinalTry,
         restart = tried.works and not best.works    # now trim what the end does not need
         kept, best = trial, tried
         i = 0 if restart else i
-    return (kept, best), replays
+    return kept, best, replays
 
 
 def _refuse_final(learner: Learner, why: str, last: _FinalTry) -> LearnOutcome:
