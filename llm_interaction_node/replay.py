@@ -202,4 +202,4 @@ def _end_differs(world, live: LiveEnd | None, begin=None
     if begin is not None and begin.kind == now.kind:
         moved_live = set(ending_elsewhere(begin, now))
         kept = tuple(n for n in elsewhere if n in begin.objects and n not in moved_live)
-    return end_difference(replayed, now), True, len(elsewhere), kept
+    return end_difference(replayed, now, elsewhere), True, len(elsewhere), kept

@@ -117,16 +117,32 @@ def _is_code(statement: str) -> bool:
     return True
 
 
+def bare_expression(source: str) -> ast.expr | None:
+    """The expression if ``source`` is one expression statement (``get_obj_names()``,
+    ``'success'``), else None (several statements, an assignment, not Python)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return None
+    return tree.body[0].value
+
+
+def bare_call(source: str) -> ast.Call | None:
+    """The call if ``source`` is one expression statement calling a plain name
+    (``put_first_on_second('red block', 'red bowl')``; not ``obj.method()``), else None."""
+    value = bare_expression(source)
+    return value if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else None
+
+
 def _looks_like_output(statement: str) -> bool:
     """A bare literal (``'success'``, ``[1, 2]``, ``None``) is what a console prints, not code."""
-    try:
-        tree = ast.parse(statement)
-    except SyntaxError:
-        return False
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+    value = bare_expression(statement)
+    if value is None:
         return False
     try:
-        ast.literal_eval(tree.body[0].value)
+        ast.literal_eval(value)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
     return True

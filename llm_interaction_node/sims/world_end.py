@@ -132,12 +132,14 @@ def ending_elsewhere(replayed: WorldEnd | None, live: WorldEnd | None) -> list[s
     return [n for n in names if not same_place(n, replayed.objects, live.objects)]
 
 
-def end_difference(replayed: WorldEnd | None, live: WorldEnd | None) -> str | None:
+def end_difference(replayed: WorldEnd | None, live: WorldEnd | None,
+                   differ: list[str] | None = None) -> str | None:
     """One sentence naming the objects that end elsewhere in the replay than in the live
     world (e.g. "the blue block ends on the table at (0.12, -0.45) in the replay, in the blue
     bowl in the live world"), or None if every object the live world knows ends alike (or
-    there is nothing to compare: a world missing or of another kind)."""
-    differ = ending_elsewhere(replayed, live)
+    there is nothing to compare: a world missing or of another kind). ``differ``: those
+    objects if the caller has them already (:func:`ending_elsewhere`)."""
+    differ = ending_elsewhere(replayed, live) if differ is None else differ
     if not differ:
         return None
     if live.kind == "household":

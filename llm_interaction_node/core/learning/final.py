@@ -31,6 +31,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..statements import bare_call
 from ..transcript import Entry, Transcript
 from .outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED, LearnOutcome, LearnStatus, Lesson
 from .replay_check import ReplayCheck
@@ -102,15 +103,8 @@ def move_key(source: str) -> tuple[str, str] | None:
     (``put_first_on_second('blue block', 'left side')``, ``place('cup', 'table')``). A later
     call with the same key decides where that object ends; calls of one argument
     (``move_to('kitchen')``, ``grasp('cup')``) are steps, never superseded."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
-        return None
-    call = tree.body[0].value
-    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or not call.args \
-            or len(call.args) + len(call.keywords) < 2:
+    call = bare_call(source)
+    if call is None or not call.args or len(call.args) + len(call.keywords) < 2:
         return None
     first = call.args[0]
     if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
@@ -137,13 +131,8 @@ def is_look(entry: Entry) -> bool:
     """A call without positional arguments that printed something, as a bare expression:
     ``get_obj_names()``, ``list_object_locations(affordance='grasp')`` (a look at the scene;
     an assignment is a binding, :func:`needed_bindings`)."""
-    try:
-        tree = ast.parse(entry.source)
-    except SyntaxError:
-        return False
-    return (bool(entry.output.strip()) and len(tree.body) == 1
-            and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Call)
-            and isinstance(tree.body[0].value.func, ast.Name) and not tree.body[0].value.args)
+    call = bare_call(entry.source)
+    return bool(entry.output.strip()) and call is not None and not call.args
 
 
 @dataclass
