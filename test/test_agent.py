@@ -575,3 +575,33 @@ def test_only_a_context_failure_leaves_examples_out():
                    needed_tokens=100 + 5)
     # 69 tokens too many: y and z (40 each) go, x stays
     assert fitting_examples(["x " * 100, "y " * 40, "z " * 40, "last"], big) == ["x " * 100, "last"]
+
+
+def test_after_a_correction_the_first_statement_cannot_be_the_bare_hand_back():
+    """agent.act_on_correction: measured, the 1.5B model answered corrections with
+    wait_for_trigger() turn after turn, at any temperature. After a reply that neither closes
+    the attempt nor asks to learn, the grammar of the turn's first statement (after comments)
+    leaves the hand-back out; after "thanks", the next statement, and with the setting off
+    it is there."""
+    pytest.importorskip("llguidance")
+    from grammar_support import accepted
+
+    def grammars(said, **policy):
+        responses = FETCH_JUICE + ["# the cup too", "say('Sorry.')", "wait_for_trigger()"]
+        agent, llm, _, _ = make_agent(responses, said, **policy)
+        agent.run()
+        return [c["grammar"] for c in llm.calls][len(FETCH_JUICE):]
+
+    def lets_wait(grammar):
+        return accepted(grammar, " wait_for_trigger()\n{'type': 'dialog'}\n")
+
+    comment, first, second = grammars(["could I have the mango juice?",
+                                       "you forgot the cup, bring it as well"])
+    assert not lets_wait(comment) and not lets_wait(first) and lets_wait(second)
+    assert accepted(first, " say('Sorry.')") and accepted(comment, " # the cup too")
+    assert all(map(lets_wait, grammars(["could I have the mango juice?", "Thanks, that's all."])))
+    assert all(map(lets_wait, grammars(["could I have the mango juice?", "bring the cup too"],
+                                       act_on_correction=False)))
+    first_request = make_agent(["wait_for_trigger()"], ["hello"])
+    first_request[0].run()
+    assert lets_wait(first_request[1].calls[0]["grammar"]), "a new request may be answered so"

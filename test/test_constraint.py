@@ -7,7 +7,8 @@ from llm_interaction_node.core.constraint import ConsoleVocabulary, word_except
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_console, make_world
 
-llguidance = pytest.importorskip("llguidance")
+pytest.importorskip("llguidance")
+from grammar_support import accepted  # noqa: E402 - after the skip
 
 SCENE = "red block,blue block,green bowl"
 ECHOED = ("cannot pick 'red block': 'blue block' lies on top of it. Move 'blue block' first",
@@ -29,24 +30,6 @@ def tabletop():
 def humanoid():
     console = build_console("humanoid", make_world("humanoid", "drinks_and_cup"), EventQueue([]))
     return ConsoleVocabulary.of(console).current()
-
-
-class _Bytes:
-    """A vocabulary of the 256 bytes and an end token: the grammar decides every character."""
-    tokens = [bytes([i]) for i in range(256)] + [b"<end>"]
-    eos_token_id, bos_token_id, special_token_ids = 256, None, [256]
-
-    def __call__(self, text):
-        return list(text if isinstance(text, bytes) else text.encode())
-
-
-def accepted(gbnf: str, text: str, whole: bool = True) -> bool:
-    """Whether the grammar lets a model write ``text`` (and end there, with ``whole``)."""
-    tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_Bytes()))
-    matcher = llguidance.LLMatcher(tokenizer, llguidance.grammar_from("gbnf", gbnf), log_level=0)
-    assert not matcher.is_error(), matcher.get_error()
-    ok = matcher.consume_tokens(list(text.encode())) and not matcher.is_error()
-    return ok and (matcher.is_accepting() or not whole)
 
 
 def test_the_vocabulary_comes_from_the_live_console(tabletop, humanoid):
@@ -94,6 +77,13 @@ def test_an_object_not_in_the_scene_is_refused(tabletop, source):
         "# the blue block lies on the red one\nput_first_on_second('blue block', 'green bowl')",
         "say_hello = 'I cannot see a yellow block'",
         "wait_for_trigger()",
+        "x = get_obj_pos('red block') if 'red block' in names else None",
+        "if get_obj_pos(names[0])[0] > 0.5 and len(names) > 1:\n    print(names[1])",
+        "ok = len(names) is not None or bool(names)  # a comment",
+        "for i in range(len(names)):\n    print(f'{i}: {names[i]}', 'done')",
+        "print('a' 'b')",
+        "left, right = -0.5, 0.5",
+        "print(len(names)) # after a bracket",
     ],
 )
 def test_valid_inputs_pass(tabletop, source):
@@ -167,3 +157,14 @@ def test_a_required_statement_is_the_only_input_the_grammar_lets_the_model_write
     assert not accepted(required, " learn_from_interaction(); say('ok')")
     assert tabletop.check("put_first_on_second('red block', 'green bowl')") is None, \
         "like the focus, the requirement acts in the decoding only"
+
+
+@pytest.mark.parametrize("source", ["wait_for_trigger() wait_for_trigger()",
+                                    "get_obj_names() print(names)",
+                                    "put_first_on_second('red block', 'green bowl') done",
+                                    "x = len(names) names"])
+def test_after_a_closing_bracket_and_a_space_only_a_keyword_may_follow(tabletop, source):
+    """Measured: ``wait_for_trigger() wait_for_trigger() ...`` on one line until the model's
+    context was exceeded (a SyntaxError the grammar let through)."""
+    assert not accepted(tabletop.gbnf(), " " + source, whole=False)
+    assert accepted(tabletop.gbnf(), " " + source.split(") ")[0] + ")\n'success'\n")

@@ -45,6 +45,7 @@ from .notes import (
 from .notes import STOPPED as STOPPED_NOTE
 from .policy import ErrorClass, TurnState, error_class
 from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
+from .replies import closes_the_attempt
 from .statements import code_lines, extract_statements
 from .transcript import Entry
 
@@ -52,7 +53,8 @@ log = logging.getLogger(__name__)
 # left out of the grammar unless the user's last words say "forget" (its gate's rule)
 FORGET_ONLY_ASKED = frozenset({"forget_learned"})
 
-WAIT = "wait_for_trigger()"
+WAIT_FUNCTION = "wait_for_trigger"
+WAIT = f"{WAIT_FUNCTION}()"
 LEARN_CALL = "learn_from_interaction()"
 SORRY = "I'm sorry, I don't know how to proceed with this."
 STOPPED = "Okay, I stopped."
@@ -93,6 +95,12 @@ class AgentConfig:
                                      "something, the move function may only take the objects "
                                      "and targets the user's words name, never a move the "
                                      "attempt made (decoding and check: core/correction.py)")
+    act_on_correction: bool = setting(True, "the first statement after a user reply to an "
+                                      "attempt that is neither a learn request nor a closing "
+                                      "reply (thanks, never mind: core/replies.py) may not be "
+                                      "the bare hand-back wait_for_trigger() (grammar only; "
+                                      "measured: the 1.5B model answered corrections by "
+                                      "handing back, turn after turn, at any temperature)")
     restate_correction: bool = setting(False, "a turn that answers an attempt starts with a "
                                        "comment restating the user's words")
     repeat_actions_only: bool = setting(True, "the repeat note compares actions only: "
@@ -405,7 +413,21 @@ class Agent:
         words say "forget" (measured: "you forgot the glass" -> ``forget_learned('glass')``,
         which its gate refuses, and the turn was lost)."""
         said = self.console.builtins.utterances
-        return frozenset() if said and asked_to_forget(str(said[-1])) else FORGET_ONLY_ASKED
+        withheld = set() if said and asked_to_forget(str(said[-1])) else set(FORGET_ONLY_ASKED)
+        if self._must_act():
+            log.info("the user's reply asks for more: the grammar leaves out a bare %s", WAIT)
+            withheld.add(WAIT_FUNCTION)
+        return frozenset(withheld)
+
+    def _must_act(self) -> bool:
+        """The turn answers an attempt, nothing but comments ran in it yet, and the user's
+        reply neither closes the attempt nor asks to learn (``act_on_correction``)."""
+        if not self.config.act_on_correction or not self._answers_an_attempt():
+            return False
+        if any(not Entry(s).is_comment for s in self.turn.statements):
+            return False
+        reply = self._task_utterances[-1]
+        return not closes_the_attempt(reply) and not is_learning_request(reply)
 
     def _move_log(self) -> list[tuple[str, str | None]]:
         """The moves the API made so far (``moves`` of the object behind the move function)."""

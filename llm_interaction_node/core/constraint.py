@@ -345,18 +345,29 @@ class _Gbnf:
     scene function's name, those are ``call``), calls of scene functions with their
     name arguments constrained, and non-word units (strings, bracketed groups, operators,
     spaces). Words alternate with non-word units, so a word always ends where the text stops
-    being a word. Brackets balance within a line; the tail (what the model writes after the
-    input: its idea of the output) is free and cut off by the client.
+    being a word. After a closing bracket or a string and a space only a keyword that may
+    follow an expression (``if``, ``for``, ``in``, ``and``, ...), an operator, another bracket
+    or a comment comes (``rest-k``): measured, the 1.5B model wrote ``wait_for_trigger()
+    wait_for_trigger() ...`` on one line until the context was exceeded. Brackets balance
+    within a line; the tail (what the model writes after the input: its idea of the output)
+    is free and cut off by the client.
     """
 
     FIXED = r"""root ::= " "? top ("\n..." (" " cont)?)* ("\n" tail)?
-top ::= comment | begin rest
-cont ::= comment | [ \t]+ (comment | wc rest) | begin rest
-begin ::= known | target{call_start}
-target ::= new (ws? "," ws? word)* ws? "=" ws? (wc | string | group | [-+~]) rest
+top ::= comment | begin
+cont ::= comment | [ \t]+ (comment | wexpr) | begin
+begin ::= known rest-w | target{call_rest}
+wexpr ::= word rest-w{call_rest}
+target ::= new (ws? "," ws? word)* ws? "=" ws? (wexpr | closed rest-c | [-+~] rest-o)
 tail ::= [^.] [^\x00]*
 comment ::= "#" [^\n]*
-rest ::= (nw wc?)* comment?
+rest-w ::= (ws rest-s | op rest-o | closed rest-c | comment)?
+rest-s ::= (wexpr | closed rest-c | op rest-o | comment)?
+rest-o ::= (ws rest-s | wexpr | closed rest-c | op rest-o | comment)?
+rest-c ::= (ws rest-k | op rest-o | closed rest-c | comment)?
+rest-k ::= (follow rest-w | closed rest-c | op rest-o | comment)?
+follow ::= "and" | "or" | "not" | "in" | "is" | "if" | "else" | "for" | "as" | "from" | "async"
+closed ::= string | group
 wc ::= word{call_start}
 nw ::= string | group | op | ws
 op ::= [-+*/%@&|^~<>=!.,:;]
@@ -375,7 +386,7 @@ arg-nw ::= string | group | [-+*/%@&|^~<>!.:;] | ws
         self.c = c
 
     PROGRAM = r"""root ::= line ("\n" line)*
-line ::= [ \t]* (comment | wc rest)?
+line ::= [ \t]* (comment | wexpr)?
 """
 
     REQUIRED = r"""root ::= " "? {statement} ("\n" tail)?
@@ -388,7 +399,8 @@ tail ::= [^.] [^\x00]*
             return self.REQUIRED.format(statement=gbnf_literal(c.required))
         fns = sorted(c.scene_functions)
         starts = sorted(c.known - set(fns) - c.withheld)
-        text = self.FIXED.format(call_start=" | call" if fns else "")
+        text = self.FIXED.format(call_start=" | call" if fns else "",
+                                 call_rest=" | call rest-c" if fns else "")
         if program:
             text = self.PROGRAM + text[text.index("\n") + 1:]      # another root
         rules = ["known ::= " + " | ".join(gbnf_literal(w) for w in starts or ["pass"])]
