@@ -599,6 +599,9 @@ def test_after_a_correction_the_first_statement_cannot_be_the_bare_hand_back():
                                        "you forgot the cup, bring it as well"])
     assert not lets_wait(comment) and not lets_wait(first) and lets_wait(second)
     assert accepted(first, " say('Sorry.')") and accepted(comment, " # the cup too")
+    for disguised in ("reply = wait_for_trigger()", "wait_for_trigger = wait_for_trigger()",
+                      "say('ok'); wait_for_trigger()"):
+        assert not accepted(first, " " + disguised, whole=False), disguised
     assert all(map(lets_wait, grammars(["could I have the mango juice?", "Thanks, that's all."])))
     assert all(map(lets_wait, grammars(["could I have the mango juice?", "bring the cup too"],
                                        act_on_correction=False)))

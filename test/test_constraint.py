@@ -168,3 +168,23 @@ def test_after_a_closing_bracket_and_a_space_only_a_keyword_may_follow(tabletop,
     context was exceeded (a SyntaxError the grammar let through)."""
     assert not accepted(tabletop.gbnf(), " " + source, whole=False)
     assert accepted(tabletop.gbnf(), " " + source.split(") ")[0] + ")\n'success'\n")
+
+
+@pytest.mark.parametrize("source", ["wait_for_trigger = wait_for_trigger()",
+                                    "get_obj_names = ['red block']",
+                                    "for put_first_on_second in names:\n    print(1)",
+                                    "def get_obj_pos(name):\n    return name",
+                                    "del wait_for_trigger"])
+def test_no_input_may_rebind_a_function_of_the_api(tabletop, source):
+    """Measured: after a correction the 1.5B model wrote ``wait_for_trigger =
+    wait_for_trigger()``, and every later hand-back was a TypeError ('dict' object is not
+    callable): the robot could not wait for the user again in that task."""
+    assert "function of the robot's API" in tabletop.check(source)
+    if "=" in source.splitlines()[0] and not source.startswith("for"):
+        assert not accepted(tabletop.gbnf(), " " + source, whole=False)
+
+
+def test_a_function_may_use_an_api_name_for_its_own_locals(tabletop):
+    source = "def first(say):\n    get_obj_names = say\n    return get_obj_names"
+    assert tabletop.check(source) is None
+    assert tabletop.check("reply = wait_for_trigger()") is None

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from .correction import Focus
 from .registry import MOVE_ATTR, ApiRegistry
-from .statements import bound_names
+from .statements import bound_names, module_bindings
 
 # Keywords a console input may start with (value keywords like None are echoed output).
 STATEMENT_KEYWORDS = ("assert", "break", "class", "continue", "def", "del", "for", "from",
@@ -113,6 +113,9 @@ class Constraint:
     # (``learn_from_interaction()`` when the user asked to learn: agent.learn_on_request);
     # like the focus it acts in the decoding only
     required: str | None = None
+    # the API's functions: no input may bind one of their names (``wait_for_trigger =
+    # wait_for_trigger()`` was measured: the robot could not hand back for the rest of the task)
+    api_functions: frozenset[str] = frozenset()
 
     # -- the check ----------------------------------------------------------------------
     def check(self, source: str) -> str | None:
@@ -126,6 +129,10 @@ class Constraint:
             # broken code is the console's to report, except when it is echoed output
             first = next(ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#"))
             return self._start_reason(first, set())
+        rebound = sorted(module_bindings(tree) & self.api_functions)
+        if rebound:
+            return (f"{rebound[0]!r} is a function of the robot's API: an input may call it "
+                    "but not assign or define that name")
         bound: set[str] = set()
         for statement in tree.body:
             # a bare unknown name (``cannot``, ``Point``) is echoed output; a call of an
@@ -228,7 +235,7 @@ class ConsoleVocabulary:
         echo = {w for text in self._outputs() for w in _IDENT.findall(_QUOTED.sub(" ", text))}
         focus = self.focus if self.focus is not None and self.focus.function in functions else None
         return Constraint(frozenset(known), functions, names, frozenset(echo - known), focus,
-                          frozenset(self.withheld), self.required)
+                          frozenset(self.withheld), self.required, frozenset(self.api.names))
 
 
 def program_constraint(functions: Iterable[Callable], scene_names: Iterable[str]) -> Constraint:
@@ -356,7 +363,7 @@ class _Gbnf:
     FIXED = r"""root ::= " "? top ("\n..." (" " cont)?)* ("\n" tail)?
 top ::= comment | begin
 cont ::= comment | [ \t]+ (comment | wexpr) | begin
-begin ::= known rest-w | target{call_rest}
+begin ::= known rest-w | api ws? (group rest-c | "." rest-o) | target{call_rest}
 wexpr ::= word rest-w{call_rest}
 target ::= new (ws? "," ws? word)* ws? "=" ws? (wexpr | closed rest-c | [-+~] rest-o)
 tail ::= [^.] [^\x00]*
@@ -398,16 +405,21 @@ tail ::= [^.] [^\x00]*
         if c.required is not None and not program:
             return self.REQUIRED.format(statement=gbnf_literal(c.required))
         fns = sorted(c.scene_functions)
-        starts = sorted(c.known - set(fns) - c.withheld)
+        starts = c.known - set(fns) - c.withheld
+        api = sorted(starts & c.api_functions)        # called (or looked into), never assigned
+        starts = sorted(starts - c.api_functions)
         text = self.FIXED.format(call_start=" | call" if fns else "",
                                  call_rest=" | call rest-c" if fns else "")
         if program:
             text = self.PROGRAM + text[text.index("\n") + 1:]      # another root
-        rules = ["known ::= " + " | ".join(gbnf_literal(w) for w in starts or ["pass"])]
-        rules += word_except("word", fns)
-        # a new name (it is followed by "=", so known words and scene functions may be one):
+        rules = ["known ::= " + " | ".join(gbnf_literal(w) for w in starts or ["pass"]),
+                 "api ::= " + " | ".join(gbnf_literal(w) for w in api or ["\x00"])]
+        # a withheld word is in no word of the input (``x = wait_for_trigger()`` is a hand-back)
+        rules += word_except("word", set(fns) | c.withheld)
+        # a new name (it is followed by "=", so known words may be one):
         # it does not start with a word of the output
-        rules += word_except("new", (), dead=c.echo_words, identifier=True)
+        # and it is not a function of the API (rebinding one leaves the robot without it)
+        rules += word_except("new", c.api_functions, dead=c.echo_words, identifier=True)
         if fns:
             rules.append("call ::= " + " | ".join(f"call-{i}" for i in range(len(fns))))
             for i, name in enumerate(fns):

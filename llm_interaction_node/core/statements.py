@@ -148,6 +148,28 @@ def _looks_like_output(statement: str) -> bool:
     return True
 
 
+def module_bindings(tree: ast.AST) -> set[str]:
+    """Names the code binds in the console's namespace: assignment, loop and ``with``
+    targets, deletions, defs and classes outside any function (a function's parameters and
+    locals are its own)."""
+    names: set[str] = set()
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            todo.extend(node.decorator_list)
+            continue                                   # its body binds its own names
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        todo.extend(ast.iter_child_nodes(node))
+    return names
+
+
 def bound_names(*trees: ast.AST) -> set[str]:
     """Names the code binds itself: assignment and loop targets, deletions, defs, classes,
     arguments and ``except ... as`` names (used to find calls of undefined functions)."""
