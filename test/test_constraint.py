@@ -188,3 +188,16 @@ def test_a_function_may_use_an_api_name_for_its_own_locals(tabletop):
     source = "def first(say):\n    get_obj_names = say\n    return get_obj_names"
     assert tabletop.check(source) is None
     assert tabletop.check("reply = wait_for_trigger()") is None
+
+
+def test_the_move_function_takes_only_objects_it_can_move(tabletop):
+    """Measured: "put all the blocks on the top side" moved the three bowls ('failure' each);
+    the object to move is a block of the scene or an expression, the target anything named."""
+    gbnf = tabletop.gbnf()
+    assert accepted(gbnf, " put_first_on_second('red block', 'green bowl')")
+    assert accepted(gbnf, " put_first_on_second(obj_name_1='red block', "
+                          "target_name_or_xy_pos='blue block')")
+    assert accepted(gbnf, " put_first_on_second(names[0], 'top side')")
+    assert not accepted(gbnf, " put_first_on_second('green bowl', 'top side')", whole=False)
+    assert not accepted(gbnf, " put_first_on_second(obj_name_1='green bowl'", whole=False)
+    assert accepted(gbnf, " get_obj_pos('green bowl')")

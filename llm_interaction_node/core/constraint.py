@@ -65,6 +65,9 @@ class SceneFunction:
     params: tuple[str, ...]             # positional parameter names, in order
     name_params: frozenset[str]         # those that take a scene name
     places: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # param -> place names
+    # the move function's object parameter and which scene names it can move (MoveSpec)
+    moved_param: str | None = None
+    movable: Callable[[str], bool] = lambda name: True
 
     def argument(self, call: ast.Call, param: str) -> ast.expr | None:
         """The argument expression ``call`` passes to ``param``, if any."""
@@ -85,7 +88,8 @@ def scene_function(name: str, fn: Callable) -> SceneFunction | None:
     takes = frozenset(p for p in params if "name" in p and _admits_str(hints.get(p)))
     spec = getattr(fn, MOVE_ATTR, None)
     places = {spec.target_param: spec.places} if spec is not None and spec.places else {}
-    return SceneFunction(name, params, takes, places) if takes else None
+    moved = (spec.object_param, spec.movable) if spec is not None else (None, lambda n: True)
+    return SceneFunction(name, params, takes, places, *moved) if takes else None
 
 
 def _admits_str(annotation) -> bool:
@@ -443,6 +447,14 @@ tail ::= [^.] [^\x00]*
         that go to a scene-name parameter are ``name-arg``."""
         kinds = ["name-arg" if p in fn.name_params else "free-arg" for p in fn.params]
         extra: list[str] = []
+        movable = [n for n in self.c.scene_names if fn.movable(n)]
+        if fn.moved_param in fn.params and movable != list(self.c.scene_names):
+            # the object to move: a scene name it can move (measured: "put all the blocks on
+            # the top side" moved the three bowls, 'failure' each), or an expression
+            i = fn.params.index(fn.moved_param)
+            kinds[i] = f"{rule}-m{i}"
+            extra.append(f"{rule}-m{i} ::= " + " | ".join(
+                _quoted(movable) + ["(wc | group | [-+~]) arg-rest"]))
         for i, p in enumerate(fn.params):       # a parameter that also takes a place name
             if p in fn.name_params and fn.places.get(p):
                 kinds[i] = f"{rule}-p{i}"
@@ -454,7 +466,8 @@ tail ::= [^.] [^\x00]*
         kw_names = sorted(fn.name_params)
         other_kw = f"{rule}-kw"
         keyword_item = " | ".join(
-            [f'{gbnf_literal(k)} ws? "=" ws? name-arg' for k in kw_names]
+            [f'{gbnf_literal(k)} ws? "=" ws? {kinds[fn.params.index(k)]}'
+             if k in fn.params else f'{gbnf_literal(k)} ws? "=" ws? name-arg' for k in kw_names]
             + [f'{other_kw} ws? "=" ws? free-arg'])
         return [
             f'{rule} ::= {gbnf_literal(fn.name)} ws? "(" ws? {rule}-args? ")"',
