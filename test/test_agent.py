@@ -600,7 +600,8 @@ def test_after_a_correction_the_first_statement_cannot_be_the_bare_hand_back():
     assert not lets_wait(comment) and not lets_wait(first) and lets_wait(second)
     assert accepted(first, " say('Sorry.')") and accepted(comment, " # the cup too")
     for disguised in ("reply = wait_for_trigger()", "wait_for_trigger = wait_for_trigger()",
-                      "say('ok'); wait_for_trigger()"):
+                      "say('ok'); wait_for_trigger()", "wait_for_trigger_and_wait()",
+                      "wait_for_triggerAgain = 1", "def f():\n...     return wait_for_trigger()"):
         assert not accepted(first, " " + disguised, whole=False), disguised
     assert all(map(lets_wait, grammars(["could I have the mango juice?", "Thanks, that's all."])))
     assert all(map(lets_wait, grammars(["could I have the mango juice?", "bring the cup too"],
@@ -608,3 +609,19 @@ def test_after_a_correction_the_first_statement_cannot_be_the_bare_hand_back():
     first_request = make_agent(["wait_for_trigger()"], ["hello"])
     first_request[0].run()
     assert lets_wait(first_request[1].calls[0]["grammar"]), "a new request may be answered so"
+
+
+def test_until_the_robot_acts_no_statement_may_hand_back():
+    """Measured: after a correction the model wrote ``again = lambda: hand_back()`` (function
+    generation defined ``hand_back`` as a wrapper of the hand-back), then called it. Until a
+    statement calls a function of the API (or something moved) the hand-back stays out."""
+    pytest.importorskip("llguidance")
+    from grammar_support import accepted
+    responses = FETCH_JUICE + ["again = lambda: 1", "x = 2", "list_locations()",
+                               "wait_for_trigger()"]
+    agent, llm, _, _ = make_agent(responses, ["could I have the mango juice?",
+                                              "you forgot the cup"])
+    agent.run()
+    grammars = [c["grammar"] for c in llm.calls][len(FETCH_JUICE):]
+    lets_wait = [accepted(g, " wait_for_trigger()") for g in grammars]
+    assert lets_wait == [False, False, False, True]

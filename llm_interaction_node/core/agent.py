@@ -31,6 +31,7 @@ from .errors import EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
 from .learning.gate import is_learning_request
+from .learning.transcripts import calls_any
 from .llm import LLMClient, LLMError, TokenLedger, Usage, estimate_tokens
 from .llm.errors import Failure, spoken
 from .notes import (
@@ -420,11 +421,15 @@ class Agent:
         return frozenset(withheld)
 
     def _must_act(self) -> bool:
-        """The turn answers an attempt, nothing but comments ran in it yet, and the user's
-        reply neither closes the attempt nor asks to learn (``act_on_correction``)."""
+        """The turn answers an attempt, the robot did not act in it yet (no statement called
+        a function of the API, nothing moved), and the user's reply neither closes the
+        attempt nor asks to learn (``act_on_correction``). Measured: a definition of the
+        model's own that only wraps the hand-back, then its call, to get around the grammar."""
         if not self.config.act_on_correction or not self._answers_an_attempt():
             return False
-        if any(not Entry(s).is_comment for s in self.turn.statements):
+        api = set(self.console.api.names) - {WAIT_FUNCTION}
+        if any(calls_any(s, api) for s in self.turn.statements) \
+                or len(self._move_log()) > self._moves_seen:
             return False
         reply = self._task_utterances[-1]
         return not closes_the_attempt(reply) and not is_learning_request(reply)

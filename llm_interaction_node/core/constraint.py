@@ -409,7 +409,7 @@ tail ::= [^.] [^\x00]*
         if c.required is not None and not program:
             return self.REQUIRED.format(statement=gbnf_literal(c.required))
         fns = sorted(c.scene_functions)
-        starts = c.known - set(fns) - c.withheld
+        starts = {w for w in c.known - set(fns) if not w.startswith(tuple(c.withheld))}
         api = sorted(starts & c.api_functions)        # called (or looked into), never assigned
         starts = sorted(starts - c.api_functions)
         text = self.FIXED.format(call_start=" | call" if fns else "",
@@ -418,12 +418,14 @@ tail ::= [^.] [^\x00]*
             text = self.PROGRAM + text[text.index("\n") + 1:]      # another root
         rules = ["known ::= " + " | ".join(gbnf_literal(w) for w in starts or ["pass"]),
                  "api ::= " + " | ".join(gbnf_literal(w) for w in api or ["\x00"])]
-        # a withheld word is in no word of the input (``x = wait_for_trigger()`` is a hand-back)
-        rules += word_except("word", set(fns) | c.withheld)
+        # no word of the input starts with a withheld one (``x = wait_for_trigger()`` and a
+        # ``wait_for_trigger_and_wait()`` of the model's own are the hand-back in disguise)
+        rules += word_except("word", fns, dead=c.withheld)
         # a new name (it is followed by "=", so known words may be one):
         # it does not start with a word of the output
         # and it is not a function of the API (rebinding one leaves the robot without it)
-        rules += word_except("new", c.api_functions, dead=c.echo_words, identifier=True)
+        rules += word_except("new", c.api_functions, dead=c.echo_words | c.withheld,
+                             identifier=True)
         if fns:
             rules.append("call ::= " + " | ".join(f"call-{i}" for i in range(len(fns))))
             for i, name in enumerate(fns):
