@@ -201,3 +201,16 @@ def test_the_move_function_takes_only_objects_it_can_move(tabletop):
     assert not accepted(gbnf, " put_first_on_second('green bowl', 'top side')", whole=False)
     assert not accepted(gbnf, " put_first_on_second(obj_name_1='green bowl'", whole=False)
     assert accepted(gbnf, " get_obj_pos('green bowl')")
+
+
+def test_a_loop_that_never_uses_its_variable_is_refused(tabletop):
+    """Measured: a lesson kept ``for name in inside: put_first_on_second('yellow block', ...)``
+    and the next run copied it, one block moved per turn until the run ended."""
+    ignored = "for name in names:\n    put_first_on_second('red block', 'green bowl')"
+    assert "never uses 'name'" in tabletop.check(ignored)
+    assert tabletop.check("for name in names:\n    put_first_on_second(name, 'green bowl')") \
+        is None
+    assert tabletop.check("for i in range(3):\n    print('again')") is None
+    assert tabletop.check("for _ in names:\n    print('again')") is None
+    assert tabletop.check("for a, b in pairs:\n    print(a)") is None
+    assert "never uses 'a'" in tabletop.check("for a, b in pairs:\n    print(1)")

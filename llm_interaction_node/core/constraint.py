@@ -137,6 +137,11 @@ class Constraint:
         if rebound:
             return (f"{rebound[0]!r} is a function of the robot's API: an input may call it "
                     "but not assign or define that name")
+        idle = next((name for node in ast.walk(tree) for name in [_unused_loop_variable(node)]
+                     if name), None)
+        if idle:
+            return (f"the loop never uses {idle!r}: every pass would do the same; use the "
+                    "loop variable in its body, or write the statements one by one")
         bound: set[str] = set()
         for statement in tree.body:
             # a bare unknown name (``cannot``, ``Point``) is echoed output; a call of an
@@ -272,6 +277,23 @@ def _bare_name(statement: ast.stmt) -> str | None:
     while isinstance(node, ast.Attribute):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
+
+
+def _unused_loop_variable(node: ast.AST) -> str | None:
+    """The variable of a ``for`` loop over anything but ``range(...)`` whose body reads none
+    of its variables (``for name in blocks: put_first_on_second('yellow block', ...)``,
+    measured: copied from a lesson, one block moved per turn); ``_``-names may be unused."""
+    if not isinstance(node, ast.For):
+        return None
+    if isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) \
+            and node.iter.func.id == "range":
+        return None
+    targets = [n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)]
+    read = {n.id for part in node.body + node.orelse for n in ast.walk(part)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if any(t.startswith("_") or t in read for t in targets):
+        return None                        # one variable of ``for a, b in ...`` may be spare
+    return targets[0] if targets else None
 
 
 def _first_line(text: str, limit: int = 60) -> str:
