@@ -282,3 +282,30 @@ def test_after_went_in_the_blue_bowl_instead_of_on_the_top_side_the_bowl_is_no_t
     kept = focus_after("put_first_on_second", TABLETOP_MOVE,
                        ["put the orange block in the blue bowl", reply], scene, [])
     assert "blue bowl" in kept.targets_for("orange block")
+
+
+def test_after_a_correction_that_names_the_place_the_first_statement_is_a_move_there():
+    """agent.move_after_correction: measured, the 1.5B model answered "The orange block is
+    still not in the yellow bowl" by defining look-alikes of the hand-back, turn after turn.
+    Where the focus exists, the first statement (after comments) is a move within it; the
+    next one is free; with the setting off, any statement is."""
+    pytest.importorskip("llguidance")
+    from grammar_support import accepted
+    responses = ATTEMPT + ["# the left side", "put_first_on_second('blue block', 'left side')",
+                           "wait_for_trigger()"]
+    agent, llm, world = _tabletop_agent(responses, FEEDBACK, repeat_notes=0,
+                                        restate_correction=False)
+    agent.run()
+    comment, first, after = [c["grammar"] for c in llm.calls][len(ATTEMPT):]
+    for grammar in (comment, first):
+        assert accepted(grammar, " put_first_on_second('blue block', 'left side')\n'success'\n")
+        assert accepted(grammar, " # the left side")
+        for other in ("get_obj_names()", "x = 1", "wait_for_trigger()",
+                      "put_first_on_second('blue block', 'top side')"):
+            assert not accepted(grammar, " " + other, whole=False), other
+    assert accepted(after, " wait_for_trigger()") and accepted(after, " get_obj_names()")
+
+    agent, llm, world = _tabletop_agent(responses, FEEDBACK, repeat_notes=0,
+                                        restate_correction=False, move_after_correction=False)
+    agent.run()
+    assert accepted(llm.calls[len(ATTEMPT) + 1]["grammar"], " get_obj_names()")

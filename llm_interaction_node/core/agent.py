@@ -102,6 +102,12 @@ class AgentConfig:
                                       "the bare hand-back wait_for_trigger() (grammar only; "
                                       "measured: the 1.5B model answered corrections by "
                                       "handing back, turn after turn, at any temperature)")
+    move_after_correction: bool = setting(True, "where act_on_correction holds and the "
+                                          "correction focus exists (the user's words name "
+                                          "where things go), the first statement is a call "
+                                          "of the move function within the focus (grammar "
+                                          "only; measured: the 1.5B model defined look-alikes "
+                                          "of the hand-back instead of acting)")
     restate_correction: bool = setting(False, "a turn that answers an attempt starts with a "
                                        "comment restating the user's words")
     repeat_actions_only: bool = setting(True, "the repeat note compares actions only: "
@@ -306,6 +312,8 @@ class Agent:
         vocabulary.focus = self._focus(vocabulary)
         vocabulary.withheld = self._withheld()
         vocabulary.required = self._required()
+        vocabulary.move_now = (self.config.move_after_correction
+                               and vocabulary.focus is not None and self._must_act())
         constraint = vocabulary.current()
         refused_left = self.config.refused_retries
         while True:

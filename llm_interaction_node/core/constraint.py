@@ -120,6 +120,9 @@ class Constraint:
     # the API's functions: no input may bind one of their names (``wait_for_trigger =
     # wait_for_trigger()`` was measured: the robot could not hand back for the rest of the task)
     api_functions: frozenset[str] = frozenset()
+    # the input is a call of the focus's move function (comments may come first): after a
+    # correction that names where things go, before the robot acted (agent.move_after_correction)
+    move_now: bool = False
 
     # -- the check ----------------------------------------------------------------------
     def check(self, source: str) -> str | None:
@@ -213,6 +216,7 @@ class ConsoleVocabulary:
         self.focus: Focus | None = None           # set by the agent for a turn
         self.withheld: frozenset[str] = frozenset()     # set by the agent for a turn
         self.required: str | None = None                # set by the agent for a statement
+        self.move_now: bool = False                     # set by the agent for a statement
         self._scene_names = scene_names or (lambda: listed_scene_names(api))
         self.scene_functions = {f.name: f for f in (scene_function(n, api[n].fn)
                                                     for n in api.names) if f is not None}
@@ -244,7 +248,8 @@ class ConsoleVocabulary:
         echo = {w for text in self._outputs() for w in _IDENT.findall(_QUOTED.sub(" ", text))}
         focus = self.focus if self.focus is not None and self.focus.function in functions else None
         return Constraint(frozenset(known), functions, names, frozenset(echo - known), focus,
-                          frozenset(self.withheld), self.required, frozenset(self.api.names))
+                          frozenset(self.withheld), self.required, frozenset(self.api.names),
+                          self.move_now and focus is not None)
 
 
 def program_constraint(functions: Iterable[Callable], scene_names: Iterable[str]) -> Constraint:
@@ -454,6 +459,9 @@ tail ::= [^.] [^\x00]*
                 fn = c.scene_functions[name]
                 if c.focus is not None and name == c.focus.function:
                     rules += self._focus_rules(f"call-{i}", fn, c.focus)
+                    if c.move_now and not program:
+                        text = text.replace("top ::= comment | begin\n",
+                                            f"top ::= comment | call-{i} rest-c\n")
                 else:
                     rules += self._call_rules(f"call-{i}", fn)
             expression = "(wc | group | [-+~]) arg-rest"   # not a string literal: free
