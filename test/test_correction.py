@@ -309,3 +309,24 @@ def test_after_a_correction_that_names_the_place_the_first_statement_is_a_move_t
                                         restate_correction=False, move_after_correction=False)
     agent.run()
     assert accepted(llm.calls[len(ATTEMPT) + 1]["grammar"], " get_obj_names()")
+
+
+def test_a_bowl_named_to_choose_the_block_is_no_place_to_move_it():
+    """Measured: after "The block you picked was a block below the yellow bowl" the wrong
+    block went into the yellow bowl (the focus offered it as a target). A name said only as a
+    reference for choosing ("to the left of the", "below the", "closest to the") is none."""
+    from llm_interaction_node.core.correction import spoken_of_as_reference
+    names = ["blue block", "yellow block", "green block", "red bowl", "yellow bowl"]
+    instruction = ("pick up the block to the left of the yellow bowl and place it on the top "
+                   "right corner")
+    reply = "That is not what I wanted. The block you picked was a block below the yellow bowl."
+    focus = focus_after("put_first_on_second", TABLETOP_MOVE, [instruction, reply], names,
+                        [("blue block", "top right corner")])
+    assert focus.targets == ("top right corner",) and focus.objects is None
+    assert focus.targets_for("blue block") == [] and focus.targets_for("green block")
+    places = TABLETOP_MOVE.places
+    assert spoken_of_as_reference("the block closest to the red bowl, put it in the yellow bowl",
+                                  names, places) == ["red bowl"]
+    assert spoken_of_as_reference("put the blue block on top of the green block", names,
+                                  places) == []
+    assert spoken_of_as_reference("put the blocks in the yellow bowl", names, places) == []

@@ -108,6 +108,31 @@ def spoken_of_as_moved(text: str, names: Iterable[str], places: Sequence[str] = 
             if any(as_a_thing(form) for form in _forms(n, places))]
 
 
+# words before a name that make it a reference for choosing, not a place to go: "the block
+# to the left of THE YELLOW BOWL", "the block closest to the green bowl", "a block below the
+# yellow bowl" (measured: the wrong block was put into the yellow bowl after "The block you
+# picked was a block below the yellow bowl"); "on top of the red block" stays a place
+_RELATION = re.compile(r"\b((left|right|top|bottom|side|front|back) of|below|above|under|"
+                       r"underneath|beneath|behind|beside|near|nearest to|closest to|close to|"
+                       r"farthest from|furthest from|far from|next to|away from|than) (the )?$")
+_ON_TOP_OF = re.compile(r"\bon top of (the )?$")
+
+
+def spoken_of_as_reference(text: str, names: Iterable[str],
+                           places: Sequence[str] = ()) -> list[str]:
+    """The names of :func:`mentioned` that ``text`` says only as a reference for choosing
+    (after "to the left of the", "closest to the", "below the", ...), never as a place."""
+    said = _normal(text)
+
+    def as_reference(at: int) -> bool:
+        before = said[:at + 1].strip() + " "
+        return bool(_RELATION.search(before)) and not _ON_TOP_OF.search(before)
+
+    return [n for n in mentioned(text, names, places)
+            if all(as_reference(m.start()) for form in _forms(n, places)
+                   for m in re.finditer(f"(?= {re.escape(form)} )", said))]
+
+
 # in a clause of the reply, what makes the names after it where something IS now ("went in
 # the blue bowl", "you left it on the table towards the top right") or where it should GO
 # ("not in", "instead of", "should be", "I wanted", "go into"): the later cue wins
@@ -164,7 +189,8 @@ def focus_after(
     # instead of on the top side": measured, the model put it into the blue bowl first)
     where = set(said_as_where(utterances[-1], names, spec.places)) - set(
         mentioned(utterances[0], names, spec.places))
-    targets = tuple(n for n in said if n not in where)
+    references = set(spoken_of_as_reference(words, names, spec.places))
+    targets = tuple(n for n in said if n not in where and n not in references)
     if not targets:
         return None
     movable = [n for n in spoken_of_as_moved(" ".join(utterances[-1:]) + " " + utterances[0],
@@ -180,4 +206,5 @@ def focus_after(
 
 
 __all__ = ["Focus", "focus_after", "mentioned", "spoken_of_as_moved", "said_as_where",
+           "spoken_of_as_reference",
            "OFFSET_WORDS"]
