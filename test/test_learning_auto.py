@@ -292,7 +292,8 @@ def test_no_console_note_enters_a_stored_example_in_any_mode(memory, mode):
     # the learner's own comment (final, corrected: the user's words after the request) is the
     # one line in the lesson voice, which in a live turn would be a copy (notes.LESSON_COMMENT)
     lesson_voice = [n for n in notes_in(text) if LESSON_COMMENT in n]
-    assert [n for n in notes_in(text) if LESSON_COMMENT not in n] == [] and OWN in text
+    assert [n for n in notes_in(text) if LESSON_COMMENT not in n] == []
+    assert (OWN in text) == (mode != "final"), "final leaves the model's own comments out"
     assert len(lesson_voice) == (1 if mode in ("final", "corrected") else 0), lesson_voice
     if mode in ("auto", "improve"):
         assert notes_in(llm.calls[0]["messages"][-1]["content"]) == []   # L_improve saw none

@@ -553,6 +553,45 @@ def test_final_example_of_a_stack_built_over_corrections_is_the_last_move_of_eac
         robot.close()
 
 
+REPEATED_LEFT = [   # blocks_on_place run 3 (session 38, docs/eval/learning_act/), as run
+    "wait_for_trigger()", "get_obj_names()",
+    PUT.format("yellow block", "green bowl"), PUT.format("green block", "green bowl"),
+    PUT.format("blue block", "green bowl"), PUT.format("yellow block", "green bowl"),
+    PUT.format("green block", "green bowl"), "# That repeats what was already done.",
+    "wait_for_trigger()", "# the left side, all of them",
+    PUT.format("yellow block", LEFT), PUT.format("blue block", LEFT),
+    PUT.format("yellow block", LEFT), PUT.format("green block", LEFT),
+    PUT.format("yellow block", LEFT), PUT.format("green block", LEFT),
+    PUT.format("blue block", LEFT), PUT.format("yellow block", LEFT),
+    PUT.format("green block", LEFT),
+    "wait_for_trigger()",
+]
+
+
+def test_a_final_lesson_keeps_no_comment_of_the_model(table_memory):
+    """Measured: the model's comments entered final lessons ("# red block goes in green bowl
+    instead of red bowl." above putting it in the red bowl) and were imitated. Stored: the
+    statements that worked, no comment but the lesson's own. (The repeated puts stay: with
+    each block's last put alone the replay stacks the blocks in another order than the live
+    world, and the replay check compares stacks.)"""
+    robot = TabletopWorldBullet.from_names(STACK_OBJECTS.split(","), seed=0)
+    try:
+        console, learner, _, _ = session(
+            ["put all the blocks on the left side",
+             "That is not right. That is in the green bowl, not on the left side.",
+             "That is right now. Please keep that in mind for the future."],
+            table_memory, REPEATED_LEFT, mode="final", live=True, api="tabletop", robot=robot)
+        entry = console.execute("learn_from_interaction()").entry
+        assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+        _, sources = stored_sources(table_memory)
+        assert {s.split("'")[1] for s in sources if s.startswith("put_first_on_second(")} == {
+            "yellow block", "green block", "blue block"}
+        comments = [s for s in sources if s.startswith("#")]
+        assert len(comments) == 1 and "lesson" in comments[0], comments
+    finally:
+        robot.close()
+
+
 def test_last_moves_keep_each_objects_last_move_and_every_step():
     from llm_interaction_node.core.learning.final import last_moves, move_key
     from llm_interaction_node.core.transcript import Entry

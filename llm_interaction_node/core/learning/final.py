@@ -140,7 +140,7 @@ class FinalParts:
     """An interaction cut for the ``final`` lesson: ``opening`` (the request, the closing reply
     as a comment), ``earlier`` (the statements before the last correction that worked: no comments,
     no waits, no failures), ``attempt`` (the accepted attempt's statements that did not
-    fail, its comments kept) and ``look`` (the interaction's first look at the scene,
+    fail, without the model's comments) and ``look`` (the interaction's first look at the scene,
     :func:`is_look`, kept first in every form: a lesson shows the scene its names are from, as
     every seed example does)."""
 
@@ -181,7 +181,9 @@ def final_parts(transcript: Transcript) -> FinalParts | None:
     earlier = [e for e in body[:accepted] if reply_of(e) is None and not e.is_comment
                and not failed(e) and not Entry(e.source).calls("wait_for_trigger")]
     look = earlier[:1] if earlier and earlier[0] is body[0] and is_look(body[0]) else []
-    attempt = [e for e in body[accepted:] if not failed(e)
+    # the model's own comments are left out: unchecked, they were measured wrong ("# red block
+    # goes in green bowl instead of red bowl." before putting it in the red bowl) and imitated
+    attempt = [e for e in body[accepted:] if not failed(e) and not e.is_comment
                and not Entry(e.source).calls("wait_for_trigger")]
     if not any(not e.is_comment for e in attempt):
         return None
