@@ -330,3 +330,19 @@ def test_a_bowl_named_to_choose_the_block_is_no_place_to_move_it():
     assert spoken_of_as_reference("put the blue block on top of the green block", names,
                                   places) == []
     assert spoken_of_as_reference("put the blocks in the yellow bowl", names, places) == []
+
+
+def test_only_where_the_attempt_left_an_object_is_refused():
+    """Measured (matching_bowls): the attempt put the red block in the red bowl, then in the
+    orange one, then in the green one; "The red block went in the green bowl instead of in the
+    red bowl" must offer the red bowl again (it refused every move of the attempt, and the
+    focus was empty)."""
+    names = ["red block", "red bowl", "orange bowl", "green bowl"]
+    focus = focus_after("put_first_on_second", TABLETOP_MOVE,
+                        ["put all the blocks in the bowls with matching colors",
+                         "Hmm, that did not work out. The red block went in the green bowl "
+                         "instead of in the red bowl. Please try again."], names,
+                        [("red block", "red bowl"), ("red block", "orange bowl"),
+                         ("red block", "green bowl")])
+    assert focus is not None and focus.objects == ("red block",)
+    assert focus.targets_for("red block") == ["red bowl"]

@@ -195,7 +195,11 @@ def focus_after(
         return None
     movable = [n for n in spoken_of_as_moved(" ".join(utterances[-1:]) + " " + utterances[0],
                                              scene_names, spec.places) if spec.movable(n)]
-    refused = frozenset((o, t) for o, t in attempt if t is not None)
+    # where the attempt LEFT each object is refused, not a move a later one replaced
+    # (measured: red block -> red bowl, then -> green bowl; "it went in the green bowl instead
+    # of in the red bowl" left nothing to offer when every move of the attempt was refused)
+    last = {o: t for o, t in attempt}
+    refused = frozenset((o, t) for o, t in last.items() if t is not None)
     focus = Focus(function, spec, tuple(movable) or None, targets, refused,
                   bool(OFFSET_WORDS.search(_normal(words))))
     objects = focus.objects if focus.objects is not None else tuple(
