@@ -625,3 +625,17 @@ def test_until_the_robot_acts_no_statement_may_hand_back():
     grammars = [c["grammar"] for c in llm.calls][len(FETCH_JUICE):]
     lets_wait = [accepted(g, " wait_for_trigger()") for g in grammars]
     assert lets_wait == [False, False, False, True]
+
+
+def test_a_repeated_comment_is_noted_but_never_the_loop_that_resets():
+    """Measured: after a correction the model wrote one comment three times (the first loop),
+    then repeated its right move (the second loop): the interaction was reset and the lesson
+    the user asked for next was lost. A loop of comments is noted, not run, not counted."""
+    comment = "# the user has learned from this interaction"
+    responses = [comment] * 3 + ["list_locations()"] * 3 + ["wait_for_trigger()"]
+    agent, llm, _, spoken = make_agent(responses, ["where can you go?"])
+    agent.run()
+    src = sources(agent)
+    assert src.count(comment) == 2 and src.count("# " + LOOP_NOTE) == 2
+    assert src.count("list_locations()") == 2 and src[-1] == "wait_for_trigger()"
+    assert spoken == [] and [t.status for t in agent.turns] == ["waiting"]

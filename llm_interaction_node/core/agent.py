@@ -544,6 +544,17 @@ class Agent:
         return examples
 
     def _on_loop(self, source: str) -> None:
+        if Entry(source).is_comment:
+            # a repeated comment does nothing: not run, noted once, and never the loop that
+            # resets the interaction (measured: after a correction the model wrote the same
+            # comment three times, then repeated its right move, and the second loop reset
+            # the interaction the user was about to ask to learn)
+            self.turn.record_statement(source)
+            self.turn.comment_loops += 1
+            if self.turn.comment_loops == 1:
+                log.info("a comment repeated: noted, not counted as the turn's loop")
+                self.console.annotate(LOOP_NOTE)
+            return
         self.turn.loops += 1
         if self.turn.loops == 1:
             log.info("loop detected, adding the loop-prevention example: %s", source)

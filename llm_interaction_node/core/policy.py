@@ -86,6 +86,7 @@ class TurnState:
     statements: list[str] = field(default_factory=list)
     errors: Counter = field(default_factory=Counter)
     loops: int = 0
+    comment_loops: int = 0          # loops of comments only: noted, never a reset
     repeat_notes: int = 0           # notes given for redoing the attempt the user answered
 
     def record_statement(self, source: str) -> None:
