@@ -96,12 +96,13 @@ class AgentConfig:
                                      "something, the move function may only take the objects "
                                      "and targets the user's words name, never a move the "
                                      "attempt made (decoding and check: core/correction.py)")
-    act_on_correction: bool = setting(True, "the first statement after a user reply to an "
-                                      "attempt that is neither a learn request nor a closing "
-                                      "reply (thanks, never mind: core/replies.py) may not be "
-                                      "the bare hand-back wait_for_trigger() (grammar only; "
-                                      "measured: the 1.5B model answered corrections by "
-                                      "handing back, turn after turn, at any temperature)")
+    act_on_correction: bool = setting(True, "after a user reply to an attempt that is "
+                                      "neither a learn request nor a closing reply (thanks, "
+                                      "never mind: core/replies.py) the robot acts (an API "
+                                      "call, a move) before the grammar lets it hand back with "
+                                      "wait_for_trigger() (measured: the 1.5B model answered "
+                                      "corrections by handing back, turn after turn, at any "
+                                      "temperature)")
     move_after_correction: bool = setting(True, "where act_on_correction holds and the "
                                           "correction focus exists (the user's words name "
                                           "where things go), the first statement is a call "
