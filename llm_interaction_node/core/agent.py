@@ -311,10 +311,11 @@ class Agent:
         idle_left = self.config.idle_retries
         vocabulary = ConsoleVocabulary.of(self.console)
         vocabulary.focus = self._focus(vocabulary)
-        vocabulary.withheld = self._withheld()
+        must_act = self._must_act()
+        vocabulary.withheld = self._withheld(must_act)
         vocabulary.required = self._required()
         vocabulary.move_now = (self.config.move_after_correction
-                               and vocabulary.focus is not None and self._must_act())
+                               and vocabulary.focus is not None and must_act)
         constraint = vocabulary.current()
         refused_left = self.config.refused_retries
         while True:
@@ -418,13 +419,13 @@ class Agent:
                      focus.objects or "any object", list(focus.targets), sorted(focus.refused))
         return focus
 
-    def _withheld(self) -> frozenset[str]:
+    def _withheld(self, must_act: bool | None = None) -> frozenset[str]:
         """What the grammar leaves out of this turn: ``forget_learned`` unless the user's last
         words say "forget" (measured: "you forgot the glass" -> ``forget_learned('glass')``,
         which its gate refuses, and the turn was lost)."""
         said = self.console.builtins.utterances
         withheld = set() if said and asked_to_forget(str(said[-1])) else set(FORGET_ONLY_ASKED)
-        if self._must_act():
+        if self._must_act() if must_act is None else must_act:   # _generate asks it once
             log.info("the user's reply asks for more: the grammar leaves out a bare %s", WAIT)
             withheld.add(WAIT_FUNCTION)
         return frozenset(withheld)

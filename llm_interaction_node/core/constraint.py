@@ -391,6 +391,9 @@ class _Gbnf:
     is free and cut off by the client.
     """
 
+    # an argument written as an expression (a variable, ``names[0]``): not a string literal
+    EXPRESSION = "(wc | group | [-+~]) arg-rest"
+
     FIXED = r"""root ::= " "? top ("\n..." (" " cont)?)* ("\n" tail)?
 top ::= comment | begin
 cont ::= comment | [ \t]+ (comment | wexpr) | begin
@@ -464,7 +467,7 @@ tail ::= [^.] [^\x00]*
                                             f"top ::= comment | call-{i} rest-c\n")
                 else:
                     rules += self._call_rules(f"call-{i}", fn)
-            expression = "(wc | group | [-+~]) arg-rest"   # not a string literal: free
+            expression = self.EXPRESSION
             if c.scene_names:
                 quoted = [gbnf_literal(repr(n)) for n in c.scene_names]
                 quoted += [gbnf_literal(_double_quoted(n)) for n in c.scene_names]
@@ -486,7 +489,7 @@ tail ::= [^.] [^\x00]*
             i = fn.params.index(fn.moved_param)
             kinds[i] = f"{rule}-m{i}"
             extra.append(f"{rule}-m{i} ::= " + " | ".join(
-                _quoted(movable) + ["(wc | group | [-+~]) arg-rest"]))
+                _quoted(movable) + [self.EXPRESSION]))
         for i, p in enumerate(fn.params):       # a parameter that also takes a place name
             if p in fn.name_params and fn.places.get(p):
                 kinds[i] = f"{rule}-p{i}"
@@ -513,7 +516,7 @@ tail ::= [^.] [^\x00]*
         of ``focus.objects`` (or any movable scene name or an expression, when the user named
         none) and the target one of the named targets allowed for that object
         (core/correction.py); an expression as target only where the user asked for an offset."""
-        expression = "(wc | group | [-+~]) arg-rest"
+        expression = self.EXPRESSION
         objects = focus.objects if focus.objects is not None else [
             n for n in self.c.scene_names if focus.spec.movable(n)]   # a bowl cannot be moved
         pairs = []
