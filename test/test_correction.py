@@ -208,7 +208,7 @@ def test_a_lesson_comment_the_model_writes_into_its_turn_is_dropped():
     assert copied not in sources
     assert "put_first_on_second('blue block', 'left side')" in sources
     lesson = Transcript(opening(Entry("wait_for_trigger()", "{'type': 'dialog', 'text': 'x'}"),
-                                "Memorize how you did that."))
+                                "Memorize how you did that: the blue block first."))
     assert lesson.entries[1].source.startswith("# The user's lesson for this request")
     assert len(without_console_notes(lesson).entries) == 1, "a copy in a live turn: a note"
 

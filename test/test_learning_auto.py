@@ -281,7 +281,7 @@ def test_no_console_note_enters_a_stored_example_in_any_mode(memory, mode):
     live = console.transcript.render()
     assert len(notes_in(live)) == len(NOTES) + 3        # each kind is in the interaction
     objects_line = objects_of(console)
-    # L_improve's rewrite (auto, improve) copies a note; the model's own comment stays
+    # L_improve's rewrite (auto, improve) copies a note and the live model's own comment
     learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, juice_and_cup(
         objects_line, extra=f"\n>>> # {LOOP_NOTE}\n>>> {OWN}")])
     entry = console.execute("learn_from_interaction()").entry
@@ -293,7 +293,11 @@ def test_no_console_note_enters_a_stored_example_in_any_mode(memory, mode):
     # one line in the lesson voice, which in a live turn would be a copy (notes.LESSON_COMMENT)
     lesson_voice = [n for n in notes_in(text) if LESSON_COMMENT in n]
     assert [n for n in notes_in(text) if LESSON_COMMENT not in n] == []
-    assert (OWN in text) == (mode != "final"), "final leaves the model's own comments out"
+    # a lesson built from the interaction leaves the live model's comments out (final, and a
+    # rewrite that copies one: core/learning/tidy.py); the ones that store it whole keep it
+    assert (OWN in text) == (mode in ("corrected", "raw")), "the model's own comment"
+    if mode in ("auto", "improve"):
+        assert "# juice always comes with a cup" in text     # the rewrite's own lesson stays
     assert len(lesson_voice) == (1 if mode in ("final", "corrected") else 0), lesson_voice
     if mode in ("auto", "improve"):
         assert notes_in(llm.calls[0]["messages"][-1]["content"]) == []   # L_improve saw none
@@ -353,7 +357,7 @@ def test_a_rewrite_that_moves_what_the_user_never_asked_about_is_not_stored(tmp_
     else:
         assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
         [lesson] = table.list("final")
-        assert [e.source for e in Transcript.parse(lesson.transcript)][2:] == [
+        assert [e.source for e in Transcript.parse(lesson.transcript)][1:] == [
             "get_obj_names()", TOP.format("orange block"), "wait_for_trigger()"]
 
 

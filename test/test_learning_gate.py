@@ -9,7 +9,7 @@ first look: "never put glasses on the edge" is a standing rule (counted as a req
 import pytest
 
 from llm_interaction_node.core.learning import gate
-from llm_interaction_node.core.learning.gate import explain, is_learning_request
+from llm_interaction_node.core.learning.gate import asks_only_to_learn, explain, is_learning_request
 
 POSITIVE = [
     # the brief's paraphrases
@@ -202,3 +202,21 @@ def test_no_cue_no_embedding(monkeypatch):
     monkeypatch.setattr(gate._PROTOTYPES, "similarities", fail)
     assert not is_learning_request("bring me the juice and a cup")
     assert not is_learning_request("")
+
+
+@pytest.mark.parametrize("utterance", [
+    "Well done, remember that for next time.", "Great, learn from that for next time.",
+    "That is right now. Please keep that in mind for the future.",
+    "Good job, learn from your mistakes.", "Perfect, make a note of that for the future.",
+    "Now it is correct. Memorize how you did that.", "good, remember that"])
+def test_a_reply_that_only_praises_and_asks_to_learn_says_nothing_more(utterance):
+    assert asks_only_to_learn(utterance)
+
+
+@pytest.mark.parametrize("utterance", [
+    "thanks. but when you bring me juice, always bring me a cup as well. remember that",
+    "remember that the cup goes on the table", "remember the juice",
+    "thanks, but next time bring both at once, you have two hands - remember that",
+    "Memorize how you did that: the blue block first.", ""])
+def test_a_reply_that_says_how_says_more_than_learn_this(utterance):
+    assert not asks_only_to_learn(utterance)

@@ -206,13 +206,13 @@ def test_final_mode_stores_only_the_accepted_attempt_with_the_worlds_outputs(mem
     assert learner.llm.calls == []                     # no generation
     [example] = memory.list("final")
     parsed = Transcript.parse(example.transcript)
+    # the closing reply only praises and asks to learn: no comment (gate.asks_only_to_learn)
     assert [e.source for e in parsed] == [
-        "wait_for_trigger()", f"# The user's lesson for this request: {WRONG_THEN_RIGHT_SAID[2]!r}",
-        LOCATIONS, COUNTER, "grasp('mango-juice_0')", HUMAN,
+        "wait_for_trigger()", LOCATIONS, COUNTER, "grasp('mango-juice_0')", HUMAN,
         "handover_object_to_human('mango-juice_0')", "wait_for_trigger()"]
     assert parsed.user_utterances() == [WRONG_THEN_RIGHT_SAID[0]]
-    assert "mango-juice_0" in parsed.entries[2].output               # the look, as the world said
-    assert [e.output for e in parsed][3:7] == ["'success'"] * 4     # the world's outputs
+    assert "mango-juice_0" in parsed.entries[1].output               # the look, as the world said
+    assert [e.output for e in parsed][2:6] == ["'success'"] * 4     # the world's outputs
     assert "coffee-cup" not in example.transcript.split(LOCATIONS)[1].split("\n", 2)[2]
     assert spoken[-1] == "Thank you, I will remember how you wanted it done."
 
@@ -240,12 +240,13 @@ def test_final_example_keeps_the_earlier_bindings_the_accepted_attempt_reads():
 >>> for b in blocks:
 ...     put_first_on_second(b, target)
 >>> wait_for_trigger()
-{'type': 'dialog', 'text': 'well done, learn that for next time'}
+{'type': 'dialog', 'text': 'well done, the blue bowl is the one, learn that for next time'}
 >>> learn_from_interaction()""")
     example = final_example(live)
     assert [e.source for e in example] == [
         "wait_for_trigger()",
-        "# The user's lesson for this request: 'well done, learn that for next time'",
+        "# The user's lesson for this request: "
+        "'well done, the blue bowl is the one, learn that for next time'",
         "blocks = [n for n in get_obj_names() if 'block' in n]",      # read, bound earlier
         "target = get_obj_pos('blue bowl')",                          # the red one is not kept
         "for b in blocks:\n    put_first_on_second(b, target)", "wait_for_trigger()"]
@@ -396,7 +397,6 @@ def test_final_example_that_only_fixes_the_last_block_keeps_the_earlier_working_
         example, sources = stored_sources(table_memory)
         assert sources == [
             "wait_for_trigger()",
-            f"# The user's lesson for this request: {MATCHING_SAID[2]!r}",
             PUT.format("blue block", "blue bowl"),
             PUT.format("green block", "green bowl"),
             PUT.format("red block", "red bowl"),
@@ -426,7 +426,7 @@ def test_final_example_whose_accepted_attempt_solves_the_request_is_stored_alone
     assert entry.output == ("Stored the request and the statements of the accepted attempt in "
                             "the memory.")
     _, sources = stored_sources(table_memory)
-    assert sources[2:] == [PUT.format("red block", "red bowl"), "wait_for_trigger()"]
+    assert sources[1:] == [PUT.format("red block", "red bowl"), "wait_for_trigger()"]
 
 
 BY_HAND = ["wait_for_trigger()", PUT.format("red block", "blue bowl"), "wait_for_trigger()",
@@ -501,12 +501,11 @@ def test_worked_example_is_every_statement_that_worked_without_the_corrections()
 {'type': 'dialog', 'text': 'well done, remember that'}""")
     assert [e.source for e in worked_example(live)] == [
         "wait_for_trigger()",
-        "# The user's lesson for this request: 'well done, remember that'",
         "put_first_on_second('red block', 'blue bowl')",
         "put_first_on_second('red block', 'red bowl')",
         "wait_for_trigger()",
     ]
-    assert [e.source for e in final_example(live)][2:] == [
+    assert [e.source for e in final_example(live)][1:] == [
         "put_first_on_second('red block', 'red bowl')", "wait_for_trigger()"]
 
 
@@ -571,7 +570,8 @@ REPEATED_LEFT = [   # blocks_on_place run 3 (session 38, docs/eval/learning_act/
 def test_a_final_lesson_keeps_no_comment_of_the_model(table_memory):
     """Measured: the model's comments entered final lessons ("# red block goes in green bowl
     instead of red bowl." above putting it in the red bowl) and were imitated. Stored: the
-    statements that worked, no comment but the lesson's own. (The repeated puts stay: with
+    statements that worked, no comment at all: the closing reply only praises and asks to
+    learn, so not even the lesson's (gate.asks_only_to_learn). (The repeated puts stay: with
     each block's last put alone the replay stacks the blocks in another order than the live
     world, and the replay check compares stacks.)"""
     robot = TabletopWorldBullet.from_names(STACK_OBJECTS.split(","), seed=0)
@@ -586,8 +586,7 @@ def test_a_final_lesson_keeps_no_comment_of_the_model(table_memory):
         _, sources = stored_sources(table_memory)
         assert {s.split("'")[1] for s in sources if s.startswith("put_first_on_second(")} == {
             "yellow block", "green block", "blue block"}
-        comments = [s for s in sources if s.startswith("#")]
-        assert len(comments) == 1 and "lesson" in comments[0], comments
+        assert [s for s in sources if s.startswith("#")] == []
     finally:
         robot.close()
 
@@ -613,3 +612,28 @@ def test_a_look_is_a_bare_call_without_positional_arguments_that_printed_somethi
     assert not is_look(Entry("get_obj_names()"))                       # printed nothing
     assert not is_look(Entry("names = get_obj_names()", "['red block']"))  # a binding
     assert not is_look(Entry("get_obj_pos('red block')", "(0.1, 0.2)"))    # about one object
+
+
+@pytest.mark.parametrize("closing, kept", [
+    ("Perfect, make a note of that for the future.", False),
+    ("Good job, learn from your mistakes.", False),
+    ("Now it is correct. Memorize how you did that.", False),
+    ("good, but the red block always goes in the red bowl. remember that", True),
+    ("remember that the red one belongs in the red bowl", True)])
+def test_a_lesson_shows_the_closing_reply_only_where_it_says_more_than_learn_this(closing, kept):
+    """Measured (issue 30): with "# The user's lesson for this request: 'Perfect, make a note
+    of that for the future.'" in its examples the 1.5B model wrote comments in that voice
+    into its turns (invented words too); the words teach nothing. Words that say how stay."""
+    live = Transcript.parse(f""">>> wait_for_trigger()
+{{'type': 'dialog', 'text': 'put the red block in its bowl'}}
+>>> put_first_on_second('red block', 'blue bowl')
+'success'
+>>> wait_for_trigger()
+{{'type': 'dialog', 'text': 'that is the blue bowl'}}
+>>> put_first_on_second('red block', 'red bowl')
+'success'
+>>> wait_for_trigger()
+{{'type': 'dialog', 'text': {closing!r}}}""")
+    for lesson in (final_example(live), corrected_example(live)):
+        comment = f"# The user's lesson for this request: {closing!r}"
+        assert ([e.source for e in lesson][1] == comment) == kept, lesson.render()

@@ -35,7 +35,14 @@ from ..statements import bare_call
 from ..transcript import Entry, Transcript
 from .outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED, LearnOutcome, LearnStatus, Lesson
 from .replay_check import ReplayCheck
-from .transcripts import cut_interaction, failed, opening, reply_of, without_unanswered_waits
+from .transcripts import (
+    cut_interaction,
+    failed,
+    move_key,
+    opening,
+    reply_of,
+    without_unanswered_waits,
+)
 
 if TYPE_CHECKING:
     from .learner import Learner
@@ -95,21 +102,6 @@ def needed_bindings(earlier: list[Entry], attempt: list[Entry]) -> list[Entry]:
             keep.append(entry)
             needed = (needed - binds) | read
     return list(reversed(keep))
-
-
-def move_key(source: str) -> tuple[str, str] | None:
-    """``(function, object)`` if the input is one call that takes an object somewhere:
-    ``f('object', target, ...)``, at least two arguments, the first a string literal
-    (``put_first_on_second('blue block', 'left side')``, ``place('cup', 'table')``). A later
-    call with the same key decides where that object ends; calls of one argument
-    (``move_to('kitchen')``, ``grasp('cup')``) are steps, never superseded."""
-    call = bare_call(source)
-    if call is None or not call.args or len(call.args) + len(call.keywords) < 2:
-        return None
-    first = call.args[0]
-    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
-        return None
-    return call.func.id, first.value
 
 
 def last_moves(entries: list[Entry], later: set[tuple[str, str]] | None = None) -> list[Entry]:

@@ -260,6 +260,37 @@ def _clause_rule(clause: str, whole: str) -> str | None:
     return None
 
 
+# What may stand around a request to learn in a reply that says nothing else ("Please keep that
+# in mind for the future.", "Memorize how you did that.", "make a note of that for next time")
+_LEARN_FILLER = frozenset("""
+please for the future next time later in mind of that this it how you did do done a note so
+and ok okay now just well from your what way mistake mistakes
+""".split())
+
+
+def asks_only_to_learn(utterance: str) -> bool:
+    """True if every clause of ``utterance`` is a word of thanks or praise
+    (:func:`..replies.closes_the_attempt`) or an explicit request to learn with nothing but
+    :data:`_LEARN_FILLER` around it: "Perfect, make a note of that for the future." says
+    nothing a lesson could show; "remember that the cup goes on the table" and "thanks, but
+    always bring a cup" do."""
+    from ..replies import closes_the_attempt
+    text = normalise(utterance or "")
+    parts = clauses(text)
+    if not parts:
+        return False
+    for clause in parts:
+        if closes_the_attempt(clause):
+            continue
+        match = next((m for p in EXPLICIT if (m := p.search(clause))), None)
+        if match is None or _clause_rule(clause, text) != "explicit":
+            return False
+        rest = (clause[:match.start()] + " " + clause[match.end():]).split()
+        if any(w not in _LEARN_FILLER for w in rest):
+            return False
+    return True
+
+
 def future_instruction(sentence: str) -> bool | None:
     """True: an instruction for future behaviour; False: a lead without one; None: no lead."""
     m = _LEAD.search(sentence)
@@ -374,6 +405,7 @@ def is_learning_request(utterance: str) -> bool:
 
 
 __all__ = [
+    "asks_only_to_learn",
     "is_learning_request",
     "explain",
     "accepts",

@@ -20,7 +20,8 @@ turn unchanged, the user's correction as a dialog turn, a second trip after it) 
 replay ``check`` (:mod:`.replay_check`), shows an output the world does not return. An
 invalid, misshapen or mismatching rewrite is asked for once more, with the reason; the second
 answer is final. The console's notes (:mod:`..notes`) are left out of the interaction and of
-the rewrite.
+the rewrite; so are the live model's comments the rewrite copies and its repeated moves
+(:mod:`.tidy`).
 :func:`improve` returns an :class:`ImproveResult` whose :class:`ImproveStatus` says which of
 these happened.
 """
@@ -45,6 +46,7 @@ from ..transcript import PS1, PS2, Entry, Transcript
 from .replay_check import ReplayCheck
 from .scope import unasked_moves, unasked_sentence
 from .shape import shape_problem
+from .tidy import tidy_rewrite, without_repeated_moves
 from .transcripts import (
     interaction_text,
     normalised_statements,
@@ -355,8 +357,8 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
                 result.status, result.reason = ImproveStatus.UNCHANGED, \
                     "the improved transcript changes no statement"
                 return _logged(result)
-            stored = without_console_notes(stored_example(improved))
-            misshapen = shape_problem(stored, original)
+            stored = tidy_rewrite(without_console_notes(stored_example(improved)), original)
+            misshapen = shape_problem(stored, without_repeated_moves(original))
             replayed = check(stored) if check is not None and misshapen is None else None
             unasked = unasked_moves(replayed.moved_kept, original.user_utterances(),
                                     replayed.objects) if replayed is not None else []

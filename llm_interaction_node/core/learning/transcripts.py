@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from ..notes import LESSON_COMMENT, without_console_notes
+from ..statements import bare_call
 from ..transcript import Entry, Transcript
 
 LEARN_CALL = "learn_from_interaction"
@@ -47,6 +48,21 @@ def interaction_text(transcript: Transcript | str) -> Transcript:
     entries = [e for e in t.entries
                if not calls_any(e.source, {LEARN_CALL}) and e.source.strip() != NEW_TASK_MARKER]
     return Transcript([Entry(e.source, e.output) for e in entries])
+
+
+def move_key(source: str) -> tuple[str, str] | None:
+    """``(function, object)`` if the input is one call that takes an object somewhere:
+    ``f('object', target, ...)``, at least two arguments, the first a string literal
+    (``put_first_on_second('blue block', 'left side')``, ``place('cup', 'table')``). A later
+    call with the same key decides where that object ends; calls of one argument
+    (``move_to('kitchen')``, ``grasp('cup')``) are steps, never superseded."""
+    call = bare_call(source)
+    if call is None or not call.args or len(call.args) + len(call.keywords) < 2:
+        return None
+    first = call.args[0]
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+        return None
+    return call.func.id, first.value
 
 
 def without_unanswered_waits(entries: Sequence[Entry]) -> list[Entry]:
@@ -125,11 +141,14 @@ def cut_interaction(transcript: Transcript) -> Cut | None:
 
 def opening(request: Entry, closing_reply: str | None) -> list[Entry]:
     """The request, then the user's closing reply as a comment (so a copying model reads it
-    before it acts)."""
-    return [request] + ([Entry(CLOSING_REPLY_COMMENT.format(text=closing_reply))]
-                        if closing_reply else [])
+    before it acts), unless it only praises and asks to learn (:func:`.gate.asks_only_to_learn`:
+    "Perfect, make a note of that for the future." teaches nothing, and with it in the prompt
+    the 1.5B model wrote comments in that voice into its turns, measured in issue 30)."""
+    from .gate import asks_only_to_learn  # late: the gate's prototypes need numpy
+    said = closing_reply and not asks_only_to_learn(closing_reply)
+    return [request] + ([Entry(CLOSING_REPLY_COMMENT.format(text=closing_reply))] if said else [])
 
 
 __all__ = ["LEARN_CALL", "FAILURE_OUTPUT", "CLOSING_REPLY_COMMENT", "calls_any",
-           "interaction_text", "without_unanswered_waits", "without_closing_reply",
+           "interaction_text", "move_key", "without_unanswered_waits", "without_closing_reply",
            "normalised_statements", "failed", "reply_of", "Cut", "cut_interaction", "opening"]
