@@ -395,7 +395,7 @@ class _Gbnf:
     EXPRESSION = "(wc | group | [-+~]) arg-rest"
 
     FIXED = r"""root ::= " "? top ("\n..." (" " cont)?)* ("\n" tail)?
-top ::= comment | begin
+top ::= {top}
 cont ::= comment | [ \t]+ (comment | wexpr) | begin
 begin ::= known rest-w | api ws? (group rest-c | "." rest-o) | target{call_rest}
 wexpr ::= word rest-w{call_rest}
@@ -442,8 +442,14 @@ tail ::= [^.] [^\x00]*
         starts = {w for w in c.known - set(fns) if not w.startswith(tuple(c.withheld))}
         api = sorted(starts & c.api_functions)        # called (or looked into), never assigned
         starts = sorted(starts - c.api_functions)
+        # the first statement after a correction that says where things go is that move
+        # (``move_now``): the focus function's call, or a comment before it
+        moving = (c.move_now and not program and c.focus is not None
+                  and c.focus.function in fns)
+        top = f"comment | call-{fns.index(c.focus.function)} rest-c" if moving \
+            else "comment | begin"
         text = self.FIXED.format(call_start=" | call" if fns else "",
-                                 call_rest=" | call rest-c" if fns else "")
+                                 call_rest=" | call rest-c" if fns else "", top=top)
         if program:
             text = self.PROGRAM + text[text.index("\n") + 1:]      # another root
         rules = ["known ::= " + " | ".join(gbnf_literal(w) for w in starts or ["pass"]),
@@ -462,9 +468,6 @@ tail ::= [^.] [^\x00]*
                 fn = c.scene_functions[name]
                 if c.focus is not None and name == c.focus.function:
                     rules += self._focus_rules(f"call-{i}", fn, c.focus)
-                    if c.move_now and not program:
-                        text = text.replace("top ::= comment | begin\n",
-                                            f"top ::= comment | call-{i} rest-c\n")
                 else:
                     rules += self._call_rules(f"call-{i}", fn)
             expression = self.EXPRESSION

@@ -95,17 +95,19 @@ _LOCATION = re.compile(r"\b(on|onto|in|into|to|at|near|beside|next to|towards?|o
                        r"over|behind|above|below) (the )?$")
 
 
+def _said_before(said: str, name: str, places: Sequence[str]) -> list[str]:
+    """For each occurrence of a form of ``name`` in ``said`` (:func:`_normal`'s text), the
+    words before it, ending in one blank (what the cue patterns are matched against)."""
+    return [said[:m.start() + 1].strip() + " " for form in _forms(name, places)
+            for m in re.finditer(f"(?= {re.escape(form)} )", said)]
+
+
 def spoken_of_as_moved(text: str, names: Iterable[str], places: Sequence[str] = ()) -> list[str]:
     """The names of :func:`mentioned` that ``text`` says at least once as a thing, not only as
     a place (after "on the", "in the", "next to the", ...)."""
     said = _normal(text)
-
-    def as_a_thing(form: str) -> bool:      # at some occurrence, not after a place word
-        return any(not _LOCATION.search(said[:m.start() + 1].strip() + " ")
-                   for m in re.finditer(f"(?= {re.escape(form)} )", said))
-
     return [n for n in mentioned(text, names, places)
-            if any(as_a_thing(form) for form in _forms(n, places))]
+            if any(not _LOCATION.search(before) for before in _said_before(said, n, places))]
 
 
 # words before a name that make it a reference for choosing, not a place to go: "the block
@@ -123,14 +125,9 @@ def spoken_of_as_reference(text: str, names: Iterable[str],
     """The names of :func:`mentioned` that ``text`` says only as a reference for choosing
     (after "to the left of the", "closest to the", "below the", ...), never as a place."""
     said = _normal(text)
-
-    def as_reference(at: int) -> bool:
-        before = said[:at + 1].strip() + " "
-        return bool(_RELATION.search(before)) and not _ON_TOP_OF.search(before)
-
     return [n for n in mentioned(text, names, places)
-            if all(as_reference(m.start()) for form in _forms(n, places)
-                   for m in re.finditer(f"(?= {re.escape(form)} )", said))]
+            if all(_RELATION.search(before) and not _ON_TOP_OF.search(before)
+                   for before in _said_before(said, n, places))]
 
 
 # in a clause of the reply, what makes the names after it where something IS now ("went in
