@@ -476,7 +476,7 @@ def test_the_trimming_of_a_final_example_is_bounded(table_memory):
                                      live=True, api="tabletop", world=OBJECTS)
     calls = []
     check = learner.check
-    learner.check = lambda t: calls.append(t) or check(t)
+    learner.check = lambda t, ignored=frozenset(): calls.append(t) or check(t, ignored)
     entry = console.execute("learn_from_interaction()").entry
     assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
     assert len(calls) == MAX_FINAL_REPLAYS
@@ -637,3 +637,40 @@ def test_a_lesson_shows_the_closing_reply_only_where_it_says_more_than_learn_thi
     for lesson in (final_example(live), corrected_example(live)):
         comment = f"# The user's lesson for this request: {closing!r}"
         assert ([e.source for e in lesson][1] == comment) == kept, lesson.render()
+
+
+DIRECTION_OBJECTS = "blue block,yellow block,green block,red bowl,yellow bowl,blue bowl"
+CORNER = "put_first_on_second('{}', 'top right corner')"
+
+
+@pytest.mark.parametrize("world", ["2d", "pybullet"])
+@pytest.mark.parametrize("correction, rejected", [
+    ("That is not what I wanted. The block you picked was a block below the yellow bowl. "
+     "Try once more, please.", True),
+    ("That is in the top right corner, and the yellow block should be there too.", False)])
+def test_a_final_lesson_leaves_out_the_object_the_user_called_the_wrong_choice(
+        table_memory, world, correction, rejected):
+    """block_direction_of_bowl run 4 (issue 30): the blue block went to the corner, the user
+    said it was the wrong block, the yellow one went there too and was accepted. The blue
+    block still lies in the corner, so the lesson replayed to end like the live world moved
+    both; a wrong choice is no part of the lesson, and where it lies is not compared. Where
+    the reply does not call it the wrong choice, the earlier move stays."""
+    robot = TabletopWorldBullet.from_names(DIRECTION_OBJECTS.split(","), seed=0) \
+        if world == "pybullet" else make_world("tabletop", DIRECTION_OBJECTS, seed=0)
+    try:
+        console, learner, _, _ = session(
+            ["pick up the block to the left of the yellow bowl and place it on the top right "
+             "corner", correction, "That is right now. Please keep that in mind for the future."],
+            table_memory, ["wait_for_trigger()", "get_obj_names()",
+                           CORNER.format("blue block"), "wait_for_trigger()",
+                           CORNER.format("yellow block"), "wait_for_trigger()"],
+            mode="final", live=True, api="tabletop", robot=robot)
+        entry = console.execute("learn_from_interaction()").entry
+        assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+        _, sources = stored_sources(table_memory)
+        moves = [CORNER.format("yellow block")] if rejected else \
+            [CORNER.format("blue block"), CORNER.format("yellow block")]
+        assert sources == ["wait_for_trigger()", "get_obj_names()", *moves, "wait_for_trigger()"]
+    finally:
+        if world == "pybullet":
+            robot.close()

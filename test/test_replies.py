@@ -4,7 +4,7 @@ import itertools
 
 import pytest
 
-from llm_interaction_node.core.replies import closes_the_attempt
+from llm_interaction_node.core.replies import closes_the_attempt, rejects_the_choice
 from llm_interaction_node.eval import simulated_user as U
 
 
@@ -37,3 +37,21 @@ def test_no_feedback_of_the_papers_simulated_user_reads_as_closing():
     said = [t for t in facts + others + openers if t.strip()]
     assert len(said) > 40
     assert [t for t in said if closes_the_attempt(t)] == []
+
+
+@pytest.mark.parametrize("reply", [
+    "You picked the blue block instead of the block left of the yellow bowl.",
+    "The block you picked was a block below the yellow bowl.",
+    "You did not take the block I meant. You took a block above the orange bowl.",
+    "That was the green block, and I meant the one to the left.",
+    "you took the wrong one", "that's not the cup I wanted"])
+def test_a_reply_that_says_the_robot_took_the_wrong_object_rejects_the_choice(reply):
+    assert rejects_the_choice(reply)
+
+
+@pytest.mark.parametrize("reply", [
+    "the red block is in the blue bowl, it belongs in the red bowl",
+    "That is in the green bowl, not on the left side.", "you put it in the wrong corner",
+    "you picked it up and dropped it", "Thanks!"])
+def test_a_reply_about_where_things_went_rejects_no_choice(reply):
+    assert not rejects_the_choice(reply)

@@ -95,3 +95,22 @@ def test_only_objects_the_live_world_knows_are_compared():
     live = WorldEnd("tabletop", {"red bowl": replayed.objects["red bowl"]})
     assert end_difference(replayed, live) is None
     assert end_of(object()) is None and end_difference(None, live) is None
+
+
+def test_an_ignored_block_is_not_compared_nor_counted_under_another():
+    """A wrong choice the user rejected stays where the robot put it in the live world; the
+    accepted block went on top of it. Ignoring it, the accepted block on the table at that
+    spot in the replay is at the same place, and so is a block put on the accepted one."""
+    from llm_interaction_node.sims.world_end import ending_elsewhere
+    replayed, live = table(), table()
+    corner = [0.25, -0.25]
+    TabletopApi(live).put_first_on_second("blue block", corner)
+    TabletopApi(live).put_first_on_second("red block", corner)       # on the blue block
+    TabletopApi(replayed).put_first_on_second("red block", corner)   # on the table
+    assert ending_elsewhere(end_of(replayed), end_of(live)) == ["red block", "blue block"]
+    assert ending_elsewhere(end_of(replayed), end_of(live), {"blue block"}) == []
+    TabletopApi(replayed).put_first_on_second("green block", corner)   # red under green now
+    TabletopApi(live).put_first_on_second("green block", corner)       # blue, red, green
+    assert ending_elsewhere(end_of(replayed), end_of(live)) == ["red block", "blue block",
+                                                                "green block"]
+    assert ending_elsewhere(end_of(replayed), end_of(live), {"blue block"}) == []

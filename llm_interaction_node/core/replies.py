@@ -1,4 +1,5 @@
-"""What a user's reply to an attempt leaves the robot to do: nothing, or act.
+"""What a user's reply to an attempt says: that it closes the attempt, or that the robot took
+the wrong object.
 
 After an attempt the user either closes it ("thanks", "perfect", "never mind") or says what
 is still wrong. Only a closing reply may be answered by handing back at once; the agent
@@ -41,4 +42,25 @@ def closes_the_attempt(utterance: str) -> bool:
                                for w in words)
 
 
-__all__ = ["closes_the_attempt"]
+# words that say the robot chose the wrong object (not where it put it): "You picked the red
+# block instead of ...", "The block you picked was ...", "that is not the block I meant",
+# "you took the wrong one", "That was the red block, and I meant ..."
+_THING = r"(?:block|object|one|thing|item|cup|bottle)s?"
+_WRONG_CHOICE = re.compile(
+    r"\byou (?:picked|took|grabbed|chose|selected|picked up)\b(?! it\b)|"
+    rf"\b{_THING} you (?:picked|took|grabbed|chose|selected)\b|"
+    rf"\bnot the {_THING} i (?:meant|wanted|asked for|had in mind)\b|"
+    rf"\bwrong {_THING}\b|"
+    r"\bthat was\b[^.]*\bi (?:meant|asked for|wanted)\b|"
+    rf"\bdid not (?:take|pick|grab) the {_THING} i (?:meant|wanted)\b")
+
+
+def rejects_the_choice(utterance: str) -> bool:
+    """True if ``utterance`` says the robot took the wrong object ("You picked the blue block
+    instead of the one left of the bowl", "The block you picked was below the bowl"), not
+    (only) that it put it in the wrong place."""
+    text = " ".join(utterance.lower().replace("\u2019", "'").replace("n't", " not").split())
+    return bool(_WRONG_CHOICE.search(text))
+
+
+__all__ = ["closes_the_attempt", "rejects_the_choice"]

@@ -17,7 +17,7 @@ Only objects the live world knows are compared.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,19 +78,34 @@ def _bowl_of(name: str, objects: Mapping[str, np.ndarray]) -> str | None:
 
 
 def same_place(
-    name: str, replayed: Mapping[str, np.ndarray], live: Mapping[str, np.ndarray]
+    name: str, replayed: Mapping[str, np.ndarray], live: Mapping[str, np.ndarray],
+    ignored: Collection[str] = (),
 ) -> bool:
     """Whether object ``name`` is at the same place in both tabletop worlds: in the same bowl
     (wherever in it), or in no bowl in either and within :data:`XY_TOLERANCE` horizontally and
-    :data:`Z_TOLERANCE` vertically (in a bowl in one world only, or in another bowl: not)."""
+    :data:`Z_TOLERANCE` vertically (in a bowl in one world only, or in another bowl: not). A
+    block of ``ignored`` under it in either world (a wrong choice left where the robot put
+    it, the accepted block put on top of it) does not count in its height."""
     bowl = _bowl_of(name, replayed)
     if bowl != _bowl_of(name, live):
         return False
     if bowl is not None:
         return True
     a, b = replayed[name], live[name]
-    return (float(np.linalg.norm(a[:2] - b[:2])) <= XY_TOLERANCE
-            and abs(float(a[2]) - float(b[2])) <= Z_TOLERANCE)
+    if float(np.linalg.norm(a[:2] - b[:2])) > XY_TOLERANCE:
+        return False
+    return (abs(float(a[2]) - float(b[2])) <= Z_TOLERANCE
+            or any(n in ignored for n in _under(name, replayed) + _under(name, live)))
+
+
+def _under(name: str, objects: Mapping[str, np.ndarray]) -> list[str]:
+    """The blocks right under object ``name`` (a block's width around it, half a block lower
+    or more)."""
+    p = objects[name]
+    return [n for n, q in objects.items()
+            if n != name and n.endswith(" block")
+            and float(np.linalg.norm(q[:2] - p[:2])) < BLOCK_SIZE
+            and float(p[2]) - float(q[2]) > BLOCK_SIZE / 2]
 
 
 def _tabletop_place(name: str, objects: Mapping[str, np.ndarray]) -> str:
@@ -98,14 +113,7 @@ def _tabletop_place(name: str, objects: Mapping[str, np.ndarray]) -> str:
     if bowl is not None:
         return f"in the {bowl}"
     p = objects[name]
-    under = [
-        (float(q[2]), n)
-        for n, q in objects.items()
-        if n != name
-        and n.endswith(" block")
-        and float(np.linalg.norm(q[:2] - p[:2])) < BLOCK_SIZE
-        and float(p[2]) - float(q[2]) > BLOCK_SIZE / 2
-    ]
+    under = [(float(objects[n][2]), n) for n in _under(name, objects)]
     if under:
         return f"on the {max(under)[1]}"
     where = "on the table" if name.endswith(" block") else ""
@@ -121,15 +129,17 @@ def _household_place(state: tuple[str | None, str | None]) -> str:
     return f"at {location}" if location else "at an unknown place"
 
 
-def ending_elsewhere(replayed: WorldEnd | None, live: WorldEnd | None) -> list[str]:
+def ending_elsewhere(replayed: WorldEnd | None, live: WorldEnd | None,
+                     ignored: Collection[str] = ()) -> list[str]:
     """The names of the objects the live world knows that end elsewhere in the replay (none:
-    a world missing or of another kind)."""
+    a world missing or of another kind); ``ignored`` ones are not compared (see
+    :func:`same_place`)."""
     if replayed is None or live is None or replayed.kind != live.kind:
         return []
-    names = [n for n in live.objects if n in replayed.objects]
+    names = [n for n in live.objects if n in replayed.objects and n not in ignored]
     if live.kind == "household":
         return [n for n in names if tuple(replayed.objects[n]) != tuple(live.objects[n])]
-    return [n for n in names if not same_place(n, replayed.objects, live.objects)]
+    return [n for n in names if not same_place(n, replayed.objects, live.objects, ignored)]
 
 
 def end_difference(replayed: WorldEnd | None, live: WorldEnd | None,

@@ -23,6 +23,11 @@ the last: "put the blue block in the green bowl", later "on the left side" is th
 measured: a stack built over three corrections was refused, because replaying the rejected
 moves from the start stacks the blocks in another order), then every statement that worked
 (:func:`worked_example`). A move repeated in the accepted attempt is stored once.
+
+A wrong choice is no part of the lesson: where the user answered an attempt that moved one
+object with "the block you picked was ..." (:func:`rejected_choices`) and the accepted attempt
+moves another, that object's moves are left out, and where it lies (still where the robot put
+it, the accepted block maybe on top) is not compared with the live world.
 """
 from __future__ import annotations
 
@@ -134,12 +139,15 @@ class FinalParts:
     no waits, no failures), ``attempt`` (the accepted attempt's statements that did not
     fail, without the model's comments) and ``look`` (the interaction's first look at the scene,
     :func:`is_look`, kept first in every form: a lesson shows the scene its names are from, as
-    every seed example does)."""
+    every seed example does); ``rejected``: the objects of a wrong choice
+    (:func:`rejected_choices`), whose moves are not in :attr:`earlier` and whose place the
+    replay's end is not compared on."""
 
     opening: list[Entry]
     earlier: list[Entry]
     attempt: list[Entry]
     look: list[Entry] = field(default_factory=list)
+    rejected: frozenset[str] = frozenset()
 
     @property
     def bindings(self) -> list[Entry]:
@@ -151,7 +159,8 @@ class FinalParts:
         statements without the moves a later one replaces (:func:`last_moves`)."""
         attempt = last_moves(self.attempt)
         keys = {k for k in (move_key(e.source) for e in attempt) if k is not None}
-        return FinalParts(self.opening, last_moves(self.earlier, keys), attempt, self.look)
+        return FinalParts(self.opening, last_moves(self.earlier, keys), attempt, self.look,
+                          self.rejected)
 
     def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
         """The opening, ``earlier`` (a selection of :attr:`earlier`, in order), the attempt
@@ -179,7 +188,37 @@ def final_parts(transcript: Transcript) -> FinalParts | None:
                and not Entry(e.source).calls("wait_for_trigger")]
     if not any(not e.is_comment for e in attempt):
         return None
-    return FinalParts(opening(cut.request, cut.closing_reply), earlier[len(look):], attempt, look)
+    rejected = rejected_choices(body, accepted)
+    earlier = [e for e in earlier if (key := move_key(e.source)) is None or key[1] not in rejected]
+    return FinalParts(opening(cut.request, cut.closing_reply), earlier[len(look):], attempt, look,
+                      rejected)
+
+
+def _moved(entries: list[Entry]) -> set[str]:
+    return {key[1] for key in (move_key(e.source) for e in entries if not failed(e))
+            if key is not None}
+
+
+def rejected_choices(body: list[Entry], accepted: int) -> frozenset[str]:
+    """The objects the user said were the wrong choice: an attempt that moved one object only,
+    answered by a reply that says the robot took the wrong one (:func:`..replies.
+    rejects_the_choice`), where the accepted attempt (from ``accepted`` on) moves other ones.
+    Measured (issue 30, block_direction_of_bowl): "The block you picked was a block below the
+    yellow bowl"; the blue block stayed in the corner, the yellow one went there too, and the
+    lesson, replayed to end like the live world, moved both."""
+    from ..replies import rejects_the_choice
+    chosen = _moved(body[accepted:])
+    rejected: set[str] = set()
+    start = 0
+    for i, entry in enumerate(body[:accepted]):
+        reply = reply_of(entry)
+        if reply is None:
+            continue
+        moved = _moved(body[start:i])
+        if len(moved) == 1 and not moved & chosen and rejects_the_choice(reply):
+            rejected |= moved
+        start = i + 1
+    return frozenset(rejected)
 
 
 def final_example(transcript: Transcript, outputs: bool = False) -> Transcript | None:
@@ -212,7 +251,7 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
                             "after the user's last correction.")
     check = learner.check
     net = parts.net()
-    accepted = _FinalTry.of(check, net.example(net.bindings))
+    accepted = _FinalTry.of(check, net.example(net.bindings), parts.rejected)
     if accepted is None:                       # no world to replay in: the live outputs
         return _store_form(learner, net.example(net.bindings, outputs=True),
                            "the accepted attempt, not replayed", said)
@@ -231,7 +270,7 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
         if len(candidate.earlier) <= len(candidate.bindings) or \
                 (candidate is parts and candidate.earlier == net.earlier):
             continue                           # nothing more than a form already tried
-        fuller = _FinalTry.of(check, candidate.example(candidate.earlier))
+        fuller = _FinalTry.of(check, candidate.example(candidate.earlier), parts.rejected)
         replays += 1
         if fuller is None:
             continue
@@ -267,7 +306,7 @@ def _drop_unneeded(check: ReplayCheck | None, form: FinalParts, best: _FinalTry,
     kept, i = list(form.earlier), 0
     while i < len(kept) and replays < MAX_FINAL_REPLAYS:
         trial = kept[:i] + kept[i + 1:]
-        tried = _FinalTry.of(check, form.example(trial))
+        tried = _FinalTry.of(check, form.example(trial), form.rejected)
         replays += 1
         better = tried is not None and tried.failure is None and (
             tried.works if best.works else (tried.works or
@@ -320,9 +359,11 @@ class _FinalTry:
                                 if self.end_differs else "it works")
 
     @classmethod
-    def of(cls, check: ReplayCheck | None, example: Transcript) -> _FinalTry | None:
-        """Replay ``example``; None if there is no world to replay in."""
-        replayed = check(example) if check is not None else None
+    def of(cls, check: ReplayCheck | None, example: Transcript,
+           ignored: frozenset[str] = frozenset()) -> _FinalTry | None:
+        """Replay ``example``; None if there is no world to replay in. Where ``ignored``
+        objects (a rejected choice) end is not compared."""
+        replayed = check(example, ignored) if check is not None else None
         if replayed is None:
             return None
         shown = without_unanswered_waits(replayed.transcript.entries)
@@ -341,6 +382,6 @@ def _replay_failure(replayed: list[Entry], wanted: int) -> str | None:
     return f"the replay ended after input {len(replayed)}" if len(replayed) < wanted else None
 
 
-__all__ = ["FinalParts", "final_parts", "final_example", "worked_example",
+__all__ = ["FinalParts", "final_parts", "final_example", "worked_example", "rejected_choices",
            "needed_bindings", "move_key", "last_moves", "is_look", "store_final", "SAY_FINAL",
            "MAX_FINAL_REPLAYS"]

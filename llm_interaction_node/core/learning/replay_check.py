@@ -49,9 +49,11 @@ class Replayed:
 class ReplayCheck(Protocol):
     """``check(transcript)``: the :class:`Replayed` of the transcript replayed from the
     interaction's initial state, or None if no world could be built (then only syntax and
-    names were checked)."""
+    names were checked). ``ignored``: objects whose end is not compared (a choice the user
+    rejected, left where the robot put it)."""
 
-    def __call__(self, transcript: Transcript) -> Replayed | None: ...
+    def __call__(self, transcript: Transcript,
+                 ignored: frozenset[str] = frozenset()) -> Replayed | None: ...
 
 
 def mismatch_sentence(index: int, source: str, recorded: str, replayed: str) -> str:
