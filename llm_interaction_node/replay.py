@@ -148,7 +148,8 @@ def replay_check(api: ApiName, start: Callable[[], Any],
     output get the world's (``start()`` None: no world, no replay). With ``live``, the
     replayed world's end is compared with the live world's (``Replayed.end_differs``).
     ``api_options``: the live console's (the replay answers as it did)."""
-    def check(transcript: Transcript, ignored: frozenset[str] = frozenset()) -> Replayed | None:
+    def check(transcript: Transcript, ignored: frozenset[str] = frozenset(),
+              heightless: frozenset[str] = frozenset()) -> Replayed | None:
         try:
             world = start()
         except Exception:  # noqa: BLE001 - learning must go on; the fallback is logged
@@ -167,7 +168,8 @@ def replay_check(api: ApiName, start: Callable[[], Any],
         elif len(replayed.entries) < len(transcript.entries):
             n = len(replayed.entries)
             mismatch = f"the replay ended after input {n}, before the transcript did"
-        differs, checked, elsewhere, kept_moved = _end_differs(world, live, begin, ignored)
+        differs, checked, elsewhere, kept_moved = _end_differs(world, live, begin, ignored,
+                                                              heightless)
         return Replayed(result, mismatch, differs, checked, elsewhere, kept_moved,
                         tuple(begin.objects) if begin is not None else ())
     return check
@@ -182,11 +184,13 @@ def _end_or_none(world):
         return None
 
 
-def _end_differs(world, live: LiveEnd | None, begin=None, ignored: frozenset[str] = frozenset()
+def _end_differs(world, live: LiveEnd | None, begin=None, ignored: frozenset[str] = frozenset(),
+                 heightless: frozenset[str] = frozenset()
                  ) -> tuple[str | None, bool, int, tuple[str, ...]]:
     """(how the replayed ``world`` ends differently from the live one, the ``ignored``
-    objects not compared; whether it was compared, how many objects end elsewhere, which of
-    those the live interaction left where they were at ``begin``)."""
+    objects not compared, the ``heightless`` not by height; whether it was compared, how
+    many objects end elsewhere, which of those the live interaction left where they were at
+    ``begin``)."""
     if live is None:
         return None, False, 0, ()
     from .sims.world_end import end_difference, end_of, ending_elsewhere
@@ -197,7 +201,7 @@ def _end_differs(world, live: LiveEnd | None, begin=None, ignored: frozenset[str
         return None, False, 0, ()
     if now is None or replayed is None or now.kind != replayed.kind:
         return None, False, 0, ()
-    elsewhere = ending_elsewhere(replayed, now, ignored)
+    elsewhere = ending_elsewhere(replayed, now, ignored, heightless)
     kept: tuple[str, ...] = ()
     if begin is not None and begin.kind == now.kind:
         moved_live = set(ending_elsewhere(begin, now))

@@ -114,3 +114,19 @@ def test_an_ignored_block_is_not_compared_nor_counted_under_another():
     assert ending_elsewhere(end_of(replayed), end_of(live)) == ["red block", "blue block",
                                                                 "green block"]
     assert ending_elsewhere(end_of(replayed), end_of(live), {"blue block"}) == []
+
+
+def test_a_pile_in_another_order_is_the_same_for_heightless_blocks():
+    from llm_interaction_node.sims.world_end import ending_elsewhere
+    replayed, live = table(), table()
+    corner = [0.25, -0.25]
+    for world, order in ((replayed, ["red block", "blue block"]),
+                         (live, ["blue block", "red block"])):
+        for block in order:
+            TabletopApi(world).put_first_on_second(block, corner)
+    assert ending_elsewhere(end_of(replayed), end_of(live)) == ["red block", "blue block"]
+    assert ending_elsewhere(end_of(replayed), end_of(live), (),
+                            {"red block", "blue block"}) == []
+    TabletopApi(replayed).put_first_on_second("blue block", [0.1, -0.5])    # elsewhere: still
+    assert ending_elsewhere(end_of(replayed), end_of(live), (),
+                            {"red block", "blue block"}) == ["blue block"]

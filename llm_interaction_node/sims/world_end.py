@@ -79,13 +79,14 @@ def _bowl_of(name: str, objects: Mapping[str, np.ndarray]) -> str | None:
 
 def same_place(
     name: str, replayed: Mapping[str, np.ndarray], live: Mapping[str, np.ndarray],
-    ignored: Collection[str] = (),
+    ignored: Collection[str] = (), heightless: Collection[str] = (),
 ) -> bool:
     """Whether object ``name`` is at the same place in both tabletop worlds: in the same bowl
     (wherever in it), or in no bowl in either and within :data:`XY_TOLERANCE` horizontally and
     :data:`Z_TOLERANCE` vertically (in a bowl in one world only, or in another bowl: not). A
     block of ``ignored`` under it in either world (a wrong choice left where the robot put
-    it, the accepted block put on top of it) does not count in its height."""
+    it, the accepted block put on top of it) does not count in its height; for a block of
+    ``heightless`` (its place in a pile was not chosen) the height is not compared."""
     bowl = _bowl_of(name, replayed)
     if bowl != _bowl_of(name, live):
         return False
@@ -94,7 +95,7 @@ def same_place(
     a, b = replayed[name], live[name]
     if float(np.linalg.norm(a[:2] - b[:2])) > XY_TOLERANCE:
         return False
-    return (abs(float(a[2]) - float(b[2])) <= Z_TOLERANCE
+    return (name in heightless or abs(float(a[2]) - float(b[2])) <= Z_TOLERANCE
             or any(n in ignored for n in _under(name, replayed) + _under(name, live)))
 
 
@@ -130,16 +131,18 @@ def _household_place(state: tuple[str | None, str | None]) -> str:
 
 
 def ending_elsewhere(replayed: WorldEnd | None, live: WorldEnd | None,
-                     ignored: Collection[str] = ()) -> list[str]:
+                     ignored: Collection[str] = (), heightless: Collection[str] = ()
+                     ) -> list[str]:
     """The names of the objects the live world knows that end elsewhere in the replay (none:
-    a world missing or of another kind); ``ignored`` ones are not compared (see
-    :func:`same_place`)."""
+    a world missing or of another kind); ``ignored`` ones are not compared, ``heightless``
+    ones not by height (see :func:`same_place`)."""
     if replayed is None or live is None or replayed.kind != live.kind:
         return []
     names = [n for n in live.objects if n in replayed.objects and n not in ignored]
     if live.kind == "household":
         return [n for n in names if tuple(replayed.objects[n]) != tuple(live.objects[n])]
-    return [n for n in names if not same_place(n, replayed.objects, live.objects, ignored)]
+    return [n for n in names
+            if not same_place(n, replayed.objects, live.objects, ignored, heightless)]
 
 
 def end_difference(replayed: WorldEnd | None, live: WorldEnd | None,

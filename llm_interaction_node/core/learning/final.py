@@ -141,13 +141,16 @@ class FinalParts:
     :func:`is_look`, kept first in every form: a lesson shows the scene its names are from, as
     every seed example does); ``rejected``: the objects of a wrong choice
     (:func:`rejected_choices`), whose moves are not in :attr:`earlier` and whose place the
-    replay's end is not compared on."""
+    replay's end is not compared on; ``piled``: the objects the accepted attempt moved to the
+    same place more than once, word for word (:func:`repeated_moves`), whose height in a pile
+    the replay's end is not compared on."""
 
     opening: list[Entry]
     earlier: list[Entry]
     attempt: list[Entry]
     look: list[Entry] = field(default_factory=list)
     rejected: frozenset[str] = frozenset()
+    piled: frozenset[str] = frozenset()
 
     @property
     def bindings(self) -> list[Entry]:
@@ -160,7 +163,7 @@ class FinalParts:
         attempt = last_moves(self.attempt)
         keys = {k for k in (move_key(e.source) for e in attempt) if k is not None}
         return FinalParts(self.opening, last_moves(self.earlier, keys), attempt, self.look,
-                          self.rejected)
+                          self.rejected, self.piled)
 
     def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
         """The opening, ``earlier`` (a selection of :attr:`earlier`, in order), the attempt
@@ -191,7 +194,26 @@ def final_parts(transcript: Transcript) -> FinalParts | None:
     rejected = rejected_choices(body, accepted)
     earlier = [e for e in earlier if (key := move_key(e.source)) is None or key[1] not in rejected]
     return FinalParts(opening(cut.request, cut.closing_reply), earlier[len(look):], attempt, look,
-                      rejected)
+                      rejected, repeated_moves(attempt))
+
+
+def repeated_moves(entries: list[Entry]) -> frozenset[str]:
+    """The objects whose move ``entries`` repeat word for word. Measured (issue 30,
+    blocks_on_place run 3): "left side" x 7 for three blocks piled them in an order nobody
+    chose; with each block's last put alone the replay piles them in another, the end was
+    compared by height, and the seven puts were stored and imitated (a block put in every
+    bowl in turn, blocks put twice)."""
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for entry in entries:
+        key = move_key(entry.source)
+        if key is None:
+            continue
+        source = " ".join(entry.source.split())
+        if source in seen:
+            repeated.add(key[1])
+        seen.add(source)
+    return frozenset(repeated)
 
 
 def _moved(entries: list[Entry]) -> set[str]:
@@ -251,7 +273,7 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
                             "after the user's last correction.")
     check = learner.check
     net = parts.net()
-    accepted = _FinalTry.of(check, net.example(net.bindings), parts.rejected)
+    accepted = _FinalTry.of(check, net.example(net.bindings), net)
     if accepted is None:                       # no world to replay in: the live outputs
         return _store_form(learner, net.example(net.bindings, outputs=True),
                            "the accepted attempt, not replayed", said)
@@ -270,7 +292,7 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
         if len(candidate.earlier) <= len(candidate.bindings) or \
                 (candidate is parts and candidate.earlier == net.earlier):
             continue                           # nothing more than a form already tried
-        fuller = _FinalTry.of(check, candidate.example(candidate.earlier), parts.rejected)
+        fuller = _FinalTry.of(check, candidate.example(candidate.earlier), candidate)
         replays += 1
         if fuller is None:
             continue
@@ -306,7 +328,7 @@ def _drop_unneeded(check: ReplayCheck | None, form: FinalParts, best: _FinalTry,
     kept, i = list(form.earlier), 0
     while i < len(kept) and replays < MAX_FINAL_REPLAYS:
         trial = kept[:i] + kept[i + 1:]
-        tried = _FinalTry.of(check, form.example(trial), form.rejected)
+        tried = _FinalTry.of(check, form.example(trial), form)
         replays += 1
         better = tried is not None and tried.failure is None and (
             tried.works if best.works else (tried.works or
@@ -360,10 +382,11 @@ class _FinalTry:
 
     @classmethod
     def of(cls, check: ReplayCheck | None, example: Transcript,
-           ignored: frozenset[str] = frozenset()) -> _FinalTry | None:
-        """Replay ``example``; None if there is no world to replay in. Where ``ignored``
-        objects (a rejected choice) end is not compared."""
-        replayed = check(example, ignored) if check is not None else None
+           form: FinalParts | None = None) -> _FinalTry | None:
+        """Replay ``example`` (a form of ``form``: its ``rejected`` objects' end is not
+        compared, its ``piled`` ones' not by height); None if there is no world to replay in."""
+        ignored, piled = (form.rejected, form.piled) if form is not None else (frozenset(),) * 2
+        replayed = check(example, ignored, piled) if check is not None else None
         if replayed is None:
             return None
         shown = without_unanswered_waits(replayed.transcript.entries)
@@ -383,5 +406,6 @@ def _replay_failure(replayed: list[Entry], wanted: int) -> str | None:
 
 
 __all__ = ["FinalParts", "final_parts", "final_example", "worked_example", "rejected_choices",
+           "repeated_moves",
            "needed_bindings", "move_key", "last_moves", "is_look", "store_final", "SAY_FINAL",
            "MAX_FINAL_REPLAYS"]

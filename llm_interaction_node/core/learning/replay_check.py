@@ -50,10 +50,11 @@ class ReplayCheck(Protocol):
     """``check(transcript)``: the :class:`Replayed` of the transcript replayed from the
     interaction's initial state, or None if no world could be built (then only syntax and
     names were checked). ``ignored``: objects whose end is not compared (a choice the user
-    rejected, left where the robot put it)."""
+    rejected, left where the robot put it); ``heightless``: objects whose end is compared
+    without its height (their order in a pile was not chosen)."""
 
-    def __call__(self, transcript: Transcript,
-                 ignored: frozenset[str] = frozenset()) -> Replayed | None: ...
+    def __call__(self, transcript: Transcript, ignored: frozenset[str] = frozenset(),
+                 heightless: frozenset[str] = frozenset()) -> Replayed | None: ...
 
 
 def mismatch_sentence(index: int, source: str, recorded: str, replayed: str) -> str:
