@@ -17,7 +17,11 @@ from llm_interaction_node.core.learning.final import (
     worked_example,
 )
 from llm_interaction_node.core.learning.learner import LearnStatus
-from llm_interaction_node.core.learning.outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED
+from llm_interaction_node.core.learning.outcome import (
+    SAY_END_DIFFERS,
+    SAY_ONLY_THE_NAME,
+    SAY_REPLAY_FAILED,
+)
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
@@ -642,36 +646,56 @@ def test_a_lesson_shows_the_closing_reply_only_where_it_says_more_than_learn_thi
 
 DIRECTION_OBJECTS = "blue block,yellow block,green block,red bowl,yellow bowl,blue bowl"
 CORNER = "put_first_on_second('{}', 'top right corner')"
+WRONG_CHOICE = ("That is not what I wanted. The block you picked was a block below the yellow "
+                "bowl. Try once more, please.")
+CHOSEN = ["chosen = min(['yellow block', 'green block'], key=lambda n: get_obj_pos(n)[0])",
+          CORNER.format("chosen").replace("'chosen'", "chosen")]
+
+
+def direction_session(table_memory, world, correction, accepted):
+    robot = TabletopWorldBullet.from_names(DIRECTION_OBJECTS.split(","), seed=0) \
+        if world == "pybullet" else make_world("tabletop", DIRECTION_OBJECTS, seed=0)
+    console, learner, spoken, _ = session(
+        ["pick up the block to the left of the yellow bowl and place it on the top right "
+         "corner", correction, "That is right now. Please keep that in mind for the future."],
+        table_memory, ["wait_for_trigger()", "get_obj_names()", CORNER.format("blue block"),
+                       "wait_for_trigger()", *accepted, "wait_for_trigger()"],
+        mode="final", live=True, api="tabletop", robot=robot)
+    return console, learner, spoken, robot
 
 
 @pytest.mark.parametrize("world", ["2d", "pybullet"])
-@pytest.mark.parametrize("correction, rejected", [
-    ("That is not what I wanted. The block you picked was a block below the yellow bowl. "
-     "Try once more, please.", True),
-    ("That is in the top right corner, and the yellow block should be there too.", False)])
+@pytest.mark.parametrize("correction, accepted, stored", [
+    (WRONG_CHOICE, CHOSEN, CHOSEN),
+    ("That is in the top right corner, and the yellow block should be there too.",
+     [CORNER.format("yellow block")],
+     [CORNER.format("blue block"), CORNER.format("yellow block")])])
 def test_a_final_lesson_leaves_out_the_object_the_user_called_the_wrong_choice(
-        table_memory, world, correction, rejected):
+        table_memory, world, correction, accepted, stored):
     """block_direction_of_bowl run 4 (issue 30): the blue block went to the corner, the user
-    said it was the wrong block, the yellow one went there too and was accepted. The blue
+    said it was the wrong block, the other one went there too and was accepted. The blue
     block still lies in the corner, so the lesson replayed to end like the live world moved
     both; a wrong choice is no part of the lesson, and where it lies is not compared. Where
     the reply does not call it the wrong choice, the earlier move stays."""
-    robot = TabletopWorldBullet.from_names(DIRECTION_OBJECTS.split(","), seed=0) \
-        if world == "pybullet" else make_world("tabletop", DIRECTION_OBJECTS, seed=0)
+    console, learner, _, robot = direction_session(table_memory, world, correction, accepted)
     try:
-        console, learner, _, _ = session(
-            ["pick up the block to the left of the yellow bowl and place it on the top right "
-             "corner", correction, "That is right now. Please keep that in mind for the future."],
-            table_memory, ["wait_for_trigger()", "get_obj_names()",
-                           CORNER.format("blue block"), "wait_for_trigger()",
-                           CORNER.format("yellow block"), "wait_for_trigger()"],
-            mode="final", live=True, api="tabletop", robot=robot)
         entry = console.execute("learn_from_interaction()").entry
         assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
         _, sources = stored_sources(table_memory)
-        moves = [CORNER.format("yellow block")] if rejected else \
-            [CORNER.format("blue block"), CORNER.format("yellow block")]
-        assert sources == ["wait_for_trigger()", "get_obj_names()", *moves, "wait_for_trigger()"]
+        assert sources == ["wait_for_trigger()", "get_obj_names()", *stored, "wait_for_trigger()"]
     finally:
         if world == "pybullet":
             robot.close()
+
+
+def test_a_lesson_that_only_names_the_right_object_after_a_wrong_choice_is_not_stored(
+        table_memory):
+    """Measured (f09b4f8): "put_first_on_second('yellow block', 'top right corner')" stored
+    for "the block to the left of the yellow bowl" was copied by the next selection request
+    with its own first block; it shows which block was right there, not how to choose."""
+    console, learner, spoken, _ = direction_session(table_memory, "2d", WRONG_CHOICE,
+                                                    [CORNER.format("yellow block")])
+    entry = console.execute("learn_from_interaction()").entry
+    assert learner.last_outcome.status == LearnStatus.NOTHING_TO_LEARN, entry.output
+    assert "not how it was chosen" in entry.output
+    assert table_memory.count() == 0 and spoken[-1] == SAY_ONLY_THE_NAME

@@ -38,7 +38,14 @@ from typing import TYPE_CHECKING
 
 from ..statements import bare_call
 from ..transcript import Entry, Transcript
-from .outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED, LearnOutcome, LearnStatus, Lesson
+from .outcome import (
+    SAY_END_DIFFERS,
+    SAY_ONLY_THE_NAME,
+    SAY_REPLAY_FAILED,
+    LearnOutcome,
+    LearnStatus,
+    Lesson,
+)
 from .replay_check import ReplayCheck
 from .transcripts import (
     cut_interaction,
@@ -221,6 +228,20 @@ def _moved(entries: list[Entry]) -> set[str]:
             if key is not None}
 
 
+def names_the_choice_only(attempt: list[Entry]) -> bool:
+    """Whether every statement of the accepted attempt is a move of an object named by a
+    string literal (:func:`.transcripts.move_key`) or a look at the scene: no computation.
+    After a rejected choice such a lesson shows which object was right in that scene, not how
+    to choose it.
+    Measured (issue 30, f09b4f8): with such lessons stored (block_direction_of_bowl,
+    "put_first_on_second('yellow block', 'top right corner')" for "the block to the left of
+    the yellow bowl"), "pick up the block closest to the ... bowl" put a block named outright
+    in 5 of 5 runs, 3 of them the wrong one; without lessons the model computed the closest
+    block (a min over the distances) in 5 of 5, right each time."""
+    moves = [e for e in attempt if move_key(e.source) is not None]
+    return bool(moves) and all(e in moves or is_look(e) for e in attempt)
+
+
 def rejected_choices(body: list[Entry], accepted: int) -> frozenset[str]:
     """The objects the user said were the wrong choice: an attempt that moved one object only,
     answered by a reply that says the robot took the wrong one (:func:`..replies.
@@ -271,6 +292,14 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
         return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                             "Nothing was learned: the interaction holds no request answered "
                             "after the user's last correction.")
+    if parts.rejected and names_the_choice_only(parts.attempt):
+        log.info("final example refused: the user rejected the choice of %s and the accepted "
+                 "attempt only names another object", ", ".join(sorted(parts.rejected)))
+        learner.say(SAY_ONLY_THE_NAME)
+        return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
+                            "Nothing was learned: the user said the robot took the wrong object, "
+                            "and the accepted attempt only names the one it took then, not how "
+                            "it was chosen (right in this scene only).")
     check = learner.check
     net = parts.net()
     accepted = _FinalTry.of(check, net.example(net.bindings), net)
@@ -406,6 +435,6 @@ def _replay_failure(replayed: list[Entry], wanted: int) -> str | None:
 
 
 __all__ = ["FinalParts", "final_parts", "final_example", "worked_example", "rejected_choices",
-           "repeated_moves",
+           "repeated_moves", "names_the_choice_only",
            "needed_bindings", "move_key", "last_moves", "is_look", "store_final", "SAY_FINAL",
            "MAX_FINAL_REPLAYS"]

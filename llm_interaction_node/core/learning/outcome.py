@@ -18,6 +18,9 @@ SAY_REPLAY_FAILED = ("Sorry, I did not learn this: when I tried the better way i
 SAY_END_DIFFERS = ("Sorry, I did not learn this: when I did it again in my simulation from the "
                    "start, things did not end up the way you accepted them, so I stored nothing.")
 
+SAY_ONLY_THE_NAME = ("Sorry, I did not learn this: my lesson would only name the object you "
+                     "chose this time, not how to choose it, so I stored nothing.")
+
 
 @dataclass
 class Lesson:
