@@ -238,9 +238,9 @@ def test_forget_learned_is_offered_only_when_the_user_says_forget():
     for utterance, withheld in (("You forgot the blue block.", {"forget_learned"}),
                                 ("please forget what you learned about blocks", set())):
         said[:] = ["put all the blocks on the left side", utterance]
-        assert agent._withheld() == withheld
+        assert agent._withheld(agent._must_act()) == withheld
         grammar = Constraint(frozenset({"forget_learned", "say"}),
-                             withheld=agent._withheld()).gbnf()
+                             withheld=agent._withheld(agent._must_act())).gbnf()
         known = next(r for r in grammar.splitlines() if r.startswith("known ::= "))
         assert ('"forget_learned"' in known) == (not withheld) and '"say"' in known
 

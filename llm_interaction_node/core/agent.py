@@ -419,13 +419,14 @@ class Agent:
                      focus.objects or "any object", list(focus.targets), sorted(focus.refused))
         return focus
 
-    def _withheld(self, must_act: bool | None = None) -> frozenset[str]:
+    def _withheld(self, must_act: bool) -> frozenset[str]:
         """What the grammar leaves out of this turn: ``forget_learned`` unless the user's last
         words say "forget" (measured: "you forgot the glass" -> ``forget_learned('glass')``,
-        which its gate refuses, and the turn was lost)."""
+        which its gate refuses, and the turn was lost), and the bare hand-back where
+        ``must_act`` (:meth:`_must_act`)."""
         said = self.console.builtins.utterances
         withheld = set() if said and asked_to_forget(str(said[-1])) else set(FORGET_ONLY_ASKED)
-        if self._must_act() if must_act is None else must_act:   # _generate asks it once
+        if must_act:
             log.info("the user's reply asks for more: the grammar leaves out a bare %s", WAIT)
             withheld.add(WAIT_FUNCTION)
         return frozenset(withheld)

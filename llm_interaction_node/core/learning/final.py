@@ -411,11 +411,10 @@ class _FinalTry:
 
     @classmethod
     def of(cls, check: ReplayCheck | None, example: Transcript,
-           form: FinalParts | None = None) -> _FinalTry | None:
+           form: FinalParts) -> _FinalTry | None:
         """Replay ``example`` (a form of ``form``: its ``rejected`` objects' end is not
         compared, its ``piled`` ones' not by height); None if there is no world to replay in."""
-        ignored, piled = (form.rejected, form.piled) if form is not None else (frozenset(),) * 2
-        replayed = check(example, ignored, piled) if check is not None else None
+        replayed = check(example, form.rejected, form.piled) if check is not None else None
         if replayed is None:
             return None
         shown = without_unanswered_waits(replayed.transcript.entries)
