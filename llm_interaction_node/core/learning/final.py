@@ -46,6 +46,7 @@ from .outcome import (
     LearnStatus,
     Lesson,
 )
+from .general import EveryOfKind, every_of_kind
 from .replay_check import ReplayCheck
 from .transcripts import (
     cut_interaction,
@@ -307,7 +308,8 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
         return _store_form(learner, net.example(net.bindings, outputs=True),
                            "the accepted attempt, not replayed", said)
     if accepted.works:
-        return _store_form(learner, accepted.stored, "the accepted attempt", said)
+        return _store_working(learner, check, net, net.bindings, accepted,
+                              "the accepted attempt", said)
     if not accepted.end_checked:               # no live world: refused as before
         log.info("final example refused: replayed in the simulated world, %s", accepted.failure)
         learner.say(SAY_REPLAY_FAILED)
@@ -341,10 +343,43 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
     log.info("final example: the accepted attempt alone does not reproduce the live world "
              "(%s); kept %d of the %d earlier statements that worked (%d replays)",
              accepted.reason, len(kept), len(parts.earlier), replays)
-    return _store_form(
-        learner, best.stored, f"the accepted attempt after {len(kept)} earlier statement(s) "
-                              f"that worked (the attempt alone does not end as the world is now)",
-        said)
+    return _store_working(
+        learner, check, form, kept, best, f"the accepted attempt after {len(kept)} earlier "
+                                          f"statement(s) that worked (the attempt alone does not "
+                                          f"end as the world is now)", said)
+
+
+def _store_working(learner: Learner, check: ReplayCheck, form: FinalParts, earlier: list[Entry],
+                   works: _FinalTry, name: str, said: str) -> LearnOutcome:
+    """Store the working form (``form`` with ``earlier``, replayed as ``works``), as a rule
+    over every object of a kind where its moves follow one and the rule's replay works too."""
+    ruled = _as_rule(check, form, earlier)
+    if ruled is None:
+        return _store_form(learner, works.stored, name, said)
+    rule, tried = ruled
+    return _store_form(learner, tried.stored, f"{name}, as one move of every {rule.kind} the "
+                                              f"scene lists", said)
+
+
+def _as_rule(check: ReplayCheck, form: FinalParts,
+             earlier: list[Entry]) -> tuple[EveryOfKind, _FinalTry] | None:
+    """The lesson of ``form`` with ``earlier`` written as a loop over every object of a kind
+    (:func:`.general.every_of_kind`) and its replay (the objects' end compared without height:
+    the loop moves them in the listing's order); None where the moves follow no such rule or
+    its replay does not end like the live world."""
+    if not form.look:
+        return None
+    rule = every_of_kind(reply_of(form.opening[0]) or "", form.look[0], earlier + form.attempt)
+    if rule is None:
+        return None
+    general = FinalParts(form.opening, [], rule.statements(), form.look, form.rejected,
+                         form.piled | rule.moved)
+    tried = _FinalTry.of(check, general.example([]), general)
+    if tried is None or not tried.works:
+        log.info("final example: the moves of every %s as one loop do not replay (%s); the "
+                 "literal moves are stored", rule.kind, tried.reason if tried else "no world")
+        return None
+    return rule, tried
 
 
 def _drop_unneeded(check: ReplayCheck | None, form: FinalParts, best: _FinalTry,
