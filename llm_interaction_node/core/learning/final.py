@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from ..statements import bare_call
 from ..transcript import Entry, Transcript
+from .general import EveryOfKind, every_of_kind
 from .outcome import (
     SAY_END_DIFFERS,
     SAY_ONLY_THE_NAME,
@@ -46,7 +47,6 @@ from .outcome import (
     LearnStatus,
     Lesson,
 )
-from .general import EveryOfKind, every_of_kind
 from .replay_check import ReplayCheck
 from .transcripts import (
     cut_interaction,

@@ -57,7 +57,7 @@ def every_of_kind(request: str, look: Entry, moves: list[Entry]) -> EveryOfKind 
         return None
     calls = [bare_call(e.source) for e in moves]
     if any(c is None or len(c.args) != 2 or c.keywords or move_key(e.source) is None
-           for c, e in zip(calls, moves)):
+           for c, e in zip(calls, moves, strict=True)):
         return None
     functions = {c.func.id for c in calls}
     targets = {ast.unparse(c.args[1]) for c in calls}
