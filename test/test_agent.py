@@ -627,6 +627,24 @@ def test_until_the_robot_acts_no_statement_may_hand_back():
     assert lets_wait == [False, False, False, True]
 
 
+def test_after_two_comments_in_a_row_the_next_input_is_a_statement():
+    """agent.comments_in_a_row (measured: after a failed move, 6 to 12 comments in a row,
+    "'failure' is a signal that the robot should give up", until the statement cap): the
+    grammar of the input after two comment-only inputs has no comment; after a statement it
+    has again; with the setting 0 it always has."""
+    pytest.importorskip("llguidance")
+    from grammar_support import accepted
+    responses = ["# one", "# two", "list_locations()", "# three", "wait_for_trigger()"]
+
+    def lets_comment(**policy):
+        agent, llm, _, _ = make_agent(responses, ["where can you go?"], **policy)
+        agent.run()
+        return [accepted(c["grammar"], " # a comment") for c in llm.calls]
+
+    assert lets_comment() == [True, True, False, True, True]
+    assert lets_comment(comments_in_a_row=0) == [True] * 5
+
+
 def test_a_repeated_comment_is_noted_but_never_the_loop_that_resets():
     """Measured: after a correction the model wrote one comment three times (the first loop),
     then repeated its right move (the second loop): the interaction was reset and the lesson

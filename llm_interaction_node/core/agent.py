@@ -109,6 +109,12 @@ class AgentConfig:
                                           "of the move function within the focus (grammar "
                                           "only; measured: the 1.5B model defined look-alikes "
                                           "of the hand-back instead of acting)")
+    comments_in_a_row: int = setting(2, "after this many console inputs in a row that are "
+                                     "comments only, the grammar lets the next input be a "
+                                     "statement only (measured: the 1.5B model wrote 6 to 12 "
+                                     "comments in a row after a failed move, variations on "
+                                     "'failure' is a signal ..., until the statement cap; "
+                                     "0: no limit)", minimum=0)
     restate_correction: bool = setting(False, "a turn that answers an attempt starts with a "
                                        "comment restating the user's words")
     repeat_actions_only: bool = setting(True, "the repeat note compares actions only: "
@@ -316,6 +322,7 @@ class Agent:
         vocabulary.required = self._required()
         vocabulary.move_now = (self.config.move_after_correction
                                and vocabulary.focus is not None and must_act)
+        vocabulary.comment_allowed = self._comment_allowed()
         constraint = vocabulary.current()
         refused_left = self.config.refused_retries
         while True:
@@ -430,6 +437,19 @@ class Agent:
             log.info("the user's reply asks for more: the grammar leaves out a bare %s", WAIT)
             withheld.add(WAIT_FUNCTION)
         return frozenset(withheld)
+
+    def _comment_allowed(self) -> bool:
+        """Whether the next input may be a comment: fewer than ``comments_in_a_row`` of the
+        last inputs are comments only (the console's notes count: after one, the model acts)."""
+        limit = self.config.comments_in_a_row
+        if not limit:
+            return True
+        last = self.console.transcript.entries[-limit:]
+        if len(last) < limit or not all(e.is_comment for e in last):
+            return True
+        log.info("%d comments in a row: the grammar lets the next input be a statement only",
+                 limit)
+        return False
 
     def _must_act(self) -> bool:
         """The turn answers an attempt, the robot did not act in it yet (no statement called

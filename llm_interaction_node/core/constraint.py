@@ -123,6 +123,9 @@ class Constraint:
     # the input is a call of the focus's move function (comments may come first): after a
     # correction that names where things go, before the robot acted (agent.move_after_correction)
     move_now: bool = False
+    # the input may be a comment (the agent says no after comments_in_a_row of them: grammar
+    # only, like the focus; a comment at the end of a statement's line stays allowed)
+    comment_allowed: bool = True
 
     # -- the check ----------------------------------------------------------------------
     def check(self, source: str) -> str | None:
@@ -217,6 +220,7 @@ class ConsoleVocabulary:
         self.withheld: frozenset[str] = frozenset()     # set by the agent for a turn
         self.required: str | None = None                # set by the agent for a statement
         self.move_now: bool = False                     # set by the agent for a statement
+        self.comment_allowed: bool = True               # set by the agent for a statement
         self._scene_names = scene_names or (lambda: listed_scene_names(api))
         self.scene_functions = {f.name: f for f in (scene_function(n, api[n].fn)
                                                     for n in api.names) if f is not None}
@@ -249,7 +253,7 @@ class ConsoleVocabulary:
         focus = self.focus if self.focus is not None and self.focus.function in functions else None
         return Constraint(frozenset(known), functions, names, frozenset(echo - known), focus,
                           frozenset(self.withheld), self.required, frozenset(self.api.names),
-                          self.move_now and focus is not None)
+                          self.move_now and focus is not None, self.comment_allowed)
 
 
 def program_constraint(functions: Iterable[Callable], scene_names: Iterable[str]) -> Constraint:
@@ -446,8 +450,8 @@ tail ::= [^.] [^\x00]*
         # (``move_now``): the focus function's call, or a comment before it
         moving = (c.move_now and not program and c.focus is not None
                   and c.focus.function in fns)
-        top = f"comment | call-{fns.index(c.focus.function)} rest-c" if moving \
-            else "comment | begin"
+        top = f"call-{fns.index(c.focus.function)} rest-c" if moving else "begin"
+        top = f"comment | {top}" if c.comment_allowed or program else top
         text = self.FIXED.format(call_start=" | call" if fns else "",
                                  call_rest=" | call rest-c" if fns else "", top=top)
         if program:
