@@ -1,11 +1,12 @@
 """The CaP tabletop API over the kinematic 2-D tabletop world."""
 import itertools
+import pickle
 
 import numpy as np
 import pytest
 
 from llm_interaction_node.core.apis.tabletop import TabletopApi, TabletopRobot
-from llm_interaction_node.core.errors import SemanticHintError
+from llm_interaction_node.core.errors import BlockedError, SemanticHintError
 from llm_interaction_node.core.registry import ApiRegistry, public_functions
 from llm_interaction_node.sims import TabletopWorld2D
 from llm_interaction_node.sims.tabletop2d import COLORS
@@ -65,8 +66,13 @@ def test_put_block_on_block_stacks():
     assert world.snapshot()["objects"]["blue block"]["support"] == "red block"
     # suction takes the topmost object under the pick point, so the API refuses a covered
     # block with a hint naming the top one instead of moving it and answering 'success'
-    with pytest.raises(SemanticHintError, match="'blue block' lies on top of it"):
+    with pytest.raises(SemanticHintError, match="'blue block' lies on top of it") as refused:
         api.put_first_on_second("green block", "yellow bowl")
+    assert isinstance(refused.value, BlockedError)      # what the agent's grammar acts on
+    assert (refused.value.blocked, refused.value.blocker) == ("green block", "blue block")
+    again = pickle.loads(pickle.dumps(refused.value))   # as it crosses to the sandbox worker
+    assert (str(again), again.blocked, again.blocker) == (str(refused.value), "green block",
+                                                          "blue block")
     with pytest.raises(SemanticHintError, match="'blue block' lies on top of it"):
         api.put_first_on_second("red block", "yellow bowl")
     assert len(world.log) == 2 and world.object_position("green block") == pytest.approx(g)

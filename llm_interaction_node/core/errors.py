@@ -9,6 +9,20 @@ class SemanticHintError(Exception):
     """
 
 
+class BlockedError(SemanticHintError):
+    """An object cannot be moved because another one lies on it: ``blocked`` (the object the
+    call named) and ``blocker`` (what must be moved off it first). The agent's grammar makes
+    the next input move ``blocker`` (agent.unblock_first)."""
+
+    def __init__(self, message: str, blocked: str, blocker: str):
+        super().__init__(message)
+        self.blocked = blocked
+        self.blocker = blocker
+
+    def __reduce__(self):                   # pickled to and from the sandbox worker
+        return type(self), (str(self), self.blocked, self.blocker)
+
+
 class EndOfInteraction(BaseException):
     """No further user input will come (end of a test script, replay file, EOF on a terminal).
 

@@ -25,7 +25,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import SemanticHintError
+from ..errors import BlockedError, SemanticHintError
 from ..registry import MoveSpec, comment, moves, query, recommented
 
 DEFAULT_BOUNDS = np.array([[-0.3, 0.3], [-0.8, -0.2], [0.0, 0.15]])
@@ -203,9 +203,9 @@ class TabletopApi:
             # a gripper from above would take the top block (and report success)
             if self._already_at(pick, target_name_or_xy_pos, place):
                 return "success"        # what a re-grasp of the top block would leave, too
-            raise SemanticHintError(
+            raise BlockedError(
                 f"cannot pick {name!r}: {covering[0]!r} lies on top of it. "
-                f"Move {covering[0]!r} off it first")
+                f"Move {covering[0]!r} off it first", name, covering[0])
         result = self.robot.pick_and_place(pick, place)
         if result == "success":
             label = target if isinstance(target_name_or_xy_pos, str) else self.place_at(place)
