@@ -120,6 +120,14 @@ def learning_console(
     return console, learner
 
 
+def names_to_say(api) -> list[str]:
+    """The names a request may say in the current scene: the scene's (its listings) and the
+    places the move function takes (the nearest lesson is shown in them: core/memory/adapt)."""
+    from .core.constraint import listed_scene_names
+    move = api.move_function()
+    return listed_scene_names(api) + list(move[1].places if move is not None else ())
+
+
 def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=(),
                 config: AgentConfig | None = None, ledger: TokenLedger | None = None,
                 stop=None) -> Agent:
@@ -206,7 +214,8 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
                                 listeners=listeners)
     if settings.memory.enabled:
         examples = ExampleSource(memory, settings.learning.retrieval, say=speak,
-                                 retry=learner.retry_pending if learner is not None else lambda: 0)
+                                 retry=learner.retry_pending if learner is not None else lambda: 0,
+                                 names=lambda: names_to_say(console.api))
     else:
         memory, examples = None, load_examples(api, examples_dir)
     agent = build_agent(api, llm, console, examples, config=settings.agent,

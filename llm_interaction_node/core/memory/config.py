@@ -57,5 +57,11 @@ class MemoryConfig:
                                "(estimated); a larger seed memory keeps its most central seeds "
                                "that fit", minimum=0)
 
+    adapt_names: bool = setting(True, "the nearest lesson, shown last, is shown in the names "
+                                "of the request at hand where its request differs from it "
+                                "only in names the lesson uses ('blue bowl' taught, 'green "
+                                "bowl' asked: core/memory/adapt.py); the stored lesson "
+                                "never changes")
+
     def __post_init__(self) -> None:
         check_section(self, "memory")

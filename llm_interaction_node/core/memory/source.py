@@ -7,8 +7,9 @@ what was learned meanwhile is stored when the memory is back) lives in one place
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+from .adapt import adapted
 from .order import Order, stable_order
 
 log = logging.getLogger(__name__)
@@ -30,12 +31,18 @@ class ExampleSource:
     does not end the turn: the seed examples read at start (cached here: the seed block, or
     the first k in the stable order) stand in, and ``say`` tells :data:`MEMORY_OUTAGE` once per
     outage. When the memory answers again, ``retry`` stores what was kept meanwhile (the
-    learner's ``retry_pending``: how many it stored) and ``say`` tells :data:`MEMORY_BACK`."""
+    learner's ``retry_pending``: how many it stored) and ``say`` tells :data:`MEMORY_BACK`.
+
+    ``names``: the names the request at hand may say (the scene's and the API's places);
+    given, the nearest lesson (shown last) is shown in the request's names where the two
+    requests differ only in names (``memory.adapt_names``, :mod:`.adapt`)."""
 
     def __init__(self, memory, retrieval: bool = True,
                  say: Callable[[str], None] = lambda text: None,
-                 retry: Callable[[], int] = lambda: 0):
+                 retry: Callable[[], int] = lambda: 0,
+                 names: Callable[[], Iterable[str]] | None = None):
         self.memory = memory
+        self.names = names
         self.retrieval = retrieval
         self.say = say
         self.retry = retry
@@ -51,7 +58,18 @@ class ExampleSource:
     def _examples(self, utterances: Sequence[str]) -> list[str]:
         if not self.retrieval:
             return [e.transcript for e in self.memory.list()]
-        return [e.transcript for e in self.memory.prompt_examples(utterances)]
+        found = self.memory.prompt_examples(utterances)
+        texts = [e.transcript for e in found]
+        if utterances and found and found[-1].source != "seed" and self.names is not None \
+                and getattr(self.memory.config, "adapt_names", False):
+            try:
+                known = list(self.names())
+            except Exception as exc:  # noqa: BLE001 - no scene: the lesson as stored
+                log.warning("the nearest lesson is shown as stored: the scene's names are "
+                            "unknown (%s)", exc)
+                return texts
+            texts[-1] = adapted(texts[-1], utterances, known)   # the nearest, in their names
+        return texts
 
     def head(self) -> list[str] | None:
         """The examples of every prompt whatever the query (the layout's head: the seed block

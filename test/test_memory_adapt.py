@@ -1,0 +1,90 @@
+"""The nearest lesson shown in the names of the request at hand (core/memory/adapt.py)."""
+from __future__ import annotations
+
+import pytest
+
+from llm_interaction_node.core.memory.adapt import adapted, name_mapping, with_swaps
+from llm_interaction_node.core.transcript import Transcript
+
+LOOP_LESSON = """>>> wait_for_trigger()
+{'type': 'dialog', 'text': 'put the blocks in the blue bowl'}
+>>> get_obj_names()
+['yellow block', 'green block', 'blue block', 'blue bowl', 'green bowl']
+>>> block_names = [name for name in get_obj_names() if name.endswith(' block')]
+>>> for name in block_names:
+...     put_first_on_second(name, 'blue bowl')
+'success'
+'success'
+'success'
+>>> wait_for_trigger()"""
+
+KNOWN = ["green bowl", "red bowl", "green block", "top right corner", "blue bowl"]
+NAMES = {"blue bowl", "green bowl", "yellow block", "green block", "blue block", "left side",
+         "top right corner"}
+
+
+@pytest.mark.parametrize("taught, asked, mapping", [
+    ("put the blocks in the blue bowl", "put the blocks in the green bowl",
+     {"blue bowl": "green bowl"}),
+    ("put all the blocks on the left side", "put all the blocks on the top right corner",
+     {"left side": "top right corner"}),
+    ("put the yellow block in the blue bowl", "Put the green block in the red bowl.",
+     {"yellow block": "green block", "blue bowl": "red bowl"}),
+    # a word that is no name the lesson uses differs: the lesson may compute with it
+    ("pick up the block to the left of the blue bowl", "pick up the block to the top of the "
+     "blue bowl", None),
+    ("put the blocks in the blue bowl", "put the blocks in the bowls with matching colors", None),
+    ("put the blocks in the blue bowl", "put the blocks in the purple bowl", None),  # not here
+    ("put the blocks in the blue bowl", "put the blocks in the blue bowl", None),  # the same
+])
+def test_requests_that_differ_only_in_names_map_them(taught, asked, mapping):
+    assert name_mapping(taught, asked, NAMES, KNOWN) == mapping
+
+
+def test_a_name_that_takes_the_place_of_one_in_the_lessons_scene_swaps_with_it():
+    assert with_swaps({"blue bowl": "green bowl"}) == {"blue bowl": "green bowl",
+                                                        "green bowl": "blue bowl"}
+    assert with_swaps({"a": "b", "b": "c"}) == {"a": "b", "b": "c"}
+
+
+def test_the_lesson_reads_as_the_request_at_hand_in_request_statements_and_scene():
+    shown = adapted(LOOP_LESSON, ["put the blocks in the green bowl"], KNOWN)
+    entries = Transcript.parse(shown).entries
+    assert Transcript.parse(shown).user_utterances() == ["put the blocks in the green bowl"]
+    assert entries[1].output == "['yellow block', 'green block', 'blue block', 'green bowl', " \
+                                "'blue bowl']"
+    assert entries[3].source == "for name in block_names:\n    put_first_on_second(name, " \
+                                "'green bowl')"
+    assert "endswith(' block')" in entries[2].source
+
+
+def test_a_lesson_for_another_kind_of_request_is_shown_as_stored():
+    for said in (["put the blocks in the bowls with matching colors"],
+                 ["put the blocks in the blue bowl"], []):
+        assert adapted(LOOP_LESSON, said, KNOWN) == LOOP_LESSON
+
+
+def test_the_newest_utterance_that_differs_only_in_names_is_the_one_used():
+    """After a correction the utterances end with it; the task's request still adapts."""
+    shown = adapted(LOOP_LESSON, ["put the blocks in the green bowl",
+                                  "the yellow block is still on the table"], KNOWN)
+    assert "'green bowl')" in shown.split(">>> for name")[1]
+
+
+def test_the_prompt_shows_the_nearest_lesson_adapted_and_the_memory_keeps_it(tmp_path):
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.source import ExampleSource
+    from llm_interaction_node.core.memory.store import ExampleMemory
+
+    def source(adapt):
+        memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / f"m{adapt}"),
+                                                        adapt_names=adapt))
+        memory.add(LOOP_LESSON, "final")
+        return memory, ExampleSource(memory, names=lambda: KNOWN)
+
+    memory, examples = source(True)
+    shown = examples(["put the blocks in the green bowl"])
+    assert "put_first_on_second(name, 'green bowl')" in shown[-1]
+    assert memory.list("final")[0].transcript == LOOP_LESSON
+    _, plain = source(False)
+    assert plain(["put the blocks in the green bowl"])[-1] == LOOP_LESSON
