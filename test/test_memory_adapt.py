@@ -64,6 +64,27 @@ def test_a_lesson_for_another_kind_of_request_is_shown_as_stored():
         assert adapted(LOOP_LESSON, said, KNOWN) == LOOP_LESSON
 
 
+def test_a_lesson_that_chose_an_object_by_name_is_shown_as_stored():
+    """block_direction_of_bowl as stored (issue 30): the request does not say the red block,
+    the lesson puts it by name; in the words of "... left of the yellow bowl ..." it would
+    read as the rule for any scene."""
+    request = ("pick up the block to the left of the green bowl and place it on the top left "
+               "corner")
+    lesson = f""">>> wait_for_trigger()
+{{'type': 'dialog', 'text': '{request}'}}
+>>> get_obj_names()
+['red block', 'yellow block', 'green bowl', 'yellow bowl']
+>>> put_first_on_second('red block', 'top left corner')
+'success'
+>>> wait_for_trigger()"""
+    asked = ["pick up the block to the left of the yellow bowl and place it on the top right "
+             "corner"]
+    assert adapted(lesson, asked, KNOWN + ["yellow bowl"]) == lesson
+    named = lesson.replace("the block to the left of", "the red block to the left of")
+    assert "'top right corner'" in adapted(named, [asked[0].replace("the block", "the red block")],
+                                           KNOWN + ["yellow bowl", "red block"])
+
+
 def test_the_newest_utterance_that_differs_only_in_names_is_the_one_used():
     """After a correction the utterances end with it; the task's request still adapts."""
     shown = adapted(LOOP_LESSON, ["put the blocks in the green bowl",

@@ -10,7 +10,9 @@ request at hand says names of its scene (or the API's places) there instead: "bl
 becomes "green bowl" in its request, its statements and its listing (where the lesson's scene
 has a green bowl too, the two swap places, so its scene stays one of distinct objects). A
 difference in any other word ("to the left of" against "to the top of") leaves the lesson as
-it was stored: its statements may compute with that word. The stored lesson never changes.
+it was stored: its statements may compute with that word; so does a lesson that names an
+object its request does not say (the block "to the left of the green bowl", put by name: in
+the new words it would read as the rule). The stored lesson never changes.
 """
 from __future__ import annotations
 
@@ -74,16 +76,25 @@ def with_swaps(mapping: dict[str, str]) -> dict[str, str]:
     return full
 
 
-def lesson_names(transcript: Transcript) -> set[str]:
-    """The string literals of the lesson's statements and the names its looks listed."""
-    names: set[str] = set()
+def lesson_names(transcript: Transcript) -> tuple[set[str], set[str]]:
+    """(the string literals of the lesson's statements, the names its looks listed)."""
+    literals: set[str] = set()
+    listed: set[str] = set()
     for entry in transcript.entries:
         if entry.is_comment or Entry(entry.source).calls("wait_for_trigger"):
             continue
-        names |= {a or b for a, b in _QUOTED.findall(entry.source)}
-        listed = _listed(entry.output)
-        names |= set(listed or ())
-    return {n for n in names if n and n == n.strip()}       # not ' block' of endswith()
+        literals |= {a or b for a, b in _QUOTED.findall(entry.source)}
+        listed |= set(_listed(entry.output) or ())
+    return ({n for n in literals if n and n == n.strip()},      # not ' block' of endswith()
+            listed)
+
+
+def chooses_by_name(taught: str, literals: set[str], listed: set[str]) -> bool:
+    """Whether the lesson's statements name an object of its scene its request does not say:
+    the lesson chose it there ("the block to the left of the green bowl" -> 'red block'); in
+    another request's words it would read as the rule for every scene."""
+    said = f" {' '.join(words(taught))} "
+    return any(f" {' '.join(words(n))} " not in said for n in literals & listed)
 
 
 def adapted(lesson: str, utterances: Sequence[str], known: Iterable[str]) -> str:
@@ -95,7 +106,10 @@ def adapted(lesson: str, utterances: Sequence[str], known: Iterable[str]) -> str
     said = transcript.user_utterances()
     if not said:
         return lesson
-    names = lesson_names(transcript)
+    literals, listed = lesson_names(transcript)
+    if chooses_by_name(said[0], literals, listed):
+        return lesson
+    names = literals | listed
     for utterance in reversed(utterances):
         mapping = name_mapping(said[0], utterance, names, known)
         if mapping is not None:
@@ -142,4 +156,4 @@ def _listed(output: str) -> list[str] | None:
     return None
 
 
-__all__ = ["adapted", "name_mapping", "with_swaps", "lesson_names", "words"]
+__all__ = ["adapted", "name_mapping", "with_swaps", "lesson_names", "chooses_by_name", "words"]
