@@ -11,6 +11,10 @@ from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_agent, build_console, make_world
 
+# an agent thread that dies of an exception (a script one response short) fails its test:
+# it must end as the interaction ends, when the queue is closed
+pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+
 
 class BlockingLLM(ScriptedLLM):
     """Scripted, but the call number ``block_at`` hangs until ``release`` is set."""
@@ -54,7 +58,7 @@ def test_stop_signal_call_returns_the_result_or_aborts_at_once():
 def test_stop_during_generation_ends_the_turn_and_the_next_request_works():
     stop = StopSignal()
     queue = EventQueue(["bring me the juice"])
-    llm = BlockingLLM(["list_objects()", "wait_for_trigger()"], block_at=1)
+    llm = BlockingLLM(["list_objects()", "x = 1", "wait_for_trigger()"], block_at=1)
     agent, world, spoken = agent_with(llm, queue, stop)
     runner = threading.Thread(target=agent.run, daemon=True)
     runner.start()
@@ -118,7 +122,7 @@ def test_stop_while_asking_ends_the_question():
 def test_reset_while_waiting_starts_a_fresh_task():
     stop = StopSignal()
     queue = EventQueue(["what do you see?"], stop=stop)
-    llm = ScriptedLLM(["list_objects()", "wait_for_trigger()", "wait_for_trigger()"])
+    llm = ScriptedLLM(["list_objects()", "wait_for_trigger()", "x = 1", "wait_for_trigger()"])
     agent, _, _ = agent_with(llm, queue, stop)
     runner = threading.Thread(target=agent.run, daemon=True)
     runner.start()
