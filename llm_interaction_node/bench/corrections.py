@@ -77,6 +77,9 @@ VARIANTS: dict[str, dict[str, object]] = {
     "mechanisms": _ALL_ON,                               # every mechanism on
     **{f"no_{name}": {**_ALL_ON, **{k: False for k in overrides}}
        for name, overrides in MECHANISMS.items()},
+    # the decoding helps of session 40, each off beside the shipped settings
+    "no_unblock": {"agent.unblock_first": False},        # a blocked move's blocker first
+    "no_comment_limit": {"agent.comments_in_a_row": 0},  # a statement after two comments
 }
 DEFAULT_VARIANT = "default"
 PRESET_SUFFIX = "-{}-api"             # a variant's records with another API preset than ours
