@@ -257,6 +257,45 @@ def test_the_shape_rules():
     assert shape_problem(rewrite(*both), ORIGINAL) is None
 
 
+def test_after_a_wrong_choice_a_rewrite_that_only_names_another_object_has_the_wrong_shape():
+    """Measured (issue 30, f09b4f8): for "the block closest to the orange bowl", after "the
+    block you picked was ...", L_improve wrote ``closest_block_pos = get_obj_pos('blue block')``
+    and a put of the blue block by name; it was stored, and is right in that scene only."""
+    request = "pick up the block closest to the orange bowl and place it on the left side"
+    wrong = "That is not what I wanted. The block you picked was the one farthest away."
+    original = Transcript.parse(f""">>> wait_for_trigger()
+{dialog(request)}
+>>> get_obj_names()
+['red block', 'blue block', 'orange bowl']
+>>> put_first_on_second('red block', 'left side')
+'success'
+>>> wait_for_trigger()
+{dialog(wrong)}
+>>> put_first_on_second('blue block', 'left side')
+'success'
+>>> wait_for_trigger()
+{dialog("That is right now. Please keep that in mind for the future.")}""")
+
+    def rewritten(*lines):
+        return imp.stored_example(Transcript.parse("\n".join(
+            [">>> wait_for_trigger()", dialog(request), ">>> get_obj_names()",
+             "['red block', 'blue block', 'orange bowl']", *lines])))
+
+    named = shape_problem(rewritten(">>> # the blue block is the closest",
+                                    ">>> put_first_on_second('blue block', 'left side')",
+                                    "'success'"), original)
+    assert named and "only names another one" in named
+    computed = rewritten(">>> bowl = get_obj_pos('orange bowl')",
+                         ">>> closest = min(['red block', 'blue block'], key=lambda n: "
+                         "np.linalg.norm(get_obj_pos(n) - bowl))",
+                         ">>> put_first_on_second(closest, 'left side')", "'success'")
+    assert shape_problem(computed, original) is None
+    kind = Transcript.parse(original.render().replace(wrong, "That is on the top side, not on "
+                                                             "the left side."))
+    assert shape_problem(rewritten(">>> put_first_on_second('blue block', 'left side')",
+                                   "'success'"), kind) is None, "no choice was rejected"
+
+
 # -- the console's notes never enter a stored example ------------------------------------------
 
 OWN = "# the cup is on the counter as well"           # a comment of the model's own

@@ -12,7 +12,9 @@ would be stored in, must be:
 * without the user's later words (the corrections, the closing reply that asked to learn) as
   something the user says (a ``wait_for_trigger()`` or ``ask()`` answer); they may stay as a
   comment;
-* not the first turn of the interaction unchanged, statement for statement.
+* not the first turn of the interaction unchanged, statement for statement;
+* where the user said the robot took the wrong object, not a first turn that only names
+  another one (:func:`.final.names_the_choice_only`: right in that scene only).
 
 :func:`shape_problem` says which rule a transcript breaks (the sentence L_improve is re-asked
 with), :func:`first_turn` and :func:`repeats_first_turn` are the pieces the learner also uses
@@ -97,7 +99,24 @@ def shape_problem(example: Transcript, original: Transcript) -> str | None:
     if repeats_first_turn(example, original):
         return ("its first turn is the attempt the user corrected, unchanged: the first turn "
                 "must do the request the better way")
+    if names_another_choice(example, original):
+        return ("the user said the robot took the wrong object, and the first turn only names "
+                "another one: right in this scene only. The first turn must find the object "
+                "the request describes (compare the positions get_obj_pos returns), then move it")
     return None
 
 
-__all__ = ["shape_problem", "first_turn", "later_replies", "repeats_first_turn"]
+def names_another_choice(example: Transcript, original: Transcript) -> bool:
+    """Whether the user rejected a choice in ``original`` (:func:`.final.rejected_choices`) and
+    the first turn of ``example`` only moves objects named outright (or looks at the scene).
+    Measured (issue 30, f09b4f8): such a rewrite, ``closest_block_pos = get_obj_pos('blue
+    block')`` for "the block closest to the ... bowl", was stored as the lesson."""
+    from .final import final_parts, names_the_choice_only  # late: final builds on this module
+    parts = final_parts(original)
+    if parts is None or not parts.rejected:
+        return False
+    return names_the_choice_only([e for e in first_turn(example) if not e.is_comment])
+
+
+__all__ = ["shape_problem", "first_turn", "later_replies", "repeats_first_turn",
+           "names_another_choice"]
