@@ -32,6 +32,7 @@ from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
 from .learning.gate import is_learning_request
 from .learning.transcripts import calls_any
+from .lesson_follow import as_typed, plan_of
 from .llm import LLMClient, LLMError, TokenLedger, Usage, estimate_tokens
 from .llm.errors import Failure, spoken
 from .notes import (
@@ -114,6 +115,12 @@ class AgentConfig:
                                   "top of it'), the next input moves that object (grammar only; "
                                   "measured: the 1.5B model repeated the refused move up to 8 "
                                   "times in one interaction, the hint unread)")
+    follow_lessons: bool = setting(True, "where the nearest lesson's request (in the request's "
+                                   "names: memory.adapt_names) is the request at hand and its "
+                                   "statements can run in this scene, the task's first turn "
+                                   "is decoded to follow them, statement by statement, until "
+                                   "one differs (grammar only; core/lesson_follow.py; "
+                                   "measured: the 1.5B model did not copy such a lesson)")
     comments_in_a_row: int = setting(2, "after this many console inputs in a row that are "
                                      "comments only, the grammar lets the next input be a "
                                      "statement only (measured: the 1.5B model wrote 6 to 12 "
@@ -327,7 +334,7 @@ class Agent:
         vocabulary.focus = self._focus(vocabulary)
         must_act = self._must_act()
         vocabulary.withheld = self._withheld(must_act)
-        vocabulary.required = self._required()
+        vocabulary.required = self._required() or self._lesson_statement(vocabulary)
         vocabulary.move_now = (self.config.move_after_correction
                                and vocabulary.focus is not None and must_act)
         vocabulary.comment_allowed = self._comment_allowed()
@@ -406,6 +413,27 @@ class Agent:
             log.info("the user asks to learn: the grammar allows only %s", LEARN_CALL)
             return LEARN_CALL
         return None
+
+    def _lesson_statement(self, vocabulary: ConsoleVocabulary) -> str | None:
+        """The nearest lesson's next statement, where the first turn of a task follows it
+        (``follow_lessons``, :mod:`.lesson_follow`), as the model types it; else None."""
+        lesson = getattr(self._examples, "nearest_lesson", None)
+        move = self.console.api.move_function()
+        if not self.config.follow_lessons or lesson is None or len(self._task_utterances) != 1:
+            return None
+        try:
+            known = vocabulary.scene_names() + list(move[1].places if move else ())
+        except Exception as exc:  # noqa: BLE001 - no scene: the model writes freely
+            log.warning("the lesson is not followed: the scene's names are unknown (%s)", exc)
+            return None
+        plan = plan_of(lesson, self._task_utterances[0], known)
+        done = [s for s in self.turn.statements if not Entry(s).is_comment]
+        statement = plan.next_after(done) if plan is not None else None
+        if statement is None:
+            return None
+        log.info("following the lesson for %r: statement %d of %d", plan.request,
+                 len(done) + 1, len(plan.statements))
+        return as_typed(statement)
 
     def _answers_an_attempt(self) -> bool:
         """This turn answers an attempt: the user spoke again after the robot acted."""

@@ -43,6 +43,7 @@ class ExampleSource:
                  names: Callable[[], Iterable[str]] | None = None):
         self.memory = memory
         self.names = names
+        self.nearest_lesson: str | None = None    # the last call's last example, if learned
         self.retrieval = retrieval
         self.say = say
         self.retry = retry
@@ -60,6 +61,7 @@ class ExampleSource:
             return [e.transcript for e in self.memory.list()]
         found = self.memory.prompt_examples(utterances)
         texts = [e.transcript for e in found]
+        self.nearest_lesson = None
         if utterances and found and found[-1].source != "seed" and self.names is not None \
                 and getattr(self.memory.config, "adapt_names", False):
             try:
@@ -69,6 +71,8 @@ class ExampleSource:
                             "unknown (%s)", exc)
                 return texts
             texts[-1] = adapted(texts[-1], utterances, known)   # the nearest, in their names
+        if utterances and found and found[-1].source != "seed":
+            self.nearest_lesson = texts[-1]
         return texts
 
     def head(self) -> list[str] | None:

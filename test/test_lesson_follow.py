@@ -1,0 +1,85 @@
+"""Following the nearest lesson in a task's first turn (core/lesson_follow.py)."""
+from __future__ import annotations
+
+import pytest
+
+from llm_interaction_node.core.agent import AgentConfig
+from llm_interaction_node.core.apis.tabletop import PLACE_NAMES
+from llm_interaction_node.core.lesson_follow import as_typed, plan_of
+from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.memory.adapt import adapted
+from llm_interaction_node.core.memory.config import MemoryConfig
+from llm_interaction_node.core.memory.source import ExampleSource
+from llm_interaction_node.core.memory.store import ExampleMemory
+from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.session import build_agent, build_console, make_world, names_to_say
+
+LOOK = "get_obj_names()"
+LISTED = "block_names = [name for name in get_obj_names() if name.endswith(' block')]"
+LOOP = "for name in block_names:\n    put_first_on_second(name, '{}')"
+LESSON = f""">>> wait_for_trigger()
+{{'type': 'dialog', 'text': 'put the blocks in the blue bowl'}}
+>>> {LOOK}
+['yellow block', 'green block', 'blue bowl']
+>>> {LISTED}
+>>> {as_typed(LOOP.format('blue bowl'))}
+'success'
+'success'
+>>> wait_for_trigger()"""
+SCENE = ["red block", "green block", "green bowl"]
+KNOWN = SCENE + list(PLACE_NAMES)
+
+
+def test_a_lesson_for_the_request_at_hand_is_a_plan_of_its_statements():
+    shown = adapted(LESSON, ["put the blocks in the green bowl"], KNOWN)
+    plan = plan_of(shown, "put the blocks in the green bowl", KNOWN)
+    assert plan is not None
+    assert plan.statements == (LOOK, LISTED, LOOP.format("green bowl"), "wait_for_trigger()")
+    assert plan.next_after([]) == LOOK
+    assert plan.next_after([LOOK, LISTED]) == LOOP.format("green bowl")
+    assert plan.next_after([LOOK, "put_first_on_second('red block', 'green bowl')"]) is None
+    assert plan.next_after(list(plan.statements)) is None
+
+
+@pytest.mark.parametrize("request_text, lesson, known", [
+    ("put the blocks in the bowls with matching colors", LESSON, KNOWN),   # another request
+    ("put the blocks in the blue bowl", LESSON, KNOWN),          # blue bowl not in this scene
+    ("put the blocks in the blue bowl",                           # chose the green block by name
+     LESSON.replace(LISTED, "put_first_on_second('green block', 'blue bowl')"),
+     KNOWN + ["blue bowl"]),
+])
+def test_no_plan_where_the_lesson_is_for_another_request_or_cannot_run_here(request_text,
+                                                                          lesson, known):
+    assert plan_of(lesson, request_text, known) is None
+
+
+def run_agent(tmp_path, follow):
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / f"m{follow}")))
+    memory.add(LESSON, "final")
+    world = make_world("tabletop", ",".join(SCENE), seed=0)
+    console = build_console("tabletop", world, EventQueue(["put the blocks in the green bowl"],
+                                                          close=True))
+    examples = ExampleSource(memory, names=lambda: names_to_say(console.api))
+    llm = ScriptedLLM([LOOK, LISTED, LOOP.format("green bowl"), "wait_for_trigger()"])
+    agent = build_agent("tabletop", llm, console, examples,
+                        config=AgentConfig(idle_retries=0, function_generation=False,
+                                           follow_lessons=follow))
+    agent.run()
+    return [c["grammar"] for c in llm.calls], world
+
+
+def test_the_first_turn_of_the_taught_request_is_decoded_to_follow_the_lesson(tmp_path):
+    """agent.follow_lessons: each statement of the first turn is the lesson's next one, in
+    the names of the request at hand; the blocks end in the green bowl. Off, the grammar
+    lets the model write anything."""
+    pytest.importorskip("llguidance")
+    from grammar_support import accepted
+    grammars, world = run_agent(tmp_path, True)
+    wanted = [LOOK, LISTED, as_typed(LOOP.format("green bowl")), "wait_for_trigger()"]
+    for grammar, statement in zip(grammars, wanted, strict=True):
+        assert accepted(grammar, " " + statement), statement
+        assert not accepted(grammar, " put_first_on_second('red block', 'green bowl')")
+    free, _ = run_agent(tmp_path, False)
+    assert all(accepted(g, " put_first_on_second('red block', 'green bowl')") for g in free[:3])
+    for block in ("red block", "green block"):
+        assert world.object_position(block) is not None
