@@ -650,16 +650,18 @@ def test_after_a_move_refused_for_a_block_on_top_the_next_input_moves_that_block
     """agent.unblock_first (measured, matching_bowls: "cannot pick 'blue block': 'orange
     block' lies on top of it" and the same put again, 8 times in one interaction): the next
     input's grammar is a move of the block on top (a comment may come first), to anywhere but
-    the two; after a statement runs, the grammar is free again."""
+    the two and the bowl they lie in (measured: the blocker put back into the pile's bowl
+    covered the block again); after a statement runs, the grammar is free again."""
     pytest.importorskip("llguidance")
     from grammar_support import accepted
     world = make_world("tabletop", "red block,blue block,green bowl,blue bowl", seed=0)
     console = build_console("tabletop", world, EventQueue(["put the red block in the blue bowl"],
                                                           close=True))
+    console.execute("put_first_on_second('red block', 'green bowl')")
     console.execute("put_first_on_second('blue block', 'red block')")
     llm = ScriptedLLM(["wait_for_trigger()",
                        "put_first_on_second('red block', 'blue bowl')", "# first the blue one",
-                       "put_first_on_second('blue block', 'green bowl')",
+                       "put_first_on_second('blue block', 'left side')",
                        "put_first_on_second('red block', 'blue bowl')", "wait_for_trigger()"])
     agent = build_agent("tabletop", llm, console, (),
                         config=AgentConfig(idle_retries=0, unblock_first=unblock_first,
@@ -670,12 +672,13 @@ def test_after_a_move_refused_for_a_block_on_top_the_next_input_moves_that_block
     assert [e.output for e in console.transcript.entries if blocked in e.output]
     assert [e.output for e in console.transcript.entries][-2] == "'success'"
     again = " put_first_on_second('red block', 'blue bowl')"
-    unblock = " put_first_on_second('blue block', 'green bowl')"
+    unblock = " put_first_on_second('blue block', 'left side')"
     assert accepted(grammars[0], again)
     for g in grammars[1:3]:                          # the comment, then the move
         assert accepted(g, unblock)
         assert accepted(g, again) is not unblock_first
         assert accepted(g, " put_first_on_second('blue block', 'red block')") is not unblock_first
+        assert accepted(g, " put_first_on_second('blue block', 'green bowl')") is not unblock_first
     assert accepted(grammars[1], " # first the blue one")
     assert accepted(grammars[3], again), "free again after the move"
 

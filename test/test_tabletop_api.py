@@ -70,9 +70,10 @@ def test_put_block_on_block_stacks():
         api.put_first_on_second("green block", "yellow bowl")
     assert isinstance(refused.value, BlockedError)      # what the agent's grammar acts on
     assert (refused.value.blocked, refused.value.blocker) == ("green block", "blue block")
+    assert set(refused.value.around) == {"red block", "blue block"}     # its pile
     again = pickle.loads(pickle.dumps(refused.value))   # as it crosses to the sandbox worker
-    assert (str(again), again.blocked, again.blocker) == (str(refused.value), "green block",
-                                                          "blue block")
+    assert (str(again), again.blocked, again.blocker, again.around) == (
+        str(refused.value), "green block", "blue block", refused.value.around)
     with pytest.raises(SemanticHintError, match="'blue block' lies on top of it"):
         api.put_first_on_second("red block", "yellow bowl")
     assert len(world.log) == 2 and world.object_position("green block") == pytest.approx(g)

@@ -479,7 +479,9 @@ class Agent:
 
     def _unblock_focus(self, vocabulary: ConsoleVocabulary) -> Focus | None:
         """After a move refused because ``blocker`` lies on the object it named: the move
-        function may only take ``blocker``, to any place but the two (``unblock_first``)."""
+        function may only take ``blocker``, to any place but the two and what lies where
+        they lie (``unblock_first``; measured: the blocker put back into the bowl of the
+        pile covered the block again)."""
         blocked, move = self._blocked, self.console.api.move_function()
         if blocked is None or move is None or not self.config.unblock_first:
             return None
@@ -491,8 +493,8 @@ class Agent:
             return None
         if blocked.blocker not in names:
             return None
-        targets = tuple(t for t in dict.fromkeys(names + list(spec.places))
-                        if t not in (blocked.blocked, blocked.blocker))
+        mislaid = {blocked.blocked, blocked.blocker, *blocked.around}   # back onto the pile
+        targets = tuple(t for t in dict.fromkeys(names + list(spec.places)) if t not in mislaid)
         log.info("%s lies on %s: the next input moves it (%d targets)", blocked.blocker,
                  blocked.blocked, len(targets))
         return Focus(function.name, spec, (blocked.blocker,), targets, free_targets=True)

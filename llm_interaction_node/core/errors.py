@@ -11,16 +11,18 @@ class SemanticHintError(Exception):
 
 class BlockedError(SemanticHintError):
     """An object cannot be moved because another one lies on it: ``blocked`` (the object the
-    call named) and ``blocker`` (what must be moved off it first). The agent's grammar makes
-    the next input move ``blocker`` (agent.unblock_first)."""
+    call named), ``blocker`` (what must be moved off it first) and ``around`` (the objects
+    where ``blocked`` lies: its pile, its bowl; put there, the blocker covers it again). The
+    agent's grammar makes the next input move ``blocker`` elsewhere (agent.unblock_first)."""
 
-    def __init__(self, message: str, blocked: str, blocker: str):
+    def __init__(self, message: str, blocked: str, blocker: str, around: tuple[str, ...] = ()):
         super().__init__(message)
         self.blocked = blocked
         self.blocker = blocker
+        self.around = tuple(around)
 
     def __reduce__(self):                   # pickled to and from the sandbox worker
-        return type(self), (str(self), self.blocked, self.blocker)
+        return type(self), (str(self), self.blocked, self.blocker, self.around)
 
 
 class EndOfInteraction(BaseException):

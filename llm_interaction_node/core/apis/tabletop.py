@@ -205,7 +205,8 @@ class TabletopApi:
                 return "success"        # what a re-grasp of the top block would leave, too
             raise BlockedError(
                 f"cannot pick {name!r}: {covering[0]!r} lies on top of it. "
-                f"Move {covering[0]!r} off it first", name, covering[0])
+                f"Move {covering[0]!r} off it first", name, covering[0],
+                self._around(name, pick))
         result = self.robot.pick_and_place(pick, place)
         if result == "success":
             label = target if isinstance(target_name_or_xy_pos, str) else self.place_at(place)
@@ -220,6 +221,16 @@ class TabletopApi:
         if isinstance(target, str):
             return target.endswith(" bowl") and distance < IN_BOWL
         return distance < STACK_RADIUS
+
+    def _around(self, name: str, position: np.ndarray) -> tuple[str, ...]:
+        """The other objects where ``name`` lies (its pile, the bowl it is in): a place to
+        put what covers it would cover it again."""
+        near = []
+        for other in self.robot.object_names():
+            q = np.asarray(self.robot.object_position(other), dtype=float).reshape(-1)
+            if other != name and np.linalg.norm(q[:2] - position[:2]) < IN_BOWL:
+                near.append(other)
+        return tuple(near)
 
     def _resting_on(self, name: str, position: np.ndarray) -> list[str]:
         """The blocks stacked on block ``name``, highest first."""
