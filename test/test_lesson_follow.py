@@ -53,19 +53,23 @@ def test_no_plan_where_the_lesson_is_for_another_request_or_cannot_run_here(requ
     assert plan_of(lesson, request_text, known) is None
 
 
-def run_agent(tmp_path, follow):
+def run_agent(tmp_path, follow, before=(), then=()):
     memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / f"m{follow}")))
     memory.add(LESSON, "final")
     world = make_world("tabletop", ",".join(SCENE), seed=0)
     console = build_console("tabletop", world, EventQueue(["put the blocks in the green bowl"],
                                                           close=True))
+    for statement in before:
+        console.execute(statement)
     examples = ExampleSource(memory, names=lambda: names_to_say(console.api))
-    llm = ScriptedLLM([LOOK, LISTED, LOOP.format("green bowl"), "wait_for_trigger()"])
+    first = ["wait_for_trigger()"] if before else []     # the request comes after them
+    llm = ScriptedLLM([*first, LOOK, LISTED, LOOP.format("green bowl"), *then,
+                       "wait_for_trigger()"])
     agent = build_agent("tabletop", llm, console, examples,
                         config=AgentConfig(idle_retries=0, function_generation=False,
                                            follow_lessons=follow))
     agent.run()
-    return [c["grammar"] for c in llm.calls], world
+    return [c["grammar"] for c in llm.calls][len(first):], world
 
 
 def test_the_first_turn_of_the_taught_request_is_decoded_to_follow_the_lesson(tmp_path):
@@ -83,3 +87,17 @@ def test_the_first_turn_of_the_taught_request_is_decoded_to_follow_the_lesson(tm
     assert all(accepted(g, " put_first_on_second('red block', 'green bowl')") for g in free[:3])
     for block in ("red block", "green block"):
         assert world.object_position(block) is not None
+
+
+def test_after_a_statement_of_the_lesson_fails_the_model_writes_freely(tmp_path):
+    """The green block lies on the red one: the lesson's loop is refused at the red block;
+    the next statement is the model's (the unblocking move), not the lesson's hand-back."""
+    pytest.importorskip("llguidance")
+    from grammar_support import accepted
+    grammars, world = run_agent(tmp_path, True,
+                                ["put_first_on_second('green block', 'red block')"],
+                                ["put_first_on_second('green block', 'left side')"])
+    assert len(grammars) == 5
+    assert accepted(grammars[2], " " + as_typed(LOOP.format("green bowl")))
+    assert not accepted(grammars[3], " wait_for_trigger()"), "the blocker's move is next"
+    assert accepted(grammars[3], " put_first_on_second('green block', 'left side')")

@@ -213,6 +213,7 @@ class Agent:
         self._task_utterances: list[str] = []   # what the user said in this task
         self._restated = False
         self._blocked: BlockedError | None = None   # the last input's refusal, if it was that
+        self._turn_failed = False           # an input of this turn failed: no lesson followed
         self._reset_requested = threading.Event()
         if fgen is None and self.config.function_generation:
             fgen = FunctionGenerator(llm, prompt.api_listing, load_fgen_prompt(), self.ledger,
@@ -311,6 +312,7 @@ class Agent:
             result = self.console.execute(source)
             if not result.entry.is_comment:          # a comment first: the move still comes
                 self._blocked = result.error if isinstance(result.error, BlockedError) else None
+            self._turn_failed = self._turn_failed or result.error is not None
             if result.new_turn:
                 return self._new_turn()
             if result.error is not None:
@@ -419,7 +421,8 @@ class Agent:
         (``follow_lessons``, :mod:`.lesson_follow`), as the model types it; else None."""
         lesson = getattr(self._examples, "nearest_lesson", None)
         move = self.console.api.move_function()
-        if not self.config.follow_lessons or lesson is None or len(self._task_utterances) != 1:
+        if not self.config.follow_lessons or lesson is None or len(self._task_utterances) != 1 \
+                or self._turn_failed:         # the lesson does not work here: the model decides
             return None
         try:
             known = vocabulary.scene_names() + list(move[1].places if move else ())
@@ -703,6 +706,7 @@ class Agent:
         if utterances:
             self._task_utterances.append(str(utterances[-1]))
         self._restated = False
+        self._turn_failed = False
         self.turn = TurnState(self.config)
         self._turn_usage = Usage()
         self._loop_intervention = False
