@@ -4,7 +4,11 @@ from __future__ import annotations
 import pytest
 
 from learning_support import learning_session
-from llm_interaction_node.core.learning.general import asks_for_every, every_of_kind
+from llm_interaction_node.core.learning.general import (
+    asks_for_every,
+    every_of_kind,
+    is_rule_lesson,
+)
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
@@ -56,6 +60,16 @@ def test_moves_of_every_listed_block_to_one_place_are_one_rule():
 ])
 def test_moves_that_are_not_every_object_to_one_place_stay_literal(request_text, done):
     assert every_of_kind(request_text, LOOK, done) is None
+
+
+def test_a_stored_loop_lesson_is_known_as_one():
+    rule = every_of_kind("put the blocks in the green bowl", LOOK, moves(BLOCKS))
+    stored = Transcript([Entry("wait_for_trigger()", "{'type': 'dialog', 'text': 'x'}"), LOOK,
+                         *rule.statements(), Entry("wait_for_trigger()")])
+    assert is_rule_lesson(stored.render())
+    literal = Transcript([Entry("wait_for_trigger()", "{'type': 'dialog', 'text': 'x'}"), LOOK,
+                          *moves(BLOCKS), Entry("wait_for_trigger()")])
+    assert not is_rule_lesson(literal.render())
 
 
 def test_a_look_that_printed_no_list_gives_no_rule():

@@ -109,3 +109,31 @@ def test_the_prompt_shows_the_nearest_lesson_adapted_and_the_memory_keeps_it(tmp
     assert memory.list("final")[0].transcript == LOOP_LESSON
     _, plain = source(False)
     assert plain(["put the blocks in the green bowl"])[-1] == LOOP_LESSON
+
+
+def test_a_loop_lesson_is_shown_only_to_requests_of_its_kind(tmp_path):
+    """memory.rules_to_their_kind (measured, issue 30 session 40: with "put the blocks in the
+    X bowl" as a loop in every prompt, "put all the blocks in the bowls with matching colors"
+    wrote loops it could not finish, and block_distance_to_bowl took its ``block_names``)."""
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.source import ExampleSource
+    from llm_interaction_node.core.memory.store import ExampleMemory
+    literal = LOOP_LESSON.replace("put the blocks in the blue bowl",
+                                  "put the yellow block in the blue bowl")
+    literal = literal.split(">>> block_names")[0] + \
+        ">>> put_first_on_second('yellow block', 'blue bowl')\n'success'\n>>> wait_for_trigger()"
+
+    def shown(said, keep):
+        memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / f"{said[:9]}{keep}"),
+                                                        rules_to_their_kind=keep))
+        memory.add(LOOP_LESSON, "final")
+        memory.add(literal, "final")
+        return [t for t in ExampleSource(memory, names=lambda: KNOWN)(said)
+                if "put_first_on_second" in t]
+
+    other = shown(["put the blocks in the bowls with matching colors"], True)
+    assert not any("block_names" in t for t in other) and any("'yellow block'" in t for t in other)
+    assert any("block_names" in t for t in shown(["put the blocks in the bowls with matching "
+                                                  "colors"], False))
+    same = shown(["put the blocks in the green bowl"], True)
+    assert any("put_first_on_second(name, 'green bowl')" in t for t in same)

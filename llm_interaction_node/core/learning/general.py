@@ -24,10 +24,12 @@ import re
 from dataclasses import dataclass
 
 from ..statements import bare_call
-from ..transcript import Entry
+from ..transcript import Entry, Transcript
 from .transcripts import move_key
 
 MIN_OBJECTS = 2          # one object is a choice, not "every object of a kind"
+# the first statement of :meth:`EveryOfKind.statements`, as a stored lesson shows it
+_RULE = re.compile(r"^\w+_names = \[name for name in .+ if name\.endswith\(' [^']+'\)\]$")
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,12 @@ def every_of_kind(request: str, look: Entry, moves: list[Entry]) -> EveryOfKind 
                        frozenset(moved))
 
 
+def is_rule_lesson(lesson: str) -> bool:
+    """Whether a stored lesson (its transcript text) holds the loop :class:`EveryOfKind`
+    writes (the memory keeps such lessons to requests of their own kind)."""
+    return any(_RULE.match(e.source.strip()) for e in Transcript.parse(lesson).entries)
+
+
 def asks_for_every(request: str, kind: str) -> bool:
     """Whether the request names ``kind`` as a whole: "the blocks", "all (of) (the) blocks",
     "every block", "each block"; not "the red blocks" (a word between names a subset)."""
@@ -98,4 +106,4 @@ def _identifier(word: str) -> str:
     return re.sub(r"\W", "_", word) or "object"
 
 
-__all__ = ["EveryOfKind", "every_of_kind", "asks_for_every", "MIN_OBJECTS"]
+__all__ = ["EveryOfKind", "every_of_kind", "asks_for_every", "is_rule_lesson", "MIN_OBJECTS"]

@@ -117,6 +117,20 @@ def adapted(lesson: str, utterances: Sequence[str], known: Iterable[str]) -> str
     return lesson
 
 
+def same_kind(lesson: str, utterances: Sequence[str], known: Iterable[str]) -> bool:
+    """Whether one of ``utterances`` is the lesson's request, word for word or in other names
+    only (:func:`name_mapping`)."""
+    transcript = Transcript.parse(lesson)
+    said = transcript.user_utterances()
+    if not said:
+        return False
+    literals, listed = lesson_names(transcript)
+    known = list(known)
+    return any(words(u) == words(said[0])
+               or name_mapping(said[0], u, literals | listed, known) is not None
+               for u in utterances)
+
+
 def _renamed(transcript: Transcript, mapping: dict[str, str], request: str) -> Transcript:
     entries, asked = [], False
     for entry in transcript.entries:
@@ -156,4 +170,5 @@ def _listed(output: str) -> list[str] | None:
     return None
 
 
-__all__ = ["adapted", "name_mapping", "with_swaps", "lesson_names", "chooses_by_name", "words"]
+__all__ = ["adapted", "same_kind", "name_mapping", "with_swaps", "lesson_names",
+           "chooses_by_name", "words"]

@@ -63,5 +63,11 @@ class MemoryConfig:
                                 "bowl' asked: core/memory/adapt.py); the stored lesson "
                                 "never changes")
 
+    rules_to_their_kind: bool = setting(True, "a lesson written as a loop over every object of "
+                                        "a kind (core/learning/general.py) is shown only to "
+                                        "requests of its own kind (the same words, or other "
+                                        "names only: core/memory/adapt.py); measured: its "
+                                        "loop was imitated by other templates' requests")
+
     def __post_init__(self) -> None:
         check_section(self, "memory")

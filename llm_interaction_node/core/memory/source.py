@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 
-from .adapt import adapted
+from ..learning.general import is_rule_lesson
+from .adapt import adapted, same_kind
 from .order import Order, stable_order
 
 log = logging.getLogger(__name__)
@@ -61,17 +62,24 @@ class ExampleSource:
             return [e.transcript for e in self.memory.list()]
         found = self.memory.prompt_examples(utterances)
         texts = [e.transcript for e in found]
+        learned = [e.source != "seed" for e in found]
         self.nearest_lesson = None
-        if utterances and found and found[-1].source != "seed" and self.names is not None \
-                and getattr(self.memory.config, "adapt_names", False):
-            try:
-                known = list(self.names())
-            except Exception as exc:  # noqa: BLE001 - no scene: the lesson as stored
-                log.warning("the nearest lesson is shown as stored: the scene's names are "
-                            "unknown (%s)", exc)
-                return texts
+        config = self.memory.config
+        if not utterances or self.names is None or not any(learned):
+            return texts
+        try:
+            known = list(self.names())
+        except Exception as exc:  # noqa: BLE001 - no scene: the lessons as stored
+            log.warning("the lessons are shown as stored: the scene's names are unknown (%s)",
+                        exc)
+            return texts
+        if learned[-1] and getattr(config, "adapt_names", False):
             texts[-1] = adapted(texts[-1], utterances, known)   # the nearest, in their names
-        if utterances and found and found[-1].source != "seed":
+        if getattr(config, "rules_to_their_kind", False):
+            kept = [(t, mine) for t, mine in zip(texts, learned, strict=True)
+                    if not mine or not is_rule_lesson(t) or same_kind(t, utterances, known)]
+            texts, learned = [t for t, _ in kept], [mine for _, mine in kept]
+        if learned and learned[-1]:
             self.nearest_lesson = texts[-1]
         return texts
 
