@@ -72,7 +72,7 @@ class Transcript:
             if not e.output:
                 continue
             if e.calls("wait_for_trigger") or e.calls("ask"):
-                value = _literal(e.output)
+                value = output_value(e.output)
                 if isinstance(value, dict) and isinstance(value.get("text"), str):
                     said.append(value["text"])
                 elif isinstance(value, str):
@@ -102,8 +102,18 @@ class Transcript:
         return cls(entries)
 
 
-def _literal(text: str):
+def output_value(text: str):
+    """The value a console output shows (its repr read back), or None if it is no literal."""
     try:
         return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
+
+
+def listed_names(output: str) -> list[str] | None:
+    """The names a look at the scene printed (``get_obj_names()``: a list of strings), or
+    None if the output is no such list."""
+    value = output_value(output)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    return None

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from ..statements import bare_call
-from ..transcript import Entry, Transcript
+from ..transcript import Entry, Transcript, listed_names
 from .transcripts import move_key
 
 MIN_OBJECTS = 2          # one object is a choice, not "every object of a kind"
@@ -54,7 +54,7 @@ def every_of_kind(request: str, look: Entry, moves: list[Entry]) -> EveryOfKind 
     """The rule ``moves`` follow, if the request asks for every object of a kind and they move
     exactly the objects of that kind ``look`` listed, each once, with one function to one
     target (the same argument source); else None."""
-    scene = _listed(look)
+    scene = listed_names(look.output)
     if scene is None or len(moves) < MIN_OBJECTS:
         return None
     calls = [bare_call(e.source) for e in moves]
@@ -89,17 +89,6 @@ def asks_for_every(request: str, kind: str) -> bool:
     word = re.escape(kind.lower())
     return re.search(rf"\b(?:(?:all(?:\s+of)?\s+)?the|all|every|each)\s+(?:{word}s|{word}es)\b"
                      rf"|\b(?:every|each)\s+{word}\b", request.lower()) is not None
-
-
-def _listed(look: Entry) -> list[str] | None:
-    """The names a look at the scene printed (a list of strings), or None."""
-    try:
-        value = ast.literal_eval(look.output.strip())
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        return None
-    return list(value)
 
 
 def _identifier(word: str) -> str:

@@ -27,7 +27,6 @@ these happened.
 """
 from __future__ import annotations
 
-import ast
 import logging
 import re
 import textwrap
@@ -42,7 +41,7 @@ import yaml
 from ..config_files import config_path
 from ..llm import LLMError, TokenLedger, Usage
 from ..notes import without_console_notes
-from ..transcript import PS1, PS2, Entry, Transcript
+from ..transcript import PS1, PS2, Entry, Transcript, output_value
 from .replay_check import ReplayCheck
 from .scope import unasked_moves, unasked_sentence
 from .shape import shape_problem
@@ -250,7 +249,7 @@ def extract_transcript(answer: str) -> str:
         output.append(lines[i])
         i += 1
     if output and Entry(_last_source(body)).calls("wait_for_trigger") \
-            and _literal("\n".join(output)) is None:
+            and output_value("\n".join(output)) is None:
         output = []              # prose after the final wait_for_trigger(), not its result
     return "\n".join(ln.rstrip() for ln in body + output).strip("\n")
 
@@ -259,13 +258,6 @@ def _last_source(lines: list[str]) -> str:
     start = max(i for i, ln in enumerate(lines) if ln.startswith(PS1.strip()))
     return "\n".join(ln[len(PS1):] if ln.startswith(PS1) else ln[len(PS2):]
                      for ln in lines[start:])
-
-
-def _literal(text: str):
-    try:
-        return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
 
 
 # -- the stored form -----------------------------------------------------------------------

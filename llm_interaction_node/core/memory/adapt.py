@@ -16,12 +16,11 @@ the new words it would read as the rule). The stored lesson never changes.
 """
 from __future__ import annotations
 
-import ast
 import difflib
 import re
 from collections.abc import Iterable, Sequence
 
-from ..transcript import Entry, Transcript
+from ..transcript import Entry, Transcript, listed_names, output_value
 
 _WORD = re.compile(r"[a-z0-9_]+(?:[-'][a-z0-9_]+)*")
 _QUOTED = re.compile(r"'([^'\\\n]*)'|\"([^\"\\\n]*)\"")
@@ -84,7 +83,7 @@ def lesson_names(transcript: Transcript) -> tuple[set[str], set[str]]:
         if entry.is_comment or Entry(entry.source).calls("wait_for_trigger"):
             continue
         literals |= {a or b for a, b in _QUOTED.findall(entry.source)}
-        listed |= set(_listed(entry.output) or ())
+        listed |= set(listed_names(entry.output) or ())
     return ({n for n in literals if n and n == n.strip()},      # not ' block' of endswith()
             listed)
 
@@ -135,7 +134,7 @@ def _renamed(transcript: Transcript, mapping: dict[str, str], request: str) -> T
     entries, asked = [], False
     for entry in transcript.entries:
         if not asked and Entry(entry.source).calls("wait_for_trigger") and entry.output:
-            value = _literal(entry.output)
+            value = output_value(entry.output)
             if isinstance(value, dict) and isinstance(value.get("text"), str):
                 entries.append(Entry(entry.source, repr({**value, "text": request})))
                 asked = True
@@ -144,7 +143,7 @@ def _renamed(transcript: Transcript, mapping: dict[str, str], request: str) -> T
             entries.append(entry)
             continue
         source = _QUOTED.sub(lambda m: _requoted(m, mapping), entry.source)
-        listed = _listed(entry.output)
+        listed = listed_names(entry.output)
         output = repr([mapping.get(n, n) for n in listed]) if listed is not None \
             else entry.output
         entries.append(Entry(source, output))
@@ -154,20 +153,6 @@ def _renamed(transcript: Transcript, mapping: dict[str, str], request: str) -> T
 def _requoted(match: re.Match, mapping: dict[str, str]) -> str:
     text = match.group(1) if match.group(1) is not None else match.group(2)
     return repr(mapping[text]) if text in mapping else match.group(0)
-
-
-def _literal(text: str):
-    try:
-        return ast.literal_eval(text.strip())
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-
-
-def _listed(output: str) -> list[str] | None:
-    value = _literal(output) if output.lstrip().startswith("[") else None
-    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-        return value
-    return None
 
 
 __all__ = ["adapted", "same_kind", "name_mapping", "with_swaps", "lesson_names",
