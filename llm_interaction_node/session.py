@@ -23,6 +23,7 @@ from .consoles import ApiName, build_console
 from .core.agent import Agent, AgentConfig
 from .core.apis.sets import API_NAMES, ApiSet, api_set  # noqa: F401 - API_NAMES: --api choices
 from .core.console import ConsoleSession
+from .core.constraint import names_to_say
 from .core.interrupt import StopSignal
 from .core.learning.learner import Learner
 from .core.learning.outcome import LearnOutcome
@@ -118,14 +119,6 @@ def learning_console(
                       say=console.builtins.say, ledger=ledger,
                       interaction_id=lambda: console.task_id, check=check)
     return console, learner
-
-
-def names_to_say(api) -> list[str]:
-    """The names a request may say in the current scene: the scene's (its listings) and the
-    places the move function takes (the nearest lesson is shown in them: core/memory/adapt)."""
-    from .core.constraint import listed_scene_names
-    move = api.move_function()
-    return listed_scene_names(api) + list(move[1].places if move is not None else ())
 
 
 def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=(),

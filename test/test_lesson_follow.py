@@ -5,6 +5,7 @@ import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.apis.tabletop import PLACE_NAMES
+from llm_interaction_node.core.constraint import names_to_say
 from llm_interaction_node.core.lesson_follow import as_typed, plan_of
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.adapt import adapted
@@ -12,7 +13,7 @@ from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.source import ExampleSource
 from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.user import EventQueue
-from llm_interaction_node.session import build_agent, build_console, make_world, names_to_say
+from llm_interaction_node.session import build_agent, build_console, make_world
 
 LOOK = "get_obj_names()"
 LISTED = "block_names = [name for name in get_obj_names() if name.endswith(' block')]"

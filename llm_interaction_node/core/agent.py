@@ -25,7 +25,7 @@ from enum import StrEnum
 from .builtins import asked_to_forget
 from .config import check_section, setting
 from .console import ConsoleSession
-from .constraint import ConsoleVocabulary
+from .constraint import ConsoleVocabulary, names_to_say
 from .correction import Focus, focus_after
 from .errors import BlockedError, EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
@@ -420,12 +420,11 @@ class Agent:
         """The nearest lesson's next statement, where the first turn of a task follows it
         (``follow_lessons``, :mod:`.lesson_follow`), as the model types it; else None."""
         lesson = getattr(self._examples, "nearest_lesson", None)
-        move = self.console.api.move_function()
         if not self.config.follow_lessons or lesson is None or len(self._task_utterances) != 1 \
                 or self._turn_failed:         # the lesson does not work here: the model decides
             return None
         try:
-            known = vocabulary.scene_names() + list(move[1].places if move else ())
+            known = names_to_say(self.console.api, vocabulary.scene_names())
         except Exception as exc:  # noqa: BLE001 - no scene: the model writes freely
             log.warning("the lesson is not followed: the scene's names are unknown (%s)", exc)
             return None
@@ -497,7 +496,8 @@ class Agent:
         if blocked.blocker not in names:
             return None
         mislaid = {blocked.blocked, blocked.blocker, *blocked.around}   # back onto the pile
-        targets = tuple(t for t in dict.fromkeys(names + list(spec.places)) if t not in mislaid)
+        targets = tuple(t for t in dict.fromkeys(names_to_say(self.console.api, names))
+                        if t not in mislaid)
         log.info("%s lies on %s: the next input moves it (%d targets)", blocked.blocker,
                  blocked.blocked, len(targets))
         return Focus(function.name, spec, (blocked.blocker,), targets, free_targets=True)

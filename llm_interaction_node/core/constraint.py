@@ -273,6 +273,14 @@ def listed_scene_names(api: ApiRegistry) -> list[str]:
     return names
 
 
+def names_to_say(api: ApiRegistry, scene: Iterable[str] | None = None) -> list[str]:
+    """The names a request or a move may say in the current scene: the scene's (``scene``, else
+    its listings) and the places the move function takes."""
+    move = api.move_function()
+    names = list(scene) if scene is not None else listed_scene_names(api)
+    return names + list(move[1].places if move is not None else ())
+
+
 def _literal(arg: ast.expr | None) -> str | None:
     """A string literal argument's value; None for anything else (an expression)."""
     return arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
