@@ -1,10 +1,11 @@
 """Following the nearest lesson in a task's first turn (core/lesson_follow.py)."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
-from llm_interaction_node.core.apis.tabletop import PLACE_NAMES
+from llm_interaction_node.core.apis.tabletop import IN_BOWL, PLACE_NAMES
 from llm_interaction_node.core.constraint import names_to_say
 from llm_interaction_node.core.lesson_follow import as_typed, plan_of
 from llm_interaction_node.core.llm import ScriptedLLM
@@ -86,8 +87,9 @@ def test_the_first_turn_of_the_taught_request_is_decoded_to_follow_the_lesson(tm
         assert not accepted(grammar, " put_first_on_second('red block', 'green bowl')")
     free, _ = run_agent(tmp_path, False)
     assert all(accepted(g, " put_first_on_second('red block', 'green bowl')") for g in free[:3])
-    for block in ("red block", "green block"):
-        assert world.object_position(block) is not None
+    bowl = np.asarray(world.object_position("green bowl"))[:2]
+    for block in ("red block", "green block"):               # the lesson's loop ran here
+        assert np.linalg.norm(np.asarray(world.object_position(block))[:2] - bowl) < IN_BOWL
 
 
 def test_after_a_statement_of_the_lesson_fails_the_model_writes_freely(tmp_path):
