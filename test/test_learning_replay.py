@@ -699,14 +699,17 @@ def test_a_final_lesson_leaves_out_the_object_the_user_called_the_wrong_choice(
             robot.close()
 
 
-def test_a_lesson_that_only_names_the_right_object_after_a_wrong_choice_is_not_stored(
+def test_a_lesson_that_only_names_the_right_object_after_a_wrong_choice_stores_the_choice(
         table_memory):
     """Measured (f09b4f8): "put_first_on_second('yellow block', 'top right corner')" stored
     for "the block to the left of the yellow bowl" was copied by the next selection request
-    with its own first block; it shows which block was right there, not how to choose."""
+    with its own first block; it shows which block was right there, not how to choose. The
+    lesson computes the choice where a reading of the request's side takes that block
+    (test_learning_choice.py: refused where none does)."""
     console, learner, spoken, _ = direction_session(table_memory, "2d", WRONG_CHOICE,
                                                     [CORNER.format("yellow block")])
     entry = console.execute("learn_from_interaction()").entry
-    assert learner.last_outcome.status == LearnStatus.NOTHING_TO_LEARN, entry.output
-    assert "not how it was chosen" in entry.output
-    assert table_memory.count() == 0 and spoken[-1] == SAY_ONLY_THE_NAME
+    assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    _, sources = stored_sources(table_memory)
+    assert "ref_pos = get_obj_pos('yellow bowl')" in sources
+    assert CORNER.format("yellow block") not in sources and spoken[-1] != SAY_ONLY_THE_NAME

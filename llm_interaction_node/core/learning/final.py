@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING
 
 from ..statements import bare_call
 from ..transcript import Entry, Transcript
-from .general import EveryOfKind, every_of_kind
+from .choice import choice_rules
+from .general import every_of_kind
 from .outcome import (
     SAY_END_DIFFERS,
     SAY_ONLY_THE_NAME,
@@ -293,7 +294,14 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
         return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                             "Nothing was learned: the interaction holds no request answered "
                             "after the user's last correction.")
+    check = learner.check
+    net = parts.net()
     if parts.rejected and names_the_choice_only(parts.attempt):
+        ruled = _as_rule(check, net, net.bindings)
+        if ruled is not None:
+            described, tried = ruled
+            return _store_form(learner, tried.stored, f"the accepted attempt, as {described}",
+                               said)
         log.info("final example refused: the user rejected the choice of %s and the accepted "
                  "attempt only names another object", ", ".join(sorted(parts.rejected)))
         learner.say(SAY_ONLY_THE_NAME)
@@ -301,8 +309,6 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
                             "Nothing was learned: the user said the robot took the wrong object, "
                             "and the accepted attempt only names the one it took then, not how "
                             "it was chosen (right in this scene only).")
-    check = learner.check
-    net = parts.net()
     accepted = _FinalTry.of(check, net.example(net.bindings), net)
     if accepted is None:                       # no world to replay in: the live outputs
         return _store_form(learner, net.example(net.bindings, outputs=True),
@@ -352,34 +358,44 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
 def _store_working(learner: Learner, check: ReplayCheck, form: FinalParts, earlier: list[Entry],
                    works: _FinalTry, name: str, said: str) -> LearnOutcome:
     """Store the working form (``form`` with ``earlier``, replayed as ``works``), as a rule
-    over every object of a kind where its moves follow one and the rule's replay works too."""
+    where its moves follow one and the rule's replay works too (:func:`_as_rule`)."""
     ruled = _as_rule(check, form, earlier)
     if ruled is None:
         return _store_form(learner, works.stored, name, said)
-    rule, tried = ruled
-    return _store_form(learner, tried.stored, f"{name}, as one move of every {rule.kind} the "
-                                              f"scene lists", said)
+    described, tried = ruled
+    return _store_form(learner, tried.stored, f"{name}, as {described}", said)
 
 
 def _as_rule(check: ReplayCheck, form: FinalParts,
-             earlier: list[Entry]) -> tuple[EveryOfKind, _FinalTry] | None:
-    """The lesson of ``form`` with ``earlier`` written as a loop over every object of a kind
-    (:func:`.general.every_of_kind`) and its replay (the objects' end compared without height:
-    the loop moves them in the listing's order); None where the moves follow no such rule or
-    its replay does not end like the live world."""
+             earlier: list[Entry]) -> tuple[str, _FinalTry] | None:
+    """The lesson of ``form`` with ``earlier`` written as a rule, and its replay: a loop over
+    every object of a kind (:func:`.general.every_of_kind`; the objects' end compared without
+    height: the loop moves them in the listing's order), else the choice of the one object it
+    moved by where it lies (:func:`.choice.choice_rules`, the first reading whose replay takes
+    the same object); None where the moves follow no rule or no rule's replay ends like the
+    live world. (description, replay)."""
     if not form.look:
         return None
-    rule = every_of_kind(reply_of(form.opening[0]) or "", form.look[0], earlier + form.attempt)
-    if rule is None:
-        return None
-    general = FinalParts(form.opening, [], rule.statements(), form.look, form.rejected,
-                         form.piled | rule.moved)
-    tried = _FinalTry.of(check, general.example([]), general)
-    if tried is None or not tried.works:
+    request = reply_of(form.opening[0]) or ""
+    rule = every_of_kind(request, form.look[0], earlier + form.attempt)
+    if rule is not None:
+        general = FinalParts(form.opening, [], rule.statements(), form.look, form.rejected,
+                             form.piled | rule.moved)
+        tried = _FinalTry.of(check, general.example([]), general)
+        if tried is not None and tried.works:
+            return f"one move of every {rule.kind} the scene lists", tried
         log.info("final example: the moves of every %s as one loop do not replay (%s); the "
                  "literal moves are stored", rule.kind, tried.reason if tried else "no world")
         return None
-    return rule, tried
+    for choice in choice_rules(request, form.look[0], earlier + form.attempt):
+        chosen = FinalParts(form.opening, [], choice.statements(), form.look, form.rejected,
+                            form.piled)
+        tried = _FinalTry.of(check, chosen.example([]), chosen)
+        if tried is not None and tried.works:
+            return f"the choice of {choice.described}", tried
+        log.info("final example: %s does not take the %s (%s)", choice.described,
+                 choice.chosen, tried.reason if tried else "no world")
+    return None
 
 
 def _drop_unneeded(check: ReplayCheck | None, form: FinalParts, best: _FinalTry,

@@ -20,6 +20,7 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 
+from ..learning.choice import SIDES, is_choice_lesson, side_code, sides_in
 from ..transcript import Entry, Transcript, listed_names, output_value
 
 _WORD = re.compile(r"[a-z0-9_]+(?:[-'][a-z0-9_]+)*")
@@ -108,7 +109,7 @@ def adapted(lesson: str, utterances: Sequence[str], known: Iterable[str]) -> str
     literals, listed = lesson_names(transcript)
     if chooses_by_name(said[0], literals, listed):
         return lesson
-    names = literals | listed
+    names, known = _vocabulary(transcript, literals | listed, known)
     for utterance in reversed(utterances):
         mapping = name_mapping(said[0], utterance, names, known)
         if mapping is not None:
@@ -124,10 +125,23 @@ def same_kind(lesson: str, utterances: Sequence[str], known: Iterable[str]) -> b
     if not said:
         return False
     literals, listed = lesson_names(transcript)
-    known = list(known)
+    names, known = _vocabulary(transcript, literals | listed, known)
     return any(words(u) == words(said[0])
-               or name_mapping(said[0], u, literals | listed, known) is not None
+               or name_mapping(said[0], u, names, known) is not None
                for u in utterances)
+
+
+def _vocabulary(transcript: Transcript, names: set[str],
+                known: Iterable[str]) -> tuple[set[str], list[str]]:
+    """The names a lesson's request may have in other words, and the words that may stand in
+    their place: besides its names, a lesson that chose an object by a side of another
+    (:mod:`..learning.choice`) has the side it computes with ("to the left of" read as
+    ``np.array([-1, 0])``), which reads as any other side in a request of the same words."""
+    known = list(known)
+    if not is_choice_lesson(transcript.render()):
+        return names, known
+    sides = sides_in([e.source for e in transcript.entries])
+    return names | sides, known + [w for w in SIDES if w not in known]
 
 
 def _renamed(transcript: Transcript, mapping: dict[str, str], request: str) -> Transcript:
@@ -142,12 +156,22 @@ def _renamed(transcript: Transcript, mapping: dict[str, str], request: str) -> T
         if entry.is_comment:
             entries.append(entry)
             continue
-        source = _QUOTED.sub(lambda m: _requoted(m, mapping), entry.source)
+        source = _sided(_QUOTED.sub(lambda m: _requoted(m, mapping), entry.source), mapping)
         listed = listed_names(entry.output)
         output = repr([mapping.get(n, n) for n in listed]) if listed is not None \
             else entry.output
         entries.append(Entry(source, output))
     return Transcript(entries)
+
+
+def _sided(source: str, mapping: dict[str, str]) -> str:
+    """``source`` with the vector of each side word in ``mapping`` read as its new side."""
+    codes = {side_code(old): side_code(new) for old, new in mapping.items()
+             if old in SIDES and new in SIDES}
+    if not codes:
+        return source
+    pattern = re.compile("|".join(re.escape(c) for c in codes))
+    return pattern.sub(lambda m: codes[m.group(0)], source)
 
 
 def _requoted(match: re.Match, mapping: dict[str, str]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 
+from ..learning.choice import is_choice_lesson
 from ..learning.general import is_rule_lesson
 from .adapt import adapted, same_kind
 from .order import Order, stable_order
@@ -18,6 +19,11 @@ log = logging.getLogger(__name__)
 MEMORY_OUTAGE = ("My memory is not reachable right now, so I will go on with what I knew "
                  "from the start; what I learn meanwhile is kept until it is back.")
 MEMORY_BACK = "My memory is back: I stored the {n} thing(s) I learned while it was away."
+
+
+def _a_rule(lesson: str) -> bool:
+    """A lesson written as a rule (a loop over a kind, a choice by where an object lies)."""
+    return is_rule_lesson(lesson) or is_choice_lesson(lesson)
 
 
 class ExampleSource:
@@ -77,7 +83,7 @@ class ExampleSource:
             texts[-1] = adapted(texts[-1], utterances, known)   # the nearest, in their names
         if getattr(config, "rules_to_their_kind", False):
             kept = [(t, mine) for t, mine in zip(texts, learned, strict=True)
-                    if not mine or not is_rule_lesson(t) or same_kind(t, utterances, known)]
+                    if not mine or not _a_rule(t) or same_kind(t, utterances, known)]
             texts, learned = [t for t, _ in kept], [mine for _, mine in kept]
         if learned and learned[-1]:
             self.nearest_lesson = texts[-1]

@@ -1,0 +1,157 @@
+"""A lesson that chose an object by where it lies, written as the choice in code.
+
+A ``final`` lesson names the object the user accepted: for "pick up the block to the left of
+the green bowl" it puts the red block. In another scene the red block lies elsewhere, and a
+model that copies the lesson puts whichever block that name is (measured, issue 30, eb941e8,
+block_direction_of_bowl: the lesson of run 2 named its block; runs 4 and 5 took a wrong one;
+the lesson of run 4 was refused, it "only names the one it took then"). The embedded model's
+L_improve rewrite never wrote the choice either.
+
+Where the request says which object by a side of another one ("the block to the left of the
+green bowl", "the block above the red bowl") and the accepted attempt moved one object of that
+kind, named, the lesson computes the choice instead, in the idiom the paper's prompts use::
+
+    ref_pos = get_obj_pos('green bowl')
+    block_names = [name for name in get_obj_names()
+                   if name.endswith(' block') and (get_obj_pos(name) - ref_pos) @ np.array([-1, 0]) > 0]
+    block = min(block_names, key=lambda name: np.linalg.norm(get_obj_pos(name) - ref_pos))
+    put_first_on_second(block, 'top left corner')
+
+Two readings are tried (:data:`READINGS`): the one nearest to the reference among those on
+that side, and the one farthest that way. :mod:`.final` replays each in the interaction's
+scene and keeps the first that takes the object the user accepted (the world ends as the
+live one did); where none does, the literal lesson stands. The sides are the tabletop API's
+frame (``denormalize_xy``: x to the right, y to the top); on another robot the replay keeps
+no reading and nothing changes.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from ..statements import bare_call
+from ..transcript import Entry, Transcript, listed_names
+from .transcripts import move_key
+
+# side word -> unit vector in the table's frame (x to the right, y to the top)
+SIDES: dict[str, tuple[int, int]] = {
+    "left": (-1, 0), "right": (1, 0), "top": (0, 1), "bottom": (0, -1),
+    "above": (0, 1), "below": (0, -1),
+}
+READINGS = ("nearest", "farthest")
+_SIDE = "|".join(("left", "right", "top", "bottom"))
+_RELATION = re.compile(
+    rf"\bthe (?P<kind>[a-z]+) (?:(?:to|on|at) the (?P<side>{_SIDE})(?: side)? of|"
+    rf"(?P<prep>above|below)) the (?P<rest>.+)$")
+# the filter :meth:`ChoiceRule.statements` writes, as a stored lesson shows it
+_FILTER = re.compile(r"^\w+_names = \[name for name in .+ if name\.endswith\(' [^']+'\) and "
+                     r"\(get_obj_pos\(name\) - ref_pos\) @ np\.array\(\[-?\d, -?\d\]\) > 0\]$")
+
+
+def side_code(word: str) -> str:
+    """How a side word reads in a lesson's statements (``left`` -> ``np.array([-1, 0])``)."""
+    x, y = SIDES[word]
+    return f"np.array([{x}, {y}])"
+
+
+@dataclass(frozen=True)
+class Relation:
+    """The object a request means: the ``kind`` on the ``side`` of the ``reference``."""
+
+    kind: str
+    side: str
+    reference: str
+
+
+def relation_in(request: str, scene: list[str]) -> Relation | None:
+    """The :class:`Relation` a request says ("the block to the left of the green bowl",
+    "the block above the red bowl"), its reference one of the ``scene``'s names; else None."""
+    text = " ".join(request.lower().replace(",", " ").split())
+    for match in _RELATION.finditer(text):
+        side = match.group("side") or match.group("prep")
+        rest = match.group("rest")
+        named = [n for n in scene if rest == n.lower() or rest.startswith(n.lower() + " ")]
+        if named:
+            return Relation(match.group("kind"), side, max(named, key=len))
+    return None
+
+
+@dataclass(frozen=True)
+class ChoiceRule:
+    """The move of a lesson as a choice: ``function(<the chosen>, target)``, the chosen one the
+    :class:`Relation`'s ``kind`` on its side of its reference, by ``reading``; ``chosen``: the
+    object the accepted attempt moved."""
+
+    relation: Relation
+    reading: str
+    function: str
+    target: str
+    chosen: str
+
+    @property
+    def described(self) -> str:
+        r = self.relation
+        how = "nearest to it" if self.reading == "nearest" else f"farthest to the {r.side}"
+        return f"the {r.kind} on the {r.side} of the {r.reference}, the one {how}"
+
+    def statements(self) -> list[Entry]:
+        kind = _identifier(self.relation.kind)
+        names = f"{kind}_names"
+        side = side_code(self.relation.side)
+        pick = (f"{kind} = min({names}, key=lambda name: "
+                f"np.linalg.norm(get_obj_pos(name) - ref_pos))"
+                if self.reading == "nearest" else
+                f"{kind} = max({names}, key=lambda name: get_obj_pos(name) @ {side})")
+        return [Entry(f"ref_pos = get_obj_pos({self.relation.reference!r})"),
+                Entry(f"{names} = [name for name in get_obj_names() if name.endswith("
+                      f"' {self.relation.kind}') and (get_obj_pos(name) - ref_pos) @ {side} > 0]"),
+                Entry(pick),
+                Entry(f"{self.function}({kind}, {self.target})")]
+
+
+def choice_rules(request: str, look: Entry, attempt: list[Entry]) -> list[ChoiceRule]:
+    """The readings (:data:`READINGS`) of the one move in ``attempt`` (besides looks at the
+    scene: calls without arguments) as a choice, if the request says its object by a side of
+    another the scene ``look`` listed and the move names one object of that kind; else []."""
+    scene = listed_names(look.output)
+    if scene is None:
+        return []
+    moves = [e for e in attempt if move_key(e.source) is not None]
+    others = [e for e in attempt if e not in moves]
+    if len(moves) != 1 or any(_not_a_look(e) for e in others):
+        return []
+    call = bare_call(moves[0].source)
+    if call is None or len(call.args) != 2 or call.keywords:
+        return []
+    chosen = call.args[0].value
+    relation = relation_in(request, scene)
+    if relation is None or chosen not in scene or chosen == relation.reference \
+            or chosen.rsplit(" ", 1)[-1] != relation.kind:
+        return []
+    target = ast.unparse(call.args[1])
+    return [ChoiceRule(relation, reading, call.func.id, target, chosen) for reading in READINGS]
+
+
+def is_choice_lesson(lesson: str) -> bool:
+    """Whether a stored lesson (its transcript text) holds the filter :class:`ChoiceRule`
+    writes."""
+    return any(_FILTER.match(e.source.strip()) for e in Transcript.parse(lesson).entries)
+
+
+def sides_in(statements: list[str]) -> set[str]:
+    """The side words whose vector (:func:`side_code`) the statements compute with."""
+    return {w for w in SIDES if any(side_code(w) in s for s in statements)}
+
+
+def _not_a_look(entry: Entry) -> bool:
+    call = bare_call(entry.source)
+    return call is None or bool(call.args) or bool(call.keywords)
+
+
+def _identifier(word: str) -> str:
+    return re.sub(r"\W", "_", word) or "object"
+
+
+__all__ = ["ChoiceRule", "Relation", "choice_rules", "relation_in", "is_choice_lesson",
+           "side_code", "sides_in", "SIDES", "READINGS"]
