@@ -12,8 +12,8 @@ green bowl", "the block above the red bowl") and the accepted attempt moved one 
 kind, named, the lesson computes the choice instead, in the idiom the paper's prompts use::
 
     ref_pos = get_obj_pos('green bowl')
-    block_names = [name for name in get_obj_names()
-                   if name.endswith(' block') and (get_obj_pos(name) - ref_pos) @ np.array([-1, 0]) > 0]
+    block_names = [name for name in get_obj_names() if name.endswith(' block')
+                   and (get_obj_pos(name) - ref_pos) @ np.array([-1, 0]) > 0]
     block = min(block_names, key=lambda name: np.linalg.norm(get_obj_pos(name) - ref_pos))
     put_first_on_second(block, 'top left corner')
 

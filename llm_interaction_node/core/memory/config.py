@@ -64,11 +64,12 @@ class MemoryConfig:
                                 "never changes")
 
     rules_to_their_kind: bool = setting(True, "a lesson written as a loop over every object of "
-                                        "a kind (core/learning/general.py) or as the choice of an "
-                                        "object by where it lies (core/learning/choice.py) "
-                                        "is shown only to requests of its own kind (the same words, or other "
-                                        "names only: core/memory/adapt.py); measured: its "
-                                        "loop was imitated by other templates' requests")
+                                        "a kind (core/learning/general.py) or as the "
+                                        "choice of an object by where it lies "
+                                        "(core/learning/choice.py) is shown only to requests "
+                                        "of its own kind (the same words, or other names "
+                                        "only: core/memory/adapt.py); measured: its loop was "
+                                        "imitated by other templates' requests")
 
     def __post_init__(self) -> None:
         check_section(self, "memory")
