@@ -24,6 +24,10 @@ measured: a stack built over three corrections was refused, because replaying th
 moves from the start stacks the blocks in another order), then every statement that worked
 (:func:`worked_example`). A move repeated in the accepted attempt is stored once.
 
+Where the user's closing reply asks to drive a route faster or slower ("the route from the table
+to the bench is save, you can go faster"), the accepted attempt's move on that route carries the
+speed (:func:`.route.with_route_speed`).
+
 A wrong choice is no part of the lesson: where the user answered an attempt that moved one
 object with "the block you picked was ..." (:func:`rejected_choices`) and the accepted attempt
 moves another, that object's moves are left out, and where it lies (still where the robot put
@@ -49,6 +53,7 @@ from .outcome import (
     Lesson,
 )
 from .replay_check import ReplayCheck
+from .route import with_route_speed
 from .transcripts import (
     cut_interaction,
     failed,
@@ -200,6 +205,7 @@ def final_parts(transcript: Transcript) -> FinalParts | None:
                and not Entry(e.source).calls("wait_for_trigger")]
     if not any(not e.is_comment for e in attempt):
         return None
+    attempt = with_route_speed(cut.closing_reply, attempt)
     rejected = rejected_choices(body, accepted)
     earlier = [e for e in earlier if (key := move_key(e.source)) is None or key[1] not in rejected]
     return FinalParts(opening(cut.request, cut.closing_reply), earlier[len(look):], attempt, look,

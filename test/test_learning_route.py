@@ -1,0 +1,86 @@
+"""Section E3: "the route from the table to the bench is save, you can go faster" is learned as
+the move on that route with a speed, in modes ``final`` and ``auto``."""
+from __future__ import annotations
+
+import pytest
+
+from learning_support import learning_session
+from llm_interaction_node.core.learning.learner import LearnStatus
+from llm_interaction_node.core.learning.route import FASTER, SLOWER, route_speed, with_route_speed
+from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.transcript import Entry
+
+REQUEST = "I need the sponge at the workbench"
+LESSON = ("ok, but that was quite slow. remember that the route from the table to the bench is "
+          "save, you can go faster")
+TABLE = "move_to(get_location_coordinates('inFrontOf_long-table_0'))"
+BENCH = "move_to(get_location_coordinates('inFrontOf_workshop-bench_0'))"
+FAST_BENCH = "move_to(get_location_coordinates('inFrontOf_workshop-bench_0'), speed_factor=2.0)"
+# E3's teach as the embedded model did it (docs/eval/learning/section_e/E3-final-teach.json)
+SPONGE_TRIP = ["wait_for_trigger()", "list_locations()", TABLE, "grasp('kitchen-sponge_0')",
+               BENCH, "place_object('kitchen-sponge_0', 'on_workshop-bench_0')",
+               "say('The sponge is on the workshop bench.')", "wait_for_trigger()"]
+
+
+@pytest.mark.parametrize("reply, asked", [
+    (LESSON, ("table", "bench", FASTER)),
+    ("fine, but you were slow. the way between the long table and the workbench is clear, so "
+     "next time drive faster there", ("long table", "workbench", FASTER)),
+    ("yes, but you forgot that I told you to go faster from the table to the workbench. When "
+     "moving on that route, you should go faster!", ("table", "workbench", FASTER)),
+    ("the way from the counter to the table is crowded, drive slower there",
+     ("counter", "table", SLOWER)),
+    ("you were too slow, remember that", None),                      # no route
+    ("go from the table to the bench", None),                        # no speed
+])
+def test_a_reply_asks_for_a_speed_on_a_route_between_two_places(reply, asked):
+    assert route_speed(reply) == asked
+
+
+def test_only_the_move_that_drives_the_route_gets_the_speed():
+    attempt = [Entry(s) for s in (TABLE, "grasp('kitchen-sponge_0')", BENCH,
+                                  "move_to(get_location_coordinates('handover_to_human'))")]
+    sources = [e.source for e in with_route_speed(LESSON, attempt)]
+    assert sources == [TABLE, "grasp('kitchen-sponge_0')", FAST_BENCH,
+                       "move_to(get_location_coordinates('handover_to_human'))"]
+    # the first move's start is unknown: never on the route; the way back is
+    back = [Entry(BENCH), Entry(TABLE)]
+    assert [e.source for e in with_route_speed(LESSON, back)] == [
+        BENCH, TABLE.replace("'))", "'), speed_factor=2.0)")]
+    assert with_route_speed("thanks, remember that", attempt) == attempt
+
+
+def teach(memory, mode, responses=()):
+    s = learning_session([REQUEST, LESSON], memory, SPONGE_TRIP, mode=mode,
+                         world="sponge_workbench", responses=responses, all_ok=True)
+    entry = s.console.execute("learn_from_interaction()").entry
+    return s, entry
+
+
+def stored_sources(memory):
+    [example] = memory.list()
+    return example, [line for line in example.transcript.splitlines()]
+
+
+def test_final_stores_the_turn_with_the_route_driven_faster(memory):
+    s, entry = teach(memory, "final")
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    [example] = memory.list("final")
+    assert f">>> {FAST_BENCH}" in example.transcript.splitlines()
+    assert f">>> {TABLE}" in example.transcript.splitlines()      # the other move as it was
+
+
+def test_auto_stores_it_where_the_rewrite_has_the_correction_as_a_dialog_turn(memory):
+    """E3 in mode auto (measured): the rewrite had the wrong shape twice, and the fallback was
+    refused as "the first turn the user's lesson is about, unchanged". With the route's speed
+    it is no longer that turn unchanged, and it is stored."""
+    s = learning_session([REQUEST, LESSON], memory, SPONGE_TRIP, mode="auto",
+                         world="sponge_workbench", all_ok=True)
+    wrong = s.console.transcript.render() + f"\n>>> wait_for_trigger()\n" \
+        f"{{'type': 'dialog', 'text': {LESSON!r}}}\n>>> {FAST_BENCH}\n'success'"
+    s.learner.llm = ScriptedLLM(["The robot was slow.", "Drive faster on that route.",
+                                 wrong, wrong])
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    [example] = memory.list("final")
+    assert f">>> {FAST_BENCH}" in example.transcript.splitlines()
