@@ -142,6 +142,27 @@ def test_without_a_scene_the_name_arguments_stay_free():
     assert accepted(constraint.gbnf(), " get_obj_pos('x')")
 
 
+def test_one_vocabulary_lists_the_scene_once_and_a_failed_listing_again():
+    """The agent's focus, unblock targets, lesson plan and the constraint all read the scene
+    of one statement: one listing (a service call each on a ROS robot)."""
+    from llm_interaction_node.core.registry import ApiRegistry
+    listings = []
+
+    def get_obj_names() -> list[str]:
+        listings.append(1)
+        if len(listings) == 1:
+            raise RuntimeError("no scene received yet")
+        return ["red block", "green bowl"]
+    vocabulary = ConsoleVocabulary(ApiRegistry([get_obj_names]), dict)
+    with pytest.raises(RuntimeError):
+        vocabulary.scene_names()
+    assert vocabulary.scene_names() == ["red block", "green bowl"]
+    assert vocabulary.current().scene_names == ("red block", "green bowl")
+    assert vocabulary.scene_names() == ["red block", "green bowl"] and len(listings) == 2
+    assert ConsoleVocabulary(ApiRegistry([get_obj_names]), dict).scene_names() and \
+        len(listings) == 3, "a new vocabulary (the next statement) lists the scene anew"
+
+
 def test_a_required_statement_is_the_only_input_the_grammar_lets_the_model_write(tabletop):
     """agent.learn_on_request: after "Memorize how you did that." the turn's first statement
     can only be learn_from_interaction() (then the model's idea of the output is free)."""

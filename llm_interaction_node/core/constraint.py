@@ -208,7 +208,12 @@ class Constraint:
 
 
 class ConsoleVocabulary:
-    """Builds the current :class:`Constraint` of a console: live registry, namespace, scene."""
+    """Builds the current :class:`Constraint` of a console: live registry, namespace, scene.
+
+    One vocabulary serves one statement's generation (the agent makes one per statement), so
+    the scene is listed once for it and the listing kept: the agent's focus, unblock targets and
+    lesson plan and the constraint all read it (on a ROS robot each listing is a service call).
+    A listing that raised is not kept."""
 
     def __init__(self, api: ApiRegistry, namespace: Callable[[], Mapping[str, object]],
                  scene_names: Callable[[], Iterable[str]] | None = None,
@@ -221,7 +226,8 @@ class ConsoleVocabulary:
         self.required: str | None = None                # set by the agent for a statement
         self.move_now: bool = False                     # set by the agent for a statement
         self.comment_allowed: bool = True               # set by the agent for a statement
-        self._scene_names = scene_names or (lambda: listed_scene_names(api))
+        self._list_scene = scene_names or (lambda: listed_scene_names(api))
+        self._listed: tuple[str, ...] | None = None
         self.scene_functions = {f.name: f for f in (scene_function(n, api[n].fn)
                                                     for n in api.names) if f is not None}
 
@@ -233,8 +239,14 @@ class ConsoleVocabulary:
                    outputs=lambda: [e.output for e in console.transcript])
 
     def scene_names(self) -> list[str]:
-        """The names of the current scene (raises what the scene's listing raises)."""
-        return [str(n) for n in self._scene_names()]
+        """The names of the current scene (raises what the scene's listing raises), listed
+        at the first call."""
+        return list(self._scene_names())
+
+    def _scene_names(self) -> tuple[str, ...]:
+        if self._listed is None:
+            self._listed = tuple(str(n) for n in self._list_scene())
+        return self._listed
 
     def current(self) -> Constraint:
         namespace = self._namespace()
