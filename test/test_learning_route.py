@@ -65,6 +65,8 @@ def stored_sources(memory):
 def test_final_stores_the_turn_with_the_route_driven_faster(memory):
     s, entry = teach(memory, "final")
     assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert entry.output.endswith(f"with the speed the user asked for on their route: "
+                                 f"{FAST_BENCH}.")
     [example] = memory.list("final")
     assert f">>> {FAST_BENCH}" in example.transcript.splitlines()
     assert f">>> {TABLE}" in example.transcript.splitlines()      # the other move as it was

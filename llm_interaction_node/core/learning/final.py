@@ -165,6 +165,7 @@ class FinalParts:
     look: list[Entry] = field(default_factory=list)
     rejected: frozenset[str] = frozenset()
     piled: frozenset[str] = frozenset()
+    sped: tuple[str, ...] = ()          # the moves given the speed the user asked for
 
     @property
     def bindings(self) -> list[Entry]:
@@ -177,7 +178,7 @@ class FinalParts:
         attempt = last_moves(self.attempt)
         keys = {k for k in (move_key(e.source) for e in attempt) if k is not None}
         return FinalParts(self.opening, last_moves(self.earlier, keys), attempt, self.look,
-                          self.rejected, self.piled)
+                          self.rejected, self.piled, self.sped)
 
     def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
         """The opening, ``earlier`` (a selection of :attr:`earlier`, in order), the attempt
@@ -205,11 +206,14 @@ def final_parts(transcript: Transcript) -> FinalParts | None:
                and not Entry(e.source).calls("wait_for_trigger")]
     if not any(not e.is_comment for e in attempt):
         return None
-    attempt = with_route_speed(cut.closing_reply, attempt)
+    sped = with_route_speed(cut.closing_reply, attempt)
+    changed = tuple(e.source for e, was in zip(sped, attempt, strict=True)
+                    if e.source != was.source)
+    attempt = sped
     rejected = rejected_choices(body, accepted)
     earlier = [e for e in earlier if (key := move_key(e.source)) is None or key[1] not in rejected]
     return FinalParts(opening(cut.request, cut.closing_reply), earlier[len(look):], attempt, look,
-                      rejected, repeated_moves(attempt))
+                      rejected, repeated_moves(attempt), changed)
 
 
 def repeated_moves(entries: list[Entry]) -> frozenset[str]:
@@ -296,6 +300,14 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
     that does (the net moves, then every statement that worked) with the earlier statements
     its end does not need dropped; else refused. ``said``: what the user hears when stored."""
     parts = final_parts(transcript)
+    outcome = _store_final(learner, parts, said)
+    if outcome.stored and parts is not None and parts.sped:
+        outcome.message = (f"{outcome.message.rstrip('.')}, with the speed the user asked for "
+                           f"on their route: {'; '.join(parts.sped)}.")
+    return outcome
+
+
+def _store_final(learner: Learner, parts: FinalParts | None, said: str) -> LearnOutcome:
     if parts is None:
         return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                             "Nothing was learned: the interaction holds no request answered "
