@@ -17,12 +17,19 @@ kind, named, the lesson computes the choice instead, in the idiom the paper's pr
     block = min(block_names, key=lambda name: np.linalg.norm(get_obj_pos(name) - ref_pos))
     put_first_on_second(block, 'top left corner')
 
-Two readings are tried (:data:`READINGS`): the one nearest to the reference among those on
-that side, and the one farthest that way. :mod:`.final` replays each in the interaction's
-scene and keeps the first that takes the object the user accepted (the world ends as the
-live one did); where none does, the literal lesson stands. The sides are the tabletop API's
-frame (``denormalize_xy``: x to the right, y to the top); on another robot the replay keeps
-no reading and nothing changes.
+Where the request counts the object from an edge of the table ("the second block from the
+left"), the lesson sorts the objects of that kind from that edge and takes the one counted::
+
+    block_names = sorted([name for name in get_obj_names() if name.endswith(' block')],
+                         key=lambda name: get_obj_pos(name) @ np.array([-1, 0]), reverse=True)
+    block = block_names[1]
+
+Two readings of a side of another object are tried (:data:`READINGS`): the one nearest to the
+reference among those on that side, and the one farthest that way. :mod:`.final` replays each
+in the interaction's scene and keeps the first that takes the object the user accepted (the
+world ends as the live one did); where none does, the literal lesson stands. The sides are the
+tabletop API's frame (``denormalize_xy``: x to the right, y to the top); on another robot the
+replay keeps no reading and nothing changes.
 """
 from __future__ import annotations
 
@@ -40,13 +47,21 @@ SIDES: dict[str, tuple[int, int]] = {
     "above": (0, 1), "below": (0, -1),
 }
 READINGS = ("nearest", "farthest")
+ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
 _SIDE = "|".join(("left", "right", "top", "bottom"))
 _RELATION = re.compile(
     rf"\bthe (?P<kind>[a-z]+) (?:(?:to|on|at) the (?P<side>{_SIDE})(?: side)? of|"
     rf"(?P<prep>above|below)) the (?P<rest>.+)$")
-# the filter :meth:`ChoiceRule.statements` writes, as a stored lesson shows it
-_FILTER = re.compile(r"^\w+_names = \[name for name in .+ if name\.endswith\(' [^']+'\) and "
-                     r"\(get_obj_pos\(name\) - ref_pos\) @ np\.array\(\[-?\d, -?\d\]\) > 0\]$")
+_COUNTED = re.compile(rf"\bthe (?P<nth>{'|'.join(ORDINALS)}) (?P<kind>[a-z]+) from the "
+                      rf"(?P<side>{_SIDE})\b")
+# the filters :meth:`ChoiceRule.statements` writes, as a stored lesson shows them
+_FILTERS = (
+    re.compile(r"^\w+_names = \[name for name in .+ if name\.endswith\(' [^']+'\) and "
+               r"\(get_obj_pos\(name\) - ref_pos\) @ np\.array\(\[-?\d, -?\d\]\) > 0\]$"),
+    re.compile(r"^\w+_names = sorted\(\[name for name in .+ if name\.endswith\(' [^']+'\)\], "
+               r"key=lambda name: get_obj_pos\(name\) @ np\.array\(\[-?\d, -?\d\]\), "
+               r"reverse=True\)$"),
+)
 
 
 def side_code(word: str) -> str:
@@ -55,19 +70,41 @@ def side_code(word: str) -> str:
     return f"np.array([{x}, {y}])"
 
 
+def ordinal_code(word: str) -> str:
+    """How a count from an edge reads in a lesson's statements (``second`` -> ``_names[1]``)."""
+    return f"_names[{ORDINALS[word]}]"
+
+
+def word_code(word: str) -> str | None:
+    """How a side or count word reads in a choice lesson's statements; None for other words."""
+    return side_code(word) if word in SIDES else \
+        ordinal_code(word) if word in ORDINALS else None
+
+
+CHOICE_WORDS = tuple(SIDES) + tuple(ORDINALS)
+
+
 @dataclass(frozen=True)
 class Relation:
-    """The object a request means: the ``kind`` on the ``side`` of the ``reference``."""
+    """The object a request means: the ``kind`` on the ``side`` of the ``reference``, or,
+    without a reference, the ``nth`` of that kind counted from the ``side`` edge (0: the first,
+    -1: the last)."""
 
     kind: str
     side: str
-    reference: str
+    reference: str | None
+    nth: int | None = None
 
 
 def relation_in(request: str, scene: list[str]) -> Relation | None:
     """The :class:`Relation` a request says ("the block to the left of the green bowl",
-    "the block above the red bowl"), its reference one of the ``scene``'s names; else None."""
+    "the block above the red bowl", its reference one of the ``scene``'s names; "the second
+    block from the left"); else None."""
     text = " ".join(request.lower().replace(",", " ").split())
+    counted = _COUNTED.search(text)
+    if counted:
+        return Relation(counted.group("kind"), counted.group("side"), None,
+                        ORDINALS[counted.group("nth")])
     for match in _RELATION.finditer(text):
         side = match.group("side") or match.group("prep")
         rest = match.group("rest")
@@ -92,6 +129,9 @@ class ChoiceRule:
     @property
     def described(self) -> str:
         r = self.relation
+        if r.reference is None:
+            return f"the {r.kind} number {r.nth + 1 if r.nth >= 0 else 'last'} counted from " \
+                   f"the {r.side}"
         how = "nearest to it" if self.reading == "nearest" else f"farthest to the {r.side}"
         return f"the {r.kind} on the {r.side} of the {r.reference}, the one {how}"
 
@@ -99,6 +139,12 @@ class ChoiceRule:
         kind = _identifier(self.relation.kind)
         names = f"{kind}_names"
         side = side_code(self.relation.side)
+        if self.relation.reference is None:
+            return [Entry(f"{names} = sorted([name for name in get_obj_names() if name.endswith("
+                          f"' {self.relation.kind}')], key=lambda name: get_obj_pos(name) @ "
+                          f"{side}, reverse=True)"),
+                    Entry(f"{kind} = {names}[{self.relation.nth}]"),
+                    Entry(f"{self.function}({kind}, {self.target})")]
         pick = (f"{kind} = min({names}, key=lambda name: "
                 f"np.linalg.norm(get_obj_pos(name) - ref_pos))"
                 if self.reading == "nearest" else
@@ -130,18 +176,20 @@ def choice_rules(request: str, look: Entry, attempt: list[Entry]) -> list[Choice
             or chosen.rsplit(" ", 1)[-1] != relation.kind:
         return []
     target = ast.unparse(call.args[1])
-    return [ChoiceRule(relation, reading, call.func.id, target, chosen) for reading in READINGS]
+    readings = READINGS if relation.reference is not None else READINGS[:1]
+    return [ChoiceRule(relation, reading, call.func.id, target, chosen) for reading in readings]
 
 
 def is_choice_lesson(lesson: str) -> bool:
-    """Whether a stored lesson (its transcript text) holds the filter :class:`ChoiceRule`
+    """Whether a stored lesson (its transcript text) holds a filter :class:`ChoiceRule`
     writes."""
-    return any(_FILTER.match(e.source.strip()) for e in Transcript.parse(lesson).entries)
+    return any(f.match(e.source.strip()) for e in Transcript.parse(lesson).entries
+               for f in _FILTERS)
 
 
-def sides_in(statements: list[str]) -> set[str]:
-    """The side words whose vector (:func:`side_code`) the statements compute with."""
-    return {w for w in SIDES if any(side_code(w) in s for s in statements)}
+def choice_words_in(statements: list[str]) -> set[str]:
+    """The side and count words whose code (:func:`word_code`) the statements compute with."""
+    return {w for w in CHOICE_WORDS if any(word_code(w) in s for s in statements)}
 
 
 def _not_a_look(entry: Entry) -> bool:
@@ -154,4 +202,5 @@ def _identifier(word: str) -> str:
 
 
 __all__ = ["ChoiceRule", "Relation", "choice_rules", "relation_in", "is_choice_lesson",
-           "side_code", "sides_in", "SIDES", "READINGS"]
+           "side_code", "ordinal_code", "word_code", "choice_words_in", "CHOICE_WORDS", "SIDES",
+           "ORDINALS", "READINGS"]

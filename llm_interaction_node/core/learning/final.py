@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..statements import bare_call
-from ..transcript import Entry, Transcript
+from ..transcript import Entry, Transcript, output_value
 from .choice import choice_rules
 from .general import every_of_kind
 from .outcome import (
@@ -211,7 +211,8 @@ def final_parts(transcript: Transcript) -> FinalParts | None:
                     if e.source != was.source)
     attempt = sped
     rejected = rejected_choices(body, accepted)
-    earlier = [e for e in earlier if (key := move_key(e.source)) is None or key[1] not in rejected]
+    values = echoed_values(body)
+    earlier = [e for e in earlier if moved_object(e.source, values) not in rejected]
     return FinalParts(opening(cut.request, cut.closing_reply), earlier[len(look):], attempt, look,
                       rejected, repeated_moves(attempt), changed)
 
@@ -235,9 +236,35 @@ def repeated_moves(entries: list[Entry]) -> frozenset[str]:
     return frozenset(repeated)
 
 
-def _moved(entries: list[Entry]) -> set[str]:
-    return {key[1] for key in (move_key(e.source) for e in entries if not failed(e))
-            if key is not None}
+def _moved(entries: list[Entry], values: dict[str, str] | None = None) -> set[str]:
+    return {o for o in (moved_object(e.source, values or {}) for e in entries if not failed(e))
+            if o is not None}
+
+
+def echoed_values(entries: list[Entry]) -> dict[str, str]:
+    """The string each name was shown to hold: ``leftmost`` echoed as ``'yellow block'``."""
+    values: dict[str, str] = {}
+    for entry in entries:
+        source = entry.source.strip()
+        if source.isidentifier() and not failed(entry):
+            value = output_value(entry.output)
+            if isinstance(value, str):
+                values[source] = value
+    return values
+
+
+def moved_object(source: str, values: dict[str, str]) -> str | None:
+    """The object a move takes: its string literal (:func:`move_key`) or the value a name was
+    echoed with (``put_first_on_second(leftmost, 'top side')`` after ``leftmost`` showed
+    ``'yellow block'``). Measured (issue 30, seed 1, nth_block_from_direction run 1): the
+    wrong block, moved by a name, stayed in the lesson as a move the user rejected."""
+    key = move_key(source)
+    if key is not None:
+        return key[1]
+    call = bare_call(source)
+    if call is None or len(call.args) < 2 or not isinstance(call.args[0], ast.Name):
+        return None
+    return values.get(call.args[0].id)
 
 
 def names_the_choice_only(attempt: list[Entry]) -> bool:
@@ -262,14 +289,15 @@ def rejected_choices(body: list[Entry], accepted: int) -> frozenset[str]:
     yellow bowl"; the blue block stayed in the corner, the yellow one went there too, and the
     lesson, replayed to end like the live world, moved both."""
     from ..replies import rejects_the_choice
-    chosen = _moved(body[accepted:])
+    values = echoed_values(body)
+    chosen = _moved(body[accepted:], values)
     rejected: set[str] = set()
     start = 0
     for i, entry in enumerate(body[:accepted]):
         reply = reply_of(entry)
         if reply is None:
             continue
-        moved = _moved(body[start:i])
+        moved = _moved(body[start:i], values)
         if len(moved) == 1 and not moved & chosen and rejects_the_choice(reply):
             rejected |= moved
         start = i + 1

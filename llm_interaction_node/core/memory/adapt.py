@@ -20,7 +20,7 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 
-from ..learning.choice import SIDES, is_choice_lesson, side_code, sides_in
+from ..learning.choice import CHOICE_WORDS, SIDES, choice_words_in, is_choice_lesson, word_code
 from ..transcript import Entry, Transcript, listed_names, output_value
 
 _WORD = re.compile(r"[a-z0-9_]+(?:[-'][a-z0-9_]+)*")
@@ -134,14 +134,15 @@ def same_kind(lesson: str, utterances: Sequence[str], known: Iterable[str]) -> b
 def _vocabulary(transcript: Transcript, names: set[str],
                 known: Iterable[str]) -> tuple[set[str], list[str]]:
     """The names a lesson's request may have in other words, and the words that may stand in
-    their place: besides its names, a lesson that chose an object by a side of another
-    (:mod:`..learning.choice`) has the side it computes with ("to the left of" read as
-    ``np.array([-1, 0])``), which reads as any other side in a request of the same words."""
+    their place: besides its names, a lesson that chose an object by where it lies
+    (:mod:`..learning.choice`) has the side and count it computes with ("to the left of" read as
+    ``np.array([-1, 0])``, "the second" as ``_names[1]``), which read as any other side or count
+    in a request of the same words."""
     known = list(known)
     if not is_choice_lesson(transcript.render()):
         return names, known
-    sides = sides_in([e.source for e in transcript.entries])
-    return names | sides, known + [w for w in SIDES if w not in known]
+    said = choice_words_in([e.source for e in transcript.entries])
+    return names | said, known + [w for w in CHOICE_WORDS if w not in known]
 
 
 def _renamed(transcript: Transcript, mapping: dict[str, str], request: str) -> Transcript:
@@ -165,9 +166,11 @@ def _renamed(transcript: Transcript, mapping: dict[str, str], request: str) -> T
 
 
 def _sided(source: str, mapping: dict[str, str]) -> str:
-    """``source`` with the vector of each side word in ``mapping`` read as its new side."""
-    codes = {side_code(old): side_code(new) for old, new in mapping.items()
-             if old in SIDES and new in SIDES}
+    """``source`` with the code of each side or count word in ``mapping`` read as its new word
+    (a side's vector as another side's, ``_names[1]`` as ``_names[0]``)."""
+    codes = {word_code(old): word_code(new) for old, new in mapping.items()
+             if old in CHOICE_WORDS and new in CHOICE_WORDS
+             and (old in SIDES) == (new in SIDES)}
     if not codes:
         return source
     pattern = re.compile("|".join(re.escape(c) for c in codes))
