@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from ..statements import bare_call
 from ..transcript import Entry, Transcript, listed_names
+from .general import identifier
 from .transcripts import move_key
 
 # side word -> unit vector in the table's frame (x to the right, y to the top)
@@ -136,7 +137,7 @@ class ChoiceRule:
         return f"the {r.kind} on the {r.side} of the {r.reference}, the one {how}"
 
     def statements(self) -> list[Entry]:
-        kind = _identifier(self.relation.kind)
+        kind = identifier(self.relation.kind)
         names = f"{kind}_names"
         side = side_code(self.relation.side)
         if self.relation.reference is None:
@@ -196,9 +197,6 @@ def _not_a_look(entry: Entry) -> bool:
     call = bare_call(entry.source)
     return call is None or bool(call.args) or bool(call.keywords)
 
-
-def _identifier(word: str) -> str:
-    return re.sub(r"\W", "_", word) or "object"
 
 
 __all__ = ["ChoiceRule", "Relation", "choice_rules", "relation_in", "is_choice_lesson",

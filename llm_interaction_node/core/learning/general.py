@@ -44,7 +44,7 @@ class EveryOfKind:
     moved: frozenset[str]
 
     def statements(self) -> list[Entry]:
-        names = f"{_identifier(self.kind)}_names"
+        names = f"{identifier(self.kind)}_names"
         return [Entry(f"{names} = [name for name in {self.listing} "
                       f"if name.endswith(' {self.kind}')]"),
                 Entry(f"for name in {names}:\n    {self.function}(name, {self.target})")]
@@ -91,7 +91,8 @@ def asks_for_every(request: str, kind: str) -> bool:
                      rf"|\b(?:every|each)\s+{word}\b", request.lower()) is not None
 
 
-def _identifier(word: str) -> str:
+def identifier(word: str) -> str:
+    """A kind word as the start of a Python name (``block`` -> ``block``)."""
     return re.sub(r"\W", "_", word) or "object"
 
 
