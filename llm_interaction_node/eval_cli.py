@@ -38,13 +38,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from .core.llm import LLMNotConfigured, make_client
     from .eval.harness import HarnessError, run_protocol
+    from .eval.phrasings import load_phrasings
     from .eval.report import write_report
     from .eval.systems import make_system
     from .settings import load_settings
     try:
         settings = load_settings(args.config, overrides={**llm_overrides(args),
                                                          **preset_overrides(args)})
-        llm = scripted_llm(args) if args.scripted else make_client(settings.llm)
+        phrasings = load_phrasings(args.phrasings)
+        llm = scripted_llm(args, phrasings) if args.scripted else make_client(settings.llm)
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         system = make_system(args.system, llm, out / "memory", settings)
@@ -54,8 +56,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except (LLMNotConfigured, ValueError, OSError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"evaluating {system.name} ({settings.robot_api.preset} API) with {llm.describe()} "
-          f"-> {out}", flush=True)
+    print(f"evaluating {system.name} ({settings.robot_api.preset} API, wordings "
+          f"{phrasings.label}) with {llm.describe()} -> {out}", flush=True)
     bar = tqdm(total=None, unit="run", dynamic_ncols=True, disable=args.quiet)
 
     def progress(done, total, record):
@@ -68,12 +70,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
         run_protocol(system, out, splits=args.split, runs=args.runs, seed=args.seed,
                      templates=args.templates, factory=world_factory(args.world, args.gripper),
                      progress=progress, max_rounds=args.max_rounds, frames=args.frames,
-                     user_policy=args.user)
+                     user_policy=args.user, phrasings=phrasings)
     except KeyboardInterrupt:
         bar.close()
         print(f"\ninterrupted; run the same command again to resume ({out})", file=sys.stderr)
         return 130
-    except ValueError as exc:                 # e.g. resuming OUT with another --user
+    except ValueError as exc:                 # e.g. resuming OUT with another --user or pool
         bar.close()
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -98,16 +100,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
 LEARNED_SOURCES = ("learned", "final", "corrected", "raw", "episode")
 
 
-def scripted_llm(args):
+def scripted_llm(args, phrasings):
     """The scripted stand-in (eval/oracle.py) for the runs of this command: it writes each
-    task's correct program; ``wrong-first``: the task's plausible wrong one first."""
+    task's correct program; ``wrong-first``: the task's plausible wrong one first. It knows
+    the instructions as ``phrasings`` words them, and its requests to learn."""
     from .eval.harness import plan, run_seed
     from .eval.oracle import OracleLLM
     from .eval.tasks import make_task
-    tasks = [make_task(t, s, run_seed(args.seed, s, t, r))
-             for s, r, t in plan(args.split, args.runs, args.templates)]
-    return OracleLLM(tasks, fail_first=[t.instruction for t in tasks]
-                     if args.scripted == "wrong-first" else ())
+    runs = [(make_task(t, s, run_seed(args.seed, s, t, r)), r)
+            for s, r, t in plan(args.split, args.runs, args.templates)]
+    said = [phrasings.instruction(task, r) for task, r in runs]
+    return OracleLLM([task for task, _ in runs],
+                     fail_first=said if args.scripted == "wrong-first" else (), said=said,
+                     learn_requests=phrasings.learn)
 
 
 def import_learned(system, source: str | Path, out: Path) -> int:
@@ -181,6 +186,11 @@ def add_eval_parsers(subparsers) -> None:
                     help="when the simulated user asks to learn: paper (only when the robot got "
                          "it right without being told the solution, the paper's protocol) or "
                          "teaching (also after the solution; not the paper's protocol)")
+    ev.add_argument("--phrasings", metavar="YAML",
+                    help="how the simulated user words the instructions, its feedback and its "
+                    "requests to learn (a wording pool: config/phrasings/development.yaml; "
+                    "format in llm_interaction_node/eval/phrasings.py); default: the built-in "
+                    "pool. Run r of a template takes wording (r - 1) mod n, for every system")
     ev.add_argument("--frames", action="store_true", help="save an image strip per run "
                     "(the scene at the start and after every round; PyBullet world)")
     ev.add_argument(

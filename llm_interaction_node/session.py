@@ -27,9 +27,11 @@ from .core.constraint import names_to_say
 from .core.interrupt import StopSignal
 from .core.learning.learner import Learner
 from .core.learning.outcome import LearnOutcome
-from .core.llm import LLMClient, TokenLedger, make_client
+from .core.llm import LLMClient, ScriptedLLM, TokenLedger, make_client
 from .core.memory.source import ExampleSource
 from .core.prompt import PromptBuilder
+from .core.reading import Reader, Reading
+from .core.reading.select import reading_scene
 from .core.transcript import Entry, Transcript
 from .core.user import UserChannel
 from .replay import FirstInputStart, LiveEnd, WorldStart, interaction_start, live_end, replay_check
@@ -83,6 +85,7 @@ def learning_console(
     api_options: Mapping[str, Any] | None = None,
     input_listeners: Iterable[Callable[[str], None]] = (),
     listeners: Iterable[Callable[[Entry], None]] = (),
+    reader: Reader | None = None,
 ) -> tuple[ConsoleSession, Learner]:
     """A console (:func:`~.consoles.build_console`) whose learn_from_interaction() and
     forget_learned() act on ``memory``, and its :class:`Learner` (``learning.mode``;
@@ -94,9 +97,10 @@ def learning_console(
     stored. Without it they are checked for syntax and names only. ``live``: reads the live
     world's end (:func:`~.replay.live_end`); with it the replay must also end like the live
     world at the learn call (modes ``final`` and ``corrected``). ``input_listeners``,
-    ``listeners``: the caller's, after the replay check's own (:func:`build_console`). The
-    hooks are handed to the console as it is built; they read the console and the learner
-    when they are called."""
+    ``listeners``: the caller's, after the replay check's own (:func:`build_console`);
+    ``reader``: how the learner reads the user's utterances (the agent's reader: what it read
+    is kept). The hooks are handed to the console as it is built; they read the console and
+    the learner when they are called."""
     console: ConsoleSession | None = None
     learner: Learner | None = None
     first = FirstInputStart(start, lambda: console.transcript) if start is not None else None
@@ -117,17 +121,49 @@ def learning_console(
     learner = Learner(llm, memory, console.api.listing(), console.api.names,
                       mode=(learning or LearningSettings()).mode,
                       say=console.builtins.say, ledger=ledger,
-                      interaction_id=lambda: console.task_id, check=check)
+                      interaction_id=lambda: console.task_id, check=check,
+                      read=reading_of(reader, lambda: console.api))
     return console, learner
+
+
+def reading_of(reader: Reader | None, api: Callable[[], Any]) -> Callable[[str], Reading | None]:
+    """How the learner reads an utterance: what ``reader`` read of it already (the agent read
+    each utterance as it came), else a reading in the scene of ``api()`` now, as a reply (what
+    the learner reads itself is the user's answer to an attempt); None without a reader or a
+    scene."""
+    def read(utterance: str) -> Reading | None:
+        if reader is None:
+            return None
+        known = reader.last(utterance)
+        if known is not None:
+            return known
+        try:
+            scene = reading_scene(api())
+        except Exception as exc:  # noqa: BLE001 - no scene: no reading
+            log.warning("no reading of %r: the scene's names are unknown (%s)", utterance, exc)
+            return None
+        return reader.read(utterance, scene.vocabulary, reply=True)
+    return read
+
+
+def session_reader(llm: LLMClient, settings: Settings, ledger: TokenLedger, stop: StopSignal,
+                   reader_llm: LLMClient | None = None) -> Reader | None:
+    """The reader of a session (``agent.read_utterances``): the model that drives the robot
+    reads too, unless ``reader_llm`` is given; a scripted stand-in of console statements reads
+    nothing (a test gives a stand-in of readings: test/reading_support.py)."""
+    model = reader_llm if reader_llm is not None else llm
+    if not settings.agent.read_utterances or isinstance(model, ScriptedLLM):
+        return None
+    return Reader(model, ledger=ledger, call=stop.call)
 
 
 def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=(),
                 config: AgentConfig | None = None, ledger: TokenLedger | None = None,
-                stop=None) -> Agent:
+                stop=None, reader: Reader | None = None) -> Agent:
     api = api_set(api)
     prompt = PromptBuilder(api.header, console.api.listing())
     return Agent(llm, console, prompt, examples=examples, loop_example=api.loop_example,
-                 ledger=ledger, config=config, stop=stop, speaks=api.speaks)
+                 ledger=ledger, config=config, stop=stop, speaks=api.speaks, reader=reader)
 
 
 @dataclass
@@ -144,6 +180,7 @@ class Session:
     stop: StopSignal
     memory: Any = None                 # ExampleMemory, None with fixed examples
     learner: Learner | None = None
+    reader: Reader | None = None       # reads each user utterance (core/reading)
 
     def learn(self, force: bool = False) -> LearnOutcome:
         """Learn from the interaction the console holds now (``force``: asked for from outside
@@ -165,7 +202,8 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
                   api_options: Mapping[str, Any] | None = None,
                   replay_start: Callable[[], WorldStart] | None = None,
                   input_listeners: Iterable[Callable[[str], None]] = (),
-                  listeners: Iterable[Callable[[Entry], None]] = ()) -> Session:
+                  listeners: Iterable[Callable[[Entry], None]] = (),
+                  reader_llm: LLMClient | None = None) -> Session:
     """The agent for ``robot`` (a world or a ROS robot) of API set ``api``.
 
     ``channel``: where user utterances come from; ``speak``: where ``say()`` goes; ``llm``:
@@ -180,6 +218,8 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     of the API class, the node's speed limits). ``input_listeners``: called with each console
     input before it runs, ``listeners``: with each entry once it is recorded (the caller's
     transcript view, timing, topics); both are handed to the console as it is built.
+    ``reader_llm``: the model that reads the user's utterances (:func:`session_reader`; default
+    ``llm``, none for a scripted stand-in).
     """
     api = api_set(api)
     settings = settings or Settings()
@@ -187,6 +227,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     llm = llm if llm is not None else make_client(settings.llm)
     ledger = ledger or TokenLedger()
     stop = stop or StopSignal()
+    reader = session_reader(llm, settings, ledger, stop, reader_llm)
     learner = None
     if settings.memory.enabled:
         memory = memory if memory is not None else open_memory(api, settings.memory)
@@ -200,7 +241,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
                                             agent=settings.agent, live=live_end(robot),
                                             api_options=api_options,
                                             input_listeners=input_listeners,
-                                            listeners=listeners)
+                                            listeners=listeners, reader=reader)
     else:
         console = build_console(api, robot, channel, speak=speak, agent=settings.agent,
                                 api_options=api_options, input_listeners=input_listeners,
@@ -212,5 +253,6 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     else:
         memory, examples = None, load_examples(api, examples_dir)
     agent = build_agent(api, llm, console, examples, config=settings.agent,
-                        ledger=ledger, stop=stop)
-    return Session(api, settings, robot, console, llm, agent, ledger, stop, memory, learner)
+                        ledger=ledger, stop=stop, reader=reader)
+    return Session(api, settings, robot, console, llm, agent, ledger, stop, memory, learner,
+                   reader)

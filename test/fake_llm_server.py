@@ -16,6 +16,10 @@ class FakeLLMServer:
     (s between chunks), ``progress`` (prompt_progress events sent first, llama.cpp style:
     a list of (processed, total)), ``stall_after`` (n chunks, then ``stall_s`` (30) s of
     silence). ``disconnects`` counts streams whose client left before the end.
+
+    A reading prompt (core/reading: it ends with ``reading:\\n-``) is the stand-in reading
+    the utterance: it is answered with ``readings[utterance]`` (clauses on lines; default
+    ``other``), recorded in ``reading_requests``, and takes nothing from ``texts``.
     """
 
     def __init__(self) -> None:
@@ -25,6 +29,8 @@ class FakeLLMServer:
         self.texts: list[str] = []   # answered in order before falling back to ``text``
         self.usage: dict | None = {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
         self.extra: dict = {}  # extra top-level response fields (e.g. llama.cpp "timings")
+        self.readings: dict[str, str] = {}
+        self.reading_requests: list[dict] = []
         self.stop_event = threading.Event()
         self.disconnects = 0
         server = self
@@ -36,9 +42,15 @@ class FakeLLMServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                server.requests.append(
-                    {"path": self.path, "json": body, "auth": self.headers.get("Authorization")}
-                )
+                record = {"path": self.path, "json": body,
+                          "auth": self.headers.get("Authorization")}
+                reading = server.reading_of(body)
+                if reading is not None:
+                    server.reading_requests.append(record)
+                    if body.get("stream"):
+                        return self.stream({}, body, reading)
+                    return self.answer(200, server.default_body(self.path, body, reading))
+                server.requests.append(record)
                 reply = server.replies.pop(0) if server.replies else {}
                 if reply.get("delay"):
                     server.stop_event.wait(reply["delay"])
@@ -46,21 +58,24 @@ class FakeLLMServer:
                 if body.get("stream") and status == 200 and not reply.get("body"):
                     return self.stream(reply, body)
                 payload = reply.get("body") or server.default_body(self.path, body)
+                self.answer(status, payload, reply.get("headers", {}))
+
+            def answer(self, status: int, payload: dict, headers=None) -> None:
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
-                    for k, v in reply.get("headers", {}).items():
+                    for k, v in (headers or {}).items():
                         self.send_header(k, v)
                     self.end_headers()
                     self.wfile.write(data)
                 except OSError:  # the client gave up (timeout test)
                     pass
 
-            def stream(self, reply: dict, request: dict) -> None:
+            def stream(self, reply: dict, request: dict, text: str | None = None) -> None:
                 chat = self.path.endswith("/chat/completions")
-                text = server.next_text()
+                text = server.next_text() if text is None else text
                 size = reply.get("chunk_chars", 4)
                 pieces = [text[i:i + size] for i in range(0, len(text), size)]
                 wait = server.stop_event.wait
@@ -109,7 +124,15 @@ class FakeLLMServer:
         )
         self.thread.start()
 
-    def default_body(self, path: str, request: dict) -> dict:
+    def reading_of(self, request: dict) -> str | None:
+        """The stand-in's reading if ``request`` asks for one (else None)."""
+        prompt = request.get("prompt")
+        if not isinstance(prompt, str) or not prompt.endswith("\nreading:\n-"):
+            return None
+        said = prompt.rsplit("\nsaid: ", 1)[-1].split("\n", 1)[0]
+        return " " + self.readings.get(said, "other").replace("\n", "\n- ") + "\n\n"
+
+    def default_body(self, path: str, request: dict, text: str | None = None) -> dict:
         common = {"id": "x-1", "created": 0, "model": request.get("model", "?"), **self.extra}
         if self.usage is not None:
             common["usage"] = self.usage
@@ -125,7 +148,8 @@ class FakeLLMServer:
         return {
             **common,
             "object": "text_completion",
-            "choices": [{"index": 0, "finish_reason": "stop", "text": self.next_text(),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "text": self.next_text() if text is None else text,
                          "logprobs": None}],
         }
 

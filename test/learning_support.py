@@ -8,11 +8,13 @@ from typing import NamedTuple
 from drivers.scripted_session import run_session
 from llm_interaction_node.core.learning.improve import stored_example
 from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
+from llm_interaction_node.core.reading import ReadingVocabulary
 from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.replay import interaction_start, live_end
 from llm_interaction_node.session import learning_console, make_world
 from llm_interaction_node.settings import LearningSettings
+from reading_support import reads, scripted_reader
 
 COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
 HUMAN = "move_to(get_location_coordinates('handover_to_human'))"
@@ -46,14 +48,16 @@ class LearningSession(NamedTuple):
 
 def learning_session(utterances, memory, statements, mode=None, world="drinks_and_cup",
                      live=True, api="humanoid", robot=None, *, responses=(), replay=True,
-                     all_ok=False) -> LearningSession:
+                     all_ok=False, readings=None) -> LearningSession:
     """Run ``statements`` (a str runs; a ``('note', text)`` is annotated) on a console over
     ``robot`` (default: the ``world`` of ``api``) whose learner stores into ``memory``
     (``mode`` None: the settings' default) and asks a ScriptedLLM answering ``responses``.
     ``live``: the replay must also end like the live world (as build_session attaches it);
     without, as the ROS node's (no live world). ``replay`` False: no world start either, the
     learner checks syntax and names only. ``all_ok``: every statement must run without an
-    error (asserted)."""
+    error (asserted). ``readings``: how the model reads the utterances (utterance -> its
+    clauses, :mod:`reading_support`; one it does not give has no reading); None: nothing is
+    read (the reference method)."""
     spoken: list[str] = []
     robot = robot if robot is not None else make_world(api, world)
     learning = LearningSettings() if mode is None else LearningSettings(mode=mode)
@@ -61,7 +65,9 @@ def learning_session(utterances, memory, statements, mode=None, world="drinks_an
                                         ScriptedLLM(list(responses)), memory, learning,
                                         TokenLedger(), speak=spoken.append,
                                         start=interaction_start(robot) if replay else None,
-                                        live=live_end(robot) if replay and live else None)
+                                        live=live_end(robot) if replay and live else None,
+                                        reader=scripted_reader(readings, default=None)
+                                        if readings else None)
     for statement in statements:
         if isinstance(statement, tuple):
             console.annotate(statement[1])
@@ -85,8 +91,11 @@ def teach_then_use(tmp_path, world, session1, lesson, improved, session2, memory
     default: an embedded store in ``tmp_path``)."""
     memory = memory or {"path": str(tmp_path / "memory")}
     problem, improvement = lesson
+    # the model reads the lesson as a request to learn (the reading stand-in)
+    readings = session1.get("readings", {session1["utterances"][-1]: "learn"})
     first = run_session(tmp_path, "teach", {
         "memory": memory, "world": world, "utterances": session1["utterances"],
+        "readings": readings,
         "responses": session1["responses"] + ["learn_from_interaction()", problem, improvement,
                                               f"```\n{improved}\n```", "wait_for_trigger()"]})
     assert len(first["stored"]) == 1, first["transcript"][-1500:]
@@ -97,7 +106,8 @@ def teach_then_use(tmp_path, world, session1, lesson, improved, session2, memory
         "memory": memory, "world": world, "utterances": [session2["utterance"]],
         "responses": session2["responses"]})
     shown = examples_of(second["prompts"][0])
-    stored = stored_example(Transcript.parse(improved)).render()   # with the user's approval
+    read = reads(readings, ReadingVocabulary.of([]))
+    stored = stored_example(Transcript.parse(improved), read).render()   # with the approval
     assert shown[-1] == stored, "the lesson is the example nearest to the new request"
     assert second["remaining"] == 0
     return first, second

@@ -7,6 +7,7 @@ from llm_interaction_node.core.console import NEW_TASK_MARKER
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_agent, build_console, load_examples, make_world
+from reading_support import scripted_reader
 
 FETCH_JUICE = [
     "list_object_locations(affordance='grasp')",
@@ -18,13 +19,25 @@ FETCH_JUICE = [
 ]
 
 
+# how the model reads the replies these tests send (the reading stand-in: reading_support)
+READINGS = {
+    "Now it is correct. Memorize how you did that.": "learn",
+    "that was the wrong one, try again": "wrong object: none -> none",
+    "you forgot the cup, bring it as well": "do: coffee cup -> none",
+    "you forgot the cup": "do: coffee cup -> none",
+    "bring the cup too": "do: coffee cup -> none",
+    "Thanks, that's all.": "done",
+}
+
+
 def make_agent(responses, utterances, examples=(), idle_retries=0, fgen=False, repeat_notes=0,
-               **policy):
+               readings=READINGS, **policy):
     """An agent on the drinks_and_cup world; ``idle_retries`` 0 unless a test is about them
     (scripts here often answer a turn with a plain wait_for_trigger()), ``repeat_notes`` too
     (scripts repeat turns) and the restating comment (it adds an input to every answered
     turn); function generation off unless a test is about it (scripts here call undefined
-    names to spend budgets)."""
+    names to spend budgets); ``readings``: how the model reads the utterances (others read as
+    ``other``)."""
     policy.setdefault("restate_correction", False)
     world = make_world("humanoid", "drinks_and_cup")
     spoken = []
@@ -34,7 +47,8 @@ def make_agent(responses, utterances, examples=(), idle_retries=0, fgen=False, r
     agent = build_agent("humanoid", llm, console, examples,
                         config=AgentConfig(idle_retries=idle_retries, function_generation=fgen,
                                           repeat_notes=repeat_notes,
-                                          **policy))
+                                          **policy),
+                        reader=scripted_reader(readings))
     return agent, llm, world, spoken
 
 
@@ -579,10 +593,10 @@ def test_only_a_context_failure_leaves_examples_out():
 
 def test_after_a_correction_the_first_statement_cannot_be_the_bare_hand_back():
     """agent.act_on_correction: measured, the 1.5B model answered corrections with
-    wait_for_trigger() turn after turn, at any temperature. After a reply that neither closes
-    the attempt nor asks to learn, the grammar of the turn's first statement (after comments)
-    leaves the hand-back out; after "thanks", the next statement, and with the setting off
-    it is there."""
+    wait_for_trigger() turn after turn, at any temperature. After a reply the model read as a
+    correction, the grammar of the turn's first statement (after comments) leaves the
+    hand-back out; after "thanks" (read as done), the next statement, without a reading, and
+    with the setting off it is there."""
     pytest.importorskip("llguidance")
     from grammar_support import accepted
 
@@ -606,6 +620,8 @@ def test_after_a_correction_the_first_statement_cannot_be_the_bare_hand_back():
     assert all(map(lets_wait, grammars(["could I have the mango juice?", "Thanks, that's all."])))
     assert all(map(lets_wait, grammars(["could I have the mango juice?", "bring the cup too"],
                                        act_on_correction=False)))
+    assert all(map(lets_wait, grammars(["could I have the mango juice?", "bring the cup too"],
+                                       readings={})))           # read as "other": no correction
     first_request = make_agent(["wait_for_trigger()"], ["hello"])
     first_request[0].run()
     assert lets_wait(first_request[1].calls[0]["grammar"]), "a new request may be answered so"

@@ -1,6 +1,7 @@
 """Decoding after a correction (core/correction.py), the tabletop's named places, and the agent
-on a real 2-D tabletop with a scripted LLM: the user's words for places and objects become the
-only targets the next move can take, and the rejected move cannot be written again."""
+on a real 2-D tabletop with a scripted LLM: what the model READ of the request and the reply
+(core/reading; the reading stand-in gives it), computed in the scene, becomes the only
+objects and targets the next move can take, and the rejected move cannot be written again."""
 import json
 import re
 
@@ -11,54 +12,104 @@ from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.apis.tabletop import MOVE as TABLETOP_MOVE
 from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.core.constraint import ConsoleVocabulary
-from llm_interaction_node.core.correction import focus_after, mentioned, said_as_where
+from llm_interaction_node.core.correction import focus_from
 from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.reading import ReadingVocabulary, parse
+from llm_interaction_node.core.reading.select import Scene
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_agent, build_console, make_world
+from reading_support import scripted_reader
 
 BLOCKS = ["yellow block", "green block", "blue block"]
 SCENE = BLOCKS + ["red bowl", "green bowl"]
+MOVE = "put_first_on_second"
 
 
-def test_place_words_are_found_as_the_places_they_name():
-    places = TABLETOP_MOVE.places
-    assert mentioned("That is in the bottom left corner, not on the left side", places,
-                     places) == ["left side", "bottom left corner"]
-    assert mentioned("put it top left please", places, places) == ["top left corner"]
-    assert mentioned("the grey one is still missing", ["gray block", "red block"]) == ["gray block"]
-    assert mentioned("towards the middle of the table", places, places) == ["middle"]
+def scene_of(names, positions=None) -> Scene:
+    """A scene of ``names`` (positions: name -> (x, y))."""
+    vocabulary = ReadingVocabulary.of(names, TABLETOP_MOVE.places, show_places=False)
+    return Scene(vocabulary, (lambda n: positions[n]) if positions else None)
 
 
-def test_the_rejected_place_is_never_offered_again_and_the_named_one_is():
-    focus = focus_after("put_first_on_second", TABLETOP_MOVE,
-                        ["put all the blocks on the left side",
-                         "That is in the bottom left corner, not on the left side."],
-                        SCENE, [(b, "bottom left corner") for b in BLOCKS])
-    assert focus.objects is None                      # no block named: the model chooses
-    assert all(focus.targets_for(b) == ["left side"] for b in BLOCKS)
-    assert ("blue block", "bottom left corner") in focus.refused
-    assert not focus.free_targets                     # no coordinates now
+def read(clauses: str, scene: Scene, utterance: str = "(said)"):
+    """The reading the model writes as ``clauses`` (lines), parsed as the reader parses it."""
+    return parse(utterance, " " + clauses.replace("\n", "\n- ") + "\n\n", scene.vocabulary)
 
 
-def test_a_named_block_is_the_one_to_move_and_its_wrong_bowl_is_refused():
-    focus = focus_after("put_first_on_second", TABLETOP_MOVE,
-                        ["put all the blocks in the bowls with matching colors",
-                         "The green block went in the red bowl instead of in the green bowl."],
-                        SCENE, [("green block", "red bowl")])
-    assert focus.objects == ("green block",)
-    assert focus.targets_for("green block") == ["green bowl"]
-    assert "yellow block" not in focus.objects
+def focus(request: str, reply: str, scene: Scene, attempt=()):
+    return focus_from(MOVE, TABLETOP_MOVE, read(request, scene), read(reply, scene), scene,
+                      list(attempt))
 
 
-def test_no_focus_before_a_reply_or_when_no_target_is_named_or_an_offset_is_asked():
-    assert focus_after("put_first_on_second", TABLETOP_MOVE, ["put the blocks left"], SCENE,
-                       []) is None
-    assert focus_after("put_first_on_second", TABLETOP_MOVE,
-                       ["do it", "that is not what I wanted"], SCENE, []) is None
-    offset = focus_after("put_first_on_second", TABLETOP_MOVE,
-                         ["put the blue block in the green bowl",
-                          "now move it a bit further from the green bowl"], SCENE, [])
+def test_the_rejected_place_is_never_offered_again_and_the_wanted_one_is():
+    scene = scene_of(SCENE)
+    f = focus("do: every block -> left side", "do: none -> left side", scene,
+              [(b, "bottom left corner") for b in BLOCKS])
+    assert f.objects == tuple(BLOCKS)                 # every block, as the request reads
+    assert all(f.targets_for(b) == ["left side"] for b in BLOCKS)
+    assert ("blue block", "bottom left corner") in f.refused
+    assert not f.free_targets                         # no coordinates now
+
+
+def test_a_named_block_is_the_one_to_move_to_its_own_colour_bowl():
+    scene = scene_of(SCENE)
+    f = focus("do: every block -> the same color bowl", "do: green block -> none",
+              scene, [("green block", "red bowl")])
+    assert f.objects == ("green block",)
+    assert f.targets_for("green block") == ["green bowl"]
+
+
+def test_where_a_thing_lies_now_is_no_target_because_the_reading_keeps_only_the_wanted():
+    """Measured before the readings (issue 30, blocks_on_place run 5): "the orange block went in
+    the blue bowl instead of on the top side" made the blue bowl a target; the reading of that
+    reply has the top side alone, and the focus offers it."""
+    scene = scene_of(["orange block", "blue bowl", "yellow bowl", "red bowl"])
+    f = focus("do: every block -> top side", "do: orange block -> top side", scene,
+              [("orange block", "blue bowl")])
+    assert f.objects == ("orange block",) and f.targets_for("orange block") == ["top side"]
+
+
+def test_no_focus_without_a_reading_of_the_reply_or_a_target_and_elsewhere_frees_the_point():
+    scene = scene_of(SCENE)
+    assert focus_from(MOVE, TABLETOP_MOVE, read("do: every block -> left side", scene), None,
+                      scene, []) is None
+    assert focus("question", "wrong object: none -> none", scene) is None
+    offset = focus("do: blue block -> green bowl", "do: blue block -> elsewhere", scene)
     assert offset.free_targets
+
+
+def test_the_code_computes_the_block_a_relation_means_and_a_wrong_block_is_refused():
+    """After "Wrong cube." on "the block to the left of the green bowl": the model read the
+    request as that relation, the code computes which block it is here, and only that block
+    may be moved, to the place the request named; the block taken is never offered again."""
+    positions = {"yellow block": (-0.2, -0.5), "green block": (0.2, -0.5),
+                 "blue block": (-0.05, -0.45), "red bowl": (0.1, -0.7),
+                 "green bowl": (0.05, -0.45)}
+    scene = scene_of(SCENE, positions)
+    f = focus("do: the block left of green bowl -> top left corner",
+              "wrong object: none -> none", scene, [("yellow block", "top left corner")])
+    assert f.objects == ("blue block",)                # the nearest of those left of the bowl
+    assert f.targets_for("blue block") == ["top left corner"]
+    second = focus("do: the block number 2 from the left -> middle", "wrong object: none -> none",
+                   scene, [("yellow block", "middle")])
+    assert second.objects == ("blue block",)
+    nearest = focus("do: the block farthest from green bowl -> middle",
+                    "wrong object: none -> none", scene, [("blue block", "middle")])
+    assert nearest.objects == ("yellow block",)
+
+
+def test_a_reading_not_a_word_rule_decides_the_focus():
+    """The same reply words, read two ways by the model (the stand-in): the focus follows the
+    reading, whatever the words say (no rule over the words decides)."""
+    scene = scene_of(SCENE)
+    request = read("do: every block -> red bowl", scene)
+    words = "The green block went in the green bowl instead of the red bowl."
+    as_said = read("do: green block -> red bowl", scene, words)
+    misread = read("do: blue block -> green bowl", scene, words)
+    f = focus_from(MOVE, TABLETOP_MOVE, request, as_said, scene, [("green block", "green bowl")])
+    g = focus_from(MOVE, TABLETOP_MOVE, request, misread, scene, [("green block", "green bowl")])
+    assert f.objects == ("green block",) and f.targets_for("green block") == ["red bowl"]
+    assert g.objects == ("blue block",) and g.targets_for("blue block") == ["green bowl"]
 
 
 def test_the_tabletop_takes_named_places_and_logs_each_move_by_name():
@@ -74,7 +125,15 @@ def test_the_tabletop_takes_named_places_and_logs_each_move_by_name():
     assert TabletopApi(world, named_places=False).place_point("middle") is None
 
 
-def _tabletop_agent(responses, utterances, **config):
+ATTEMPT = ["get_obj_names()"] + [f"put_first_on_second({b!r}, denormalize_xy([0, 0]))"
+                                 for b in BLOCKS] + ["wait_for_trigger()"]
+FEEDBACK = ["put all the blocks on the left side",
+            "That is in the bottom left corner, not on the left side."]
+READINGS = {FEEDBACK[0]: "do: every block -> left side",
+            FEEDBACK[1]: "do: none -> left side"}
+
+
+def _tabletop_agent(responses, utterances, readings=None, **config):
     world = make_world("tabletop", ",".join(SCENE), seed=3)
     console = build_console("tabletop", world, EventQueue(utterances, close=True))
     llm = ScriptedLLM(responses)
@@ -82,14 +141,9 @@ def _tabletop_agent(responses, utterances, **config):
                         config=AgentConfig(**{"function_generation": False, "idle_retries": 0,
                                               "correction_focus": True,
                                               "restate_correction": True,
-                                              "repeat_actions_only": True, **config}))
+                                              "repeat_actions_only": True, **config}),
+                        reader=scripted_reader(READINGS if readings is None else readings))
     return agent, llm, world
-
-
-ATTEMPT = ["get_obj_names()"] + [f"put_first_on_second({b!r}, denormalize_xy([0, 0]))"
-                                 for b in BLOCKS] + ["wait_for_trigger()"]
-FEEDBACK = ["put all the blocks on the left side",
-            "That is in the bottom left corner, not on the left side."]
 
 
 def test_after_the_correction_the_grammar_offers_only_the_named_place():
@@ -215,73 +269,32 @@ def test_a_lesson_comment_the_model_writes_into_its_turn_is_dropped():
 
 def test_a_block_named_only_as_a_place_is_no_block_to_move():
     """Measured: after "the orange block went on the yellow block instead of in the orange
-    bowl" the model moved the yellow block out of its right bowl too (worse than before)."""
-    from llm_interaction_node.core.correction import spoken_of_as_moved
-    scene = ["orange block", "yellow block", "orange bowl", "yellow bowl"]
-    reply = ("The orange block went on the yellow block instead of in the orange bowl. "
-             "Try once more, please.")
-    assert spoken_of_as_moved(reply, scene, TABLETOP_MOVE.places) == ["orange block"]
-    focus = focus_after("put_first_on_second", TABLETOP_MOVE,
-                        ["put all the blocks in the bowls with matching colors", reply], scene,
-                        [("yellow block", "yellow bowl"), ("orange block", "yellow bowl")])
-    assert focus.objects == ("orange block",) and "orange bowl" in focus.targets_for("orange block")
-    assert spoken_of_as_moved("You left the yellow block on the table", scene,
-                              TABLETOP_MOVE.places) == ["yellow block"]
+    bowl" the model moved the yellow block out of its right bowl too (worse than before). Read,
+    the reply moves the orange block to the orange bowl; the yellow block is no object."""
+    scene = scene_of(["orange block", "yellow block", "orange bowl", "yellow bowl"])
+    f = focus("do: every block -> the same color bowl",
+              "do: orange block -> orange bowl", scene,
+              [("yellow block", "yellow bowl"), ("orange block", "yellow block")])
+    assert f.objects == ("orange block",) and f.targets_for("orange block") == ["orange bowl"]
 
 
-def test_forget_learned_is_offered_only_when_the_user_says_forget():
+def test_forget_learned_is_offered_only_when_the_reply_is_read_as_forget():
     """Measured in the household: "You forgot the glass." -> forget_learned('glass'), which
-    its gate refuses, and the turn was lost; the grammar now leaves it out of such a turn."""
+    its gate refuses, and the turn was lost; the grammar leaves it out unless the model read
+    the reply as a request to forget ("forgot" is a missing thing)."""
     from llm_interaction_node.core.constraint import Constraint
-    agent, _, _ = _tabletop_agent(["wait_for_trigger()"], [])
-    said = agent.console.builtins.utterances
-    for utterance, withheld in (("You forgot the blue block.", {"forget_learned"}),
-                                ("please forget what you learned about blocks", set())):
-        said[:] = ["put all the blocks on the left side", utterance]
+    forgot, forget = "You forgot the blue block.", "please forget what you learned about blocks"
+    agent, _, _ = _tabletop_agent(["wait_for_trigger()"], [],
+                                  readings={forgot: "do: blue block -> none",
+                                            forget: "forget: none"})
+    for utterance, withheld in ((forgot, {"forget_learned"}), (forget, set())):
+        agent.console.builtins.utterances[:] = ["put all the blocks on the left side", utterance]
+        agent._readings = [None, agent._read(utterance)]
         assert agent._withheld(agent._must_act()) == withheld
         grammar = Constraint(frozenset({"forget_learned", "say"}),
                              withheld=agent._withheld(agent._must_act())).gbnf()
         known = next(r for r in grammar.splitlines() if r.startswith("known ::= "))
         assert ('"forget_learned"' in known) == (not withheld) and '"say"' in known
-
-
-@pytest.mark.parametrize("reply, where", [
-    ("That is not right. The orange block went in the blue bowl instead of on the top side. "
-     "Please try again.", ["blue bowl"]),
-    ("You left the blue block on the table towards the top right, it should be in the blue "
-     "bowl. Try once more, please.", ["blue block", "top right corner"]),
-    ("That is in the top right corner, not in the blue bowl. All of the blocks go into the "
-     "blue bowl, not just one of them.", ["top right corner"]),
-    ("Look, the block you took is on the top side. I wanted it in the top left corner.",
-     ["top side"]),
-    ("The green block went to the top right corner, which is not the top left corner.",
-     ["top right corner"]),
-    ("The blue block is in the blue bowl, which has the same color.", ["blue bowl"]),
-    ("The yellow block is still not in the green bowl.", []),
-    ("You moved the red block, but I asked for the blue block.", []),
-])
-def test_where_a_thing_lies_now_is_told_from_where_it_should_go(reply, where):
-    names = ["orange block", "blue block", "red block", "yellow block", "green block",
-             "blue bowl", "green bowl"] + list(TABLETOP_MOVE.places)
-    assert said_as_where(reply, names, TABLETOP_MOVE.places) == where
-
-
-def test_after_went_in_the_blue_bowl_instead_of_on_the_top_side_the_bowl_is_no_target():
-    """Measured (issue 30, blocks_on_place run 5): the focus offered every name of the reply,
-    and the model first put the orange block into the blue bowl, where the reply said it had
-    gone. A place the reply gives only as where a thing lies now is no target; one the
-    instruction names stays one."""
-    scene = ["orange block", "blue bowl", "yellow bowl", "red bowl"]
-    reply = ("That is not right. The orange block went in the blue bowl instead of on the top "
-             "side. Please try again.")
-    focus = focus_after("put_first_on_second", TABLETOP_MOVE,
-                        ["put all the blocks on the top side", reply], scene,
-                        [("orange block", "yellow bowl")])
-    assert focus.objects == ("orange block",)
-    assert focus.targets_for("orange block") == ["top side"]
-    kept = focus_after("put_first_on_second", TABLETOP_MOVE,
-                       ["put the orange block in the blue bowl", reply], scene, [])
-    assert "blue bowl" in kept.targets_for("orange block")
 
 
 def test_after_a_correction_that_names_the_place_the_first_statement_is_a_move_there():
@@ -313,23 +326,15 @@ def test_after_a_correction_that_names_the_place_the_first_statement_is_a_move_t
 
 def test_a_bowl_named_to_choose_the_block_is_no_place_to_move_it():
     """Measured: after "The block you picked was a block below the yellow bowl" the wrong
-    block went into the yellow bowl (the focus offered it as a target). A name said only as a
-    reference for choosing ("to the left of the", "below the", "closest to the") is none."""
-    from llm_interaction_node.core.correction import spoken_of_as_reference
+    block went into the yellow bowl (the focus offered it as a target). Read, the bowl is the
+    relation's reference, never a target; without positions to compute the relation any block
+    but the one taken may go to the place the request named."""
     names = ["blue block", "yellow block", "green block", "red bowl", "yellow bowl"]
-    instruction = ("pick up the block to the left of the yellow bowl and place it on the top "
-                   "right corner")
-    reply = "That is not what I wanted. The block you picked was a block below the yellow bowl."
-    focus = focus_after("put_first_on_second", TABLETOP_MOVE, [instruction, reply], names,
-                        [("blue block", "top right corner")])
-    assert focus.targets == ("top right corner",) and focus.objects is None
-    assert focus.targets_for("blue block") == [] and focus.targets_for("green block")
-    places = TABLETOP_MOVE.places
-    assert spoken_of_as_reference("the block closest to the red bowl, put it in the yellow bowl",
-                                  names, places) == ["red bowl"]
-    assert spoken_of_as_reference("put the blue block on top of the green block", names,
-                                  places) == []
-    assert spoken_of_as_reference("put the blocks in the yellow bowl", names, places) == []
+    scene = scene_of(names)
+    f = focus("do: the block left of yellow bowl -> top right corner",
+              "wrong object: none -> none", scene, [("blue block", "top right corner")])
+    assert f.targets == ("top right corner",) and f.objects == ("yellow block", "green block")
+    assert "yellow bowl" not in f.targets_for("green block")
 
 
 def test_only_where_the_attempt_left_an_object_is_refused():
@@ -337,12 +342,9 @@ def test_only_where_the_attempt_left_an_object_is_refused():
     orange one, then in the green one; "The red block went in the green bowl instead of in the
     red bowl" must offer the red bowl again (it refused every move of the attempt, and the
     focus was empty)."""
-    names = ["red block", "red bowl", "orange bowl", "green bowl"]
-    focus = focus_after("put_first_on_second", TABLETOP_MOVE,
-                        ["put all the blocks in the bowls with matching colors",
-                         "Hmm, that did not work out. The red block went in the green bowl "
-                         "instead of in the red bowl. Please try again."], names,
-                        [("red block", "red bowl"), ("red block", "orange bowl"),
-                         ("red block", "green bowl")])
-    assert focus is not None and focus.objects == ("red block",)
-    assert focus.targets_for("red block") == ["red bowl"]
+    scene = scene_of(["red block", "red bowl", "orange bowl", "green bowl"])
+    f = focus("do: every block -> the same color bowl", "do: red block -> red bowl",
+              scene, [("red block", "red bowl"), ("red block", "orange bowl"),
+                      ("red block", "green bowl")])
+    assert f is not None and f.objects == ("red block",)
+    assert f.targets_for("red block") == ["red bowl"]

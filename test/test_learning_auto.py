@@ -24,8 +24,10 @@ from llm_interaction_node.core.notes import (
     is_console_note,
     restate_note,
 )
+from llm_interaction_node.core.reading import ReadingVocabulary
 from llm_interaction_node.core.transcript import Entry, Transcript
 from llm_interaction_node.settings import LearningSettings, Settings
+from reading_support import reads
 
 REQUEST = "bring me the juice please"
 LESSON = ("thanks. but when you bring me juice, always bring me a cup as well. remember that "
@@ -83,9 +85,15 @@ def juice_and_cup(objects_line: str, extra: str = "") -> str:
 >>> wait_for_trigger()"""
 
 
+# how the model reads the household utterances of these tests (the reading stand-in)
+READINGS = {REQUEST: "do: mango juice -> me",
+            LESSON: "also: coffee cup with mango juice\nlearn"}
+
+
 def session(utterances, memory, statements, mode=None):
-    """A household console with its learner (mode None: the settings' default)."""
-    return learning_session(utterances, memory, statements, mode)[:3]
+    """A household console with its learner (mode None: the settings' default); the model
+    reads the utterances as :data:`READINGS` says."""
+    return learning_session(utterances, memory, statements, mode, readings=READINGS)[:3]
 
 
 def objects_of(console) -> str:
@@ -276,6 +284,10 @@ def test_after_a_wrong_choice_a_rewrite_that_only_names_another_object_has_the_w
 >>> wait_for_trigger()
 {dialog("That is right now. Please keep that in mind for the future.")}""")
 
+    read = reads({wrong: "wrong object: none -> none", request:
+                  "do: the block nearest to orange bowl -> left side"},
+                 ReadingVocabulary.of(["red block", "blue block", "orange bowl"], ["left side"]))
+
     def rewritten(*lines):
         return imp.stored_example(Transcript.parse("\n".join(
             [">>> wait_for_trigger()", dialog(request), ">>> get_obj_names()",
@@ -283,17 +295,19 @@ def test_after_a_wrong_choice_a_rewrite_that_only_names_another_object_has_the_w
 
     named = shape_problem(rewritten(">>> # the blue block is the closest",
                                     ">>> put_first_on_second('blue block', 'left side')",
-                                    "'success'"), original)
+                                    "'success'"), original, read)
+    assert shape_problem(rewritten(">>> put_first_on_second('blue block', 'left side')",
+                                   "'success'"), original) is None, "not read: no rejection"
     assert named and "only names another one" in named
     computed = rewritten(">>> bowl = get_obj_pos('orange bowl')",
                          ">>> closest = min(['red block', 'blue block'], key=lambda n: "
                          "np.linalg.norm(get_obj_pos(n) - bowl))",
                          ">>> put_first_on_second(closest, 'left side')", "'success'")
-    assert shape_problem(computed, original) is None
+    assert shape_problem(computed, original, read) is None
     kind = Transcript.parse(original.render().replace(wrong, "That is on the top side, not on "
                                                              "the left side."))
     assert shape_problem(rewritten(">>> put_first_on_second('blue block', 'left side')",
-                                   "'success'"), kind) is None, "no choice was rejected"
+                                   "'success'"), kind, read) is None, "no choice was rejected"
 
 
 # -- the console's notes never enter a stored example ------------------------------------------
@@ -352,6 +366,8 @@ TOP_SAID = ["put all the blocks on the top side",
             "That is not right. The orange block went in the blue bowl instead of on the top "
             "side. Please try again.",
             "Now it is correct. Memorize how you did that."]
+TOP_READ = {TOP_SAID[0]: "do: every block -> top side",
+            TOP_SAID[1]: "do: orange block -> top side", TOP_SAID[2]: "learn"}
 TOP_LIVE = ["wait_for_trigger()", "get_obj_names()",
             "put_first_on_second('orange block', 'blue bowl')", "wait_for_trigger()",
             TOP.format("orange block"), "wait_for_trigger()"]
@@ -382,14 +398,16 @@ def test_a_rewrite_that_moves_what_the_user_never_asked_about_is_not_stored(tmp_
     refused (``improve``) or the accepted attempt stored (``auto``)."""
     table = tabletop_memory(tmp_path)
     console, learner, spoken, _ = learning_session(TOP_SAID, table, TOP_LIVE, mode,
-                                                   world=TOP_SCENE, api="tabletop", all_ok=True)
+                                                   world=TOP_SCENE, api="tabletop", all_ok=True,
+                                                   readings=TOP_READ)
     bowls = top_rewrite("orange block", "blue bowl", "yellow bowl", "red bowl")
     learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, bowls, bowls])
     entry = console.execute("learn_from_interaction()").entry
     assert len(llm.calls) == 4
     reask = llm.calls[3]["messages"][-1]["content"]
-    assert "it moves the yellow bowl, the red bowl, which the interaction left" in reask
-    assert "the blue bowl" not in reask.split("it moves")[1].split("which")[0]   # named by the user
+    # "went in the blue bowl" is where it lies, not a wish: no reading names the bowls
+    assert "it moves the blue bowl, the yellow bowl, the red bowl, which the interaction " \
+        "left" in reask
     if mode == "improve":
         assert learner.last_outcome.status == LearnStatus.REPLAY_FAILED, entry.output
         assert table.count() == 0
@@ -410,13 +428,18 @@ def test_a_rewrite_that_moves_only_the_blocks_is_stored(tmp_path):
     assert table.count() == 1
 
 
-def test_an_object_is_named_by_its_words_or_its_own_last_word():
-    from llm_interaction_node.core.learning.scope import named_by, spoken_name, unasked_moves
+def test_an_object_is_named_where_a_reading_of_the_users_words_names_it():
+    from llm_interaction_node.core.learning.scope import named_in, spoken_name, unasked_moves
     house = ["mango-juice_0", "coffee-cup_0", "tumbler_0", "empty-mug_0"]
     assert spoken_name("coffee-cup_0") == "coffee cup"
-    assert named_by("coffee-cup_0", "always bring me a cup as well", house)
-    assert not named_by("tumbler_0", "always bring me a cup as well", house)
+    v = ReadingVocabulary.of(house, me=True)
+    also = reads({"always bring me a cup as well": "also: coffee cup with mango juice\nlearn"},
+                 v)("always bring me a cup as well")
+    assert named_in([also], house) == {"coffee-cup_0", "mango-juice_0"}
     table = TOP_SCENE.split(",")
-    assert named_by("blue bowl", "it went in the Blue Bowl.", table)
-    assert not named_by("red bowl", "put them in a bowl", table)     # 'bowl' is three bowls
-    assert unasked_moves(["blue bowl", "red bowl"], TOP_SAID, table) == ["red bowl"]
+    t = ReadingVocabulary.of(table, ["top side"])
+    read = reads({TOP_SAID[0]: "do: every block -> top side",
+                  TOP_SAID[1]: "do: orange block -> top side", TOP_SAID[2]: "learn"}, t)
+    readings = [read(u) for u in TOP_SAID]
+    assert unasked_moves(["blue bowl", "orange block"], readings, table) == ["blue bowl"]
+    assert unasked_moves(["blue bowl"], [None, None], table) == ["blue bowl"]   # nothing read

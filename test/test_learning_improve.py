@@ -280,12 +280,14 @@ def bimanual(objects_line: str) -> str:
 >>> wait_for_trigger()"""
 
 
-def session(utterances, memory, responses=(), mode="improve", statements=TWO_TRIPS):
+def session(utterances, memory, responses=(), mode="improve", statements=TWO_TRIPS,
+            readings=None):
     """A console on the drinks_and_cup world whose learner learns from it (syntax and names
-    checked, no replay); runs the statements, each without an error."""
+    checked, no replay); runs the statements, each without an error; ``readings``: how the
+    model reads the utterances (none: nothing is read)."""
     console, learner, spoken, _ = learning_session(utterances, memory, statements, mode,
                                                    responses=responses, replay=False,
-                                                   all_ok=True)
+                                                   all_ok=True, readings=readings)
     return console, learner, learner.llm, learner.ledger, spoken
 
 
@@ -341,12 +343,14 @@ def test_a_call_that_does_not_follow_the_users_reply_is_refused(memory):
     assert learner.last_outcome.gate.rule == "position"
 
 
-@pytest.mark.parametrize("reply", ["thanks, but please do not remember this",
-                                   "do you remember where the milk is?",
-                                   "forget it, that was fine"])
-def test_right_after_the_reply_a_retraction_or_question_is_still_refused(memory, reply):
+@pytest.mark.parametrize("reply, read", [("thanks, but please do not remember this", "done"),
+                                         ("do you remember where the milk is?", "question"),
+                                         ("forget it, that was fine", "done")])
+def test_right_after_the_reply_a_retraction_or_question_is_still_refused(memory, reply, read):
+    """The model read these replies as no request to learn: refused, nothing stored."""
     console, learner, llm, _, _ = session(["could I get some mango juice?", reply], memory,
-                                          statements=TWO_TRIPS[:7] + TWO_TRIPS[-1:])
+                                          statements=TWO_TRIPS[:7] + TWO_TRIPS[-1:],
+                                          readings={reply: read})
     entry = console.execute("learn_from_interaction()").entry
     assert entry.output == LEARN_REFUSAL and memory.count() == 0 and llm.calls == []
 

@@ -8,6 +8,7 @@ import pytest
 
 from learning_support import COUNTER, HUMAN, LOCATIONS, both_hands_trip, learning_session
 from llm_interaction_node.core.apis.humanoid import SceneObject
+from llm_interaction_node.core.apis.tabletop import PLACE_NAMES
 from llm_interaction_node.core.errors import EndOfInteraction
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.corrected import corrected_example
@@ -25,6 +26,7 @@ from llm_interaction_node.core.learning.outcome import (
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
+from llm_interaction_node.core.reading import ReadingVocabulary
 from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.paths import world_path
@@ -36,6 +38,7 @@ from llm_interaction_node.replay import (
 )
 from llm_interaction_node.session import build_console, make_world
 from llm_interaction_node.sims.tabletop_bullet import TabletopWorldBullet
+from reading_support import reads
 
 TABLE = "move_to(get_location_coordinates('inFrontOf_dining-table_0'))"
 TWO_TRIPS = ["wait_for_trigger()", LOCATIONS, COUNTER, "grasp('mango-juice_0')", HUMAN,
@@ -79,10 +82,65 @@ def correct(objects_line: str) -> str:
 {{'type': 'dialog', 'text': 'thanks, that was quick'}}"""
 
 
+# how the model reads what the user says in these tests (the reading stand-in)
+READINGS = {
+    "could I get some mango juice?": "do: mango juice -> me",
+    "and a cup to drink from, please": "do: coffee cup -> me",
+    "can I have the milk?": "do: milk carton -> me",
+    "then just put it back on the table": "do: milk carton -> dining table",
+    "next time, put it on the table right away when the handover fails - remember that":
+        "learn\ndo: milk carton -> dining table",
+    "well done for trying again, remember that": "learn",
+    "that is the cup, not the juice": "wrong object: mango juice -> none",
+    "great, remember that for next time": "learn",
+    "put the blocks in the bowls with matching colors": "do: every block -> the same color bowl",
+    "the red block is in the blue bowl, it belongs in the red bowl":
+        "do: red block -> red bowl",
+    "well done, learn that for next time": "learn",
+    "put the red block in the red bowl": "do: red block -> red bowl",
+    "that is the blue bowl": "do: none -> none",
+    "put the red and the blue block in their bowls":
+        "do: red block and blue block -> the same color bowl",
+    "the red one goes in the red bowl; I put the blue one in myself":
+        "do: red block -> red bowl",
+    "good, remember that": "learn",
+    "put all the blocks on the left side": "do: every block -> left side",
+    "That is not right. Look, the blue block is in the orange bowl. I wanted it on the left side.":
+        "do: blue block -> left side",
+    "Hmm, the yellow block and the green block are in the green bowl. I wanted them on the left "
+    "side.": "do: yellow block and green block -> left side",
+    "Now it is correct. Memorize how you did that.": "learn",
+    "put the yellow, the green and the blue block on the left side":
+        "do: yellow block and green block and blue block -> left side",
+    "That is not right. That is in the green bowl, not on the left side.":
+        "do: none -> left side",
+    "That is right now. Please keep that in mind for the future.": "learn",
+    "Perfect, make a note of that for the future.": "learn",
+    "Good job, learn from your mistakes.": "learn",
+    "good, but the red block always goes in the red bowl. remember that":
+        "learn\ndo: red block -> red bowl",
+    "remember that the red one belongs in the red bowl": "learn\ndo: red block -> red bowl",
+    "pick up the block to the left of the yellow bowl and place it on the top right corner":
+        "do: the block left of yellow bowl -> top right corner",
+    "That is not what I wanted. The block you picked was a block below the yellow bowl. Try "
+    "once more, please.": "wrong object: none -> none",
+    "That is in the top right corner, and the yellow block should be there too.":
+        "do: yellow block -> top right corner",
+    "well done, remember that": "learn",
+    "thanks, but next time bring both at once, you have two hands - remember that":
+        "learn\nhand: both",
+}
+TABLE_READS = reads(READINGS, ReadingVocabulary.of(
+    ["red block", "blue block", "cyan block", "red bowl", "blue bowl"], PLACE_NAMES,
+    show_places=False))
+
+
 def session(utterances, memory, statements, mode="improve", world="drinks_and_cup",
             live=False, api="humanoid", robot=None):
-    """As the ROS node attaches the learner (no live world) unless ``live``."""
-    return learning_session(utterances, memory, statements, mode, world, live, api, robot)
+    """As the ROS node attaches the learner (no live world) unless ``live``; the model reads
+    the utterances as :data:`READINGS` says."""
+    return learning_session(utterances, memory, statements, mode, world, live, api, robot,
+                            readings=READINGS)
 
 
 def test_a_rewrite_with_an_invented_output_is_refused_after_one_reask(memory):
@@ -505,11 +563,12 @@ def test_worked_example_is_every_statement_that_worked_without_the_corrections()
 {'type': 'dialog', 'text': 'well done, remember that'}""")
     assert [e.source for e in worked_example(live)] == [
         "wait_for_trigger()",
+        "# The user's lesson for this request: 'well done, remember that'",
         "put_first_on_second('red block', 'blue bowl')",
         "put_first_on_second('red block', 'red bowl')",
         "wait_for_trigger()",
     ]
-    assert [e.source for e in final_example(live)][1:] == [
+    assert [e.source for e in final_example(live, read=TABLE_READS)][1:] == [
         "put_first_on_second('red block', 'red bowl')", "wait_for_trigger()"]
 
 
@@ -650,7 +709,8 @@ def test_a_lesson_shows_the_closing_reply_only_where_it_says_more_than_learn_thi
 'success'
 >>> wait_for_trigger()
 {{'type': 'dialog', 'text': {closing!r}}}""")
-    for lesson in (final_example(live), corrected_example(live)):
+    for lesson in (final_example(live, read=TABLE_READS),
+                   corrected_example(live, TABLE_READS)):
         comment = f"# The user's lesson for this request: {closing!r}"
         assert ([e.source for e in lesson][1] == comment) == kept, lesson.render()
 

@@ -1,13 +1,15 @@
-"""Section E3: "the route from the table to the bench is save, you can go faster" is learned as
-the move on that route with a speed, in modes ``final`` and ``auto``."""
+"""Section E3: "the route from the table to the bench is save, you can go faster", as the model
+read it (a speed on a route), is learned as the move on that route with a speed, in modes
+``final`` and ``auto``."""
 from __future__ import annotations
 
 import pytest
 
 from learning_support import learning_session
 from llm_interaction_node.core.learning.learner import LearnStatus
-from llm_interaction_node.core.learning.route import FASTER, SLOWER, route_speed, with_route_speed
+from llm_interaction_node.core.learning.route import FASTER, SLOWER, on_route, with_route_speed
 from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.reading import Clause, Reading
 from llm_interaction_node.core.transcript import Entry
 
 REQUEST = "I need the sponge at the workbench"
@@ -22,37 +24,51 @@ SPONGE_TRIP = ["wait_for_trigger()", "list_locations()", TABLE, "grasp('kitchen-
                "say('The sponge is on the workshop bench.')", "wait_for_trigger()"]
 
 
-@pytest.mark.parametrize("reply, asked", [
-    (LESSON, ("table", "bench", FASTER)),
-    ("fine, but you were slow. the way between the long table and the workbench is clear, so "
-     "next time drive faster there", ("long table", "workbench", FASTER)),
-    ("yes, but you forgot that I told you to go faster from the table to the workbench. When "
-     "moving on that route, you should go faster!", ("table", "workbench", FASTER)),
-    ("the way from the counter to the table is crowded, drive slower there",
-     ("counter", "table", SLOWER)),
-    ("you were too slow, remember that", None),                      # no route
-    ("go from the table to the bench", None),                        # no speed
+TABLE_AT, BENCH_AT = "inFrontOf_long-table_0", "inFrontOf_workshop-bench_0"
+
+
+def speed(kind: str, a: str | None, b: str | None) -> Reading:
+    """A closing reply read as a speed on a route (and a request to learn)."""
+    return Reading("(said)", (Clause("learn"), Clause(kind, route=(a, b))))
+
+
+@pytest.mark.parametrize("route, origin, to, on", [
+    ((TABLE_AT, BENCH_AT), TABLE_AT, BENCH_AT, True),
+    ((TABLE_AT, BENCH_AT), BENCH_AT, TABLE_AT, True),          # either way
+    ((TABLE_AT, BENCH_AT), None, BENCH_AT, False),             # where it started is unknown
+    ((None, BENCH_AT), "handover_to_human", BENCH_AT, True),   # "faster to the bench"
+    ((None, BENCH_AT), BENCH_AT, TABLE_AT, False),
+    ((None, None), TABLE_AT, "handover_to_human", True),       # "speed it up": every move
 ])
-def test_a_reply_asks_for_a_speed_on_a_route_between_two_places(reply, asked):
-    assert route_speed(reply) == asked
+def test_a_move_drives_the_route_the_reading_names(route, origin, to, on):
+    assert on_route(route, origin, to) is on
 
 
 def test_only_the_move_that_drives_the_route_gets_the_speed():
     attempt = [Entry(s) for s in (TABLE, "grasp('kitchen-sponge_0')", BENCH,
                                   "move_to(get_location_coordinates('handover_to_human'))")]
-    sources = [e.source for e in with_route_speed(LESSON, attempt)]
+    faster = speed("faster", TABLE_AT, BENCH_AT)
+    sources = [e.source for e in with_route_speed(faster, attempt)]
     assert sources == [TABLE, "grasp('kitchen-sponge_0')", FAST_BENCH,
                        "move_to(get_location_coordinates('handover_to_human'))"]
     # the first move's start is unknown: never on the route; the way back is
     back = [Entry(BENCH), Entry(TABLE)]
-    assert [e.source for e in with_route_speed(LESSON, back)] == [
+    assert [e.source for e in with_route_speed(faster, back)] == [
         BENCH, TABLE.replace("'))", "'), speed_factor=2.0)")]
-    assert with_route_speed("thanks, remember that", attempt) == attempt
+    slower = [e.source for e in with_route_speed(speed("slower", None, BENCH_AT), attempt)]
+    assert slower[2] == BENCH.replace("'))", f"'), speed_factor={SLOWER})") and FASTER == 2.0
+    assert with_route_speed(Reading("x", (Clause("learn"),)), attempt) == attempt
+    assert with_route_speed(None, attempt) == attempt
+
+
+READINGS = {REQUEST: "do: kitchen sponge -> workshop bench",
+            LESSON: "learn\nfaster: long table -> workshop bench"}
 
 
 def teach(memory, mode, responses=()):
     s = learning_session([REQUEST, LESSON], memory, SPONGE_TRIP, mode=mode,
-                         world="sponge_workbench", responses=responses, all_ok=True)
+                         world="sponge_workbench", responses=responses, all_ok=True,
+                         readings=READINGS)
     entry = s.console.execute("learn_from_interaction()").entry
     return s, entry
 
@@ -77,7 +93,7 @@ def test_auto_stores_it_where_the_rewrite_has_the_correction_as_a_dialog_turn(me
     refused as "the first turn the user's lesson is about, unchanged". With the route's speed
     it is no longer that turn unchanged, and it is stored."""
     s = learning_session([REQUEST, LESSON], memory, SPONGE_TRIP, mode="auto",
-                         world="sponge_workbench", all_ok=True)
+                         world="sponge_workbench", all_ok=True, readings=READINGS)
     wrong = s.console.transcript.render() + f"\n>>> wait_for_trigger()\n" \
         f"{{'type': 'dialog', 'text': {LESSON!r}}}\n>>> {FAST_BENCH}\n'success'"
     s.learner.llm = ScriptedLLM(["The robot was slow.", "Drive faster on that route.",

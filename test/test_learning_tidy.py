@@ -28,6 +28,8 @@ SAID = ["put the blocks in the yellow bowl",
         "Please try again.",
         "Great, learn from that for next time."]
 OBJECTS = "orange block,blue block,red block,yellow block,yellow bowl"
+READ = {SAID[0]: "do: every block -> yellow bowl", SAID[1]: "do: orange block -> yellow bowl",
+        SAID[2]: "learn"}
 LIVE = (["wait_for_trigger()", "get_obj_names()"]
         + [PUT.format(f"{c} block") for c in ("blue", "red", "yellow", "blue", "red")]
         + ["wait_for_trigger()"] + NOISE + [PUT.format("orange block"), "wait_for_trigger()"])
@@ -60,7 +62,7 @@ def sources(transcript: Transcript) -> list[str]:
 def test_the_measured_rewrite_is_stored_without_the_copied_comments_and_repeated_puts(tmp_path):
     memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "memory")))
     console, learner, spoken, _ = learning_session(SAID, memory, LIVE, "improve", OBJECTS,
-                                                   api="tabletop", all_ok=True)
+                                                   api="tabletop", all_ok=True, readings=READ)
     objects_line = console.transcript.entries[1].output
     learner.llm = ScriptedLLM([PROBLEM, BETTER, measured_rewrite(objects_line)])
     entry = console.execute("learn_from_interaction()").entry

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from llm_interaction_node.core.apis.tabletop import TabletopApi
-from llm_interaction_node.core.learning.gate import explain, is_learning_request
 from llm_interaction_node.eval import tasks as T
 from llm_interaction_node.eval.observe import PLACES, Fact, observe
 from llm_interaction_node.eval.simulated_user import (
@@ -79,7 +78,7 @@ def test_high_level_feedback_then_success_asks_to_learn_once():
     meant = T.block_in_direction(task.attributes["bowl"], task.attributes["direction"], pos)
     assert meant not in fb.text                         # high-level: does not name the block
     assert learn.kind == "learn"
-    assert is_learning_request(learn.text)
+    assert learn.text in LEARN
     assert after is None
     assert [u.kind if u else None for _, u in user.history] == ["high_level", "learn", None]
 
@@ -106,7 +105,7 @@ def test_the_teaching_user_asks_to_learn_after_the_solution_too():
     out = play(user, [FAIL, FAIL, FAIL, OK, OK])
     assert [u.kind if u else None for u in out] == ["high_level", "high_level", "solution",
                                                     "learn", None]
-    assert is_learning_request(out[3].text)
+    assert out[3].text in LEARN
     paper, _, _ = make()
     assert [u.kind if u else None for u in play(paper, [FAIL, FAIL, FAIL, OK])] == [
         "high_level", "high_level", "solution", None]
@@ -264,21 +263,15 @@ def _all_utterances(task, pos, user_seed):
     return out
 
 
-def test_only_learn_requests_pass_the_gate(scenes):
+def test_only_learn_requests_come_from_the_learn_pool(scenes):
     kinds = set()
     for task, pos in scenes:
         for user_seed in range(4):
             for u in _all_utterances(task, pos, user_seed):
                 kinds.add(u.kind)
                 assert u.kind in KINDS
-                if u.kind == "learn":
-                    d = explain(u.text)
-                    assert d.is_request and d.rule == "explicit", u.text
-                else:
-                    assert not is_learning_request(u.text), u.text
+                assert (u.text in LEARN) == (u.kind == "learn"), u.text
     assert kinds == set(KINDS)
-    for text in LEARN:
-        assert explain(text).rule == "explicit" and is_learning_request(text)
 
 
 CODE = re.compile(r"[()_\[\]{}]|\bdef |\bcode\b|\bfunction|\bpython\b|\bvariable|\bline \d|"
@@ -593,7 +586,7 @@ def test_nothing_moved():
     assert facts == [Fact("nothing_moved")]
 
 
-def test_every_fact_wording_is_free_of_code_and_learn_cues():
+def test_every_fact_wording_is_free_of_code():
     fields = {"objects": ("red block", "blue block"), "where": "in the top left corner",
               "wanted": "on the green block", "detail": "the second block from the left"}
     for kind, options in FACT_WORDING.items():
@@ -604,7 +597,7 @@ def test_every_fact_wording_is_free_of_code_and_learn_cues():
             )
             for option in options:
                 text = option.format(**f)
-                assert not CODE.search(text) and not is_learning_request(text), text
+                assert not CODE.search(text), text
 
 
 def test_right_block_wrong_place_gets_no_hint_about_the_block():

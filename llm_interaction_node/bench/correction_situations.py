@@ -67,6 +67,7 @@ class Situation:
     kind: str
     task: T.Task = field(repr=False)
     attempt: list[str] = field(default_factory=list)     # console inputs, after the instruction
+    run: int = 1                        # the n-th situation of its template (a pool's wording)
 
 
 def solution_moves(task: T.Task, pos: T.Positions) -> list[tuple[str, str]]:
@@ -144,7 +145,7 @@ def plan(template: str, seed: int, kind_index: int, factory) -> tuple[Situation,
         wrong = mistaken_moves(kind, task, pos, right)
         if wrong and wrong != right:
             return (Situation(f"{template}-{seed}-{kind}", template, seed, kind, task,
-                              attempt_source(wrong)), world)
+                              attempt_source(wrong), kind_index + 1), world)
     close = getattr(world, "close", None)
     if close:
         close()

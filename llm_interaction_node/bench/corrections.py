@@ -30,7 +30,7 @@ setting ``robot_api.preset``), its records in ``OUT/<variant>-paper-api/``.
 
     python -m llm_interaction_node.bench.corrections [--variants today default]
         [--templates ...] [--scenes 3] [--seed-base 0] [--world bullet|2d|household]
-        [--api-preset paper] [--out DIR]
+        [--api-preset paper] [--phrasings config/phrasings/development.yaml] [--out DIR]
 """
 from __future__ import annotations
 
@@ -49,6 +49,7 @@ from ..core.user import CallbackUser
 from ..eval import tasks as T
 from ..eval.harness import run_seed
 from ..eval.observe import PLACES, at_place, in_bowl, observe, on_block
+from ..eval.phrasings import BUILT_IN, Phrasings, load_phrasings
 from ..eval.simulated_user import Observation, SimulatedUser
 from ..preset_option import add_api_preset_option
 from ..session import build_session, open_memory
@@ -159,7 +160,7 @@ def _next_turn(api: str, world, instruction: str, attempt: list[str], answer: Ca
         return None
 
     session = build_session(api, world, CallbackUser(respond), settings,
-                            llm=AttemptFirst(llm, attempt), memory=memory)
+                            llm=AttemptFirst(llm, attempt), memory=memory, reader_llm=llm)
     session.agent.run()
     if "invalid" in state or "t0" not in state:
         return None
@@ -188,11 +189,14 @@ def _judged(session, state: dict, attempt: list[str], functions, put_right: bool
     }
 
 
-def run_situation(situation: Situation, world, llm, settings: Settings, memory) -> dict | None:
-    """The new turn after the feedback, judged (None: the attempt was right after all)."""
+def run_situation(situation: Situation, world, llm, settings: Settings, memory,
+                  phrasings: Phrasings = BUILT_IN) -> dict | None:
+    """The new turn after the feedback, judged (None: the attempt was right after all); the
+    user speaks from ``phrasings`` (situation n of a template takes its n-th wording)."""
     task = situation.task
     initial = T.world_positions(world)
-    user = SimulatedUser(task, initial, seed=situation.seed)
+    user = SimulatedUser(task, initial, seed=situation.seed, phrasings=phrasings,
+                         run=situation.run)
     seen: dict = {}
 
     def answer():
@@ -214,7 +218,7 @@ def run_situation(situation: Situation, world, llm, settings: Settings, memory) 
     right = solution_moves(task, initial)
     return {
         "situation": situation.id, "template": situation.template, "kind": situation.kind,
-        "seed": situation.seed, "instruction": task.instruction,
+        "seed": situation.seed, "instruction": user.instruction.text,
         **_judged(session, state, situation.attempt, (MOVE,), T.check(task, initial, final),
                   any(_satisfied(seen["after"], b, t) and not _satisfied(final, b, t)
                       for b, t in right)),
@@ -222,7 +226,7 @@ def run_situation(situation: Situation, world, llm, settings: Settings, memory) 
 
 
 def run_household_situation(situation: H.HouseholdSituation, world, llm, settings: Settings,
-                            memory) -> dict | None:
+                            memory, phrasings: Phrasings = BUILT_IN) -> dict | None:
     """The same for a household situation, judged by the world's state: put right when every
     fact of the goal holds; worse when one that held after the attempt no longer does."""
     initial = H.state(world)
@@ -230,7 +234,7 @@ def run_household_situation(situation: H.HouseholdSituation, world, llm, setting
 
     def answer():
         seen["after"] = H.state(world)
-        return H.feedback(situation, initial, seen["after"], world)
+        return H.feedback(situation, initial, seen["after"], world, phrasings)
 
     ran = _next_turn("humanoid", world, situation.instruction, situation.attempt, answer, llm,
                      settings, memory)
@@ -322,9 +326,17 @@ def main(argv=None) -> int:
     parser.add_argument("--world", choices=("bullet", "2d", "household"), default="bullet",
                         help="the tabletop's simulator, or the household situations")
     add_api_preset_option(parser)
+    parser.add_argument("--phrasings", metavar="YAML",
+                        help="the wording pool the user speaks from (instructions, feedback; "
+                        "the household's requests and answers): e.g. "
+                        "config/phrasings/development.yaml; default the built-in pool")
     parser.add_argument("--scripted", action="store_true",
                         help="a stand-in that answers with the solution (tests the bench itself)")
     args = parser.parse_args(argv)
+    try:
+        phrasings = load_phrasings(args.phrasings)
+    except ValueError as exc:
+        parser.error(str(exc))
     household = args.world == "household"
     templates = args.templates or list(H.KINDS if household else SEEN_TEMPLATES)
     wrong = [t for t in templates if t not in (H.KINDS if household else MISTAKES)]
@@ -335,7 +347,8 @@ def main(argv=None) -> int:
                             else "docs/eval/corrections"))
     if household:
         per_kind = 2 if args.scenes is None else args.scenes
-        planned = [(s, s.build) for s in H.situations(per_kind, args.seed_base, templates)]
+        planned = [(s, s.build) for s in H.situations(per_kind, args.seed_base, templates,
+                                                      phrasings=phrasings)]
         api, run, oracle = "humanoid", run_household_situation, _household_oracle
     else:
         from ..eval.worlds import world_factory
@@ -343,7 +356,8 @@ def main(argv=None) -> int:
         planned = situations(templates, 3 if args.scenes is None else args.scenes,
                              args.seed_base, factory)
         api, run, oracle = "tabletop", run_situation, _oracle
-    print(f"{len(planned)} situations, variants {', '.join(args.variants)}", file=sys.stderr)
+    print(f"{len(planned)} situations, variants {', '.join(args.variants)}, wordings "
+          f"{phrasings.label}", file=sys.stderr)
     llm = None
     preset = args.api_preset or "ours"
     labels = [label(v, preset) for v in args.variants]
@@ -361,7 +375,7 @@ def main(argv=None) -> int:
                 world = build()
                 try:
                     record = run(situation, world, llm if not args.scripted
-                                 else oracle(situation, world), settings, memory)
+                                 else oracle(situation, world), settings, memory, phrasings)
                 finally:
                     world.close() if hasattr(world, "close") else None
                 if record is None:
@@ -370,6 +384,7 @@ def main(argv=None) -> int:
                     continue
                 record["variant"] = variant
                 record["api_preset"] = preset
+                record["phrasings"] = phrasings.label
                 path.write_text(json.dumps(record, indent=1) + "\n")
                 print(f"[{name}] {i}/{len(planned)} {situation.id}: "
                       f"right={record['put_right']} changed={record['changed']} "

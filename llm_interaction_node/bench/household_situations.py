@@ -22,6 +22,7 @@ kitchen counter, on the dining table"; never how to do it.
 from __future__ import annotations
 
 import random
+import string
 from dataclasses import dataclass
 
 import yaml
@@ -192,8 +193,13 @@ def _words(world: HouseholdWorld) -> Words:
     return Words(world.scene(), world.named_locations(), None)
 
 
-def plan(kind: str, seed: int, worlds=WORLDS) -> HouseholdSituation:
-    """The situation of mistake ``kind`` drawn with ``seed``."""
+# a mistake's request and the user's answer in a wording pool (eval/phrasings.py: household)
+POOL_KEYS = {"forgotten": "bring_two", "wrong_object": "bring_one", "wrong_place": "put_on"}
+
+
+def plan(kind: str, seed: int, worlds=WORLDS, phrasings=None) -> HouseholdSituation:
+    """The situation of mistake ``kind`` drawn with ``seed``; the request worded from
+    ``phrasings`` (a wording pool) where it has one for the kind."""
     rng = random.Random(seed)
     if kind not in KINDS:
         raise ValueError(f"unknown mistake {kind!r}; use one of {', '.join(KINDS)}")
@@ -221,7 +227,8 @@ def plan(kind: str, seed: int, worlds=WORLDS) -> HouseholdSituation:
         fields = {"a": said(a), "place": words.furniture(place)}
         intent = f"Okay, I am moving the {said(a)}."
         parts = [a, place, wrong]
-    instruction = rng.choice(REQUESTS[kind]).format(**fields)
+    pool = phrasings.household_pool("requests", POOL_KEYS[kind]) if phrasings else ()
+    instruction = rng.choice(pool or REQUESTS[kind]).format(**fields)
     attempt = ["list_object_locations(affordance='grasp')", f"say({intent!r})"]
     ident = "-".join([kind, str(seed), name] + [p.rsplit("_", 1)[0] for p in parts])
     return HouseholdSituation(ident, KINDS[kind], kind, seed, name, instruction, goal, mistake,
@@ -229,14 +236,15 @@ def plan(kind: str, seed: int, worlds=WORLDS) -> HouseholdSituation:
 
 
 def situations(per_kind: int = 2, seed_base: int = 0, kinds=tuple(KINDS),
-               worlds=WORLDS) -> list[HouseholdSituation]:
-    """``per_kind`` distinct situations of each mistake."""
+               worlds=WORLDS, phrasings=None) -> list[HouseholdSituation]:
+    """``per_kind`` distinct situations of each mistake (requests worded from
+    ``phrasings`` where it has them)."""
     out: list[HouseholdSituation] = []
     for kind in kinds:
         found, r = 0, 0
         while found < per_kind and r < per_kind + 20:
             r += 1
-            situation = plan(kind, run_seed(seed_base, "household", kind, r), worlds)
+            situation = plan(kind, run_seed(seed_base, "household", kind, r), worlds, phrasings)
             if any((s.world, s.goal, s.mistake) == (situation.world, situation.goal,
                                                     situation.mistake) for s in out):
                 continue
@@ -245,10 +253,15 @@ def situations(per_kind: int = 2, seed_base: int = 0, kinds=tuple(KINDS),
     return out
 
 
+def _fields(text: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(text) if f}
+
+
 def feedback(situation: HouseholdSituation, initial: State, now: State,
-             world: HouseholdWorld) -> str | None:
+             world: HouseholdWorld, phrasings=None) -> str | None:
     """The user's high-level answer on the world the attempt left (None: nothing is wrong):
-    what is missing, which object came instead, where an object ended; never how."""
+    what is missing, which object came instead, where an object ended; never how. Worded
+    from ``phrasings`` (a wording pool) where it has sentences for the kind."""
     missing = unmet(situation.goal, now)
     if not missing:
         return None
@@ -258,15 +271,21 @@ def feedback(situation: HouseholdSituation, initial: State, now: State,
     given = [o for o, (_, held_by) in now.items()
              if held_by == HUMAN and initial[o][1] != HUMAN and o not in asked]
     parts = []
+    def worded(kind: str, built_in: tuple[str, ...], **fields: str) -> str:
+        """A sentence of the pool's for ``kind`` that uses only ``fields`` (else built-in)."""
+        pool = phrasings.household_pool("feedback", kind) if phrasings else ()
+        usable = [t for t in pool if _fields(t) <= set(fields)] or list(built_in)
+        return rng.choice(usable).format(**fields)
+
     for obj, where in missing[:2]:
         location = now[obj][0]
         if where == HUMAN and given:
-            text = rng.choice(OTHER_OBJECT).format(a=said(obj), b=said(given[0]))
+            text = worded("wrong_object", OTHER_OBJECT, a=said(obj), b=said(given[0]))
         elif where == HUMAN:
-            text = rng.choice(FORGOTTEN).format(a=said(obj))
+            text = worded("forgotten", FORGOTTEN, a=said(obj))
         elif location and location.startswith("on_") and location != initial[obj][0]:
-            text = rng.choice(OTHER_PLACE).format(a=said(obj), place=words.place(where)[3:],
-                                                  wrong=words.place(location)[3:])
+            text = worded("wrong_place", OTHER_PLACE, a=said(obj), place=words.place(where)[3:],
+                          wrong=words.place(location)[3:])
         else:
             text = rng.choice(NOT_THERE).format(a=said(obj), place=words.place(where)[3:])
         parts.append(text[0].upper() + text[1:] + ".")

@@ -24,7 +24,10 @@ Scenarios: E1-E3 with the seed's own utterances, P1/P2 lessons in our own words.
 * P2 = E3's check with other words and another object.
 
     python -m llm_interaction_node.bench.section_e --modes auto final \\
-        [--scenarios E1 E2 E3 P1 P2] [--out DIR] [--json]
+        [--scenarios E1 E2 E3 P1 P2] [--phrasings FILE [--wording N]] [--out DIR] [--json]
+
+``--phrasings``: the check request is said in a wording pool's words (its ``section_e`` part,
+wording ``N``, default the first), not the scenario's own.
 
 Every session is written to ``DIR/<scenario>-<mode>-{teach,check}.json``; a session whose
 file exists is not run again (resumable). The table is printed from those files.
@@ -176,7 +179,7 @@ def run_session(spec: dict, llm=None) -> dict:
     from ..settings import Settings
 
     scenario = SCENARIOS[spec["scenario"]]
-    said = list({"teach": scenario.teach, "check": (scenario.check,),
+    said = list({"teach": scenario.teach, "check": (spec.get("check") or scenario.check,),
                  "other": (scenario.unrelated,)}[spec["phase"]])
     world = make_world("humanoid", scenario.world)
     t0 = time.perf_counter()
@@ -214,6 +217,9 @@ def run_session(spec: dict, llm=None) -> dict:
         if learner else []
     usage = session.ledger.total
     return {"scenario": spec["scenario"], "mode": spec["mode"], "phase": spec["phase"],
+            "said": list({"teach": scenario.teach,
+                          "check": (spec.get("check") or scenario.check,),
+                          "other": (scenario.unrelated,)}[spec["phase"]]),
             "load_s": round(load_s, 1), "wall_s": round(time.perf_counter() - t0, 1),
             "error": error, "learn_calls": outcomes,
             "learned": any(o.stored for o in learner.outcomes) if learner else False,
@@ -247,12 +253,18 @@ def _spawn(spec: dict, out: Path) -> dict:
     return json.loads(out.read_text())
 
 
-def bench(modes, scenarios, out_dir: Path, echo=print) -> list[dict]:
+def bench(modes, scenarios, out_dir: Path, echo=print, phrasings=None,
+          wording: int = 0) -> list[dict]:
+    """Teach, check and the unrelated request per mode and scenario; ``phrasings``: a wording
+    pool whose ``section_e`` words the check request (its ``wording``-th sentence)."""
     rows = []
     for mode in modes:
         for name in scenarios:
             memory = out_dir / "memory" / f"{name}-{mode}"
             spec = {"scenario": name, "mode": mode, "memory": str(memory)}
+            pool = phrasings.section_e.get(name, ()) if phrasings is not None else ()
+            if pool:
+                spec["check"] = pool[wording % len(pool)]
             base = out_dir / f"{name}-{mode}"
             teach = _spawn({**spec, "phase": "teach", "progress": f"{base}-teach.log"},
                            Path(f"{base}-teach.json"))
@@ -302,16 +314,25 @@ def main(argv=None) -> int:
     p.add_argument("--scenarios", nargs="+", choices=sorted(SCENARIOS), default=sorted(SCENARIOS))
     p.add_argument("--out", default="results/section_e", help="session records (resumable)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--phrasings", metavar="YAML", help="say the check requests in a wording "
+                   "pool's words (its section_e part), e.g. config/phrasings/development.yaml")
+    p.add_argument("--wording", type=int, default=0, help="which of the pool's wordings")
     p.add_argument("--session", nargs=2, metavar=("SPEC", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.session:
         spec = json.loads(Path(args.session[0]).read_text())
         Path(args.session[1]).write_text(json.dumps(run_session(spec), indent=1, default=str))
         return 0
+    from ..eval.phrasings import load_phrasings
+    try:
+        phrasings = load_phrasings(args.phrasings) if args.phrasings else None
+    except ValueError as exc:
+        p.error(str(exc))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     print(HEADER, flush=True)
-    rows = bench(args.modes, args.scenarios, out, echo=lambda s: print(s, flush=True))
+    rows = bench(args.modes, args.scenarios, out, echo=lambda s: print(s, flush=True),
+                 phrasings=phrasings, wording=args.wording)
     for mode in args.modes:
         mine = [r for r in rows if r["mode"] == mode]
         print(f"{mode}: learned {sum(r['learned'] for r in mine)}/{len(mine)}, used "

@@ -26,11 +26,10 @@ from .builtins import asked_to_forget
 from .config import check_section, setting
 from .console import ConsoleSession
 from .constraint import ConsoleVocabulary, names_to_say
-from .correction import Focus, focus_after
+from .correction import Focus, focus_from
 from .errors import BlockedError, EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
-from .learning.gate import is_learning_request
 from .learning.transcripts import calls_any
 from .lesson_follow import as_typed, plan_of
 from .llm import LLMClient, LLMError, TokenLedger, Usage, estimate_tokens
@@ -47,7 +46,9 @@ from .notes import (
 from .notes import STOPPED as STOPPED_NOTE
 from .policy import ErrorClass, TurnState, error_class
 from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
-from .replies import closes_the_attempt
+from .reading import Reader, Reading
+from .reading.select import Scene, reading_scene
+from .reading.structure import CORRECTIONS
 from .statements import code_lines, extract_statements
 from .transcript import Entry
 
@@ -93,17 +94,24 @@ class AgentConfig:
                                 "that completes the copy (a small model copies its last turn "
                                 "after a correction), this often per turn; then it runs "
                                 "(0: the reference's rule)", minimum=0)
+    read_utterances: bool = setting(True, "the model reads each user utterance into a typed "
+                                    "reading (core/reading: what is asked, which objects, where "
+                                    "they go, a correction, a request to learn) that the "
+                                    "correction focus, the learn gate and the lesson writers "
+                                    "act on; off: nothing acts on the user's words (the "
+                                    "reference method)")
     correction_focus: bool = setting(True, "in a turn that answers an attempt that moved "
                                      "something, the move function may only take the objects "
-                                     "and targets the user's words name, never a move the "
-                                     "attempt made (decoding and check: core/correction.py)")
-    act_on_correction: bool = setting(True, "after a user reply to an attempt that is "
-                                      "neither a learn request nor a closing reply (thanks, "
-                                      "never mind: core/replies.py) the robot acts (an API "
-                                      "call, a move) before the grammar lets it hand back with "
-                                      "wait_for_trigger() (measured: the 1.5B model answered "
-                                      "corrections by handing back, turn after turn, at any "
-                                      "temperature)")
+                                     "and targets the readings of the request and the reply "
+                                     "mean, computed in the scene, never a move the attempt "
+                                     "made (decoding: core/correction.py)")
+    act_on_correction: bool = setting(True, "after a user reply to an attempt that the "
+                                      "model read as a correction or a request (core/reading: "
+                                      "missing, wrong object, wrong place, retry, do) the robot "
+                                      "acts (an API call, a move) before the grammar lets it "
+                                      "hand back with wait_for_trigger() (measured: the 1.5B "
+                                      "model answered corrections by handing back, turn after "
+                                      "turn, at any temperature)")
     move_after_correction: bool = setting(True, "where act_on_correction holds and the "
                                           "correction focus exists (the user's words name "
                                           "where things go), the first statement is a call "
@@ -132,9 +140,8 @@ class AgentConfig:
     repeat_actions_only: bool = setting(True, "the repeat note compares actions only: "
                                         "statements that only query (get_obj_names(), ...) "
                                         "are left out of both attempts")
-    learn_on_request: bool = setting(True, "when the user's reply to an attempt asks to learn "
-                                     "or remember (the learning gate's classifier, "
-                                     "core/learning/gate.py: is_learning_request), the grammar "
+    learn_on_request: bool = setting(True, "when the reading of the user's reply to an attempt "
+                                     "asks to learn or remember (core/reading), the grammar "
                                      "lets the turn's first statement be learn_from_interaction() "
                                      "only (measured: the 1.5B model did not call it after 2 of "
                                      "6 such requests, and those lessons were lost); off: the "
@@ -191,8 +198,9 @@ class Agent:
                  examples: ExampleSource | Sequence[str] = (), loop_example: str = "",
                  ledger: TokenLedger | None = None, config: AgentConfig | None = None,
                  stop: StopSignal | None = None, fgen: FunctionGenerator | None = None,
-                 speaks: bool = True):
+                 speaks: bool = True, reader: Reader | None = None):
         self.llm = llm
+        self.reader = reader                 # reads each user utterance (None: no readings)
         self.speaks = speaks                 # the API set has say(); without, give up silently
         self.stop = stop or StopSignal()
         self.console = console
@@ -211,6 +219,7 @@ class Agent:
         self._attempt_moves: list[tuple[str, str | None]] = []   # its moves (the API's log)
         self._moves_seen = 0                # moves in the API's log before this turn
         self._task_utterances: list[str] = []   # what the user said in this task
+        self._readings: list[Reading | None] = []    # ... as the model read it (core/reading)
         self._restated = False
         self._blocked: BlockedError | None = None   # the last input's refusal, if it was that
         self._turn_failed = False           # an input of this turn failed: no lesson followed
@@ -227,6 +236,8 @@ class Agent:
         try:
             try:
                 self.prefill(persist=True)
+                if self.reader is not None:
+                    self.reader.prefill(persist=True)
             except InteractionAborted:
                 self.stop.clear()
             if not self.console.transcript.statements():
@@ -405,13 +416,14 @@ class Agent:
 
     def _required(self) -> str | None:
         """The statement the grammar forces now: ``learn_from_interaction()`` as the first
-        statement of a turn whose user reply asks to learn or remember
+        statement of a turn whose user reply the model read as a request to learn
         (``learn_on_request``). A small model often answered "Now it is correct. Memorize
         how you did that." by doing the task again, and the lesson was lost. The learner's
-        gate still judges the call (its position, a retraction)."""
+        gate still judges the call (its position, the reading)."""
+        reply = self._reply_reading()
         if (self.config.learn_on_request and not self.turn.statements
                 and len(self._task_utterances) >= 2
-                and is_learning_request(self._task_utterances[-1])):
+                and reply is not None and reply.asks_to_learn):
             log.info("the user asks to learn: the grammar allows only %s", LEARN_CALL)
             return LEARN_CALL
         return None
@@ -450,18 +462,17 @@ class Agent:
             self.console.annotate(restate_note(self._task_utterances[-1]))
 
     def _focus(self, vocabulary: ConsoleVocabulary) -> Focus | None:
-        """What the move function may take in this turn (core/correction.py), or None."""
+        """What the move function may take in this turn (core/correction.py: from the
+        readings of the request and of the reply), or None."""
         move = self.console.api.move_function()
         if not self.config.correction_focus or move is None or not self._answers_an_attempt():
             return None
         function, spec = move
-        try:
-            names = list(dict.fromkeys(vocabulary.scene_names()))
-        except Exception as exc:  # noqa: BLE001 - no scene: no focus, the names stay free
-            log.warning("no focus after the correction: the scene's names are unknown (%s)", exc)
+        scene = self._scene()
+        if scene is None:
             return None
-        focus = focus_after(function.name, spec, self._task_utterances, names,
-                            self._attempt_moves)
+        focus = focus_from(function.name, spec, self._readings[0] if self._readings else None,
+                           self._reply_reading(), scene, self._attempt_moves)
         if focus is not None:
             log.info("after the correction the move may take %s -> %s (refused: %s)",
                      focus.objects or "any object", list(focus.targets), sorted(focus.refused))
@@ -469,11 +480,15 @@ class Agent:
 
     def _withheld(self, must_act: bool) -> frozenset[str]:
         """What the grammar leaves out of this turn: ``forget_learned`` unless the user's last
-        words say "forget" (measured: "you forgot the glass" -> ``forget_learned('glass')``,
-        which its gate refuses, and the turn was lost), and the bare hand-back where
-        ``must_act`` (:meth:`_must_act`)."""
+        words were read as a request to forget (measured: "you forgot the glass" ->
+        ``forget_learned('glass')``, which its gate refuses, and the turn was lost; without a
+        reading, the forget gate's own word veto), and the bare hand-back where ``must_act``
+        (:meth:`_must_act`)."""
         said = self.console.builtins.utterances
-        withheld = set() if said and asked_to_forget(str(said[-1])) else set(FORGET_ONLY_ASKED)
+        latest = self._latest_reading()
+        asked = latest.asks_to_forget if latest is not None else \
+            bool(said) and asked_to_forget(str(said[-1]))
+        withheld = set() if asked else set(FORGET_ONLY_ASKED)
         if must_act:
             log.info("the user's reply asks for more: the grammar leaves out a bare %s", WAIT)
             withheld.add(WAIT_FUNCTION)
@@ -496,6 +511,7 @@ class Agent:
         if blocked.blocker not in names:
             return None
         mislaid = {blocked.blocked, blocked.blocker, *blocked.around}   # back onto the pile
+        mislaid |= self._wanted_targets()      # nor where the user wants things to go
         targets = tuple(t for t in dict.fromkeys(names_to_say(self.console.api, names))
                         if t not in mislaid)
         log.info("%s lies on %s: the next input moves it (%d targets)", blocked.blocker,
@@ -517,17 +533,55 @@ class Agent:
 
     def _must_act(self) -> bool:
         """The turn answers an attempt, the robot did not act in it yet (no statement called
-        a function of the API, nothing moved), and the user's reply neither closes the
-        attempt nor asks to learn (``act_on_correction``). Measured: a definition of the
-        model's own that only wraps the hand-back, then its call, to get around the grammar."""
+        a function of the API, nothing moved), and the model read the user's reply as a
+        correction or a request (``act_on_correction``; no reading: the model decides).
+        Measured: a definition of the model's own that only wraps the hand-back, then its
+        call, to get around the grammar."""
         if not self.config.act_on_correction or not self._answers_an_attempt():
             return False
         api = set(self.console.api.names) - {WAIT_FUNCTION}
         if any(calls_any(s, api) for s in self.turn.statements) \
                 or len(self._move_log()) > self._moves_seen:
             return False
-        reply = self._task_utterances[-1]
-        return not closes_the_attempt(reply) and not is_learning_request(reply)
+        reply = self._reply_reading()
+        return reply is not None and bool(set(reply.kinds) & {*CORRECTIONS, "do"})
+
+    # -- readings (core/reading) --------------------------------------------------------
+    def _scene(self) -> Scene | None:
+        """The scene as the readings see it (names, spoken forms, positions); None when the
+        API cannot list it."""
+        try:
+            return reading_scene(self.console.api)
+        except Exception as exc:  # noqa: BLE001 - no scene: nothing read, nothing focused
+            log.warning("the scene's names are unknown (%s): utterances are not read", exc)
+            return None
+
+    def _read(self, utterance: str) -> Reading | None:
+        """The model's reading of ``utterance`` in the current scene (None without a reader
+        or a scene, or when the model gave none: then nothing acts on it)."""
+        if self.reader is None:
+            return None
+        scene = self._scene()
+        if scene is None:
+            return None
+        reply = len(self._task_utterances) >= 2      # the task's request is read as one
+        return self.stop.call(self.reader.read, utterance, scene.vocabulary, reply)
+
+    def _reply_reading(self) -> Reading | None:
+        """The reading of the user's last utterance of this task, if it answers an attempt."""
+        return self._readings[-1] if len(self._readings) >= 2 else None
+
+    def _latest_reading(self) -> Reading | None:
+        return self._readings[-1] if self._readings else None
+
+    def _wanted_targets(self) -> set[str]:
+        """The names the readings of this task say things should go to."""
+        out: set[str] = set()
+        for reading in self._readings:
+            for clause in reading.moves if reading is not None else ():
+                if clause.where is not None and clause.where.name:
+                    out.add(clause.where.name)
+        return out
 
     def _move_log(self) -> list[tuple[str, str | None]]:
         """The moves the API made so far (``moves`` of the object behind the move function)."""
@@ -541,6 +595,7 @@ class Agent:
         self._attempt_moves = []
         self._moves_seen = len(self._move_log())
         self._task_utterances = []
+        self._readings = []
         self._restated = False
 
     def _define_missing(self, source: str) -> None:
@@ -572,6 +627,9 @@ class Agent:
         correction a small model copies its last turn instead of acting on the words. A
         wanted repeat ("you dropped it, try again") is only delayed: the note comes once."""
         attempt = self._answered
+        reply = self._reply_reading()
+        if reply is not None and reply.asks_again:
+            return False                     # "you dropped it, try again": the repeat is wanted
         return bool(attempt) and self._actions(self.turn.statements + [source]) == attempt
 
     def _ignores_the_user(self, statements: list[str]) -> bool:
@@ -705,6 +763,7 @@ class Agent:
         utterances = self.console.builtins.utterances
         if utterances:
             self._task_utterances.append(str(utterances[-1]))
+            self._readings.append(self._read(str(utterances[-1])))
         self._restated = False
         self._turn_failed = False
         self.turn = TurnState(self.config)

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..core.llm import Usage
 from .observe import observe
+from .phrasings import BUILT_IN, Phrasings
 from .simulated_user import USER_POLICIES, Observation, SimulatedUser
 from .systems.base import Round
 from .tasks import (
@@ -73,6 +74,7 @@ class RunRecord:
     startup_s: float | None = None  # session start -> instruction (the start-up prefill)
     retrieved: list = field(default_factory=list)  # ids of the non-seed examples in its prompts
     user: str = "paper"             # the simulated user's learning rule (USER_POLICIES)
+    phrasings: str = "built-in"     # the wording pool the user spoke from (Phrasings.label)
     api_preset: str = "ours"        # the robot API the system had (robot_api.preset)
 
     def path(self, out: Path) -> Path:
@@ -131,10 +133,13 @@ class HarnessError(RuntimeError):
 
 def run_once(system, split: str, template: str, round_: int, seed: int,
              factory: WorldFactory | None = None, max_rounds: int = 6,
-             strip: Path | None = None, user_policy: str = "paper") -> RunRecord:
+             strip: Path | None = None, user_policy: str = "paper",
+             phrasings: Phrasings = BUILT_IN) -> RunRecord:
     """One run of one instruction (see the module docstring). With ``strip`` (and a world
     that can ``render``), a PNG with the scene at the start and after every round.
-    ``user_policy``: when the simulated user asks to learn (:data:`USER_POLICIES`)."""
+    ``user_policy``: when the simulated user asks to learn (:data:`USER_POLICIES`);
+    ``phrasings``: the wording pool the simulated user speaks from (run ``round_`` of the
+    template takes wording ``(round_ - 1) mod n``)."""
     if user_policy not in USER_POLICIES:
         raise ValueError(
             f"unknown user policy {user_policy!r}; use one of {', '.join(USER_POLICIES)}"
@@ -147,10 +152,12 @@ def run_once(system, split: str, template: str, round_: int, seed: int,
         initial = world_positions(world)
         bounds = np.asarray(world.bounds, dtype=float)
         user = SimulatedUser(task, initial, seed=seed, max_rounds=max_rounds,
-                             learn_after_solution=user_policy == "teaching")
+                             learn_after_solution=user_policy == "teaching",
+                             phrasings=phrasings, run=round_)
         first = user.first()
         record = RunRecord(system.name, split, template, round_, seed, first.text,
-                           user=user_policy, api_preset=api_preset(system))
+                           user=user_policy, api_preset=api_preset(system),
+                           phrasings=phrasings.label)
         record.utterances.append((first.kind, first.text))
         before = system.ledger.total
         started = time.monotonic()
@@ -270,11 +277,11 @@ def run_protocol(system, out: str | Path, splits=SPLITS, runs: int = 10, seed: i
                  templates=None, factory: WorldFactory | None = None,
                  progress: Callable[[int, int, RunRecord | None], None] | None = None,
                  max_rounds: int = 6, frames: bool = False,
-                 user_policy: str = "paper") -> list[RunRecord]:
+                 user_policy: str = "paper", phrasings: Phrasings = BUILT_IN) -> list[RunRecord]:
     """Run (or resume) the protocol; returns every run's record, old and new. ``frames``:
     an image strip per run next to its JSON (PyBullet world). A resumed protocol keeps its
-    ``user_policy`` and the system's API preset: records of another policy or preset in
-    ``out`` are an error, not a mix."""
+    ``user_policy``, its wording pool and the system's API preset: records of another policy,
+    pool or preset in ``out`` are an error, not a mix."""
     out = Path(out)
     todo = list(plan(splits, runs, templates))
     records: list[RunRecord] = []
@@ -286,6 +293,9 @@ def run_protocol(system, out: str | Path, splits=SPLITS, runs: int = 10, seed: i
             if old.user != user_policy:
                 raise ValueError(f"{path} was run with the {old.user!r} user, not "
                                  f"{user_policy!r}: use another --out")
+            if old.phrasings != phrasings.label:
+                raise ValueError(f"{path} was run with the wordings {old.phrasings!r}, not "
+                                 f"{phrasings.label!r}: use another --out")
             if old.api_preset != api_preset(system):
                 raise ValueError(f"{path} was run with the {old.api_preset!r} API preset, not "
                                  f"{api_preset(system)!r}: use another --out")
@@ -293,7 +303,7 @@ def run_protocol(system, out: str | Path, splits=SPLITS, runs: int = 10, seed: i
         else:
             record = run_once(system, split, template, round_, seed_, factory, max_rounds,
                               strip=path.with_suffix(".png") if frames else None,
-                              user_policy=user_policy)
+                              user_policy=user_policy, phrasings=phrasings)
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
             tmp.write_text(json.dumps(asdict(record), indent=1, default=str))

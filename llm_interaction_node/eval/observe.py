@@ -194,6 +194,14 @@ class Move:
     end: str                    # where it is now (words)
 
 
+FACT_KINDS = ("nothing_moved", "missing", "wrong_place", "wrong_block", "wrong_corner",
+              "reversed", "same_color", "shared", "stack_fell", "not_stacked", "overlap",
+              "off_line", "wrong_line", "wrong_side", "too_far", "too_close", "extra")
+# the fields a sentence about a fact may use (the simulated user's and a pool's,
+# eval/phrasings.py); ``meant``: what a selection task means, in words
+FACT_FIELDS = ("things", "Things", "is", "it", "they", "where", "wanted", "detail", "meant")
+
+
 @dataclass(frozen=True)
 class Fact:
     """One unmet goal condition as a person at the table would state it.
@@ -259,5 +267,6 @@ def observe(task, initial: Positions, final: Positions, start: Positions | None 
     return seen
 
 
-__all__ = ["Fact", "Move", "Seen", "observe", "where", "moves", "named_place", "place_phrase",
+__all__ = ["Fact", "FACT_KINDS", "FACT_FIELDS", "Move", "Seen", "observe", "where", "moves",
+           "named_place", "place_phrase",
            "PLACES", "CORNERS", "DIRECTIONS", "at_place", "in_bowl", "on_block"]

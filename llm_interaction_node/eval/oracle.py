@@ -10,7 +10,9 @@ It reads the prompt the way a model would see it and answers:
   (:func:`tasks.mistaken_program`: axes flipped, the other block, one block forgotten, ...)
   and hands back, so the user says what it sees; where a task has none it only looks
   (``get_obj_names()``) and hands back;
-  after a request to learn it calls ``learn_from_interaction()``;
+  after one of the simulated user's requests to learn (the built-in pool's and those it is
+  given: it knows the script's sentences, it does not read) it calls
+  ``learn_from_interaction()``;
 * L_improve chats: a problem, an improvement and an improved transcript;
 * other completions (CaP-style: the whole program at once): the program of the latest
   instruction found in the prompt.
@@ -19,9 +21,9 @@ from __future__ import annotations
 
 import ast
 
-from ..core.learning.gate import is_learning_request
 from ..core.learning.improve import QUESTIONS
 from ..core.llm import ScriptedLLM
+from .simulated_user import LEARN
 from .tasks import mistaken_program, solution_program
 
 WAIT = "wait_for_trigger()"
@@ -48,10 +50,18 @@ def dialog_texts(text: str) -> list[tuple[int, str]]:
 
 
 class OracleLLM(ScriptedLLM):
-    def __init__(self, tasks, fail_first=()):
+    """``tasks``: the tasks it knows; ``said``: the instruction each is asked with (default:
+    the template's own sentence; a wording pool's: eval/phrasings.py); ``learn_requests``:
+    what the simulated user says to ask for a lesson besides the built-in pool's."""
+
+    def __init__(self, tasks, fail_first=(), said=None, learn_requests=()):
         super().__init__([])
-        self.programs = {t.instruction: statements(solution_program(t)) for t in tasks}
-        self.mistakes = {t.instruction: statements(mistaken_program(t) or LOOK) for t in tasks}
+        said = list(said) if said is not None else [t.instruction for t in tasks]
+        self.programs = {s: statements(solution_program(t))
+                         for t, s in zip(tasks, said, strict=True)}
+        self.mistakes = {s: statements(mistaken_program(t) or LOOK)
+                         for t, s in zip(tasks, said, strict=True)}
+        self.learn_requests = frozenset(LEARN) | frozenset(learn_requests)
         self.fail_first = set(fail_first)
         self.failed: set[str] = set()
 
@@ -79,7 +89,7 @@ class OracleLLM(ScriptedLLM):
         # a note) are no statements of the program
         after = [ln for ln in current.splitlines()[last_line + 1:]
                  if ln.startswith(">>> ") and not ln.startswith(">>> #")]
-        if is_learning_request(last):
+        if last in self.learn_requests:
             return "learn_from_interaction()" if not after else WAIT
         if (
             last == instruction

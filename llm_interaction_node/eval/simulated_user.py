@@ -50,7 +50,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from . import tasks as T
-from .observe import SIDE_OF, Fact, Move, joined
+from .observe import FACT_FIELDS, FACT_KINDS, SIDE_OF, Fact, Move, joined
+from .phrasings import BUILT_IN, Phrasings, meant_phrase
 
 USER_POLICIES = ("paper", "teaching")   # when the user asks to learn (see the module docstring)
 KINDS = ("instruction", "high_level", "solution", "retry_execution", "learn")
@@ -242,6 +243,8 @@ FACT_WORDING: dict[str, tuple[str, ...]] = {
         "{Things} {is} not the block I meant, it was {wanted}.",
     ),
 }
+if tuple(FACT_WORDING) != FACT_KINDS:
+    raise ImportError("FACT_WORDING and observe.FACT_KINDS name different kinds of fact")
 # The objects of a fact that must not name them (the block a selection task chose).
 UNNAMED = "the block you took"
 
@@ -395,8 +398,8 @@ def _fields(names) -> set[str]:
     return {f for _, f, _, _ in string.Formatter().parse(names) if f}
 
 
-def fact_fields(fact: Fact) -> dict[str, str]:
-    """The wording fields of a fact (see :data:`FACT_WORDING`)."""
+def fact_fields(fact: Fact, meant: str = "") -> dict[str, str]:
+    """The wording fields of a fact (see :data:`FACT_WORDING`, :data:`FACT_FIELDS`)."""
     objs = list(fact.objects)
     many = len(objs) > 1
     if fact.kind == "reversed" and len(objs) == 2:
@@ -406,14 +409,18 @@ def fact_fields(fact: Fact) -> dict[str, str]:
         things = joined(["the " + o for o in objs]) if objs else UNNAMED
     return {"things": things, "Things": _cap(things), "is": "are" if many else "is",
             "it": "them" if many else "it", "they": "they" if many else "it",
-            "where": fact.where, "wanted": fact.wanted, "detail": fact.detail}
+            "where": fact.where, "wanted": fact.wanted, "detail": fact.detail, "meant": meant}
 
 
-def fact_options(fact: Fact, naming: bool = False) -> tuple[str, ...]:
+def fact_options(fact: Fact, naming: bool = False,
+                 wording: dict[str, tuple[str, ...]] | None = None,
+                 meant: str = "") -> tuple[str, ...]:
     """The phrasings of ``fact`` whose fields are all known; ``naming``: only those that name
-    its objects (a second fact in one answer must say what it is about)."""
-    fields = fact_fields(fact)
-    out = tuple(o for o in FACT_WORDING[fact.kind] if all(fields.get(f) for f in _fields(o)))
+    its objects (a second fact in one answer must say what it is about); ``wording``: a
+    pool's sentences per kind (a kind it leaves out is :data:`FACT_WORDING`'s)."""
+    fields = fact_fields(fact, meant)
+    pool = (wording or {}).get(fact.kind) or FACT_WORDING[fact.kind]
+    out = tuple(o for o in pool if all(fields.get(f) for f in _fields(o)))
     if naming and fact.objects:
         out = tuple(o for o in out if {"things", "Things"} & _fields(o)) or out
     return out
@@ -438,8 +445,11 @@ class SimulatedUser:
 
     def __init__(self, task: T.Task, positions: T.Positions | None = None, seed: int = 0,
                  max_rounds: int = 6, end_on_error: bool = True,
-                 learn_after_solution: bool = False):
+                 learn_after_solution: bool = False, phrasings: Phrasings = BUILT_IN,
+                 run: int = 1):
         self.task = task
+        self.phrasings = phrasings
+        self.run = run
         self.positions = positions
         self.seed = int(seed)
         self.max_rounds = int(max_rounds)
@@ -471,11 +481,12 @@ class SimulatedUser:
 
     def first(self) -> Utterance:
         """The instruction that starts the run."""
-        self.instruction = Utterance(self.task.instruction, "instruction")
+        self.instruction = Utterance(self.phrasings.instruction(self.task, self.run),
+                                     "instruction")
         return self.instruction
 
     def _learn(self) -> Utterance:
-        return Utterance(self._choose("learn", LEARN), "learn")
+        return Utterance(self._choose("learn", self.phrasings.learn or LEARN), "learn")
 
     def _retry(self, dropped: list[str]) -> Utterance:
         names = list(dict.fromkeys(str(n) for n in dropped))
@@ -509,14 +520,16 @@ class SimulatedUser:
             said.append(self._choose("hint", HINTS[self.task.template_id])
                         .format(**_hint_fields(self.task)))
         parts = [self._choose("error_prefix", ERROR_PREFIX) if obs.error else
-                 self._choose("opener", OPENERS), *said, self._choose("closer", CLOSERS)]
+                 self._choose("opener", self.phrasings.openers or OPENERS), *said,
+                 self._choose("closer", self.phrasings.closers or CLOSERS)]
         return Utterance(" ".join(p for p in parts if p), "high_level")
 
     def _say(self, fact: Fact, naming: bool = False) -> str:
-        options = fact_options(fact, naming)
+        meant = meant_phrase(self.task)
+        options = fact_options(fact, naming, self.phrasings.feedback, meant)
         if not options:
             return ""
-        return _cap(self._choose("fact:" + fact.kind, options).format(**fact_fields(fact)))
+        return _cap(self._choose("fact:" + fact.kind, options).format(**fact_fields(fact, meant)))
 
     # -------------------------------------------------------------- progress
     def _needed_blocks(self) -> set[str]:
@@ -582,6 +595,7 @@ __all__ = [
     "KINDS",
     "HINTS",
     "FACT_WORDING",
+    "FACT_FIELDS",
     "LEARN",
     "RETRY",
     "SOLUTION",

@@ -2,7 +2,7 @@
 
 Usage: python scripted_session.py SPEC.json OUT.json
 SPEC: {"responses": [...], "utterances": [...], "memory": {...}, "world": "drinks_and_cup",
-       "learning": "improve"}
+       "learning": "improve", "readings": {utterance: clauses}}
 OUT:  {"prompts": [...], "transcript": "...", "spoken": [...], "stored": [...ids],
        "world": snapshot}
 Tests start it as a separate process (:func:`run_session`) so that a later process can show
@@ -35,7 +35,10 @@ def run_session(tmp_path: Path, name: str, spec: dict, timeout: float = 300) -> 
 
 
 def main(spec_path: str, out_path: str) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from reading_support import scripted_reader
     spec = json.load(open(spec_path))
+    reader = scripted_reader(spec["readings"], default=None) if spec.get("readings") else None
     world = make_world("humanoid", spec.get("world", "drinks_and_cup"))
     spoken: list[str] = []
     llm = ScriptedLLM(spec["responses"])
@@ -51,9 +54,10 @@ def main(spec_path: str, out_path: str) -> None:
         LearningSettings(mode=spec.get("learning", "improve")),
         speak=spoken.append,
         start=interaction_start(world),
+        reader=reader,
     )
     agent = build_agent("humanoid", llm, console,
-                        ExampleSource(memory))
+                        ExampleSource(memory), reader=reader)
     agent.run()
     json.dump({"prompts": llm.prompts, "transcript": console.transcript.render(),
                "spoken": spoken, "stored": [e.id for e in memory.list() if e.id not in before],

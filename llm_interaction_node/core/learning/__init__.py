@@ -2,7 +2,7 @@
 
 A *lesson* is what a learn request stores in the memory (:class:`Lesson`).
 
-* :mod:`.gate` - did the user explicitly ask to learn? (:func:`is_learning_request`)
+* :mod:`.gate` - is a learn call honoured now? (its position; the model's reading of the reply)
 * :mod:`.transcripts` - cutting an interaction into the pieces a lesson is built from
 * :mod:`.improve` - L_improve (``improve.improve`` gives an ImproveResult; the package
   attribute ``improve`` is the module, not that function): problem, improvement, rewrite
@@ -18,14 +18,14 @@ A *lesson* is what a learn request stores in the memory (:class:`Lesson`).
 * :mod:`.learner` - :class:`Learner`, the hook ``learn_from_interaction()`` calls: checks,
   stores, speaks; the table of modes (``STORES``)
 """
-from .gate import GateDecision, explain, is_learning_request
+from .gate import GateDecision, accepts
 from .improve import Improvement, ImproveResult, ImproveStatus
 from .learner import LEARNING_DISABLED, Learner
 from .outcome import Lesson
 from .validation import InvalidTranscript, validate_transcript
 
 __all__ = [
-    "GateDecision", "explain", "is_learning_request",
+    "GateDecision", "accepts",
     "Improvement", "ImproveResult", "ImproveStatus", "InvalidTranscript",
     "validate_transcript",
     "Learner", "Lesson", "LEARNING_DISABLED",

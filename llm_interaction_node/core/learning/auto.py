@@ -42,7 +42,7 @@ def store_auto(learner: Learner, transcript: Transcript) -> LearnOutcome:
     result = rewrite(learner, transcript)
     if result.ok:
         return store_rewrite(learner, result, REWRITE_MESSAGE)
-    if _keeps_the_rejected_turn(result, transcript):
+    if _keeps_the_rejected_turn(result, transcript, learner.read):
         outcome = refuse_rewrite(learner, result)
         outcome.message += FIRST_TURN_KEPT
         return outcome
@@ -57,12 +57,12 @@ def store_auto(learner: Learner, transcript: Transcript) -> LearnOutcome:
     return outcome
 
 
-def _keeps_the_rejected_turn(result: ImproveResult, transcript: Transcript) -> bool:
+def _keeps_the_rejected_turn(result: ImproveResult, transcript: Transcript, read) -> bool:
     """The ``final`` lesson would be the first turn unchanged although L_improve found a
     problem in the interaction (or could not be asked)."""
     if result.status == ImproveStatus.NO_PROBLEM:
         return False
-    example = final_example(transcript)
+    example = final_example(transcript, read=read)
     return example is not None and repeats_first_turn(example, transcript)
 
 

@@ -7,9 +7,10 @@ block_direction_of_bowl: the lesson of run 2 named its block; runs 4 and 5 took 
 the lesson of run 4 was refused, it "only names the one it took then"). The embedded model's
 L_improve rewrite never wrote the choice either.
 
-Where the request says which object by a side of another one ("the block to the left of the
-green bowl", "the block above the red bowl") and the accepted attempt moved one object of that
-kind, named, the lesson computes the choice instead, in the idiom the paper's prompts use::
+Where the request, as the model read it (:mod:`..reading`), chooses the object by a side of
+another one ("the block to the left of the green bowl", "the cube just above the red bowl")
+and the accepted attempt moved one object of that kind, named, the lesson computes the choice
+instead, in the idiom the paper's prompts use::
 
     ref_pos = get_obj_pos('green bowl')
     block_names = [name for name in get_obj_names() if name.endswith(' block')
@@ -18,13 +19,18 @@ kind, named, the lesson computes the choice instead, in the idiom the paper's pr
     put_first_on_second(block, 'top left corner')
 
 Where the request counts the object from an edge of the table ("the second block from the
-left"), the lesson sorts the objects of that kind from that edge and takes the one counted::
+left", "the leftmost cube"), the lesson sorts the objects of that kind from that edge and takes
+the one counted::
 
     block_names = sorted([name for name in get_obj_names() if name.endswith(' block')],
                          key=lambda name: get_obj_pos(name) @ np.array([-1, 0]), reverse=True)
     block = block_names[1]
 
-Two readings of a side of another object are tried (:data:`READINGS`): the one nearest to the
+Where the request chooses by distance ("the block closest to the blue bowl"), the lesson takes
+the nearest (farthest) of that kind: ``block = min(block_names, key=lambda name:
+np.linalg.norm(get_obj_pos(name) - ref_pos))``.
+
+Two meanings of a side of another object are tried (:data:`READINGS`): the one nearest to the
 reference among those on that side, and the one farthest that way. :mod:`.final` replays each
 in the interaction's scene and keeps the first that takes the object the user accepted (the
 world ends as the live one did); where none does, the literal lesson stands. The sides are the
@@ -37,24 +43,19 @@ import ast
 import re
 from dataclasses import dataclass
 
+from ..reading.select import SIDE_VECTORS
+from ..reading.structure import Reading
 from ..statements import bare_call
 from ..transcript import Entry, Transcript, listed_names
 from .general import identifier
 from .transcripts import move_key
 
-# side word -> unit vector in the table's frame (x to the right, y to the top)
+# side word -> unit vector in the table's frame (x to the right, y to the top); the words of
+# the seen templates' requests, also how an adapted lesson names its side (memory/adapt.py)
 SIDES: dict[str, tuple[int, int]] = {
-    "left": (-1, 0), "right": (1, 0), "top": (0, 1), "bottom": (0, -1),
-    "above": (0, 1), "below": (0, -1),
-}
+    **SIDE_VECTORS, "above": SIDE_VECTORS["top"], "below": SIDE_VECTORS["bottom"]}
 READINGS = ("nearest", "farthest")
 ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
-_SIDE = "|".join(("left", "right", "top", "bottom"))
-_RELATION = re.compile(
-    rf"\bthe (?P<kind>[a-z]+) (?:(?:to|on|at) the (?P<side>{_SIDE})(?: side)? of|"
-    rf"(?P<prep>above|below)) the (?P<rest>.+)$")
-_COUNTED = re.compile(rf"\bthe (?P<nth>{'|'.join(ORDINALS)}) (?P<kind>[a-z]+) from the "
-                      rf"(?P<side>{_SIDE})\b")
 # the filters :meth:`ChoiceRule.statements` writes, as a stored lesson shows them
 _FILTERS = (
     re.compile(r"^\w+_names = \[name for name in .+ if name\.endswith\(' [^']+'\) and "
@@ -62,6 +63,8 @@ _FILTERS = (
     re.compile(r"^\w+_names = sorted\(\[name for name in .+ if name\.endswith\(' [^']+'\)\], "
                r"key=lambda name: get_obj_pos\(name\) @ np\.array\(\[-?\d, -?\d\]\), "
                r"reverse=True\)$"),
+    re.compile(r"^\w+ = (?:min|max)\(\w+_names, key=lambda name: "
+               r"np\.linalg\.norm\(get_obj_pos\(name\) - ref_pos\)\)$"),
 )
 
 
@@ -87,31 +90,33 @@ CHOICE_WORDS = tuple(SIDES) + tuple(ORDINALS)
 
 @dataclass(frozen=True)
 class Relation:
-    """The object a request means: the ``kind`` on the ``side`` of the ``reference``, or,
-    without a reference, the ``nth`` of that kind counted from the ``side`` edge (0: the first,
-    -1: the last)."""
+    """The object a request means: the ``kind`` on the ``side`` of the ``reference``; the
+    ``kind`` nearest to / farthest from the ``reference`` (``distance``); or, without a
+    reference, the ``nth`` of that kind counted from the ``side`` edge (0: the first)."""
 
     kind: str
-    side: str
+    side: str | None
     reference: str | None
     nth: int | None = None
+    distance: str | None = None        # "nearest" | "farthest"
 
 
-def relation_in(request: str, scene: list[str]) -> Relation | None:
-    """The :class:`Relation` a request says ("the block to the left of the green bowl",
-    "the block above the red bowl", its reference one of the ``scene``'s names; "the second
-    block from the left"); else None."""
-    text = " ".join(request.lower().replace(",", " ").split())
-    counted = _COUNTED.search(text)
-    if counted:
-        return Relation(counted.group("kind"), counted.group("side"), None,
-                        ORDINALS[counted.group("nth")])
-    for match in _RELATION.finditer(text):
-        side = match.group("side") or match.group("prep")
-        rest = match.group("rest")
-        named = [n for n in scene if rest == n.lower() or rest.startswith(n.lower() + " ")]
-        if named:
-            return Relation(match.group("kind"), side, max(named, key=len))
+def relation_of(request: Reading | None, scene: list[str]) -> Relation | None:
+    """The :class:`Relation` of the request as the model read it: its first clause that
+    chooses an object by a side of another, by the distance to another, or counted from an
+    edge, the reference one of the ``scene``'s names; else None."""
+    for clause in request.moves if request is not None else ():
+        s = clause.objects
+        if s is None or s.kind is None:
+            continue
+        if s.how == "nth" and s.nth:
+            return Relation(s.kind, s.side, None, s.nth - 1)
+        if s.reference not in scene:
+            continue
+        if s.how == "side":
+            return Relation(s.kind, s.side, s.reference)
+        if s.how in READINGS:
+            return Relation(s.kind, None, s.reference, distance=s.how)
     return None
 
 
@@ -133,12 +138,22 @@ class ChoiceRule:
         if r.reference is None:
             return f"the {r.kind} number {r.nth + 1 if r.nth >= 0 else 'last'} counted from " \
                    f"the {r.side}"
+        if r.distance is not None:
+            return f"the {r.kind} {r.distance} to the {r.reference}"
         how = "nearest to it" if self.reading == "nearest" else f"farthest to the {r.side}"
         return f"the {r.kind} on the {r.side} of the {r.reference}, the one {how}"
 
     def statements(self) -> list[Entry]:
         kind = identifier(self.relation.kind)
         names = f"{kind}_names"
+        if self.relation.distance is not None:
+            pick = "min" if self.relation.distance == "nearest" else "max"
+            return [Entry(f"ref_pos = get_obj_pos({self.relation.reference!r})"),
+                    Entry(f"{names} = [name for name in get_obj_names() if name.endswith("
+                          f"' {self.relation.kind}')]"),
+                    Entry(f"{kind} = {pick}({names}, key=lambda name: "
+                          f"np.linalg.norm(get_obj_pos(name) - ref_pos))"),
+                    Entry(f"{self.function}({kind}, {self.target})")]
         side = side_code(self.relation.side)
         if self.relation.reference is None:
             return [Entry(f"{names} = sorted([name for name in get_obj_names() if name.endswith("
@@ -157,10 +172,11 @@ class ChoiceRule:
                 Entry(f"{self.function}({kind}, {self.target})")]
 
 
-def choice_rules(request: str, look: Entry, attempt: list[Entry]) -> list[ChoiceRule]:
-    """The readings (:data:`READINGS`) of the one move in ``attempt`` (besides looks at the
-    scene: calls without arguments) as a choice, if the request says its object by a side of
-    another the scene ``look`` listed and the move names one object of that kind; else []."""
+def choice_rules(request: Reading | None, look: Entry, attempt: list[Entry]) -> list[ChoiceRule]:
+    """The meanings (:data:`READINGS`) of the one move in ``attempt`` (besides looks at the
+    scene: calls without arguments) as a choice, if the request, as the model read it,
+    chooses its object by a relation (:func:`relation_of`) to another the scene ``look``
+    listed and the move names one object of that kind; else []."""
     scene = listed_names(look.output)
     if scene is None:
         return []
@@ -172,12 +188,13 @@ def choice_rules(request: str, look: Entry, attempt: list[Entry]) -> list[Choice
     if call is None or len(call.args) != 2 or call.keywords:
         return []
     chosen = call.args[0].value
-    relation = relation_in(request, scene)
+    relation = relation_of(request, scene)
     if relation is None or chosen not in scene or chosen == relation.reference \
             or chosen.rsplit(" ", 1)[-1] != relation.kind:
         return []
     target = ast.unparse(call.args[1])
-    readings = READINGS if relation.reference is not None else READINGS[:1]
+    readings = READINGS if relation.reference is not None and relation.distance is None \
+        else READINGS[:1]
     return [ChoiceRule(relation, reading, call.func.id, target, chosen) for reading in readings]
 
 
@@ -199,6 +216,6 @@ def _not_a_look(entry: Entry) -> bool:
 
 
 
-__all__ = ["ChoiceRule", "Relation", "choice_rules", "relation_in", "is_choice_lesson",
+__all__ = ["ChoiceRule", "Relation", "choice_rules", "relation_of", "is_choice_lesson",
            "side_code", "ordinal_code", "word_code", "choice_words_in", "CHOICE_WORDS", "SIDES",
            "ORDINALS", "READINGS"]

@@ -35,13 +35,15 @@ log = logging.getLogger(__name__)
 CORRECTION_COMMENT = "# The user said: {text!r}"
 
 
-def corrected_example(transcript: Transcript) -> Transcript | None:
+def corrected_example(transcript: Transcript, read=lambda utterance: None) -> Transcript | None:
     """The ``corrected`` lesson of an interaction (the live transcript, so that errors are
-    known), or None if it holds no request."""
+    known), or None if it holds no request; ``read``: the readings of the user's utterances
+    (a closing reply that only asks to learn is left out)."""
     cut = cut_interaction(transcript)
     if cut is None:
         return None
-    out = opening(cut.request, cut.closing_reply)
+    closing = read(cut.closing_reply) if cut.closing_reply else None
+    out = opening(cut.request, cut.closing_reply, closing is not None and closing.only_learn)
     for entry in cut.body:
         reply = reply_of(entry)
         if reply is not None:
@@ -56,7 +58,7 @@ def corrected_example(transcript: Transcript) -> Transcript | None:
 def store_corrected(learner: Learner, transcript: Transcript) -> LearnOutcome:
     """Mode ``corrected``: the request, what worked, the corrections as comments; refused if
     its replay shows other outputs or ends elsewhere than the live world."""
-    example = corrected_example(transcript)
+    example = corrected_example(transcript, learner.read)
     if example is None:
         return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                             "Nothing was learned: the interaction holds no request.")

@@ -37,9 +37,11 @@ from __future__ import annotations
 
 import ast
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..reading.structure import Reading
 from ..statements import bare_call
 from ..transcript import Entry, Transcript, output_value
 from .choice import choice_rules
@@ -65,6 +67,13 @@ from .transcripts import (
 
 if TYPE_CHECKING:
     from .learner import Learner
+
+Read = Callable[[str], Reading | None]
+
+
+def no_reading(utterance: str) -> Reading | None:
+    """A reader that reads nothing (a lesson then follows no rule a reading would show)."""
+    return None
 
 log = logging.getLogger(__name__)
 
@@ -188,9 +197,10 @@ class FinalParts:
         return Transcript(self.opening + body + [Entry("wait_for_trigger()")])
 
 
-def final_parts(transcript: Transcript) -> FinalParts | None:
+def final_parts(transcript: Transcript, read: Read = no_reading) -> FinalParts | None:
     """The :class:`FinalParts` of an interaction (the live transcript, so that errors are
-    known); None if it holds no request or the last attempt did nothing."""
+    known); None if it holds no request or the last attempt did nothing. ``read``: the
+    readings of the user's utterances (a speed on a route, a rejected choice)."""
     cut = cut_interaction(transcript)
     if cut is None:
         return None
@@ -206,15 +216,17 @@ def final_parts(transcript: Transcript) -> FinalParts | None:
                and not Entry(e.source).calls("wait_for_trigger")]
     if not any(not e.is_comment for e in attempt):
         return None
-    sped = with_route_speed(cut.closing_reply, attempt)
+    closing = read(cut.closing_reply) if cut.closing_reply else None
+    sped = with_route_speed(closing, attempt)
     changed = tuple(e.source for e, was in zip(sped, attempt, strict=True)
                     if e.source != was.source)
     attempt = sped
-    rejected = rejected_choices(body, accepted)
+    rejected = rejected_choices(body, accepted, read)
     values = echoed_values(body)
     earlier = [e for e in earlier if moved_object(e.source, values) not in rejected]
-    return FinalParts(opening(cut.request, cut.closing_reply), earlier[len(look):], attempt, look,
-                      rejected, repeated_moves(attempt), changed)
+    only_learn = closing is not None and closing.only_learn
+    return FinalParts(opening(cut.request, cut.closing_reply, only_learn), earlier[len(look):],
+                      attempt, look, rejected, repeated_moves(attempt), changed)
 
 
 def repeated_moves(entries: list[Entry]) -> frozenset[str]:
@@ -281,14 +293,13 @@ def names_the_choice_only(attempt: list[Entry]) -> bool:
     return bool(moves) and all(e in moves or is_look(e) for e in attempt)
 
 
-def rejected_choices(body: list[Entry], accepted: int) -> frozenset[str]:
+def rejected_choices(body: list[Entry], accepted: int, read: Read = no_reading) -> frozenset[str]:
     """The objects the user said were the wrong choice: an attempt that moved one object only,
-    answered by a reply that says the robot took the wrong one (:func:`..replies.
-    rejects_the_choice`), where the accepted attempt (from ``accepted`` on) moves other ones.
+    answered by a reply the model read as "wrong object" (:mod:`..reading`), where the
+    accepted attempt (from ``accepted`` on) moves other ones.
     Measured (issue 30, block_direction_of_bowl): "The block you picked was a block below the
     yellow bowl"; the blue block stayed in the corner, the yellow one went there too, and the
     lesson, replayed to end like the live world, moved both."""
-    from ..replies import rejects_the_choice
     values = echoed_values(body)
     chosen = _moved(body[accepted:], values)
     rejected: set[str] = set()
@@ -298,17 +309,20 @@ def rejected_choices(body: list[Entry], accepted: int) -> frozenset[str]:
         if reply is None:
             continue
         moved = _moved(body[start:i], values)
-        if len(moved) == 1 and not moved & chosen and rejects_the_choice(reply):
+        reading = read(reply)
+        if len(moved) == 1 and not moved & chosen and reading is not None \
+                and reading.rejects_choice:
             rejected |= moved
         start = i + 1
     return frozenset(rejected)
 
 
-def final_example(transcript: Transcript, outputs: bool = False) -> Transcript | None:
+def final_example(transcript: Transcript, outputs: bool = False,
+                  read: Read = no_reading) -> Transcript | None:
     """The ``final`` lesson of an interaction: the accepted attempt with the earlier
     bindings it reads; None as :func:`final_parts`. The statements' outputs are left for the
     replay to fill, unless ``outputs`` (no world to replay in: the live outputs are kept)."""
-    parts = final_parts(transcript)
+    parts = final_parts(transcript, read)
     return parts.example(parts.bindings, outputs) if parts is not None else None
 
 
@@ -327,7 +341,7 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
     and ends like the live world; else, where the end can be compared, the first fuller form
     that does (the net moves, then every statement that worked) with the earlier statements
     its end does not need dropped; else refused. ``said``: what the user hears when stored."""
-    parts = final_parts(transcript)
+    parts = final_parts(transcript, learner.read)
     outcome = _store_final(learner, parts, said)
     if outcome.stored and parts is not None and parts.sped:
         outcome.message = (f"{outcome.message.rstrip('.')}, with the speed the user asked for "
@@ -343,7 +357,7 @@ def _store_final(learner: Learner, parts: FinalParts | None, said: str) -> Learn
     check = learner.check
     net = parts.net()
     if parts.rejected and names_the_choice_only(parts.attempt):
-        ruled = _as_rule(check, net, net.bindings)
+        ruled = _as_rule(check, net, net.bindings, learner.read)
         if ruled is not None:
             described, tried = ruled
             return _store_form(learner, tried.stored, f"the accepted attempt, as {described}",
@@ -405,15 +419,15 @@ def _store_working(learner: Learner, check: ReplayCheck, form: FinalParts, earli
                    works: _FinalTry, name: str, said: str) -> LearnOutcome:
     """Store the working form (``form`` with ``earlier``, replayed as ``works``), as a rule
     where its moves follow one and the rule's replay works too (:func:`_as_rule`)."""
-    ruled = _as_rule(check, form, earlier)
+    ruled = _as_rule(check, form, earlier, learner.read)
     if ruled is None:
         return _store_form(learner, works.stored, name, said)
     described, tried = ruled
     return _store_form(learner, tried.stored, f"{name}, as {described}", said)
 
 
-def _as_rule(check: ReplayCheck, form: FinalParts,
-             earlier: list[Entry]) -> tuple[str, _FinalTry] | None:
+def _as_rule(check: ReplayCheck, form: FinalParts, earlier: list[Entry],
+             read: Read) -> tuple[str, _FinalTry] | None:
     """The lesson of ``form`` with ``earlier`` written as a rule, and its replay: a loop over
     every object of a kind (:func:`.general.every_of_kind`; the objects' end compared without
     height: the loop moves them in the listing's order), else the choice of the one object it
@@ -422,7 +436,9 @@ def _as_rule(check: ReplayCheck, form: FinalParts,
     live world. (description, replay)."""
     if not form.look:
         return None
-    request = reply_of(form.opening[0]) or ""
+    request = read(reply_of(form.opening[0]) or "")
+    if request is None:
+        return None
     rule = every_of_kind(request, form.look[0], earlier + form.attempt)
     if rule is not None:
         general = FinalParts(form.opening, [], rule.statements(), form.look, form.rejected,

@@ -5,8 +5,9 @@ puts the red, the green and the yellow block, one statement each. In another sce
 are others and their number differs, and a copying model follows the count it sees.
 Measured (issue 30, 0e8cd4a, blocks_in_bowl, embedded 1.5B model): with three such lessons in
 the prompt, 2 of the 4 later runs left one block out (the first of the listing in one, the
-last in the other), as without lessons. Where the request asks for every object of a kind
-("the blocks", "all the blocks", "every block") and the accepted attempt moved exactly the
+last in the other), as without lessons. Where the request, as the model read it
+(:mod:`..reading`: ``every block``, whatever the words: "the cubes", "tidy up: everything
+goes in the bowl"), asks for every object of a kind and the accepted attempt moved exactly the
 scene's objects of that kind to one place, the lesson says so in code, the idiom the model
 writes itself when it loops::
 
@@ -23,6 +24,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from ..reading.structure import Reading
 from ..statements import bare_call
 from ..transcript import Entry, Transcript, listed_names
 from .transcripts import move_key
@@ -50,10 +52,11 @@ class EveryOfKind:
                 Entry(f"for name in {names}:\n    {self.function}(name, {self.target})")]
 
 
-def every_of_kind(request: str, look: Entry, moves: list[Entry]) -> EveryOfKind | None:
-    """The rule ``moves`` follow, if the request asks for every object of a kind and they move
-    exactly the objects of that kind ``look`` listed, each once, with one function to one
-    target (the same argument source); else None."""
+def every_of_kind(request: Reading | None, look: Entry,
+                  moves: list[Entry]) -> EveryOfKind | None:
+    """The rule ``moves`` follow, if the request (its reading) asks for every object of a
+    kind and they move exactly the objects of that kind ``look`` listed, each once, with one
+    function to one target (the same argument source); else None."""
     scene = listed_names(look.output)
     if scene is None or len(moves) < MIN_OBJECTS:
         return None
@@ -83,12 +86,11 @@ def is_rule_lesson(lesson: str) -> bool:
     return any(_RULE.match(e.source.strip()) for e in Transcript.parse(lesson).entries)
 
 
-def asks_for_every(request: str, kind: str) -> bool:
-    """Whether the request names ``kind`` as a whole: "the blocks", "all (of) (the) blocks",
-    "every block", "each block"; not "the red blocks" (a word between names a subset)."""
-    word = re.escape(kind.lower())
-    return re.search(rf"\b(?:(?:all(?:\s+of)?\s+)?the|all|every|each)\s+(?:{word}s|{word}es)\b"
-                     rf"|\b(?:every|each)\s+{word}\b", request.lower()) is not None
+def asks_for_every(request: Reading | None, kind: str) -> bool:
+    """Whether the request, as the model read it, asks for every object of ``kind``."""
+    return request is not None and any(
+        c.objects is not None and c.objects.how == "every" and c.objects.kind == kind
+        for c in request.moves)
 
 
 def identifier(word: str) -> str:

@@ -262,16 +262,17 @@ def _last_source(lines: list[str]) -> str:
 
 # -- the stored form -----------------------------------------------------------------------
 
-def stored_example(transcript: Transcript) -> Transcript:
+def stored_example(transcript: Transcript, read=lambda utterance: None) -> Transcript:
     """An improved transcript as it is stored: ending with the user's approval and a bare
-    ``wait_for_trigger()``. A closing reply that asks to learn ("remember that") is no
-    approval: it is cut as in :func:`without_closing_reply` (a copying model would answer
-    such feedback with ``wait_for_trigger()``)."""
-    from .gate import explain
+    ``wait_for_trigger()``. A closing reply the model read as a request to learn ("remember
+    that": ``read``, :mod:`..reading`) is no approval: it is cut as in
+    :func:`without_closing_reply` (a copying model would answer such feedback with
+    ``wait_for_trigger()``)."""
     entries = without_unanswered_waits(transcript.entries)
     last = Transcript(entries).user_utterances()[-1:] if entries else []
-    if entries and entries[-1].source.strip() == "wait_for_trigger()" and last \
-            and explain(last[0]).is_request:
+    reading = read(last[0]) if last else None
+    if entries and entries[-1].source.strip() == "wait_for_trigger()" and reading is not None \
+            and reading.asks_to_learn:
         return without_closing_reply(transcript)
     return Transcript([Entry(e.source, e.output) for e in entries] + [Entry("wait_for_trigger()")])
 
@@ -292,11 +293,12 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
             *, api_names: Iterable[str] | None = None,
             examples: Sequence[FewShotExample] | None = None, temperature: float = 0.0,
             max_transcript_tokens: int = 4096,
-            check: ReplayCheck | None = None) -> ImproveResult:
+            check: ReplayCheck | None = None, read=lambda utterance: None) -> ImproveResult:
     """Run L_improve on an interaction; never raises for LLM failures (status 'llm_error').
 
     ``check``: the replay check (:mod:`.replay_check`) the rewrite, as it would be stored,
-    must pass; without one only syntax and names are checked."""
+    must pass; without one only syntax and names are checked. ``read``: the readings of the
+    user's utterances (:func:`stored_example`)."""
     original = interaction_text(interaction)
     if not original.statements():
         return ImproveResult(ImproveStatus.EMPTY, "there is no interaction to learn from")
@@ -349,10 +351,11 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
                 result.status, result.reason = ImproveStatus.UNCHANGED, \
                     "the improved transcript changes no statement"
                 return _logged(result)
-            stored = tidy_rewrite(without_console_notes(stored_example(improved)), original)
-            misshapen = shape_problem(stored, without_repeated_moves(original))
+            stored = tidy_rewrite(without_console_notes(stored_example(improved, read)), original)
+            misshapen = shape_problem(stored, without_repeated_moves(original), read)
             replayed = check(stored) if check is not None and misshapen is None else None
-            unasked = unasked_moves(replayed.moved_kept, original.user_utterances(),
+            unasked = unasked_moves(replayed.moved_kept,
+                                    [read(u) for u in original.user_utterances()],
                                     replayed.objects) if replayed is not None else []
             if misshapen is not None:
                 status, problem = ImproveStatus.WRONG_SHAPE, misshapen

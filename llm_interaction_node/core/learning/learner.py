@@ -6,8 +6,9 @@ transcript and the user's utterances (the hook the session hands the console's b
 L_interact LLM sees it. The learner only checks, stores and speaks:
 
 1. it checks that the call comes right after the user's reply to ``wait_for_trigger()`` and
-   that this reply is no retraction or recall question (:func:`.gate.accepts`), otherwise
-   returns ``LEARN_REFUSAL`` and stores nothing; it honours one call per request (a second
+   that the model read this reply as a request to learn (:func:`.gate.accepts`; without a
+   reading, the position alone: the reference's rule), otherwise returns ``LEARN_REFUSAL`` and
+   stores nothing; it honours one call per request (a second
    call for the same utterance stores nothing; one whose language model failed may be
    repeated);
 2. the mode builds the lesson, one table (:data:`STORES`: mode name -> the mode module's
@@ -42,6 +43,7 @@ from typing import Literal
 from ..builtins import LEARN_REFUSAL
 from ..llm import TokenLedger
 from ..notes import without_console_notes
+from ..reading.structure import Reading
 from ..transcript import Transcript
 from .auto import store_auto
 from .corrected import store_corrected
@@ -82,7 +84,8 @@ class Learner:
                  mode: str = "auto", say: Callable[[str], None] = lambda text: None,
                  ledger: TokenLedger | None = None,
                  interaction_id: Callable[[], str] = default_interaction_id,
-                 check: ReplayCheck | None = None):
+                 check: ReplayCheck | None = None,
+                 read: Callable[[str], Reading | None] = lambda utterance: None):
         if mode not in MODES:
             raise ValueError(f"unknown learning mode {mode!r}; use one of {MODES}")
         self.llm = llm
@@ -94,6 +97,7 @@ class Learner:
         self.ledger = ledger
         self.interaction_id = interaction_id
         self.check = check          # None: syntax and names only (no world to replay in)
+        self.read = read            # the reading of a user utterance (core/reading), or None
         self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored lessons)
         self._honoured: int | None = None   # utterance count of the last honoured request
         self.pending: list[Lesson] = []  # not stored yet: the memory was unreachable
@@ -145,7 +149,8 @@ class Learner:
         transcript = without_console_notes(transcript)
         if self._honoured == len(utterances):     # the same request again
             return LearnOutcome(LearnStatus.ALREADY_LEARNED, ALREADY_LEARNED)
-        decision = accepts(transcript, utterances[-1] if utterances else "")
+        latest = utterances[-1] if utterances else ""
+        decision = accepts(transcript, latest, self.read(latest) if latest else None)
         if not force and not decision.is_request:
             log.info("learn_from_interaction refused (%s): %r", decision.rule, decision.clause)
             return LearnOutcome(LearnStatus.REFUSED, LEARN_REFUSAL, gate=decision)

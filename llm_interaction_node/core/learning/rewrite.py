@@ -45,7 +45,7 @@ def rewrite(learner: Learner, transcript: Transcript) -> ImproveResult:
     interaction = interaction_text(transcript)
     try:
         return improve(learner.llm, learner.api_listing, interaction, learner.ledger,
-                       api_names=learner.api_names, check=learner.check)
+                       api_names=learner.api_names, check=learner.check, read=learner.read)
     except LLMError as exc:      # improve() catches these; kept for other callers' LLMs
         return ImproveResult(ImproveStatus.LLM_FAILED, f"the language model failed: {exc}",
                              error=exc)

@@ -6,66 +6,49 @@ seed's improved example is the same turn with ``speed_factor=2.0`` on the move f
 the workbench. Measured (issue 30, section E, embedded 1.5B model): L_improve's rewrites had the
 correction as a dialog turn (the wrong shape); mode ``final`` stored the slow turn with the lesson
 as a comment, and the new process copied the turn and ignored the comment (E3, P2: learned, not
-used). So where the user's closing reply asks to go faster (or slower) on a route between two
-places it names, and the accepted attempt drove that route (a move to one of them right after a
-move to the other), the lesson's move on it carries the speed (:data:`FASTER`, :data:`SLOWER`),
-as the seed's example does; every other move stays as it was. The replay check then runs it.
+used). So where the model read the user's closing reply as a speed on a route (:mod:`..reading`:
+``faster: <from> -> <to>``, an end ``anywhere`` where the user named none: "you can drive faster
+to the kitchen", "speed it up there"), the accepted attempt's moves on that route carry the
+speed (:data:`FASTER`, :data:`SLOWER`), as the seed's example does; every other move stays as
+it was. The replay check then runs it.
 """
 from __future__ import annotations
 
 import ast
-import re
 
+from ..reading.structure import Reading
 from ..statements import bare_call
 from ..transcript import Entry
 
 FASTER = 2.0       # the seed's improved example (and the humanoid API's default maximum)
 SLOWER = 0.5
-_FAST = re.compile(r"\b(?:faster|quicker|more quickly|speed up|hurry)\b")
-_SLOW = re.compile(r"\b(?:slower|more slowly|slow down|more carefully)\b")
-_PLACE = r"(?:the )?(?P<{}>[a-z][a-z -]*?)"
-_ROUTES = (
-    re.compile(r"\bfrom " + _PLACE.format("a") + r" to " + _PLACE.format("b") +
-               r"(?= is\b| are\b|,|\.|;| so\b| you\b|$)"),
-    re.compile(r"\bbetween " + _PLACE.format("a") + r" and " + _PLACE.format("b") +
-               r"(?= is\b| are\b|,|\.|;| so\b| you\b|$)"),
-)
-_MIN_PART = 4          # "bench" in "workbench"; shorter parts ("of", "0") never match alone
 
 
-def route_speed(reply: str) -> tuple[str, str, float] | None:
-    """(one place, the other, the speed factor) where ``reply`` asks to drive a route between
-    two places faster or slower; else None."""
-    text = " ".join(reply.lower().replace("\u2019", "'").split())
-    fast, slow = _FAST.search(text), _SLOW.search(text)
-    if bool(fast) == bool(slow):
-        return None
-    for pattern in _ROUTES:
-        match = pattern.search(text)
-        if match:
-            return match.group("a").strip(), match.group("b").strip(), FASTER if fast else SLOWER
-    return None
+def on_route(route: tuple[str | None, str | None], origin: str | None, to: str) -> bool:
+    """Whether a move from ``origin`` to ``to`` drives ``route`` (its two ends, None where
+    any place will do): both ends named, either direction; one named, that end."""
+    a, b = route
+    if a is not None and b is not None:
+        return {origin, to} == {a, b}
+    return (a is None or origin == a) and (b is None or to == b)
 
 
-def with_route_speed(reply: str | None, attempt: list[Entry]) -> list[Entry]:
-    """``attempt`` with the speed the closing ``reply`` asks for on the move(s) that drive its
-    route (:func:`route_speed`); unchanged where it asks for none or the attempt never drove
-    it."""
-    asked = route_speed(reply or "")
+def with_route_speed(reply: Reading | None, attempt: list[Entry]) -> list[Entry]:
+    """``attempt`` with the speed the closing reply (its reading) asks for on the move(s) that
+    drive its route; unchanged where it asks for none or the attempt never drove it."""
+    asked = reply.speed if reply is not None else None
     if asked is None:
         return attempt
-    a, b, factor = asked
+    factor = FASTER if asked.kind == "faster" else SLOWER
+    route = asked.route or (None, None)
     changed, where = [], None
     for entry in attempt:
         to = _destination(entry.source)
         if to is None:
             changed.append(entry)
             continue
-        on_route = where is not None and (
-            (_names_place(a, where) and _names_place(b, to))
-            or (_names_place(b, where) and _names_place(a, to)))
-        changed.append(Entry(_with_speed(entry.source, factor), entry.output) if on_route
-                       else entry)
+        changed.append(Entry(_with_speed(entry.source, factor), entry.output)
+                       if on_route(route, where, to) else entry)
         where = to
     return changed
 
@@ -91,21 +74,4 @@ def _with_speed(source: str, factor: float) -> str:
     return ast.unparse(call)
 
 
-def _parts(location: str) -> list[str]:
-    """``'inFrontOf_workshop-bench_0'`` -> ``['workshop', 'bench']``."""
-    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", location.replace("inFrontOf", " "))
-    return [p for p in re.split(r"[^a-z]+", spaced.lower()) if p]
-
-
-def _names_place(phrase: str, location: str) -> bool:
-    """Whether the place the user named (its last word: "the long table", "the workbench")
-    is the ``location``: a part of the location's name is that word or, at least
-    :data:`_MIN_PART` letters long, inside it ("bench" in "workbench")."""
-    words = phrase.split()
-    if not words:
-        return False
-    head = words[-1]
-    return any(head == p or (len(p) >= _MIN_PART and p in head) for p in _parts(location))
-
-
-__all__ = ["route_speed", "with_route_speed", "FASTER", "SLOWER"]
+__all__ = ["with_route_speed", "on_route", "FASTER", "SLOWER"]

@@ -3,45 +3,56 @@
 L_improve rewrites an interaction into a lesson; the replay check proves its statements work,
 and where the live world is known (``Replayed.moved_kept``) it also names the objects the
 rewrite moves that the live interaction left where they were. Such a move is part of the
-lesson only if the user's words name the object ("next time bring me a cup as well": the cup
-may move although it never did). Measured without it: "put all the blocks on the top side"
+lesson only if the user's words, as the model read them (:mod:`..reading`), name the object:
+as an object to move or bring ("next time bring me a cup as well": ``also: coffee cup with
+mango juice``, the cup may move although it never did), as every object of its kind, as a
+relation's reference or as a target. Measured without it: "put all the blocks on the top side"
 was stored as a rewrite that also put the three bowls on the top side; the world the user
-accepted had them untouched.
-
-Names: a scene name matches if the user's words hold it ("yellow bowl"; an id's ``_0`` and
-dashes dropped: ``coffee-cup_0`` is "coffee cup"), or hold its last word when no other object
-of the scene shares that word ("cup" names ``coffee-cup_0`` beside a mug and a tumbler, "bowl"
-names none of three bowls).
+accepted had them untouched. Where a thing lies now is not in a reading, so "it went in the
+blue bowl" does not license moving the blue bowl.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
+
+from ..reading.structure import Reading, Selection
+from ..reading.vocabulary import kind_word, spoken_form
 
 
 def spoken_name(name: str) -> str:
     """``coffee-cup_0`` -> 'coffee cup'; 'yellow bowl' stays."""
-    return " ".join(re.sub(r"_\d+$", "", name).replace("-", " ").replace("_", " ").lower().split())
+    return spoken_form(name).lower()
 
 
-def named_by(name: str, said: str, scene: Iterable[str]) -> bool:
-    """Whether ``said`` (the user's words, any case) names the object ``name`` of ``scene``."""
-    text = " " + " ".join(re.findall(r"[a-z0-9]+", said.lower())) + " "
-    spoken = spoken_name(name)
-    if f" {spoken} " in text:
-        return True
-    head = spoken.split()[-1] if spoken else ""
-    sharing = [n for n in scene if n != name and spoken_name(n).split()[-1:] == [head]]
-    return bool(head) and not sharing and f" {head} " in text
+def _selected(selection: Selection | None, scene: list[str]) -> set[str]:
+    if selection is None:
+        return set()
+    if selection.how == "every" or (selection.how != "named" and selection.kind):
+        of_kind = {n for n in scene if kind_word(spoken_name(n)) == selection.kind}
+        return of_kind | ({selection.reference} if selection.reference else set())
+    return set(selection.names)
 
 
-def unasked_moves(moved_kept: Sequence[str], utterances: Sequence[str],
+def named_in(readings: Iterable[Reading | None], scene: Iterable[str]) -> set[str]:
+    """The scene names the readings name: objects meant (every one of a kind a relation or
+    ``every`` speaks of, and the relation's reference), targets, the companions of ``also``."""
+    scene = list(scene)
+    names: set[str] = set()
+    for reading in readings:
+        for clause in reading.clauses if reading is not None else ():
+            names |= _selected(clause.objects, scene) | _selected(clause.companion, scene)
+            if clause.where is not None and clause.where.name:
+                names.add(clause.where.name)
+    return names
+
+
+def unasked_moves(moved_kept: Sequence[str], readings: Sequence[Reading | None],
                   scene: Iterable[str]) -> list[str]:
     """The objects of ``moved_kept`` (moved by the rewrite, left in place by the live
-    interaction) that none of the user's ``utterances`` names."""
-    said = " ".join(utterances)
+    interaction) that none of the readings of the user's utterances names."""
     scene = list(scene) or list(moved_kept)
-    return [n for n in moved_kept if not named_by(n, said, scene)]
+    named = named_in(readings, scene)
+    return [n for n in moved_kept if n not in named]
 
 
 def unasked_sentence(names: Sequence[str]) -> str:
@@ -52,4 +63,4 @@ def unasked_sentence(names: Sequence[str]) -> str:
             f"where it is")
 
 
-__all__ = ["spoken_name", "named_by", "unasked_moves", "unasked_sentence"]
+__all__ = ["spoken_name", "named_in", "unasked_moves", "unasked_sentence"]

@@ -69,9 +69,11 @@ def _words(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9' ]", " ", text.lower()).split())
 
 
-def shape_problem(example: Transcript, original: Transcript) -> str | None:
+def shape_problem(example: Transcript, original: Transcript,
+                  read=lambda utterance: None) -> str | None:
     """Why ``example`` (a rewrite in its stored form) does not answer the original
-    request the improved way in its first turn, or None if it does."""
+    request the improved way in its first turn, or None if it does; ``read``: the readings of
+    the user's utterances (a rejected choice is one the model read as such)."""
     entries = example.entries
     start = _request_index(entries)
     if start is None:
@@ -99,20 +101,21 @@ def shape_problem(example: Transcript, original: Transcript) -> str | None:
     if repeats_first_turn(example, original):
         return ("its first turn is the attempt the user corrected, unchanged: the first turn "
                 "must do the request the better way")
-    if names_another_choice(example, original):
+    if names_another_choice(example, original, read):
         return ("the user said the robot took the wrong object, and the first turn only names "
                 "another one: right in this scene only. The first turn must find the object "
                 "the request describes (compare the positions get_obj_pos returns), then move it")
     return None
 
 
-def names_another_choice(example: Transcript, original: Transcript) -> bool:
+def names_another_choice(example: Transcript, original: Transcript,
+                         read=lambda utterance: None) -> bool:
     """Whether the user rejected a choice in ``original`` (:func:`.final.rejected_choices`) and
     the first turn of ``example`` only moves objects named outright (or looks at the scene).
     Measured (issue 30, f09b4f8): such a rewrite, ``closest_block_pos = get_obj_pos('blue
     block')`` for "the block closest to the ... bowl", was stored as the lesson."""
     from .final import final_parts, names_the_choice_only  # late: final builds on this module
-    parts = final_parts(original)
+    parts = final_parts(original, read)
     if parts is None or not parts.rejected:
         return False
     return names_the_choice_only([e for e in first_turn(example) if not e.is_comment])

@@ -139,13 +139,13 @@ def cut_interaction(transcript: Transcript) -> Cut | None:
     return Cut(Entry(entries[start].source, entries[start].output), body, closing)
 
 
-def opening(request: Entry, closing_reply: str | None) -> list[Entry]:
+def opening(request: Entry, closing_reply: str | None, only_learn: bool = False) -> list[Entry]:
     """The request, then the user's closing reply as a comment (so a copying model reads it
-    before it acts), unless it only praises and asks to learn (:func:`.gate.asks_only_to_learn`:
-    "Perfect, make a note of that for the future." teaches nothing, and with it in the prompt
-    the 1.5B model wrote comments in that voice into its turns, measured in issue 30)."""
-    from .gate import asks_only_to_learn  # late: the gate's prototypes need numpy
-    said = closing_reply and not asks_only_to_learn(closing_reply)
+    before it acts), unless it only praises and asks to learn (``only_learn``: its reading,
+    :attr:`..reading.structure.Reading.only_learn`: "Perfect, make a note of that for the
+    future." teaches nothing, and with it in the prompt the 1.5B model wrote comments in that
+    voice into its turns, measured in issue 30)."""
+    said = closing_reply and not only_learn
     return [request] + ([Entry(CLOSING_REPLY_COMMENT.format(text=closing_reply))] if said else [])
 
 

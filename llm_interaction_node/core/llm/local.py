@@ -63,6 +63,10 @@ N_CTX = 8192
 # docs/benchmarks.md "Embedded model: prompt mode"); gemma-3-270m is a base model.
 DEFAULT_MODES = {"qwen2.5-coder-1.5b": "completion", "gemma-3-270m": "completion"}
 MIN_RESTORE_GAIN = 32       # restore a saved state only if it saves this many tokens
+# a live state of at least this many tokens that the next prompt would mostly throw away is
+# kept in RAM first (a reading between two console statements, core/reading: the console
+# state comes back with one restore instead of evaluating the interaction again)
+STASH_MIN_TOKENS = 256
 GRAMMARS_KEPT = 16          # compiled grammars kept (one per distinct scene and namespace)
 _SENTINEL = "\u0000PROMPT\u0000"
 
@@ -186,6 +190,8 @@ class LocalLlamaClient(Backend):
             if persist and self.config.local_grammar and _llguidance_installed():
                 self._grammar_tokenizer()      # at start-up, not while the user waits
             tokens = self._tokenize(text)
+            if not self.states.covers(tokens):
+                self._stash_live(tokens)
             if self.states.covers(tokens) or (self.persist_states and self._load_from_disk(tokens)):
                 return Usage(prompt_tokens=len(tokens), cached_tokens=len(tokens),
                              evaluated_tokens=0, wall_s=time.perf_counter() - start)
@@ -258,6 +264,15 @@ class LocalLlamaClient(Backend):
             self._set_state(key, self.states.get(key))
             return saved
         return held
+
+    def _stash_live(self, tokens: Sequence[int]) -> None:
+        """Keep the live state in RAM when ``tokens`` would throw most of it away (at least
+        :data:`STASH_MIN_TOKENS`): the next prompt that starts like it restores it."""
+        held = self._held()
+        if len(held) - common_prefix(held, tokens) < STASH_MIN_TOKENS \
+                or self.states.covers(held):
+            return
+        self.states.put(held, self._get_state())
 
     def _keep(self, n: int) -> int:
         """Cut the model state after its first ``n`` tokens (they match the prompt); returns
@@ -332,6 +347,7 @@ class LocalLlamaClient(Backend):
                                failure=Failure.CONTEXT_LENGTH, context_size=self.llama.n_ctx(),
                                needed_tokens=len(tokens) + max_tokens)
             if self.incremental:
+                self._stash_live(tokens)
                 # keep at least the last prompt token to evaluate: its logits start sampling
                 cached = self._keep(min(self._restore_best(tokens), len(tokens) - 1))
             else:

@@ -1,0 +1,139 @@
+"""The model reads: one utterance in one scene becomes a :class:`~.structure.Reading`.
+
+:meth:`Reader.read` builds the reading prompt (:mod:`.prompt`: the examples, the scene's
+spoken names, the utterance), asks the LLM for the clauses under the scene's grammar
+(:mod:`.grammar`; greedy, a few dozen tokens) and parses them (:mod:`.parse`). The embedded
+model evaluates the examples once (:meth:`Reader.prefill`, on disk for the next start) and then
+only the scene line and the utterance. An endpoint model gets the same prompt and grammar
+(where it takes one: ``llm.endpoint_grammar``); what it writes outside the line language is
+refused by the parser.
+
+A reading that cannot be had (the LLM failed, the text is no reading) is None, logged with
+why: the callers then do what they do without a reading (the reference method's behaviour),
+nothing is guessed from the words. Readings are kept per (utterance, scene) so the agent and
+the learner read each utterance once; :meth:`Reader.last` is the latest reading of a text
+in any scene (the learner reads the lesson's request after the scene changed).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..llm import LLMClient, LLMError, TokenLedger
+from . import prompt as reading_prompt
+from .grammar import reading_gbnf
+from .parse import ReadingError, parse
+from .structure import Reading
+from .vocabulary import ReadingVocabulary
+
+log = logging.getLogger(__name__)
+
+MAX_TOKENS = 80          # three clauses with long names fit
+READINGS_KEPT = 256
+STOP = ("\n\n",)
+
+
+@dataclass
+class ReadingCost:
+    """What one reading cost: wall seconds, tokens evaluated and generated."""
+
+    wall_s: float
+    evaluated_tokens: int = 0
+    generated_tokens: int = 0
+
+
+@dataclass
+class Reader:
+    """Reads utterances with ``llm`` (see the module docstring). ``examples``: another
+    reading prompt file (default ``config/reading/examples.yaml``); ``ledger``: where the
+    reading calls' tokens are counted (purpose ``read``); ``call``: runs the LLM call (the
+    agent's stop signal wraps it, so a stop ends a reading too)."""
+
+    llm: LLMClient
+    examples: str | None = None
+    ledger: TokenLedger | None = None
+    call: Callable = field(default=lambda fn, *a, **k: fn(*a, **k))
+    costs: list[ReadingCost] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._kept: OrderedDict[tuple, Reading | None] = OrderedDict()
+        self._latest: dict[str, Reading] = {}
+        self._lock = threading.Lock()
+        self.last_failure: str | None = None
+
+    def prefill(self, persist: bool = True) -> None:
+        """Let a stateful LLM evaluate the reading prompts' examples now (at start-up)."""
+        prefill = getattr(self.llm, "prefill", None)
+        if prefill is None:
+            return
+        for kind in reading_prompt.KINDS:
+            try:
+                usage = self.call(prefill, reading_prompt.prefix(self.examples, kind),
+                                  persist=persist)
+            except LLMError as exc:
+                log.warning("prefilling the reading prompt failed: %s", exc)
+                return
+            if usage is not None and self.ledger is not None and usage.evaluated_tokens:
+                self.ledger.record(usage, "prefill")
+
+    def read(self, utterance: str, vocabulary: ReadingVocabulary,
+             reply: bool = False) -> Reading | None:
+        """The reading of ``utterance`` in the scene of ``vocabulary``, as a request or, with
+        ``reply``, as the user's answer to an attempt (None: none could be had;
+        :attr:`last_failure` says why)."""
+        text = reading_prompt.spoken_text(utterance)
+        kind = "reply" if reply else "request"
+        key = (text, kind, vocabulary.key())
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
+        reading = self._read(str(utterance), text, vocabulary, kind)
+        with self._lock:
+            self._kept[key] = reading
+            while len(self._kept) > READINGS_KEPT:
+                self._kept.popitem(last=False)
+            if reading is not None:
+                self._latest[text] = reading
+        return reading
+
+    def last(self, utterance: str) -> Reading | None:
+        """The latest reading of ``utterance`` in any scene, if it was read."""
+        return self._latest.get(reading_prompt.spoken_text(utterance))
+
+    def _read(self, utterance: str, text: str, vocabulary: ReadingVocabulary,
+              kind: str) -> Reading | None:
+        if not text:
+            return Reading(utterance, ())
+        prompt = reading_prompt.build(vocabulary.scene_line(), text, self.examples, kind)
+        start = time.perf_counter()
+        try:
+            completion = self.call(self.llm.complete, prompt, stop=STOP, temperature=0.0,
+                                   max_tokens=MAX_TOKENS, grammar=reading_gbnf(vocabulary))
+        except LLMError as exc:
+            self.last_failure = f"the language model failed: {exc}"
+            log.warning("no reading of %r: %s", text[:80], self.last_failure)
+            return None
+        wall = time.perf_counter() - start
+        usage = completion.usage
+        self.costs.append(ReadingCost(wall, usage.evaluated_prompt_tokens,
+                                      usage.completion_tokens))
+        if self.ledger is not None:
+            self.ledger.record(usage, "read")
+        try:
+            reading = parse(utterance, completion.text, vocabulary)
+        except ReadingError as exc:
+            self.last_failure = f"no reading in {completion.text!r}: {exc}"
+            log.warning("no reading of %r: %s", text[:80], self.last_failure)
+            return None
+        self.last_failure = None
+        log.info("read %r as %s (%.2f s)", text[:80],
+                 reading.render(vocabulary.spoken).replace("\n", "; "), wall)
+        return reading
+
+
+__all__ = ["Reader", "ReadingCost", "MAX_TOKENS"]

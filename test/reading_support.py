@@ -1,0 +1,63 @@
+"""A stand-in for the model that reads (core/reading): it answers a reading prompt with the
+reading a test gives for the utterance in it, as the model would write it under the grammar.
+
+Only the LLM is replaced: the reader, its prompt, the parser (which checks every name against
+the scene) and whatever acts on the reading are the real ones."""
+from __future__ import annotations
+
+from llm_interaction_node.core.llm import Completion, Usage
+from llm_interaction_node.core.llm.base import Backend
+from llm_interaction_node.core.llm.config import LLMConfig
+from llm_interaction_node.core.reading import Reader
+
+SAID = "\nsaid: "
+
+
+class ReadingScript(Backend):
+    """``readings``: utterance -> its clauses (one string, clauses on lines, or a list), as the
+    model writes them after ``reading:\\n-``; an utterance it was not given reads as
+    ``default`` (None: the stand-in writes nothing, so there is no reading of it). ``asked``:
+    the utterances it was asked to read, in order."""
+
+    def __init__(self, readings: dict[str, str | list[str]], default: str | None = "other"):
+        self.readings = dict(readings)
+        self.default = default
+        self.config = LLMConfig(model="reading-script")
+        self.asked: list[str] = []
+
+    def describe(self) -> str:
+        return "scripted reader"
+
+    def execute(self, request) -> Completion:
+        said = request.prompt[request.prompt.rindex(SAID) + len(SAID):].split("\n", 1)[0]
+        self.asked.append(said)
+        clauses = self.readings.get(said, self.default)
+        if clauses is None:
+            return Completion("", Usage(prompt_tokens=1, calls=1))
+        if isinstance(clauses, str):
+            clauses = clauses.split("\n")
+        return Completion(" " + "\n- ".join(clauses) + "\n\n", Usage(prompt_tokens=1, calls=1))
+
+    def chat(self, messages, **kwargs):
+        raise NotImplementedError("the reading stand-in only reads")
+
+
+def scripted_reader(readings: dict[str, str | list[str]],
+                    default: str | None = "other") -> Reader:
+    """A :class:`Reader` over a :class:`ReadingScript`."""
+    return Reader(ReadingScript(readings, default))
+
+
+def reads(readings: dict[str, str | list[str]], vocabulary) -> callable:
+    """A ``read(utterance)`` as the learner has it (``Learner.read``): the reading of each
+    utterance given, parsed over ``vocabulary`` (a ReadingVocabulary); None for others."""
+    from llm_interaction_node.core.reading import parse
+
+    def read(utterance: str):
+        clauses = readings.get(utterance)
+        if clauses is None:
+            return None
+        if isinstance(clauses, str):
+            clauses = clauses.split("\n")
+        return parse(utterance, " " + "\n- ".join(clauses) + "\n\n", vocabulary)
+    return read
