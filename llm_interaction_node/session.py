@@ -117,7 +117,8 @@ def learning_console(
     learner = Learner(llm, memory, console.api.listing(), console.api.names,
                       mode=(learning or LearningSettings()).mode,
                       say=console.builtins.say, ledger=ledger,
-                      interaction_id=lambda: console.task_id, check=check)
+                      interaction_id=lambda: console.task_id, check=check,
+                      task=lambda: console.task_id)
     return console, learner
 
 

@@ -82,7 +82,7 @@ class Learner:
                  mode: str = "auto", say: Callable[[str], None] = lambda text: None,
                  ledger: TokenLedger | None = None,
                  interaction_id: Callable[[], str] = default_interaction_id,
-                 check: ReplayCheck | None = None):
+                 check: ReplayCheck | None = None, task: Callable[[], object] = lambda: None):
         if mode not in MODES:
             raise ValueError(f"unknown learning mode {mode!r}; use one of {MODES}")
         self.llm = llm
@@ -95,7 +95,10 @@ class Learner:
         self.interaction_id = interaction_id
         self.check = check          # None: syntax and names only (no world to replay in)
         self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored lessons)
-        self._honoured: int | None = None   # utterance count of the last honoured request
+        # the last honoured request: (its task, the utterance count); a reset starts a new
+        # task (``task``: the console's task id), so its first lesson is no repeat
+        self.task = task
+        self._honoured: tuple[object, int] | None = None
         self.pending: list[Lesson] = []  # not stored yet: the memory was unreachable
         self._pending_lock = threading.Lock()     # learn (worker/service) vs retry (worker)
 
@@ -143,13 +146,14 @@ class Learner:
             return LearnOutcome(LearnStatus.DISABLED, LEARNING_DISABLED)
         # the console's notes are for the model's next statement, never part of a lesson
         transcript = without_console_notes(transcript)
-        if self._honoured == len(utterances):     # the same request again
+        request = (self.task(), len(utterances))
+        if self._honoured == request:     # the same request again
             return LearnOutcome(LearnStatus.ALREADY_LEARNED, ALREADY_LEARNED)
         decision = accepts(transcript, utterances[-1] if utterances else "")
         if not force and not decision.is_request:
             log.info("learn_from_interaction refused (%s): %r", decision.rule, decision.clause)
             return LearnOutcome(LearnStatus.REFUSED, LEARN_REFUSAL, gate=decision)
-        self._honoured = len(utterances)
+        self._honoured = request
         interaction = interaction_text(transcript)
         if not interaction.statements():
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
