@@ -284,6 +284,21 @@ def test_a_bad_scene_message_keeps_the_robots_view_of_the_real_objects(tmp_path)
                 assert name in seen, (name, seen)
             log = procs["node"].log()
             assert "'bowl_9' given 2 times" in log and "mango-juice_0: non-finite pose" in log
+            # issue 45: an empty scene, then one stamped before the scene held (came late)
+            from builtin_interfaces.msg import Time
+            now = user.probe.node.get_clock().now().nanoseconds // 10**9
+            scene.publish(scene_to_msg(grasped, stamp=Time(sec=now)))
+            scene.publish(scene_to_msg([], stamp=Time(sec=now + 1)))
+            late = [o for o in grasped if o.name != "mango-juice_0"]
+            scene.publish(scene_to_msg(late, stamp=Time(sec=now - 5)))
+            procs["node"].wait_for_log("(it came late)", 30)
+            llm.texts = ["list_objects()", "wait_for_trigger()"]
+            user.say("and now?")
+            user.wait_idle_after(2)
+            seen = [e.text for e in user.entries if e.kind == "output"][-1]
+            for name in ("mango-juice_0", "coffee-cup_0"):
+                assert name in seen, (name, seen)
+            assert "no objects; kept the last view" in procs["node"].log()
             assert procs["node"].alive()
     finally:
         llm.close()
