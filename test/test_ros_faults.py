@@ -6,22 +6,20 @@ The node must answer every fault with a clear message and keep running.
 """
 import json
 import re
-import subprocess
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from llm_interaction_interfaces.srv import ManageMemory
 
-from conftest import CHROMA, free_port
+from conftest import CHROMA, ChromaServer
 from fake_llm_server import FakeLLMServer
 from llm_interaction_node.core.learning.learner import SAY_DEFERRED
-from llm_interaction_node.core.memory.source import MEMORY_BACK, MEMORY_OUTAGE
+from llm_interaction_node.core.memory.source import MEMORY_OUTAGE
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.nodes.interaction_node import QUEUED_NOTICE
 from ros_support import NodeProcess
-from test_ros_e2e import SIM, call, running_robot
+from test_ros_e2e import NODE, SIM, call, node_args, running_robot
 
 pytestmark = pytest.mark.slow
 
@@ -304,52 +302,21 @@ def test_a_bad_scene_message_keeps_the_robots_view_of_the_real_objects(tmp_path)
         llm.close()
 
 
-class ChromaServer:
-    """`chroma run` on a fixed port and directory, to stop and start again (an outage)."""
-
-    def __init__(self, path: Path, log: Path):
-        self.path, self.log, self.port, self.proc = path, log, free_port(), None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen([str(CHROMA), "run", "--path", str(self.path), "--port",
-                                      str(self.port), "--host", "127.0.0.1"],
-                                     stdout=open(self.log, "a"), stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/v2/heartbeat",
-                                            timeout=1) as answer:
-                    if answer.status == 200:
-                        return
-            except OSError:
-                pass
-            assert self.proc.poll() is None and time.monotonic() < deadline, \
-                self.log.read_text()[-2000:]
-            time.sleep(0.1)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
 @pytest.mark.skipif(not CHROMA.exists(), reason="no chroma script in the venv")
-def test_a_memory_outage_goes_on_with_the_seed_examples_and_loses_nothing_learned(tmp_path):
+def test_a_memory_outage_goes_on_with_the_seed_examples_and_a_kept_lesson_outlives_the_node(
+        tmp_path):
     """memory.host set, the Chroma server stops: the turn goes on with the seed examples
     cached at start, the user hears one sentence about it, a learn request keeps the example
-    and it is stored once the server is back."""
+    (on disk); the node is stopped before the server is back (issue 45: the lesson lived in
+    RAM only and was gone without a word); the next node stores it at its start."""
     server = ChromaServer(tmp_path / "chroma", tmp_path / "chroma.log")
     server.start()
     llm = FakeLLMServer()
     llm.text = "wait_for_trigger()"
+    params = {"memory.host": "127.0.0.1", "memory.port": server.port, "learning.mode": "raw"}
     try:
-        with running_robot(tmp_path, llm.url, tmp_path / "unused", time_scale=0.0,
-                           **{"memory.host": "127.0.0.1", "memory.port": server.port,
-                              "learning.mode": "raw"}) as (user, procs):
+        with running_robot(tmp_path, llm.url, tmp_path / "local", time_scale=0.0,
+                           **params) as (user, procs):
             server.stop()                                         # the outage
             first = len(llm.requests)
             llm.texts = ["say('I will bring it with one hand.')", "wait_for_trigger()",
@@ -367,19 +334,21 @@ def test_a_memory_outage_goes_on_with_the_seed_examples_and_loses_nothing_learne
                 user.transcript()
             assert SAY_DEFERRED in said(user)
             assert said(user).count(MEMORY_OUTAGE) == 1                  # one clear sentence
+            assert len(list((tmp_path / "local" / "outbox").glob("*.json"))) == 1
+            assert procs["node"].stop() == 0                      # stopped with the lesson kept
             server.start()                                        # the server is back
-            llm.texts = ["say('Hello again.')", "wait_for_trigger()"]
-            user.say("hello robot")
-            user.probe.wait_until(lambda: MEMORY_BACK.format(n=1) in said(user), 90,
-                                  "the kept example to be stored")
+            procs["node"] = NodeProcess(NODE, tmp_path / "node2.log",
+                                        ros_args=node_args(llm.url, tmp_path / "local",
+                                                           **params))
+            procs["node"].wait_for_log("interaction_node ready", 120)
+            assert "stored 1 lesson(s) kept during an earlier memory outage" in \
+                procs["node"].log()
             answer = call(user.probe, ManageMemory, names.MEMORY, ManageMemory.Request(
                 command=ManageMemory.Request.COMMAND_LIST, argument="raw"))
             assert answer.success, answer.message
             stored = json.loads(answer.result_json)
             assert len(stored) == 1 and any("mango juice" in u for u in stored[0]["utterances"])
-            # the memory-back sentence comes before the turn's own say(): wait for that too
-            user.probe.wait_until(lambda: "Hello again." in said(user), 90, "the turn's answer")
-            assert procs["node"].alive()
+            assert not list((tmp_path / "local" / "outbox").glob("*.json"))
             assert "Traceback" not in procs["node"].log()
     finally:
         server.stop()
