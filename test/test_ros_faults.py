@@ -5,7 +5,9 @@ stop; a Chroma server that stops (the turn goes on, nothing learned is lost), an
 The node must answer every fault with a clear message and keep running.
 """
 import json
+import os
 import re
+import signal
 import time
 from pathlib import Path
 
@@ -393,3 +395,105 @@ def test_one_c_call_bombs_do_not_take_the_node_down(tmp_path):
             assert "Traceback" not in procs["node"].log()
     finally:
         llm.close()
+
+
+# --- issue 45: the robot's own parts failing -------------------------------------------------
+
+SLOW_MOVE = "move_to(get_location_coordinates('handover_to_human'), {speed})"
+
+
+def sandbox_workers(node_pid: int) -> list[int]:
+    """The node's sandbox worker processes: the children of its multiprocessing forkserver."""
+    def children(pid: int) -> list[int]:
+        try:
+            tasks = Path(f"/proc/{pid}/task").iterdir()
+            return [int(c) for t in tasks for c in (t / "children").read_text().split()]
+        except OSError:
+            return []
+
+    def cmdline(pid: int) -> str:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            return ""
+
+    servers = [c for c in children(node_pid) if "multiprocessing.forkserver" in cmdline(c)]
+    return [w for s in servers for w in children(s)]
+
+
+def test_a_sandbox_worker_killed_during_a_skill_is_one_line_and_the_robot_goes_on(robot):
+    """Issue 45: the OOM killer's pick (the worker, the biggest process by design) killed
+    during a move: on main a broken pipe ended the agent thread for good (state busy,
+    requests queued forever, reset doing nothing). Now the statement ends with one line, the
+    LLM's next statement runs, the next request is answered and a reset resets."""
+    from std_srvs.srv import Trigger
+    user, llm, procs, _ = robot
+    move = SLOW_MOVE.format(speed=0.3)
+    llm.texts = [move, "say('I am still here.')", "wait_for_trigger()"]
+    user.say("go to the handover point slowly")
+    user.probe.wait_until(lambda: move in inputs(user), 60, "the move to start")
+    workers = sandbox_workers(procs["node"].proc.pid)
+    assert len(workers) == 1, workers
+    time.sleep(0.3)
+    os.kill(workers[0], signal.SIGKILL)
+    user.wait_idle_after(1, timeout=60)
+    errors = [e.text for e in user.entries if e.kind == "error"]
+    assert any(t.startswith("RuntimeError: the console's worker process was killed during "
+                            "move_to(), which returned 'success' (signal SIGKILL")
+               for t in errors), user.transcript()
+    assert not any("1 GB" in t for t in errors)
+    assert "I am still here." in said(user)
+    llm.texts = ["say('Next request.')", "wait_for_trigger()"]
+    user.say("are you there?")
+    user.probe.wait_until(lambda: "Next request." in said(user), 60, "the next answer")
+    user.probe.wait_until(lambda: user.states[-1].data == "idle", 30, "idle")
+    answer = call(user.probe, Trigger, names.RESET, Trigger.Request())
+    assert answer.success and answer.message == "the interaction was reset"
+    assert procs["node"].alive() and "Traceback" not in procs["node"].log()
+
+
+def test_stop_sent_as_text_while_busy_stops_the_move(robot):
+    """Issue 45: "stop" typed (the speech console) or sent as text on speech/asr_text while a
+    move runs was queued as a request: the move ran to its end and the next statement ran.
+    It is a stop now, as the asr node's barge-in; the words never reach the LLM."""
+    user, llm, procs, _ = robot
+    move = SLOW_MOVE.format(speed=0.1)                     # ~18 s
+    llm.texts = [move, "say('the next statement')", "wait_for_trigger()"]
+    user.say("go to the handover point very slowly")
+    user.probe.wait_until(lambda: move in inputs(user), 60, "the move to start")
+    time.sleep(0.5)
+    start = time.monotonic()
+    user.say("Stop!")
+
+    def canceled():
+        last = user.world().get("last_skill") or {}
+        return last.get("skill") == "move_to" and last.get("reason") == "canceled"
+    user.probe.wait_until(canceled, 10, "the move to be canceled")
+    user.probe.wait_until(lambda: "Okay, I stopped." in said(user), 10, "'Okay, I stopped.'")
+    assert time.monotonic() - start < 5.0
+    user.probe.wait_until(lambda: user.states[-1].data == "idle", 10, "idle")
+    time.sleep(1.0)
+    assert "the next statement" not in said(user)
+    assert not any("'text': 'Stop!'" in r["json"]["prompt"] for r in llm.requests)
+    assert "# stopped: the user said 'Stop!'" in user.transcript()
+    assert procs["node"].alive()
+
+
+def test_a_300_mb_string_never_leaves_the_sandbox_worker(robot):
+    """Issue 45: one get_obj_pos(s) with a 330 MB string took the node from 139 to 1,400 MB
+    and say(s) published 300 MB on speech/tts_text. Both are one error line now; the node's
+    memory stays where it was and nothing long is said."""
+    user, llm, procs, _ = robot
+    before = _peak_mb(procs["node"].proc.pid)
+    llm.texts = ["s = '|'.join(['q' * 9_000_000] * 36)", "get_obj_pos(s)", "say(s)",
+                 "say('done')", "wait_for_trigger()"]
+    user.say("say something long")
+    user.probe.wait_until(lambda: "done" in said(user), 90, "the robot to go on")
+    errors = [e.text.splitlines()[-1] for e in user.entries if e.kind == "error"]
+    for name in ("get_obj_pos", "say"):
+        assert f"ValueError: the arguments of {name}() are too large: a robot function takes " \
+               "at most 1,000,000 bytes of arguments" in errors, errors
+    assert max(len(m) for m in said(user)) < 1000
+    peak = _peak_mb(procs["node"].proc.pid)
+    assert peak - before < 150, (before, peak)
+    assert procs["node"].alive()
