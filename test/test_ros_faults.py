@@ -20,7 +20,7 @@ from llm_interaction_node.core.learning.learner import SAY_DEFERRED
 from llm_interaction_node.core.memory.source import MEMORY_OUTAGE
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.nodes.interaction_node import QUEUED_NOTICE
-from ros_support import NodeProcess
+from ros_support import NodeProcess, sandbox_workers
 from test_ros_e2e import NODE, SIM, call, node_args, running_robot
 
 pytestmark = pytest.mark.slow
@@ -400,25 +400,6 @@ def test_one_c_call_bombs_do_not_take_the_node_down(tmp_path):
 # --- issue 45: the robot's own parts failing -------------------------------------------------
 
 SLOW_MOVE = "move_to(get_location_coordinates('handover_to_human'), {speed})"
-
-
-def sandbox_workers(node_pid: int) -> list[int]:
-    """The node's sandbox worker processes: the children of its multiprocessing forkserver."""
-    def children(pid: int) -> list[int]:
-        try:
-            tasks = Path(f"/proc/{pid}/task").iterdir()
-            return [int(c) for t in tasks for c in (t / "children").read_text().split()]
-        except OSError:
-            return []
-
-    def cmdline(pid: int) -> str:
-        try:
-            return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            return ""
-
-    servers = [c for c in children(node_pid) if "multiprocessing.forkserver" in cmdline(c)]
-    return [w for s in servers for w in children(s)]
 
 
 def test_a_sandbox_worker_killed_during_a_skill_is_one_line_and_the_robot_goes_on(robot):
