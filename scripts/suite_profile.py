@@ -59,34 +59,26 @@ def descendants(root: int) -> list[int]:
     return out
 
 
+def _field_kb(path: str, key: str) -> int | None:
+    """The kB value of the line ``key`` of a /proc file; None if it cannot be read."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(key):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
 def memory_kb(pid: int) -> int:
     """PSS of a process (kB), RSS where smaps_rollup cannot be read; 0 once it is gone."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+    pss = _field_kb(f"/proc/{pid}/smaps_rollup", "Pss:")
+    return pss if pss is not None else _field_kb(f"/proc/{pid}/status", "VmRSS:") or 0
 
 
 def peak_kb(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+    return _field_kb(f"/proc/{pid}/status", "VmHWM:") or 0
 
 
 def main() -> int:

@@ -185,7 +185,8 @@ def test_a_frozen_server_costs_one_timeout_and_a_stop_does_not_wait_for_it(tmp_p
         while "Here I am." not in spoken:
             assert runner.is_alive() and time.monotonic() - start < 60, spoken
             time.sleep(0.02)
-        assert time.monotonic() - start < timeout_s + 3, time.monotonic() - start
+        # one timeout, not the freeze (40 s here); the margin holds on a loaded machine
+        assert time.monotonic() - start < timeout_s + 6, time.monotonic() - start
         assert spoken[0] == MEMORY_OUTAGE
         # the memory is still frozen: the next request waits for it, and a stop ends that
         queue.put("and the cup")
@@ -195,7 +196,7 @@ def test_a_frozen_server_costs_one_timeout_and_a_stop_does_not_wait_for_it(tmp_p
         while STOPPED not in spoken:
             assert runner.is_alive() and time.monotonic() - stopped < 60, spoken
             time.sleep(0.02)
-        assert time.monotonic() - stopped < 1.5, time.monotonic() - stopped
+        assert time.monotonic() - stopped < 3.0, time.monotonic() - stopped
         assert session.agent.turns[-1].status == "stopped"
         queue.close()
         session.stop.request("shutdown", idle=True)

@@ -333,17 +333,17 @@ def test_a_restart_defines_the_functions_again_within_one_statement_timeout():
     slow_def = ("def f{i}(x=sum(1 for v in range(1_000_000) for w in range(MILLIONS))):\n"
                 "    return {i}").replace("MILLIONS", str(millions))
     took, defined = [], []
-    while sum(took) < timeout_s + 2.5 and len(defined) < 12:
+    while sum(took) < timeout_s + 4.5 and len(defined) < 14:
         start = time.monotonic()
         i = len(took)
         if c.execute(slow_def.format(i=i)).ok:
             defined.append(f"f{i}")
             took.append(time.monotonic() - start)
-    assert sum(took) > timeout_s + 2.5, took        # else this test could not fail on main
+    assert sum(took) > timeout_s + 4, took          # else this test could not fail on main
     start = time.monotonic()
     result = c.execute("np.outer(np.ones(16000), np.ones(16000)).sum()")
     wall = time.monotonic() - start
-    assert wall < timeout_s + GRACE + 1.5, (wall, took)
+    assert wall < timeout_s + GRACE + 3, (wall, took)      # main: the sum of them all
     line = result.entry.output
     assert line.startswith("MemoryError: the statement needed more than 1 GB; the console "
                            "was restarted"), line
