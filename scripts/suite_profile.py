@@ -102,10 +102,18 @@ def main() -> int:
     suite = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, bufsize=1)
     per_module: dict[str, int] = {}
+    module_s: dict[str, float] = {}
     peak_total, pytest_peak = 0, 0
+    last = started
     os.set_blocking(suite.stdout.fileno(), False)
     try:
-        while suite.poll() is None:
+        rusage = None
+        while rusage is None:
+            pid, status, usage = os.wait4(suite.pid, os.WNOHANG)   # pytest + its reaped children
+            if pid:
+                rusage = usage
+                suite.returncode = os.waitstatus_to_exitcode(status)
+                break
             total = sum(memory_kb(p) for p in descendants(suite.pid))
             pytest_peak = max(pytest_peak, peak_kb(suite.pid))
             peak_total = max(peak_total, total)
@@ -114,6 +122,9 @@ def main() -> int:
             except OSError:
                 module = "(collection)"
             per_module[module] = max(per_module.get(module, 0), total)
+            now = time.monotonic()
+            module_s[module] = module_s.get(module, 0.0) + now - last
+            last = now
             while line := suite.stdout.readline():
                 sys.stdout.write(line)
                 durations.write(line)
@@ -130,12 +141,14 @@ def main() -> int:
     lines = [f"# suite profile ({time.strftime('%Y-%m-%d %H:%M')})", "",
              f"command: {' '.join(cmd)}", f"CPU hogs beside it: {args.hog}",
              f"exit code: {suite.returncode}", f"wall: {wall / 60:.1f} min ({wall:.0f} s)",
+             f"CPU time of the suite (pytest and every process it started and reaped): "
+             f"{(rusage.ru_utime + rusage.ru_stime) / 60:.1f} min",
              f"peak memory of the process tree (PSS, sampled every {args.interval:g} s): "
              f"{peak_total / 2**20:.2f} GB",
              f"peak resident memory of the pytest process (VmHWM): {pytest_peak / 2**20:.2f} GB",
-             "", "| module | peak tree memory (GB) |", "|---|---|"]
+             "", "| module | wall (s) | peak tree memory (GB) |", "|---|---|---|"]
     for module, kb in sorted(per_module.items(), key=lambda kv: -kv[1]):
-        lines.append(f"| {module} | {kb / 2**20:.2f} |")
+        lines.append(f"| {module} | {module_s.get(module, 0):.0f} | {kb / 2**20:.2f} |")
     report = "\n".join(lines) + "\n"
     (out / "report.md").write_text(report)
     print(report)
