@@ -30,20 +30,29 @@ pytestmark = [pytest.mark.slow,
 REQUEST = "put the red block in the blue bowl"
 
 
-STATES_MB = 512      # saved states one test client keeps (default 1.5 GB: the suite's memory)
+STATES_MB = 256      # saved states one test client keeps (default 1.5 GB: the suite's memory)
+N_CTX = 4096         # the tests' prompts hold at most ~2k tokens (default 8192: 115 MB more KV)
+# one llama.cpp thread: on a loaded machine (a CPU hog beside the suite) two threads that spin
+# at each barrier were 8x slower on gemma (48 s against 5.7 s for one prompt, issue 45)
+THREADS = 1
 
 
-@pytest.fixture(scope="module")
+def embedded_client(**options) -> LocalLlamaClient:
+    """An embedded model client as the tests load one: one thread, a 4k context, 256 MB of
+    saved states."""
+    return LocalLlamaClient(n_threads=THREADS, n_ctx=N_CTX, state_cache_mb=STATES_MB, **options)
+
+
+@pytest.fixture          # loaded per test (~1 s): not held while the Qwen tests run (memory)
 def gemma():
-    client = LocalLlamaClient(model="gemma-3-270m", persist_states=False,
-                              state_cache_mb=STATES_MB)
+    client = embedded_client(model="gemma-3-270m", persist_states=False)
     yield client
     client.close()
 
 
 @pytest.fixture(scope="module")
 def qwen():
-    client = LocalLlamaClient(persist_states=False, state_cache_mb=STATES_MB)
+    client = embedded_client(persist_states=False)
     yield client
     client.close()
 
@@ -139,8 +148,7 @@ def test_saved_states_are_reused_and_give_the_same_output(gemma, tmp_path, monke
                              incremental=False, llama=gemma.llama)
     want = fresh.complete(a + tail, stop=["\n>>>"], max_tokens=24).text
 
-    client = LocalLlamaClient(model_path=gemma.model_path, model="gemma-3-270m",
-                              state_cache_mb=STATES_MB)
+    client = embedded_client(model_path=gemma.model_path, model="gemma-3-270m")
     first = client.prefill(a, persist=True)
     assert first.evaluated_tokens == first.prompt_tokens > 300
     client.prefill(b)                                     # another prefix takes the live state
@@ -150,8 +158,7 @@ def test_saved_states_are_reused_and_give_the_same_output(gemma, tmp_path, monke
     assert got.usage.evaluated_tokens < 40
     client.close()
 
-    other = LocalLlamaClient(model_path=gemma.model_path, model="gemma-3-270m",
-                             state_cache_mb=STATES_MB)
+    other = embedded_client(model_path=gemma.model_path, model="gemma-3-270m")
     again = other.prefill(a, persist=True)                # a new client: from the disk
     assert again.evaluated_tokens == 0 and list((tmp_path / "states").rglob("*.npz"))
     got = other.complete(a + tail, stop=["\n>>>"], max_tokens=24)
@@ -175,14 +182,12 @@ def test_a_longer_prompt_restores_the_disk_state_it_extends(qwen, tmp_path, monk
     want = qwen.complete(a + b + tail, stop=["\n>>>"], max_tokens=16, one_input=True)
     assert want.usage.cached_tokens == 0
 
-    first = LocalLlamaClient(model_path=qwen.model_path, states_dir=tmp_path,
-                             state_cache_mb=STATES_MB)
+    first = embedded_client(model_path=qwen.model_path, states_dir=tmp_path)
     saved = first.prefill(a, persist=True)
     assert saved.evaluated_tokens == saved.prompt_tokens > 200
     first.close()
 
-    other = LocalLlamaClient(model_path=qwen.model_path, states_dir=tmp_path,
-                             state_cache_mb=STATES_MB)
+    other = embedded_client(model_path=qwen.model_path, states_dir=tmp_path)
     grown = other.prefill(a + b, persist=True)            # nothing holds A + B exactly
     b_tokens = grown.prompt_tokens - saved.prompt_tokens
     assert b_tokens > 50 and grown.cached_tokens >= saved.prompt_tokens - 2
@@ -193,8 +198,7 @@ def test_a_longer_prompt_restores_the_disk_state_it_extends(qwen, tmp_path, monk
     # a damaged file (the newest) is skipped; the others still serve; two files are kept
     (tmp_path / f"{other._fingerprint}-damaged.npz").write_bytes(b"not a saved state")
     other.close()
-    third = LocalLlamaClient(model_path=qwen.model_path, states_dir=tmp_path,
-                             state_cache_mb=STATES_MB)
+    third = embedded_client(model_path=qwen.model_path, states_dir=tmp_path)
     branched = third.prefill(a + c, persist=True)
     assert branched.cached_tokens >= saved.prompt_tokens - 2
     assert branched.evaluated_tokens <= branched.prompt_tokens - saved.prompt_tokens + 2
