@@ -415,6 +415,39 @@ def test_the_ros_robot_says_why_a_skill_failed_in_the_same_words_as_the_world(fa
                            "not in front of the dining table")
 
 
+def test_a_result_the_server_no_longer_has_is_said_so_by_the_skill_client(
+        tmp_path, probe, monkeypatch):
+    """The client's side of the warm-up's empty status: a server that kept results 1 s (the
+    old default) and a client slowed by load that asks 2.5 s after a quick goal ended. The
+    SkillClient says the result was gone instead of an empty failure ('no reason given')."""
+    from rclpy.action.client import ClientGoalHandle
+
+    from llm_interaction_node.core.interrupt import StopSignal
+    from llm_interaction_node.ros.robot.skill_client import SkillClient
+    proc = sim_process(tmp_path, "/sim_expiring", "time_scale:=0.0", "result_timeout_s:=1.0")
+    node = None
+    try:
+        proc.wait_for_log("household_sim ready")
+        node = rclpy.create_node("expiring_client", context=probe.context)
+        client = SkillClient(node, Grasp, "/sim_expiring/skills/grasp", StopSignal())
+        probe.executor.add_node(node)
+        asked = ClientGoalHandle.get_result_async
+
+        def late(handle):              # the delay a loaded machine put between the two
+            time.sleep(2.5)
+            return asked(handle)
+        monkeypatch.setattr(ClientGoalHandle, "get_result_async", late)
+        outcome = client.run(Grasp.Goal(object_name="-"), timeout_s=30)
+    finally:
+        if node is not None:
+            probe.executor.remove_node(node)
+            node.destroy_node()
+        proc.stop()
+    assert outcome.status == "failure" and outcome.infrastructure
+    assert outcome.message.startswith("the skill server no longer had the goal's result"), \
+        outcome.message
+
+
 def test_sigint_during_a_move_exits_cleanly(tmp_path, probe):
     proc = sim_process(tmp_path, "/sim_sigint", "time_scale:=1.0")
     try:
