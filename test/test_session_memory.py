@@ -161,8 +161,10 @@ def test_a_lesson_after_a_reset_is_stored_not_refused_as_a_repeat(tmp_path):
     import threading
     import time
 
+    from llm_interaction_node.core.interrupt import StopSignal
     from llm_interaction_node.core.learning.outcome import LearnStatus
-    queue = EventQueue(["go to the counter", "thanks, remember that"])
+    stop = StopSignal()                 # shared by the queue and the agent, as in the node
+    queue = EventQueue(["go to the counter", "thanks, remember that"], stop=stop)
     llm = ScriptedLLM(["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
                        "wait_for_trigger()", "learn_from_interaction()", "wait_for_trigger()",
                        "move_to(get_location_coordinates('handover_to_human'))",
@@ -171,7 +173,7 @@ def test_a_lesson_after_a_reset_is_stored_not_refused_as_a_repeat(tmp_path):
     settings = Settings.from_dict({"memory": {"path": str(tmp_path / "memory")},
                                    "learning": {"mode": "raw"}})
     session = build_session("humanoid", make_world("humanoid", "drinks_and_cup"), queue,
-                            settings, llm=llm, speak=spoken.append)
+                            settings, llm=llm, speak=spoken.append, stop=stop)
     runner = threading.Thread(target=session.agent.run, daemon=True)
     runner.start()
 
