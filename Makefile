@@ -13,7 +13,7 @@ LLAMA := llama-cpp-python==0.3.36
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF
 
-.PHONY: venv run chat test lint bench bench-ros eval-embedded eval-embedded-report bench-prompt-prefix bench-learning clean
+.PHONY: venv run chat test test-embedded test-under-load lint bench bench-ros eval-embedded eval-embedded-report bench-prompt-prefix bench-learning clean
 
 venv: $(STAMP)
 
@@ -48,6 +48,17 @@ chat: venv
 
 test: venv
 	$(VENV)/bin/python -m pytest -q $(ARGS)
+
+# only the tests that run the embedded model (they are in `make test` too)
+test-embedded: venv
+	$(VENV)/bin/python -m pytest -q -m embedded_model $(ARGS)
+
+# the suite with CPU hogs beside it (HOGS processes), measured: wall time, peak memory of the
+# process tree and per test module (scripts/suite_profile.py; report in PROFILE_OUT)
+HOGS ?= 1
+PROFILE_OUT ?= build/suite_profile
+test-under-load: venv
+	$(VENV)/bin/python scripts/suite_profile.py --hog $(HOGS) --out $(PROFILE_OUT) -- $(ARGS)
 
 lint: venv
 	$(VENV)/bin/ruff check .

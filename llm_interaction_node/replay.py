@@ -38,12 +38,15 @@ def replay_transcript(api: ApiName, world, recorded: Transcript,
     channel = EventQueue(recorded.user_utterances(), close=True)
     console = build_console(api, world, channel, speak=speak, learner=lambda: None, agent=agent,
                             api_options=api_options)
-    for entry in recorded:
-        try:
-            console.execute(entry.source)
-        except EndOfInteraction:
-            break
-    return console.transcript
+    try:
+        for entry in recorded:
+            try:
+                console.execute(entry.source)
+            except EndOfInteraction:
+                break
+        return console.transcript
+    finally:
+        console.close()          # its sandbox worker (a replay check replays up to 24 times)
 
 
 def output_mismatches(recorded: Sequence[Entry], replayed: Sequence[Entry],

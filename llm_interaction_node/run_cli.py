@@ -27,7 +27,9 @@ from pathlib import Path
 import yaml
 
 from .core.config_files import config_path
+from .core.world_file import read_world_file
 from .llm_options import add_llm_options, endpoint_line, llm_environment
+from .paths import world_path
 from .ros.graph import (
     GRAPHS,
     LAUNCH_ARGUMENTS,
@@ -102,6 +104,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         runner = GraphRunner(graph, overrides, log_dir=args.log_dir,
                              echo="all" if args.no_console else "warnings", env=env)
         settings = interaction_settings(graph, overrides, env)
+        if args.world:              # a bad world file is one line here, before any node runs
+            read_world_file(world_path(args.world))
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -137,7 +141,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         console_args += ["--ros-args", "-p", f"listener_timeout:={format_value(float(args.wait))}"]
         if args.record:
             console_args += ["-p", "recorded:=true"]
-        return run_console(console_args)
+        code = run_console(console_args, stop_when=runner.exited)
+        ended = [name for name, c in runner.exit_codes().items() if c is not None]
+        if ended:                          # the console ended because a node did
+            print(f"error: {', '.join(ended)} exited (see above); the console ended",
+                  file=sys.stderr, flush=True)
+            return 1
+        return code
     except KeyboardInterrupt:
         print(flush=True)
         return 0

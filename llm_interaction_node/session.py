@@ -26,6 +26,7 @@ from .core.console import ConsoleSession
 from .core.constraint import names_to_say
 from .core.interrupt import StopSignal
 from .core.learning.learner import Learner
+from .core.learning.outbox import Outbox
 from .core.learning.outcome import LearnOutcome
 from .core.llm import LLMClient, ScriptedLLM, TokenLedger, make_client
 from .core.memory.source import ExampleSource
@@ -86,6 +87,7 @@ def learning_console(
     input_listeners: Iterable[Callable[[str], None]] = (),
     listeners: Iterable[Callable[[Entry], None]] = (),
     reader: Reader | None = None,
+    outbox: Outbox | None = None,
 ) -> tuple[ConsoleSession, Learner]:
     """A console (:func:`~.consoles.build_console`) whose learn_from_interaction() and
     forget_learned() act on ``memory``, and its :class:`Learner` (``learning.mode``;
@@ -99,8 +101,9 @@ def learning_console(
     world at the learn call (modes ``final`` and ``corrected``). ``input_listeners``,
     ``listeners``: the caller's, after the replay check's own (:func:`build_console`);
     ``reader``: how the learner reads the user's utterances (the agent's reader: what it read
-    is kept). The hooks are handed to the console as it is built; they read the console and
-    the learner when they are called."""
+    is kept); ``outbox``: where lessons the memory could not take are kept on disk (the learner
+    starts with those an earlier one kept). The hooks are handed to the console as it is built;
+    they read the console and the learner when they are called."""
     console: ConsoleSession | None = None
     learner: Learner | None = None
     first = FirstInputStart(start, lambda: console.transcript) if start is not None else None
@@ -122,6 +125,7 @@ def learning_console(
                       mode=(learning or LearningSettings()).mode,
                       say=console.builtins.say, ledger=ledger,
                       interaction_id=lambda: console.task_id, check=check,
+                      task=lambda: console.task_id, outbox=outbox,
                       read=reading_of(reader, lambda: console.api))
     return console, learner
 
@@ -164,6 +168,12 @@ def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=
     prompt = PromptBuilder(api.header, console.api.listing())
     return Agent(llm, console, prompt, examples=examples, loop_example=api.loop_example,
                  ledger=ledger, config=config, stop=stop, speaks=api.speaks, reader=reader)
+
+
+def outbox_of(settings: Settings) -> Outbox:
+    """Where the learner keeps lessons the memory could not take: ``<memory.path>/outbox``
+    (on this machine also when the memory is a server, ``memory.host``)."""
+    return Outbox(Path(settings.memory.path).expanduser() / "outbox")
 
 
 @dataclass
@@ -241,7 +251,11 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
                                             agent=settings.agent, live=live_end(robot),
                                             api_options=api_options,
                                             input_listeners=input_listeners,
-                                            listeners=listeners, reader=reader)
+                                            listeners=listeners, reader=reader,
+                                            outbox=outbox_of(settings))
+        if learner.pending:      # kept during an outage before this start: store them now
+            stored = learner.retry_pending()
+            log.info("stored %d lesson(s) kept during an earlier memory outage", stored)
     else:
         console = build_console(api, robot, channel, speak=speak, agent=settings.agent,
                                 api_options=api_options, input_listeners=input_listeners,

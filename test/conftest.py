@@ -2,6 +2,7 @@
 embedded household example memory (`memory`) for the learning tests."""
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -52,6 +53,48 @@ def chroma_server(tmp_path):
             server.kill()
             server.wait()
         log.close()
+
+
+class ChromaServer:
+    """`chroma run` on a fixed port and directory, to stop and start again (an outage)."""
+
+    def __init__(self, path: Path, log: Path):
+        self.path, self.log, self.port, self.proc = path, log, free_port(), None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen([str(CHROMA), "run", "--path", str(self.path), "--port",
+                                      str(self.port), "--host", "127.0.0.1"],
+                                     stdout=open(self.log, "a"), stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/v2/heartbeat",
+                                            timeout=1) as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
+                pass
+            assert self.proc.poll() is None and time.monotonic() < deadline, \
+                self.log.read_text()[-2000:]
+            time.sleep(0.1)
+
+    def freeze(self) -> None:
+        """SIGSTOP: the server holds its connections and answers nothing (a frozen host)."""
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        self.thaw()
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
 
 
 @pytest.fixture

@@ -105,6 +105,26 @@ class NodeProcess:
         return self.proc.returncode
 
 
+def sandbox_workers(pid: int) -> list[int]:
+    """The sandbox worker processes of process ``pid`` (a node, this test process): the
+    children of its multiprocessing forkserver."""
+    def children(pid: int) -> list[int]:
+        try:
+            tasks = Path(f"/proc/{pid}/task").iterdir()
+            return [int(c) for t in tasks for c in (t / "children").read_text().split()]
+        except OSError:
+            return []
+
+    def cmdline(pid: int) -> str:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            return ""
+
+    servers = [c for c in children(pid) if "multiprocessing.forkserver" in cmdline(c)]
+    return [w for s in servers for w in children(s)]
+
+
 @contextmanager
 def node_process(*args, **kwargs) -> Iterator[NodeProcess]:
     proc = NodeProcess(*args, **kwargs)

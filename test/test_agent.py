@@ -22,7 +22,7 @@ FETCH_JUICE = [
 # how the model reads the replies these tests send (the reading stand-in: reading_support)
 READINGS = {
     "Now it is correct. Memorize how you did that.": "learn",
-    "that was the wrong one, try again": "wrong object: none -> none",
+    "that was the wrong one, try again": "wrong object",
     "you forgot the cup, bring it as well": "do: coffee cup -> none",
     "you forgot the cup": "do: coffee cup -> none",
     "bring the cup too": "do: coffee cup -> none",

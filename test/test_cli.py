@@ -70,6 +70,25 @@ def test_replay_reports_a_missing_world_clearly():
     assert "drinks_and_cup" in r.stderr
 
 
+def test_replay_with_a_broken_world_file_is_one_line_not_a_traceback(tmp_path):
+    """Issue 45: a world YAML with a syntax error ended in a 64-line traceback; a misspelt
+    key was taken silently. Both are one line that says where now (exit code 2)."""
+    world = (ROOT / "config" / "worlds" / "drinks_and_cup.yaml").read_text()
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(world.replace("  base_speed: 0.5", "  base_speed: [0.5", 1))
+    misspelt = tmp_path / "misspelt.yaml"
+    misspelt.write_text(world.replace("{location: on_kitchen-counter_0, offset: [0.0, -0.2]",
+                                      "{loaction: on_kitchen-counter_0, offset: [0.0, -0.2]"))
+    for path, words in ((broken, "not valid YAML (line "),
+                        (misspelt, "objects.mango-juice_0: unknown key 'loaction' (did you "
+                                   "mean 'location'?)")):
+        r = run_cli("replay", str(DATA / "juice_and_cup_two_trips.txt"), "--api", "humanoid",
+                    "--world", str(path))
+        assert r.returncode == 2, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and words in lines[0] and str(path) in lines[0], r.stderr
+
+
 def test_chat_without_an_endpoint_or_local_model_explains_what_to_set():
     r = run_cli(
         "chat", "--api", "humanoid", stdin="hello\n", env_extra={"LLM_INTERACTION_LOCAL": "0"}

@@ -73,7 +73,7 @@ def test_no_focus_without_a_reading_of_the_reply_or_a_target_and_elsewhere_frees
     scene = scene_of(SCENE)
     assert focus_from(MOVE, TABLETOP_MOVE, read("do: every block -> left side", scene), None,
                       scene, []) is None
-    assert focus("question", "wrong object: none -> none", scene) is None
+    assert focus("question", "wrong object", scene) is None
     offset = focus("do: blue block -> green bowl", "do: blue block -> elsewhere", scene)
     assert offset.free_targets
 
@@ -87,14 +87,14 @@ def test_the_code_computes_the_block_a_relation_means_and_a_wrong_block_is_refus
                  "green bowl": (0.05, -0.45)}
     scene = scene_of(SCENE, positions)
     f = focus("do: the block left of green bowl -> top left corner",
-              "wrong object: none -> none", scene, [("yellow block", "top left corner")])
+              "wrong object", scene, [("yellow block", "top left corner")])
     assert f.objects == ("blue block",)                # the nearest of those left of the bowl
     assert f.targets_for("blue block") == ["top left corner"]
-    second = focus("do: the block number 2 from the left -> middle", "wrong object: none -> none",
+    second = focus("do: the block number 2 from the left -> middle", "wrong object",
                    scene, [("yellow block", "middle")])
     assert second.objects == ("blue block",)
     nearest = focus("do: the block farthest from green bowl -> middle",
-                    "wrong object: none -> none", scene, [("blue block", "middle")])
+                    "wrong object", scene, [("blue block", "middle")])
     assert nearest.objects == ("yellow block",)
 
 
@@ -332,7 +332,7 @@ def test_a_bowl_named_to_choose_the_block_is_no_place_to_move_it():
     names = ["blue block", "yellow block", "green block", "red bowl", "yellow bowl"]
     scene = scene_of(names)
     f = focus("do: the block left of yellow bowl -> top right corner",
-              "wrong object: none -> none", scene, [("blue block", "top right corner")])
+              "wrong object", scene, [("blue block", "top right corner")])
     assert f.targets == ("top right corner",) and f.objects == ("yellow block", "green block")
     assert "yellow bowl" not in f.targets_for("green block")
 

@@ -3,6 +3,7 @@ stand-in LLM on the PyBullet tabletop; tables, plots, resume, and numbers that f
 the logged runs."""
 import csv
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -183,3 +184,20 @@ def test_what_one_evaluation_learned_starts_another_without_learning(tmp_path):
     with pytest.raises(OSError, match="--memory-from: no .*nowhere"):
         import_learned(make_system("ours_frozen", OracleLLM(tasks), tmp_path / "m2"),
                        tmp_path / "nowhere", tmp_path)
+
+
+def test_thirty_runs_leave_no_idle_sandbox_workers(tmp_path):
+    """Issue 45: each run's session (and each replay of the learner's checks) left its
+    sandbox worker process alive, ~26 MB each (10, then 13 a minute later). After 30 runs of
+    ours, with a lesson learned and replayed, no worker of a finished run is left."""
+
+    from test_ros_faults import sandbox_workers
+    before = set(sandbox_workers(os.getpid()))     # other tests' consoles, if any
+    templates = ["block_in_bowl", "blocks_on_place", "stack_on_place"]
+    tasks = [make_task(t, s, run_seed(0, s, t, r)) for s, r, t in plan(SPLITS, 6, templates)]
+    llm = OracleLLM(tasks, fail_first=[tasks[0].instruction])
+    system = make_system("ours", llm, tmp_path / "memory")
+    records = run_protocol(system, tmp_path / "ours", runs=6, templates=templates)
+    assert len(records) == 30
+    assert any(r.learned for r in records)
+    assert set(sandbox_workers(os.getpid())) - before == set()

@@ -198,6 +198,19 @@ def slow(sims, probe):
     return SimClient(probe, "/sim_slow")
 
 
+
+def test_a_result_asked_for_late_still_arrives(fast):
+    """Issue 45, the cause of the warm-up's empty status under load: a quick goal ends at
+    once; a loaded client asks for its result a second or more later. With the results kept
+    1 s the server had dropped it and answered STATUS_UNKNOWN with an empty result (status
+    ''); they are kept 10 s now."""
+    fast.reset()
+    handle = fast.send("grasp", object_name="-")
+    time.sleep(2.5)                                  # a client slowed by a CPU hog
+    response = fast.wait(handle.get_result_async(), 30, "the late result")
+    assert response.status == GoalStatus.STATUS_ABORTED
+    assert response.result.status == "failure" and response.result.message
+
 def test_ready_line_names_world_objects_and_time_scale(sims):
     assert (
         "household_sim ready: world drinks_and_cup, 6 objects, time_scale 0" in sims["fast"].log()
@@ -400,6 +413,39 @@ def test_the_ros_robot_says_why_a_skill_failed_in_the_same_words_as_the_world(fa
     assert over_ros == in_process
     assert over_ros[3] == ("failure: the robot is in front of the kitchen counter, "
                            "not in front of the dining table")
+
+
+def test_a_result_the_server_no_longer_has_is_said_so_by_the_skill_client(
+        tmp_path, probe, monkeypatch):
+    """The client's side of the warm-up's empty status: a server that kept results 1 s (the
+    old default) and a client slowed by load that asks 2.5 s after a quick goal ended. The
+    SkillClient says the result was gone instead of an empty failure ('no reason given')."""
+    from rclpy.action.client import ClientGoalHandle
+
+    from llm_interaction_node.core.interrupt import StopSignal
+    from llm_interaction_node.ros.robot.skill_client import SkillClient
+    proc = sim_process(tmp_path, "/sim_expiring", "time_scale:=0.0", "result_timeout_s:=1.0")
+    node = None
+    try:
+        proc.wait_for_log("household_sim ready")
+        node = rclpy.create_node("expiring_client", context=probe.context)
+        client = SkillClient(node, Grasp, "/sim_expiring/skills/grasp", StopSignal())
+        probe.executor.add_node(node)
+        asked = ClientGoalHandle.get_result_async
+
+        def late(handle):              # the delay a loaded machine put between the two
+            time.sleep(2.5)
+            return asked(handle)
+        monkeypatch.setattr(ClientGoalHandle, "get_result_async", late)
+        outcome = client.run(Grasp.Goal(object_name="-"), timeout_s=30)
+    finally:
+        if node is not None:
+            probe.executor.remove_node(node)
+            node.destroy_node()
+        proc.stop()
+    assert outcome.status == "failure" and outcome.infrastructure
+    assert outcome.message.startswith("the skill server no longer had the goal's result"), \
+        outcome.message
 
 
 def test_sigint_during_a_move_exits_cleanly(tmp_path, probe):

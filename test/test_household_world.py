@@ -178,3 +178,20 @@ def test_bad_world_files_are_rejected():
         HouseholdWorld.from_dict(dict(SMALL, objects={"x_0": {"location": "on_nothing_0"}}))
     with pytest.raises(ValueError, match="held_by: human"):
         HouseholdWorld.from_dict(dict(SMALL, objects={"x_0": {}}))
+
+
+def test_a_world_not_in_the_format_is_one_line_that_says_where():
+    """Issue 45: a misspelt key in a world file was taken silently (the object had no
+    location, the human stood at the default place)."""
+    with pytest.raises(ValueError) as error:
+        HouseholdWorld.from_dict(dict(SMALL, human={"postion": [0.0, 1.0]}), source="mine.yaml")
+    assert str(error.value) == ("mine.yaml: human: unknown key 'postion' (did you mean "
+                                "'position'?); known: position")
+    objects = dict(SMALL["objects"], pen_0={"loaction": "on_desk_0"})
+    with pytest.raises(ValueError, match=r"objects\.pen_0: unknown key 'loaction' \(did you "
+                                         r"mean 'location'\?\)"):
+        HouseholdWorld.from_dict(dict(SMALL, objects=objects))
+    with pytest.raises(ValueError, match=r"robot\.base_speed: 'fast' is not of type 'number'"):
+        HouseholdWorld.from_dict(dict(SMALL, robot={"base_speed": "fast"}))
+    with pytest.raises(ValueError, match=r"locations\.room_center: \[0\.0, 0\.0\] is too short"):
+        HouseholdWorld.from_dict(dict(SMALL, locations={"room_center": [0.0, 0.0]}))

@@ -284,7 +284,7 @@ def test_after_a_wrong_choice_a_rewrite_that_only_names_another_object_has_the_w
 >>> wait_for_trigger()
 {dialog("That is right now. Please keep that in mind for the future.")}""")
 
-    read = reads({wrong: "wrong object: none -> none", request:
+    read = reads({wrong: "wrong object", request:
                   "do: the block nearest to orange bowl -> left side"},
                  ReadingVocabulary.of(["red block", "blue block", "orange bowl"], ["left side"]))
 

@@ -105,6 +105,7 @@ def test_a_block_chosen_by_distance_is_stored_as_the_nearest_in_code():
 
 
 def rejected_then_accepted(memory, accepted="yellow block", world=None, wrong="wrong object"):
+    """``wrong``: how the model reads the user's correction."""
     said = [LEFT_OF_YELLOW,
             "That is not what I wanted. The block you picked was a block below the yellow "
             "bowl. Try once more, please.",
@@ -115,7 +116,7 @@ def rejected_then_accepted(memory, accepted="yellow block", world=None, wrong="w
     return learning_session(said, memory, statements, mode="final", api="tabletop",
                             robot=world or placed_world(), all_ok=True,
                             readings={said[0]: LEFT_OF_YELLOW_READ,
-                                      said[1]: f"{wrong}: none -> none", said[2]: "learn"})
+                                      said[1]: wrong, said[2]: "learn"})
 
 
 def test_after_a_rejected_choice_the_lesson_computes_the_one_accepted(table_memory):
@@ -261,8 +262,8 @@ def test_a_block_counted_from_an_edge_is_stored_as_the_count_after_a_move_by_a_n
     s = learning_session(said, table_memory, statements, mode="final", api="tabletop",
                          robot=world, all_ok=True,
                          readings={said[0]: "do: the block number 2 from the left -> top side",
-                                   said[1]: "wrong object: the block number 2 from the left -> "
-                                            "none", said[2]: "learn"})
+                                   said[1]: "wrong object\ndo: the block number 2 from the "
+                                            "left -> none", said[2]: "learn"})
     entry = s.console.execute("learn_from_interaction()").entry
     assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
     assert "the block number 2 counted from the left" in entry.output
@@ -295,7 +296,7 @@ def test_a_count_lesson_reads_in_the_count_side_and_place_of_the_request_at_hand
 def test_a_rejected_choice_is_what_the_model_read_not_the_words(table_memory):
     """The same words read as a place to put right (do): the blue block is no rejected choice,
     its move stays part of what the lesson must end like, and the lesson is not the choice."""
-    s = rejected_then_accepted(table_memory, wrong="do")
+    s = rejected_then_accepted(table_memory, wrong="do: none -> top right corner")
     entry = s.console.execute("learn_from_interaction()").entry
     [example] = table_memory.list("final") or [None]
     assert example is None or not is_choice_lesson(example.transcript), entry.output

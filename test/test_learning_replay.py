@@ -91,7 +91,7 @@ READINGS = {
     "next time, put it on the table right away when the handover fails - remember that":
         "learn\ndo: milk carton -> dining table",
     "well done for trying again, remember that": "learn",
-    "that is the cup, not the juice": "wrong object: mango juice -> none",
+    "that is the cup, not the juice": "wrong object\ndo: mango juice -> none",
     "great, remember that for next time": "learn",
     "put the blocks in the bowls with matching colors": "do: every block -> the same color bowl",
     "the red block is in the blue bowl, it belongs in the red bowl":
@@ -123,7 +123,7 @@ READINGS = {
     "pick up the block to the left of the yellow bowl and place it on the top right corner":
         "do: the block left of yellow bowl -> top right corner",
     "That is not what I wanted. The block you picked was a block below the yellow bowl. Try "
-    "once more, please.": "wrong object: none -> none",
+    "once more, please.": "wrong object",
     "That is in the top right corner, and the yellow block should be there too.":
         "do: yellow block -> top right corner",
     "well done, remember that": "learn",

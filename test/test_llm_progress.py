@@ -14,7 +14,9 @@ pytestmark = [
 
 @pytest.mark.timeout(900)      # three short calls; minutes on a loaded 2-core machine
 def test_the_embedded_model_reports_each_prompt_batch_and_answers_the_same():
-    llm = LocalLlamaClient(model="gemma-3-270m", persist_states=False, incremental=False)
+    # one thread: two spin at each barrier on a loaded machine (test_local_llm.THREADS)
+    llm = LocalLlamaClient(model="gemma-3-270m", persist_states=False, incremental=False,
+                           n_threads=1)
     llm.llama.n_batch = 64          # small batches: a short prompt (~160 tokens) has several
     prompt = "".join(f">>> x{i} = {i}\n" for i in range(20)) + ">>>"
     quiet = llm.complete(prompt, max_tokens=8, temperature=0)
@@ -34,3 +36,4 @@ def test_the_embedded_model_reports_each_prompt_batch_and_answers_the_same():
     heard.clear()
     llm.complete(">>> 1 + 1\n>>>", max_tokens=4)        # under a batch: only the end is told
     assert [e.phase for e in heard] == [DONE]
+    llm.close()

@@ -17,7 +17,8 @@ from reading_support import ReadingScript
 
 PLACES = ["top left corner", "left side", "middle"]
 TABLE = ReadingVocabulary.of(["red block", "blue block", "green block", "green bowl",
-                              "red bowl"], PLACES, show_places=False)
+                              "red bowl"], PLACES, show_places=False,
+                             movable=lambda name: name.endswith(" block"))
 HOUSE = ReadingVocabulary.of(["mango-juice_0", "coffee-cup_0", "coffee-cup_1", "tumbler_0"],
                              ["on_dining-table_0", "on_kitchen-counter_0"],
                              ["inFrontOf_dining-table_0", "inFrontOf_long-table_0",
@@ -37,7 +38,7 @@ def read(text: str, vocabulary=TABLE):
     "do: the block farthest from green bowl -> middle",
     "do: the block number 2 from the right -> green bowl",
     "do: red block and blue block -> green bowl",
-    "wrong object: the block nearest to red bowl -> none",
+    "wrong object\ndo: the block nearest to red bowl -> none",
     "do: none -> elsewhere",
     "retry: blue block",
     "done\nlearn",
@@ -58,6 +59,8 @@ def test_every_clause_the_grammar_allows_parses_and_renders_back(text):
     "learn: red block",
     "do: red block -> me",                           # the tabletop hands nothing over
     "do: red block -> green bowl\n- done\n- learn\n- stop",   # at most three clauses
+    "do: green bowl -> middle",                      # the tabletop's bowls do not move
+    "do: every bowl -> middle",
 ])
 def test_the_grammar_refuses_what_the_scene_does_not_have(text):
     pytest.importorskip("llguidance")
@@ -66,14 +69,13 @@ def test_the_grammar_refuses_what_the_scene_does_not_have(text):
 
 
 def test_an_article_before_a_name_is_the_name_and_the_relations_read_as_types():
-    r = read("wrong object: the blue block -> the middle\ndo: the block above the green bowl "
-             "-> left side")
-    assert r.clauses[0] == Clause("wrong object", Selection("named", names=("blue block",)),
+    r = read("wrong object\ndo: the blue block -> the middle\ndo: the block above the green "
+             "bowl -> left side")
+    assert r.clauses[1] == Clause("do", Selection("named", names=("blue block",)),
                                   Target("named", "middle"))
-    assert r.clauses[1].objects == Selection("side", kind="block", side="top",
+    assert r.clauses[2].objects == Selection("side", kind="block", side="top",
                                              reference="green bowl")
-    assert r.rejects_choice and not r.closes and [c.kind for c in r.moves] == ["wrong object",
-                                                                               "do"]
+    assert r.rejects_choice and not r.closes and [c.kind for c in r.moves] == ["do", "do"]
 
 
 def test_text_an_endpoint_wrote_outside_the_language_is_refused_with_the_reason():

@@ -18,7 +18,7 @@ import yaml
 from llm_interaction_node.bench.reading_items import household_vocabulary, normal
 from llm_interaction_node.core.reading import Reader, ReadingVocabulary, parse
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 DATA = Path(__file__).resolve().parent / "data"
 # floors under the measured counts (docs/evaluation.md, "The model reads")
 HELDOUT_FLOOR = 0.75

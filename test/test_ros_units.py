@@ -1,5 +1,6 @@
 """ROS-layer pieces that need no running graph: parameters, conversions, scene memory, cleaning."""
 import math
+import time
 from dataclasses import fields
 
 import numpy as np
@@ -115,6 +116,38 @@ def test_scene_memory_keeps_the_valid_entries_and_adds_configured_furniture():
     assert memory.dropped == 3 and "non-finite pose" in warnings[0]
     assert memory.wait_for_first(0.01)
     assert set(memory.locations()) == set(world.named_locations())
+
+
+def test_an_empty_scene_is_held_back_and_a_late_one_is_dropped():
+    """Issue 45: one empty scene message wiped the view (list_objects() -> [], grasps refused,
+    no warning), and an older-stamped scene replaced a newer one."""
+    from builtin_interfaces.msg import Time
+    knowledge = StaticKnowledge.from_yaml(world_path("drinks_and_cup"))
+    warnings = []
+    memory = SceneMemory(knowledge, warn=warnings.append, empty_after_s=0.3)
+    world = load_household_world("drinks_and_cup")
+    grasped = [o for o in world.scene() if GRASP in o.affordances]
+    names = {o.name for o in grasped}
+    memory.update(scene_to_msg(grasped, stamp=Time(sec=100)))
+    memory.update(scene_to_msg([], stamp=Time(sec=101)))              # a glitch
+    assert names <= {o.name for o in memory.objects()}
+    assert "no objects; kept the last view" in warnings[-1]
+    older = [o for o in grasped if o.name != "coffee-cup_0"]
+    memory.update(scene_to_msg(older, stamp=Time(sec=99)))            # came late
+    assert "coffee-cup_0" in {o.name for o in memory.objects()}
+    assert memory.late == 1 and "came late" in warnings[-1]
+    memory.update(scene_to_msg(older, stamp=Time(sec=102)))           # newer: taken
+    assert "coffee-cup_0" not in {o.name for o in memory.objects()}
+    memory.update(scene_to_msg(grasped))                              # unstamped: taken
+    assert "coffee-cup_0" in {o.name for o in memory.objects()}
+    for _ in range(3):                                                # empty, and it lasts
+        memory.update(scene_to_msg([], stamp=Time(sec=103)))
+    assert names <= {o.name for o in memory.objects()}
+    assert sum("kept the last view" in w for w in warnings) == 1      # not once per message
+    time.sleep(0.35)
+    assert not names & {o.name for o in memory.objects()}
+    assert "the view is empty now" in warnings[-1]
+    assert memory.wait_for_stamp(103 * 10**9, 0.01)
 
 
 def test_a_bad_scene_message_updates_the_view_with_its_good_entries_only():

@@ -108,6 +108,37 @@ def test_run_starts_the_graph_and_the_console_talks_to_the_robot(tmp_path):
     assert list((tmp_path / "wav").glob("*.wav")), "the tts node wrote no speech"
 
 
+def test_run_with_a_bad_world_says_so_in_one_line_and_leaves_no_console_on_dead_nodes(
+        tmp_path):
+    """Issue 45: `run` with a bad world kept the console open on dead nodes and exited 0.
+    A bad --world is one line before any node starts (exit 2); a node that dies anyway (here
+    a bad knowledge file given as a parameter) ends the console, exit code 1."""
+    world = (Path(__file__).resolve().parent.parent / "config/worlds/drinks_and_cup.yaml")
+    misspelt = tmp_path / "misspelt.yaml"
+    misspelt.write_text(world.read_text().replace("  position: [-0.5, -2.3]",
+                                                  "  positon: [-0.5, -2.3]"))
+    llm = FakeLLMServer()
+    with running(tmp_path, "--world", str(misspelt), llm=llm) as proc:
+        out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 2, out
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    assert errors == [f"error: {misspelt}: human: unknown key 'positon' (did you mean "
+                      "'position'?); known: position"], out
+    assert "started" not in out
+    lines: list[str] = []
+    start = time.monotonic()
+    with running(tmp_path, "--param", f"interaction_node:knowledge:={misspelt}",
+                 llm=FakeLLMServer()) as proc:           # stdin stays open: a user at it
+        assert read_until(proc, lines, "the console ended", 120), "".join(lines)
+        assert proc.wait(60) == 1
+    out = "".join(lines)
+    assert "interaction_node exited with code 2" in out
+    assert "unknown key 'positon'" in out and "Traceback" not in out
+    assert "error: interaction_node exited (see above); the console ended" in out
+    assert time.monotonic() - start < 90
+
+
+@pytest.mark.embedded_model     # 8.5 min of the suite's 24 (issue 45): the one run of `run` with the model
 @pytest.mark.timeout(1500)
 def test_run_with_no_key_brings_the_juice_with_the_embedded_model(tmp_path):
     """Issue 10's check: a fresh machine with no key, the README command, "bring me the juice"

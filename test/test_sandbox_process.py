@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
@@ -227,3 +228,170 @@ def test_the_held_out_corpus_replayed_by_the_cli_is_refused_or_stopped():
     assert replayed.entries[-1].output.startswith("['inFrontOf_kitchen-counter_0'")
     # each statement within its limit: at most the timeout + the grace + a restart
     assert wall < 20 + len(hostile) * (timeout_s + 1.5)
+
+
+# --- issue 45: the worker dies during a call, large values, slow definitions, numpy state ---
+
+def test_a_worker_killed_during_an_api_call_is_one_line_not_a_broken_pipe():
+    """The OOM killer (or an operator) kills the worker while a skill runs in the caller: the
+    statement ends with one line that says what happened and what the call returned (not
+    "needed more than 1 GB"), no pipe error escapes, the next statement and a reset work."""
+    runner: dict = {}
+
+    def slow_skill(name: str) -> str:
+        os.kill(runner["pid"], signal.SIGKILL)     # the worker dies while the skill runs
+        time.sleep(0.3)
+        return "success"
+
+    c = _session(slow_skill)
+    c.execute("def f():\n    return 'f'")
+    runner["pid"] = c.runner.pid
+    result = c.execute("slow_skill('mango-juice_0')")
+    assert isinstance(result.error, RuntimeError)
+    assert result.entry.output.splitlines() == [
+        "RuntimeError: the console's worker process was killed during slow_skill(), which "
+        "returned 'success' (signal SIGKILL: by the system, e.g. out of memory, or by an "
+        "operator); the console was restarted, the functions f were defined again"]
+    assert "1 GB" not in result.entry.output
+    assert c.execute("f()").entry.output == "'f'"
+    runner["pid"] = c.runner.pid
+    os.kill(c.runner.pid, signal.SIGKILL)         # dead at a reset (a new task)
+    time.sleep(0.2)
+    c.new_task()
+    assert c.execute("1 + 1").entry.output == "2"
+    c.close()
+
+
+def test_a_worker_killed_while_a_call_raised_still_reaches_the_caller():
+    pid: dict = {}
+
+    def halt() -> None:
+        os.kill(pid["pid"], signal.SIGKILL)
+        time.sleep(0.3)
+        raise InteractionAborted("stop requested")
+
+    c = _session(halt)
+    c.execute("1")
+    pid["pid"] = c.runner.pid
+    with pytest.raises(InteractionAborted, match="stop requested"):
+        c.execute("halt()")
+    assert c.execute("2").entry.output == "2"
+    c.close()
+
+
+def test_a_300_mb_argument_is_refused_in_the_worker_and_never_reaches_the_caller():
+    """One get_obj_pos(s) and one say(s) with a 324 MB string: each is one error line, the
+    caller's memory does not take it, nothing is spoken; a long but sane say() is refused by
+    the speech limit."""
+    spoken = []
+    c = console(speak=spoken.append)
+    c.execute("s = '|'.join(['q' * 9_000_000] * 36)")
+    before = peak_mb()
+    for call in ("get_obj_pos(s)", "say(s)"):
+        result = c.execute(call)
+        assert isinstance(result.error, ValueError), result.entry.output
+        name = call.split("(")[0]
+        assert result.entry.output.splitlines()[-1] == (
+            f"ValueError: the arguments of {name}() are too large: a robot function takes at "
+            "most 1,000,000 bytes of arguments")
+    assert peak_mb() - before < 100
+    result = c.execute("say('x' * 20000)")
+    assert result.entry.output.splitlines()[-1] == (
+        "ValueError: say() says at most 10,000 characters; this text has 20,000: say less")
+    assert spoken == []
+    assert c.execute("say('hello'); len(s)").entry.output == "324000035"
+    assert spoken == ["hello"]
+    c.close()
+
+
+def test_a_message_larger_than_the_pipe_takes_ends_the_worker_with_one_line(monkeypatch):
+    """The caller's own bound: a worker message above MAX_MESSAGE_BYTES is not read whole."""
+    from llm_interaction_node.core import sandbox_process
+    monkeypatch.setattr(sandbox_process, "MAX_MESSAGE_BYTES", 50_000)
+    c = console()
+    result = c.execute("print('x' * 99_000)")
+    assert result.entry.output.startswith("MemoryError: the statement sent more than ")
+    assert c.execute("3").entry.output == "3"
+    c.close()
+
+
+GRACE = 1.0
+
+
+def test_a_restart_defines_the_functions_again_within_one_statement_timeout():
+    """Slow definitions (their default values take ~1 s each: sized by a measurement first,
+    so a loaded machine makes them neither too short nor over the timeout), then a
+    statement that fails at once and restarts the worker: the restart redefines what fits in
+    one statement timeout and names the rest; on main the statement took the sum of them
+    all."""
+    timeout_s = 3.0
+    c = console(timeout_s=timeout_s)
+    start = time.monotonic()
+    c.execute("sum(1 for v in range(1_000_000))")
+    per_million = time.monotonic() - start
+    millions = max(1, round(0.35 * timeout_s / per_million))
+    slow_def = ("def f{i}(x=sum(1 for v in range(1_000_000) for w in range(MILLIONS))):\n"
+                "    return {i}").replace("MILLIONS", str(millions))
+    took, defined = [], []
+    while sum(took) < timeout_s + 4.5 and len(defined) < 14:
+        start = time.monotonic()
+        i = len(took)
+        if c.execute(slow_def.format(i=i)).ok:
+            defined.append(f"f{i}")
+            took.append(time.monotonic() - start)
+    assert sum(took) > timeout_s + 4, took          # else this test could not fail on main
+    start = time.monotonic()
+    result = c.execute("np.outer(np.ones(16000), np.ones(16000)).sum()")
+    wall = time.monotonic() - start
+    assert wall < timeout_s + GRACE + 3, (wall, took)      # main: the sum of them all
+    line = result.entry.output
+    assert line.startswith("MemoryError: the statement needed more than 1 GB; the console "
+                           "was restarted"), line
+    assert ("were not defined again (it would take more than 3 s or call the robot again: "
+            "define them again)") in line
+    again = [name for name in defined if name in c.namespace]
+    assert defined[-1] not in again and len(again) < len(defined)
+    for name in again:
+        assert c.execute(f"{name}()").entry.output == name[1:]
+    assert "NameError" in c.execute(f"{defined[-1]}()").entry.output
+    c.close()
+
+
+def test_a_restart_does_not_repeat_the_robot_calls_of_a_definition():
+    """A definition whose default value calls the robot (a move) is not run again by a
+    restart: that would move the robot again. It is named as not defined again."""
+    moves = []
+
+    def move(where: str) -> str:
+        moves.append(where)
+        return "success"
+
+    c = _session(move)
+    c.execute("def there(x=move('counter')):\n    return x")
+    c.execute("def plain():\n    return 'plain'")
+    os.kill(c.runner.pid, signal.SIGKILL)
+    time.sleep(0.3)
+    result = c.execute("plain()")
+    assert moves == ["counter"]
+    assert "the functions plain were defined again" in result.entry.output
+    assert "the functions there were not defined again" in result.entry.output
+    c.close()
+
+
+@pytest.mark.parametrize("isolated", [True, False])
+def test_numpy_settings_of_one_interaction_do_not_reach_the_next(isolated):
+    """np.seterr / np.set_printoptions in generated code: gone in the next interaction (in
+    the worker and in the in-process console of the baselines)."""
+    from llm_interaction_node.core.sandbox_numpy import restore_numpy_settings
+    c = console(isolated=isolated)
+    try:
+        assert c.execute("np.seterr(all='raise'); np.set_printoptions(precision=2)").ok
+        assert "FloatingPointError" in c.execute("np.array([1.0]) / 0").entry.output
+        assert c.execute("np.array([1 / 3])").entry.output == "array([0.33])"
+        c.new_task()
+        with np.errstate(divide="ignore"):
+            assert c.execute("np.array([1.0]) / 0").entry.output == "array([inf])"
+        assert c.execute("np.array([1 / 3])").entry.output == "array([0.33333333])"
+    finally:
+        restore_numpy_settings()      # this process's numpy, for the tests after this one
+        c.close()

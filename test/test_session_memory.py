@@ -152,3 +152,50 @@ def test_build_session_hands_the_callers_listeners_to_the_console(tmp_path):
         else:
             assert len(console.input_listeners) == 1 and result.lessons == ()
         console.close()
+
+
+def test_a_lesson_after_a_reset_is_stored_not_refused_as_a_repeat(tmp_path):
+    """Issue 45: request, lesson (stored), a reset while idle, a new request, its lesson: the
+    second lesson was refused as "already called for this user request" (the learner still
+    held the first request's utterance count), and the user heard nothing."""
+    import threading
+    import time
+
+    from llm_interaction_node.core.interrupt import StopSignal
+    from llm_interaction_node.core.learning.outcome import LearnStatus
+    stop = StopSignal()                 # shared by the queue and the agent, as in the node
+    queue = EventQueue(["go to the counter", "thanks, remember that"], stop=stop)
+    llm = ScriptedLLM(["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+                       "wait_for_trigger()", "learn_from_interaction()", "wait_for_trigger()",
+                       "move_to(get_location_coordinates('handover_to_human'))",
+                       "wait_for_trigger()", "learn_from_interaction()", "wait_for_trigger()"])
+    spoken: list[str] = []
+    settings = Settings.from_dict({"memory": {"path": str(tmp_path / "memory")},
+                                   "learning": {"mode": "raw"}})
+    session = build_session("humanoid", make_world("humanoid", "drinks_and_cup"), queue,
+                            settings, llm=llm, speak=spoken.append, stop=stop)
+    runner = threading.Thread(target=session.agent.run, daemon=True)
+    runner.start()
+
+    def wait_for(predicate, what):
+        deadline = time.monotonic() + 60
+        while not predicate():
+            assert runner.is_alive() and time.monotonic() < deadline, what
+            time.sleep(0.02)
+
+    wait_for(lambda: len(session.learner.outcomes) == 1 and session.agent.turns
+             and session.agent.turns[-1].status == "waiting", "the first lesson")
+    session.agent.request_reset("reset service")
+    wait_for(lambda: session.agent.turns[-1].status == "reset", "the reset")
+    queue.put("go to the handover place")
+    queue.put("thanks, remember that")
+    wait_for(lambda: len(session.learner.outcomes) == 2, "the second lesson")
+    queue.close()
+    runner.join(30)
+    statuses = [o.status for o in session.learner.outcomes]
+    assert statuses == [LearnStatus.STORED_RAW, LearnStatus.STORED_RAW], \
+        [o.message for o in session.learner.outcomes]
+    learned = session.memory.list("raw")
+    assert len(learned) == 2
+    assert any("handover_to_human" in e.transcript for e in learned)
+    session.console.close()

@@ -671,7 +671,7 @@ class Agent:
         head_of = getattr(self._examples, "head", None)
         if head_of is None or getattr(self.llm, "prefill", None) is None:
             return
-        head = head_of()
+        head = self.stop.call(head_of)        # a stop or reset never waits for the memory
         if head is not None and head != self._head:
             self._head = head
             self.prefill(head)
@@ -679,7 +679,8 @@ class Agent:
     def _current_examples(self) -> list[str]:
         utterances = self.console.builtins.utterances
         if self._examples_cache[0] != len(utterances):
-            examples = list(self._examples(list(utterances)))
+            # a stop or reset ends the wait for the memory (a frozen server, issue 45)
+            examples = list(self.stop.call(self._examples, list(utterances)))
             if examples != self._examples_cache[1] and examples != self._head:
                 self.prefill(examples)
             self._examples_cache = (len(utterances), examples)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 LEARN_REFUSAL = ("Ignoring learn_from_interaction call since it did not happen on explicit "
                  "user request.")
 LEARN_UNAVAILABLE = "learn_from_interaction is not available: this session has no memory."
+MAX_SPEECH_CHARS = 10_000    # what say()/ask() send to the speech output at most (~10 minutes)
 FORGET_REFUSAL = ("Ignoring forget_learned call since the user did not explicitly ask to "
                   "forget something.")
 
@@ -30,6 +31,15 @@ def asked_to_forget(utterance: str) -> bool:
     what was learned is refused. Deliberately a plain word test: a retraction such as
     "never mind what I taught you" is not an order to delete."""
     return "forget" in utterance.lower()
+
+
+def _speech(text, function: str) -> str:
+    """What may be spoken: ValueError for a text too long to say (nothing is sent)."""
+    text = str(text)
+    if len(text) > MAX_SPEECH_CHARS:
+        raise ValueError(f"{function}() says at most {MAX_SPEECH_CHARS:,} characters; this "
+                         f"text has {len(text):,}: say less")
+    return text
 
 
 class InteractionBuiltins:
@@ -59,11 +69,12 @@ class InteractionBuiltins:
 
     def say(self, text: str) -> None:
         """Send text to the TTS; does not wait for speaking to finish."""
-        self.speak(str(text))
+        self.speak(_speech(text, "say"))
 
     def ask(self, question: str) -> str:
         """Say the question and block until the user answers; return the answer."""
-        self.speak(str(question))
+        question = _speech(question, "ask")
+        self.speak(question)
         answer = self.channel.next_utterance("ask", str(question))
         self.utterances.append(answer)
         return answer

@@ -232,3 +232,18 @@ class _View:
 def numpy_view(max_elements: int) -> Any:
     """The `np` object generated code gets; arrays it creates hold at most max_elements."""
     return _View(numpy, "numpy", _MODULES["numpy"], max_elements)
+
+
+# numpy's process-wide settings generated code may change (np.seterr, np.seterrcall,
+# np.set_printoptions, np.setbufsize), as they are when the sandbox is imported
+_SETTINGS = (numpy.geterr(), numpy.geterrcall(), numpy.get_printoptions(), numpy.getbufsize())
+
+
+def restore_numpy_settings() -> None:
+    """Put numpy's settings back as they were at start: what one interaction's code set
+    (``np.seterr(all='raise')``, a print precision) must not reach the next one."""
+    errors, call, printing, bufsize = _SETTINGS
+    numpy.seterr(**errors)
+    numpy.seterrcall(call)
+    numpy.set_printoptions(**printing)
+    numpy.setbufsize(bufsize)

@@ -12,15 +12,25 @@ A statement that exceeds a limit ends its worker: the address space (a MemoryErr
 guards did not raise), the CPU time (SIGXCPU), or its own time (robot API calls excluded)
 ``grace_s`` past the statement timeout, when the in-worker watchdog could not stop it. The
 next worker starts at once; the console says so in one line as the statement's error (what
-the LLM sees), the functions defined in this task are defined again, the other variables are
-named as lost.
+the LLM sees), the functions defined in this task are defined again (within one statement
+timeout in all: those that do not fit are named as not defined), the other variables are
+named as lost. A worker killed from outside (the OOM killer picks the biggest process, which
+the worker is by design; an operator) is the same: during a robot API call too, whose
+result is then said with the restart line; the pipe's errors never reach the caller.
+
+Nothing large crosses the pipe: a call's arguments are refused in the worker above
+:data:`~.sandbox_worker.MAX_CALL_BYTES`, and a message above :data:`MAX_MESSAGE_BYTES`
+ends the worker.
 """
 from __future__ import annotations
 
+import ast
 import io
 import logging
+import math
 import multiprocessing
 import os
+import reprlib
 import signal
 import threading
 import time
@@ -28,10 +38,10 @@ import weakref
 from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
 from typing import Any
 
-from .errors import StatementTimeout
+from .errors import EndOfInteraction, InteractionAborted, StatementTimeout
 from .registry import ApiRegistry
 from .sandbox import Sandbox
-from .sandbox_worker import pack_error, unpack_error
+from .sandbox_worker import MAX_CALL_BYTES, OUTPUT_CAP, pack_error, unpack_error
 from .statement_runner import DISPLAY, ConsoleOutput, RunOutcome
 
 log = logging.getLogger(__name__)
@@ -39,6 +49,9 @@ log = logging.getLogger(__name__)
 MEMORY_LIMIT_MB = 1024      # address space a worker may add to what it holds at start
 GRACE_S = 1.0               # own time past the statement timeout before the worker is killed
 START_TIMEOUT_S = 60.0      # the first start also starts the forkserver (imports numpy)
+# one message from the worker: a call (its arguments <= MAX_CALL_BYTES), an output
+# (<= OUTPUT_CAP characters, up to 4 bytes each) and the namespace's names
+MAX_MESSAGE_BYTES = MAX_CALL_BYTES + 4 * OUTPUT_CAP + 2**20
 
 _context_lock = threading.Lock()
 _context: Any = None
@@ -137,7 +150,10 @@ class WorkerRunner:
         self._output_cap = output_cap
         self._out = _Output(output_cap)
         self._raised: dict[int, BaseException] = {}
-        self._definitions: list[str] = []   # inputs of this task that only defined functions
+        # inputs of this task that only defined functions, with the seconds each took
+        # (inf: it called the robot, so it is not run again)
+        self._definitions: list[tuple[str, float]] = []
+        self._calling: str | None = None      # the API call being served, for a death line
         self._process = None
         self._conn = None
         self._finalizer = None
@@ -199,10 +215,11 @@ class WorkerRunner:
         self._definitions = []
         if self._process is not None:
             try:
-                self._conn.send(("reset",))
+                self._send(("reset",))
                 _, names = self._recv(START_TIMEOUT_S)
-            except WorkerDied:
-                self._kill()
+            except WorkerDied as died:
+                log.warning("the sandbox worker ended before a reset: %s", died)
+                self._kill()        # the next statement starts a new one
                 names = self._initial
             self._set_names(names)
         else:
@@ -230,20 +247,27 @@ class WorkerRunner:
             error = {"MemoryError": MemoryError, "StatementTimeout": StatementTimeout
                      }.get(kind, RuntimeError)(message)
             self._out.add(self._restart_line(line))
-            return self._out.outcome(error)
+            # the end of the interaction or a stop raised by the call still ends the turn
+            ending = [e for e in self._raised.values()
+                      if isinstance(e, (EndOfInteraction, InteractionAborted))]
+            return self._out.outcome(ending[0] if ending else error)
         finally:
             self._raised = {}
 
-    def _serve(self, source: str) -> RunOutcome:
-        """Send the input, run the API calls it makes, until the worker says it is done."""
-        self._conn.send(("run", source))
+    def _serve(self, source: str, limit_s: float | None = None) -> RunOutcome:
+        """Send the input, run the API calls it makes, until the worker says it is done.
+        ``limit_s``: its own time may not pass this (default: the timeout + the grace)."""
+        self._send(("run", source))
         started = time.monotonic()
         in_api = 0.0
+        calls = 0
+        limit = self.sandbox.timeout_s + self.grace_s if limit_s is None else limit_s
         while True:
             own = time.monotonic() - started - in_api
-            left = self.sandbox.timeout_s + self.grace_s - own
-            message = self._recv(left, timeout_s=self.sandbox.timeout_s)
+            message = self._recv(limit - own, timeout_s=self.sandbox.timeout_s
+                                 if limit_s is None else limit_s)
             if message[0] == "call":
+                calls += 1
                 call_started = time.monotonic()
                 self._call(*message[1:])
                 in_api += time.monotonic() - call_started
@@ -259,34 +283,55 @@ class WorkerRunner:
             if over_memory:
                 raise WorkerDied(f"MemoryError: the statement needed more than "
                                  f"{_size(self.memory_limit_mb)}")
-            if defines_only:
-                self._definitions.append(source)
+            if defines_only:     # one that called the robot would call it again: not kept
+                self._definitions.append((source, math.inf if calls
+                                          else time.monotonic() - started - in_api))
             return self._out.outcome(error, defines_only)
 
     def _call(self, seq: int, name: str, args: tuple, kwargs: dict,
               output: tuple[str, int]) -> None:
         self._out.add(*output)
+        self._calling = f"{name}()"
         try:
             value = self._functions[name](*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001 - handed to the code that called it
             self._out.add(self.output.take())
             self._raised[seq] = exc
-            self._conn.send(("raise", seq, pack_error(exc), seq))
+            self._calling = f"{name}(), which raised {type(exc).__name__}"
+            self._send(("raise", seq, pack_error(exc), seq))
             return
         self._out.add(self.output.take())   # what the function wrote, where it was called
+        self._calling = f"{name}(), which returned {_short(value)}"
         try:
-            self._conn.send(("return", seq, value))
+            data = reduction.ForkingPickler.dumps(("return", seq, value))
         except Exception as exc:  # noqa: BLE001 - a value that cannot cross the pipe
             error = TypeError(f"{name}() returned a value the console cannot hold ({exc})")
-            self._conn.send(("raise", seq, pack_error(error), None))
+            self._send(("raise", seq, pack_error(error), None))
+            return
+        self._send(data)
+
+    def _send(self, message) -> None:
+        """A message (or its pickled bytes) to the worker; WorkerDied if it is gone."""
+        try:
+            if isinstance(message, bytes | bytearray | memoryview):
+                self._conn.send_bytes(message)
+            else:
+                self._conn.send(message)
+        except (EOFError, OSError):
+            self._process.join(1.0)
+            raise WorkerDied(self._death()) from None
 
     def _recv(self, wait_s: float, timeout_s: float | None = None):
         """The worker's next message within ``wait_s``; WorkerDied if it ended or must."""
         try:
             if wait_s > 0 and self._conn.poll(wait_s):
-                return self._conn.recv()
+                self._calling = None
+                return reduction.ForkingPickler.loads(self._conn.recv_bytes(MAX_MESSAGE_BYTES))
         except (EOFError, OSError):
             self._process.join(1.0)
+            if self._process.is_alive():    # a message over MAX_MESSAGE_BYTES
+                raise WorkerDied(f"MemoryError: the statement sent more than "
+                                 f"{_size(MAX_MESSAGE_BYTES // 2**20)} to the robot") from None
             raise WorkerDied(self._death()) from None
         if not self._process.is_alive():
             raise WorkerDied(self._death())
@@ -297,10 +342,14 @@ class WorkerRunner:
         code = self._process.exitcode
         if code == -signal.SIGXCPU:
             return f"StatementTimeout: the statement used more than {self.cpu_limit_s:g} s of CPU"
-        if code == -signal.SIGKILL:
-            return (f"MemoryError: the statement needed more than {_size(self.memory_limit_mb)}"
-                    " (the worker was killed)")
-        return f"RuntimeError: the sandbox worker ended (exit code {code})"
+        during = f" during {self._calling}" if self._calling else ""
+        if code is not None and code < 0:
+            # not a limit of ours (those end as MemoryError or SIGXCPU): the OOM killer or
+            # an operator; the worker is the biggest process by design
+            return (f"RuntimeError: the console's worker process was killed{during} "
+                    f"(signal {signal.Signals(-code).name}: by the system, e.g. out of memory, "
+                    "or by an operator)")
+        return f"RuntimeError: the console's worker process ended{during} (exit code {code})"
 
     def _restart_line(self, line: str) -> str:
         """Kill the worker, start a new one with this task's functions: ``line`` + what
@@ -309,40 +358,72 @@ class WorkerRunner:
         log.warning("sandbox worker restarted: %s", line)
         self._kill()
         self.restarts += 1
-        redefined = self._redefine()
-        lost = [n for n in lost if n not in redefined]
+        redefined, not_again = self._redefine()
+        lost = [n for n in lost if n not in redefined and n not in not_again]
         note = "; the console was restarted"
         if redefined:
             note += f", the functions {', '.join(redefined)} were defined again"
+        if not_again:
+            note += (f", the functions {', '.join(not_again)} were not defined again (it "
+                     f"would take more than {self.sandbox.timeout_s:g} s or call the robot "
+                     "again: define them again)")
         if lost:
             note += f", the variables {', '.join(lost)} are lost (assign them again)"
         return line + note + "\n"
 
-    def _redefine(self) -> list[str]:
-        """Run this task's function definitions in the new worker; the names they define."""
+    def _redefine(self) -> tuple[list[str], list[str]]:
+        """Run this task's function definitions in the new worker, within one statement
+        timeout in all: those that took longer the first time than what is left are not run.
+        (The names they define, the functions not defined again.)"""
         definitions, self._definitions = self._definitions, []
         if not definitions:
             self._set_names(self._initial)
-            return []
+            return [], []
         before = set(self._initial)
-        for source in definitions:
+        deadline = time.monotonic() + self.sandbox.timeout_s
+        skipped: list[str] = []
+        for source, took in definitions:
+            left = deadline - time.monotonic()
+            if took > left:
+                skipped += _defined_names(source)
+                continue
             saved = self._out
             try:
                 self.start()
                 self._out = _Output(self._output_cap)
-                self._serve(source)
+                self._serve(source, limit_s=left)
+                self._definitions.append((source, took))
             except Exception as exc:  # noqa: BLE001 - what is not defined again is lost
                 log.warning("could not define again after a restart: %s", exc)
                 self._kill()
+                self._definitions = []
                 self._set_names(self._initial)
-                return []
+                return [], [n for s, _ in definitions for n in _defined_names(s)]
             finally:
                 self._out = saved
-        return [n for n in self.namespace if n not in before and n != "__builtins__"]
+        redefined = [n for n in self.namespace if n not in before and n != "__builtins__"]
+        return redefined, [n for n in skipped if n not in redefined]
 
 
 def _size(mb: int) -> str:
     return f"{mb // 1024} GB" if mb % 1024 == 0 else f"{mb} MB"
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+
+
+def _short(value: Any) -> str:
+    """A value in a few words, for a line that says what a call returned."""
+    return _SHORT.repr(value)
+
+
+def _defined_names(source: str) -> list[str]:
+    """The function names a definitions-only input defines."""
+    try:
+        return [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
+    except SyntaxError:
+        return []
 
 
 def _worker_main(*args) -> None:

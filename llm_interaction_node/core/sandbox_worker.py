@@ -16,12 +16,14 @@ timeout raised between a call and its reply cannot mix two calls up.
 from __future__ import annotations
 
 import builtins
+import io
 import math
 import os
 import pickle
 import resource
 import signal
 from collections.abc import Callable
+from multiprocessing import reduction
 from typing import Any
 
 from .errors import StatementTimeout
@@ -33,6 +35,33 @@ from .statement_runner import ConsoleOutput, RunOutcome, StatementRunner
 GUARD_PREFIX = "refused:"   # the size guards' MemoryError (sandbox_numpy.size_error)
 ORIGIN = "_api_origin"      # set on an error the parent's API call raised: its call number
 OUTPUT_CAP = 100_000        # characters of one output sent to the parent
+MAX_CALL_BYTES = 1_000_000  # a robot API call's arguments, pickled (a name, a pose, a sentence)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _Bounded(io.BytesIO):
+    """A pickle's buffer that refuses to grow past ``limit`` bytes (so a 300 MB argument is
+    refused before it is copied whole)."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+
+    def write(self, data) -> int:
+        if self.tell() + len(data) > self.limit:
+            raise _TooLarge
+        return super().write(data)
+
+
+def bounded_pickle(message: Any, limit: int) -> bytes:
+    """``message`` pickled as the pipe does (multiprocessing's pickler); _TooLarge over
+    ``limit`` bytes."""
+    buffer = _Bounded(limit)
+    reduction.ForkingPickler(buffer, pickle.HIGHEST_PROTOCOL).dump(message)
+    return buffer.getvalue()
 
 
 def pack_error(exc: BaseException) -> tuple[str, Any]:
@@ -69,20 +98,29 @@ def unpack_error(packed: tuple[str, Any]) -> BaseException:
 class _Calls:
     """The stubs of the API functions and the one pipe they share."""
 
-    def __init__(self, conn, runner_output: Callable[[], str]):
+    def __init__(self, conn, output: ConsoleOutput):
         self.conn = conn
-        self.output = runner_output
+        self.output = output
         self.seq = 0
 
     def stub(self, name: str) -> Callable:
         def api_call(*args: Any, **kwargs: Any) -> Any:
             self.seq += 1
             seq = self.seq
-            try:
-                self.conn.send(("call", seq, name, args, kwargs, clip(self.output())))
+            printed = self.output.take()
+            shown = clip(printed)
+            try:       # the output so far rides along: its bytes are not the arguments'
+                data = bounded_pickle(("call", seq, name, args, kwargs, shown),
+                                      MAX_CALL_BYTES + 4 * len(shown[0]) + 1024)
+            except _TooLarge:
+                self.output.write(printed)
+                raise ValueError(f"the arguments of {name}() are too large: a robot function "
+                                 f"takes at most {MAX_CALL_BYTES:,} bytes of arguments") from None
             except (pickle.PicklingError, TypeError, AttributeError) as exc:
+                self.output.write(printed)
                 raise TypeError(f"the arguments of {name}() cannot be passed to the robot "
                                 f"({exc})") from None
+            self.conn.send_bytes(data)
             while True:
                 kind, reply_seq, *rest = self.conn.recv()
                 if reply_seq == seq:
@@ -130,7 +168,7 @@ def main(conn, api_names: list[str], timeout_s: float, max_sequence_len: int, ge
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     sandbox = Sandbox(timeout_s=timeout_s, max_sequence_len=max_sequence_len, geometry=geometry)
     output = ConsoleOutput()
-    calls = _Calls(conn, output.take)
+    calls = _Calls(conn, output)
     runner = StatementRunner(lambda wrap: {n: wrap(calls.stub(n)) for n in api_names}, sandbox,
                              output)
     if memory_limit_mb > 0:

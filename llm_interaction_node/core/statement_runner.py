@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from .errors import EndOfInteraction, InteractionAborted, SemanticHintError, StatementTimeout
 from .sandbox import Sandbox, SandboxViolation
+from .sandbox_numpy import restore_numpy_settings
 
 FILENAME = "<console>"
 DISPLAY = "__console_display__"
@@ -104,7 +105,8 @@ class StatementRunner:
             self.output.write(repr(value) + "\n")
 
     def reset(self) -> None:
-        """A fresh namespace (a new task)."""
+        """A fresh namespace (a new task), numpy's settings as they were at start."""
+        restore_numpy_settings()
         ns = self.sandbox.new_globals(self.write)
         ns.update(self.bind(self.sandbox.wrap_api))
         ns[DISPLAY] = self._display

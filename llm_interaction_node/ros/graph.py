@@ -372,6 +372,11 @@ class GraphRunner:
         except OSError:
             return []
 
+    @property
+    def exited(self) -> threading.Event:
+        """Set once a node of the graph has exited (not while stopping)."""
+        return self._exited
+
     def running(self) -> list[str]:
         return [p.spec.name for p in self._procs if p.popen.poll() is None]
 

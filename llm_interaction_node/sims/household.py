@@ -45,7 +45,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from ..core.apis.humanoid import (
     BRING_LADDER_SKILL,
@@ -60,6 +59,7 @@ from ..core.apis.humanoid import (
     navigation_location,
     surface_name,
 )
+from ..core.world_file import check_world, read_world_file
 from .world_end import WorldEnd
 
 DEFAULT_ROBOT = {
@@ -135,7 +135,7 @@ class HouseholdWorld:
 
     def __init__(self, config: dict[str, Any], *, time_scale: float = 0.0,
                  progress: Callable[[float], None] | None = None, source: str | None = None):
-        self.config = copy.deepcopy(config)
+        self.config = copy.deepcopy(check_world(config, source or "the world"))
         self.name = str(self.config.get("name", source or "household"))
         self.description = str(self.config.get("description", ""))
         self.source = source
@@ -154,11 +154,10 @@ class HouseholdWorld:
 
     @classmethod
     def from_yaml(cls, path: str | Path, **kwargs: Any) -> HouseholdWorld:
-        path = Path(path)
-        with path.open() as f:
-            config = yaml.safe_load(f) or {}
+        """The world of a world file (ValueError of one line for a file not in the format,
+        :mod:`~..core.world_file`)."""
         kwargs.setdefault("source", str(path))
-        return cls(config, **kwargs)
+        return cls(read_world_file(path), **kwargs)
 
     def _parse(self, cfg: dict[str, Any]) -> None:
         robot = {**DEFAULT_ROBOT, **(cfg.get("robot") or {})}

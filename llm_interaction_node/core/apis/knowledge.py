@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
+from ..world_file import read_world_file
 from .humanoid import GRASP, PLACE_ON_TOP, SceneObject, navigation_location
 
 
@@ -68,8 +68,9 @@ class StaticKnowledge:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> StaticKnowledge:
-        with open(path, encoding="utf-8") as f:
-            return cls.from_dict(yaml.safe_load(f) or {})
+        """The knowledge of a world file (ValueError of one line for a file not in the
+        format, :mod:`..world_file`)."""
+        return cls.from_dict(read_world_file(path))
 
     def affordances_of(self, klass: str) -> tuple[str, ...]:
         """Configured affordances of a class; unknown classes can be grasped."""

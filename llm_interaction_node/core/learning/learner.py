@@ -27,8 +27,11 @@ enters a lesson.
 
 Nothing raised by the LLM client (LLMError) or by the memory reaches the console. A memory
 that cannot be reached (a ConnectionError, e.g. the store's MemoryServerUnreachable) loses
-nothing: the lesson is kept in ``pending`` and stored by :meth:`Learner.retry_pending` (the
-session calls it when the memory answers again; every learn call tries first).
+nothing: the lesson is kept in ``pending`` and on disk (``outbox``, :mod:`.outbox`: it
+outlives the process; a learner starts with what an earlier one kept there) and stored by
+:meth:`Learner.retry_pending` (the session calls it at start and when the memory answers
+again; every learn call tries first). Where it cannot be written to disk the user is told
+that it is kept only while the robot runs.
 """
 from __future__ import annotations
 
@@ -49,6 +52,7 @@ from .auto import store_auto
 from .corrected import store_corrected
 from .final import store_final
 from .gate import accepts
+from .outbox import Outbox
 from .outcome import LearnOutcome, LearnStatus, Lesson
 from .raw import store_raw
 from .replay_check import ReplayCheck
@@ -67,6 +71,11 @@ STORE_DEFERRED = ("Could not store the example: the memory is not reachable ({er
                   "kept and will be stored when the memory is back.")
 SAY_DEFERRED = ("I could not store what I learned: my memory is not reachable right now. I "
                 "keep it and will store it as soon as the memory is back.")
+STORE_NOT_KEPT = ("Could not store the example: the memory is not reachable ({error}), and it "
+                  "could not be kept on disk ({disk}). It is kept while the robot runs only.")
+SAY_NOT_KEPT = ("I could not store what I learned: my memory is not reachable, and I could not "
+                "write it down on my disk either. I will store it if my memory comes back "
+                "before I am switched off; otherwise it is lost.")
 
 
 _counter = itertools.count(1)
@@ -84,7 +93,8 @@ class Learner:
                  mode: str = "auto", say: Callable[[str], None] = lambda text: None,
                  ledger: TokenLedger | None = None,
                  interaction_id: Callable[[], str] = default_interaction_id,
-                 check: ReplayCheck | None = None,
+                 check: ReplayCheck | None = None, task: Callable[[], object] = lambda: None,
+                 outbox: Outbox | None = None,
                  read: Callable[[str], Reading | None] = lambda utterance: None):
         if mode not in MODES:
             raise ValueError(f"unknown learning mode {mode!r}; use one of {MODES}")
@@ -99,8 +109,16 @@ class Learner:
         self.check = check          # None: syntax and names only (no world to replay in)
         self.read = read            # the reading of a user utterance (core/reading), or None
         self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored lessons)
-        self._honoured: int | None = None   # utterance count of the last honoured request
-        self.pending: list[Lesson] = []  # not stored yet: the memory was unreachable
+        # the last honoured request: (its task, the utterance count); a reset starts a new
+        # task (``task``: the console's task id), so its first lesson is no repeat
+        self.task = task
+        self._honoured: tuple[object, int] | None = None
+        self.outbox = outbox        # where kept lessons outlive the process
+        # not stored yet: the memory was unreachable (now, or for an earlier learner)
+        self.pending: list[Lesson] = outbox.load() if outbox is not None else []
+        if self.pending:
+            log.info("%d lesson(s) kept during an earlier memory outage (%s): stored when the "
+                     "memory answers", len(self.pending), outbox.directory)
         self._pending_lock = threading.Lock()     # learn (worker/service) vs retry (worker)
 
     @property
@@ -132,10 +150,13 @@ class Learner:
                              exc, len(self.pending))
                     break
                 except Exception:  # noqa: BLE001 - a bad example must not block the others
-                    log.exception("storing a kept example failed; it is dropped")
+                    log.exception("storing a kept example failed; it is dropped (set aside)")
                     self.pending.pop(0)
+                    if self.outbox is not None:
+                        self.outbox.discard(lesson)
                     continue
                 self.pending.pop(0)
+                self._unkeep(lesson)
                 self._stored(lesson)
                 done += 1
         if done:
@@ -147,14 +168,15 @@ class Learner:
             return LearnOutcome(LearnStatus.DISABLED, LEARNING_DISABLED)
         # the console's notes are for the model's next statement, never part of a lesson
         transcript = without_console_notes(transcript)
-        if self._honoured == len(utterances):     # the same request again
+        request = (self.task(), len(utterances))
+        if self._honoured == request:     # the same request again
             return LearnOutcome(LearnStatus.ALREADY_LEARNED, ALREADY_LEARNED)
         latest = utterances[-1] if utterances else ""
         decision = accepts(transcript, latest, self.read(latest) if latest else None)
         if not force and not decision.is_request:
             log.info("learn_from_interaction refused (%s): %r", decision.rule, decision.clause)
             return LearnOutcome(LearnStatus.REFUSED, LEARN_REFUSAL, gate=decision)
-        self._honoured = len(utterances)
+        self._honoured = request
         interaction = interaction_text(transcript)
         if not interaction.statements():
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
@@ -175,8 +197,13 @@ class Learner:
         except ConnectionError as exc:  # the memory server is down: keep it, retry later
             log.warning("the memory is unreachable; the %s example is kept to store later: %s",
                         lesson.source, exc)
+            problem = self._keep(lesson)
             with self._pending_lock:
                 self.pending.append(lesson)
+            if problem is not None:
+                self.say(SAY_NOT_KEPT)
+                return LearnOutcome(LearnStatus.STORE_DEFERRED,
+                                    STORE_NOT_KEPT.format(error=exc, disk=problem))
             self.say(SAY_DEFERRED)
             return LearnOutcome(LearnStatus.STORE_DEFERRED, STORE_DEFERRED.format(error=exc))
         except Exception as exc:  # noqa: BLE001 - the console must go on; the user is told
@@ -188,9 +215,39 @@ class Learner:
         return LearnOutcome(status, message, lesson.example)
 
     def _add(self, lesson: Lesson) -> None:
-        lesson.example = self.memory.add(lesson.transcript, source=lesson.source,
-                                         origin=lesson.origin, problem=lesson.problem,
-                                         improvement=lesson.improvement)
+        if lesson.id is None:
+            lesson.example = self.memory.add(lesson.transcript, source=lesson.source,
+                                             origin=lesson.origin, problem=lesson.problem,
+                                             improvement=lesson.improvement)
+            return
+        if self.memory.has(lesson.id):        # stored before a crash that kept its file
+            lesson.example = self.memory.get(lesson.id)
+            return
+        example = self.memory.make_example(lesson.transcript, lesson.source, lesson.origin,
+                                           lesson.problem, lesson.improvement,
+                                           example_id=lesson.id)
+        self.memory.write([example])
+        lesson.example = example
+
+    def _keep(self, lesson: Lesson) -> str | None:
+        """Write a lesson the memory could not take to the outbox; why not, if it failed."""
+        if self.outbox is None:
+            return "no directory to keep it in"
+        try:
+            path = self.outbox.put(lesson)
+        except OSError as exc:
+            log.error("a lesson could not be kept on disk: %s", exc)
+            return str(exc)
+        log.info("the lesson is kept in %s until the memory answers", path)
+        return None
+
+    def _unkeep(self, lesson: Lesson) -> None:
+        if self.outbox is None:
+            return
+        try:
+            self.outbox.remove(lesson)
+        except OSError as exc:   # stored; the file is found stored at the next start
+            log.warning("a stored lesson's file could not be removed: %s", exc)
 
     def _stored(self, lesson: Lesson) -> None:
         log.info("stored a %s example (%s)", lesson.source, lesson.origin)
@@ -209,5 +266,5 @@ if set(STORES) | {"off"} != set(MODES):
     raise ImportError(f"learning modes {MODES} and their table {sorted(STORES)} differ")
 
 __all__ = ["Learner", "Lesson", "LearnOutcome", "LearnStatus", "LearningMode", "MODES",
-           "STORES", "LEARNING_DISABLED", "ALREADY_LEARNED", "SAY_DEFERRED",
+           "STORES", "LEARNING_DISABLED", "ALREADY_LEARNED", "SAY_DEFERRED", "SAY_NOT_KEPT",
            "default_interaction_id"]

@@ -33,6 +33,7 @@ class Lesson:
     problem: str | None = None
     improvement: str | None = None
     example: Any = None
+    id: str | None = None    # the example id it gets, once kept for later (learning/outbox.py)
 
 
 class LearnStatus(StrEnum):

@@ -83,7 +83,10 @@ class LocalLlamaClient(Backend):
                  model: str | None = None, mode: str | None = None,
                  state_cache_mb: int = 1536, persist_states: bool = True,
                  draft_tokens: int | None = None, grammar: bool | None = None,
-                 states_dir: str | Path | None = None):
+                 states_dir: str | Path | None = None, llama=None):
+        """``llama``: an already loaded ``llama_cpp.Llama`` of the same model file to share
+        (another mode or state policy over the same weights: tests, benchmarks); it stays
+        its owner's to close."""
         try:
             from llama_cpp import Llama
         except ImportError as exc:
@@ -117,8 +120,10 @@ class LocalLlamaClient(Backend):
         self.incremental = incremental
         self.persist_states = persist_states and incremental   # read and write disk states
         self._lock = threading.Lock()
-        self.llama = Llama(model_path=str(self.model_path), n_ctx=n_ctx, seed=0,
-                           n_threads=n_threads or min(2, os.cpu_count() or 1), verbose=False)
+        self._owns_llama = llama is None
+        self.llama = llama if llama is not None else Llama(
+            model_path=str(self.model_path), n_ctx=n_ctx, seed=0,
+            n_threads=n_threads or min(2, os.cpu_count() or 1), verbose=False)
         self.states = PrefixStates(state_cache_mb * 1024 * 1024)
         self.progress: ProgressSink | None = None   # told how far a prompt evaluation is
         self._template = _chat_formatter(self.llama)
@@ -133,6 +138,13 @@ class LocalLlamaClient(Backend):
         self._fingerprint = hashlib.sha1(
             f"{self.model_path.name}:{self.model_path.stat().st_size}:{n_ctx}".encode()).hexdigest()[:12]
         self.disk = DiskStates(self.spec.name, self._fingerprint, states_dir)
+
+    def close(self) -> None:
+        """Free the model, its context and the saved states now (a cycle through the decoder
+        would otherwise keep them, gigabytes, until the garbage collector runs)."""
+        self.states = PrefixStates(self.states.max_bytes)
+        if self._owns_llama:
+            self.llama.close()
 
     def __repr__(self) -> str:
         return (f"LocalLlamaClient({self.spec.name}, {self.config.mode}, "

@@ -28,6 +28,9 @@ class MemoryConfig:
     host: str | None = setting(None, "Chroma server host (`chroma run`) shared by robots; "
                                "none = the embedded store", check=_not_blank)
     port: int = setting(8000, "Chroma server port", minimum=1, maximum=65535)
+    timeout_s: float = setting(5.0, "longest wait for one Chroma server request (memory.host); "
+                               "a server that does not answer in time (frozen, overloaded) "
+                               "counts as unreachable", minimum=0.1)
     k: int = setting(16, "examples retrieved into the prompt, most similar last (order "
                      "seed_block: learned examples only, after the seed block)", minimum=0)
     query_utterances: int = setting(3, "latest user utterances used as the retrieval query",

@@ -72,7 +72,10 @@ class OursSystem:
         self.memory.ids.clear()
         started = time.perf_counter()
         self.first_statement_s = self.startup_s = None
-        session.agent.run()
+        try:
+            session.agent.run()
+        finally:
+            session.console.close()      # its sandbox worker: one per run otherwise (issue 45)
 
     @property
     def retrieved(self) -> list[str]:

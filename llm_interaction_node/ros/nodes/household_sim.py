@@ -82,9 +82,11 @@ class _Skill:
 
 
 # Finished goals are kept (and listed in every status message) this long; rclpy's default of
-# 900 s made each status message, and so each skill call, slower with every goal. Our client
-# asks for the result when the goal is accepted, so it never needs a late result.
-RESULT_TIMEOUT_S = 1.0
+# 900 s made each status message, and so each skill call, slower with every goal. A client
+# asks for the result once the goal is accepted, but on a loaded machine that can come more
+# than a second after a quick skill ended: with 1 s the result was gone by then, rclpy
+# answered STATUS_UNKNOWN with an empty result (issue 45: the warm-up goal's empty status).
+RESULT_TIMEOUT_S = 10.0
 
 
 SkillActions = make_dataclass("SkillActions", [

@@ -20,6 +20,7 @@ import logging
 import re
 import sys
 import threading
+import time
 import traceback
 
 import rclpy
@@ -53,6 +54,7 @@ from ..robot.scene_memory import SceneMemory
 from ..robot.skill_client import SkillClient
 from ..robot.skill_events import BasePoseTracker, SkillEventClient
 from ..skills import SKILL_TYPES
+from ..speech.asr_engine import is_stop_command
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
@@ -62,6 +64,9 @@ HISTORY = QoSProfile(depth=200, durability=DurabilityPolicy.TRANSIENT_LOCAL,
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")   # ANSI CSI, controls
 QUEUED_NOTICE = ("I heard you. I am still busy, so I queued what you said: {n} requests are "
                  "waiting, and I will answer them in order.")
+AGENT_FAILED = ("Something went wrong inside me, so I started over and forgot what we were "
+                "doing. Please say your request again.")
+RESTART_PAUSE_S = 1.0       # between two restarts of a failing agent loop
 
 
 def clean_utterance(text: str, max_chars: int) -> str:
@@ -193,7 +198,9 @@ class InteractionNode(Node):
                                f"memory: {self.session.memory_note}")
 
     def _work(self) -> None:
-        """The agent's thread: run; on an unexpected error, log it and start a new task."""
+        """The agent's thread: run; on an unexpected error, log it, tell the user, start a
+        new task. Nothing but the shutdown ends it (a failing recovery is logged and tried
+        again), so the node always answers the next request."""
         while True:
             try:
                 self.agent.run()
@@ -201,9 +208,21 @@ class InteractionNode(Node):
             except EndOfInteraction:
                 return
             except Exception:  # noqa: BLE001 - the node must keep serving
+                if self.queue.closed:
+                    return
                 self.get_logger().error("the agent failed; starting a new interaction:\n"
                                         + traceback.format_exc())
-                self.console.new_task(marker=True)
+                self._recover()
+
+    def _recover(self) -> None:
+        """After the agent failed: a new task (its own failure logged), the user told."""
+        try:
+            self.console.new_task(marker=True)
+        except Exception:  # noqa: BLE001 - the next run() starts one again
+            self.get_logger().error("starting a new interaction failed:\n"
+                                    + traceback.format_exc())
+            time.sleep(RESTART_PAUSE_S)
+        self.say(AGENT_FAILED)
 
     @property
     def extra_nodes(self) -> tuple[Node, ...]:
@@ -266,6 +285,12 @@ class InteractionNode(Node):
         if not text:
             return
         busy = self.interaction_state.current != IDLE
+        if busy and is_stop_command(text):
+            # "stop" typed or sent as text while the robot acts is a stop, as the asr node's
+            # barge-in (safety first: a word match, never a model); it is no request
+            self.get_logger().info(f"heard {text[:200]!r} while busy: a stop")
+            self.request_stop(f"the user said {text[:60]!r}")
+            return
         self.queue.put(text)
         self.get_logger().info(f"heard: {text[:200]!r}" + (" (queued, robot busy)" if busy else ""))
         waiting = self.queue.pending()
@@ -297,6 +322,10 @@ class InteractionNode(Node):
         return response
 
     def _on_reset(self, _request, response):
+        if not self._worker.is_alive():
+            response.success = False
+            response.message = "the agent is not running (see the node's log); nothing was reset"
+            return response
         self.agent.request_reset("reset service")
         response.success, response.message = True, "the interaction was reset"
         return response

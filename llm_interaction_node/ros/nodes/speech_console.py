@@ -308,8 +308,10 @@ def build_arg_parser() -> argparse.ArgumentParser:
 
 
 def run_console(args: list[str] | None = None, stdin: TextIO | None = None,
-                stdout: TextIO | None = None) -> int:
-    """Run the console until /quit, end of input or Ctrl-C; returns the exit code (0).
+                stdout: TextIO | None = None,
+                stop_when: threading.Event | None = None) -> int:
+    """Run the console until /quit, end of input, Ctrl-C or ``stop_when`` is set (``run``:
+    a node of its graph exited: typing on to dead nodes helps nobody); returns 0.
 
     ``args``: command-line arguments (default ``sys.argv[1:]``), ROS arguments after
     ``--ros-args``; ``stdin`` / ``stdout`` default to ``sys.stdin`` / ``sys.stdout``.
@@ -330,7 +332,8 @@ def run_console(args: list[str] | None = None, stdin: TextIO | None = None,
         reader = _LineReader(stdin, node.handle_line, ended.set)
         node.write(SPEECH_HINT if node.speech else HINT)
         reader.start()
-        while not ended.is_set() and context.ok():
+        while not ended.is_set() and context.ok() \
+                and not (stop_when is not None and stop_when.is_set()):
             executor.spin_once(timeout_sec=0.1)
     except KeyboardInterrupt:
         if node is not None:

@@ -8,6 +8,9 @@ name is reported and the previous view of it stays (with none yet, the first ent
 so in the warning), never silently the first. Furniture from the static knowledge fills in what \
 perception does not
 report; objects whose message carries no affordances get their class's configured ones.
+A scene stamped before the one held is late and dropped (an unstamped one, stamp 0, counts
+as new). An empty scene while the view holds objects is a glitch until it lasts: the view is
+kept (with a warning) until perception has reported nothing for ``empty_after_s``.
 Callbacks store, the worker reads: a lock, never a wait, in the callback.
 """
 from __future__ import annotations
@@ -25,21 +28,58 @@ from ...core.apis.knowledge import StaticKnowledge
 from ..conversions import msg_to_scene_object
 
 MAX_OBJECTS = 1000
+EMPTY_AFTER_S = 2.0         # an empty scene replaces a view with objects after this long
+WARN_EVERY_S = 10.0         # the same kind of warning at most this often
 
 
 class SceneMemory:
-    def __init__(self, knowledge: StaticKnowledge, warn: Callable[[str], None] = lambda m: None):
+    def __init__(self, knowledge: StaticKnowledge, warn: Callable[[str], None] = lambda m: None,
+                 empty_after_s: float = EMPTY_AFTER_S):
         self.knowledge = knowledge
         self._warn = warn
+        self.empty_after_s = empty_after_s
         self._lock = threading.Condition()
         self._objects: list[SceneObject] = []
         self._stamp_ns = 0          # header stamp of the latest scene (0 if none)
+        self._empty_since: float | None = None   # empty scenes held back since (monotonic)
+        self._warned: dict[str, tuple[float, int]] = {}   # kind -> (last warned, held since)
         self.updates = 0
         self.dropped = 0            # bad entries seen (duplicates included)
         self.duplicates = 0         # names given more than once in one message
+        self.late = 0               # scenes older than the one held, dropped
+
+    def _warn_limited(self, kind: str, text: str) -> None:
+        """Warn, at most every WARN_EVERY_S per kind (a flood is counted, not logged)."""
+        now = time.monotonic()
+        last, held = self._warned.get(kind, (-WARN_EVERY_S, 0))
+        if now - last < WARN_EVERY_S:
+            self._warned[kind] = (last, held + 1)
+            return
+        self._warned[kind] = (now, 0)
+        self._warn(text + (f" ({held} more since the last warning)" if held else ""))
 
     def update(self, msg) -> None:
         """Executor callback for the scene topic."""
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        with self._lock:
+            if 0 < stamp < self._stamp_ns:
+                self.late += 1
+                late_by = (self._stamp_ns - stamp) / 1e9
+                self._warn_limited("late", f"scene message: dropped, stamped {late_by:.3f} s "
+                                   "before the scene held (it came late)")
+                return
+            if not msg.objects and self._objects:
+                if self._empty_since is None:
+                    self._empty_since = time.monotonic()
+                if stamp:
+                    self._stamp_ns = stamp
+                self.updates += 1
+                self._lock.notify_all()
+                self._warn_limited("empty", f"scene message: no objects; kept the last view "
+                                   f"of {len(self._objects)} objects (taken as empty after "
+                                   f"{self.empty_after_s:g} s of empty scenes)")
+                return
+            self._empty_since = None
         good, problems = [], []
         for entry in list(msg.objects)[:MAX_OBJECTS]:
             try:
@@ -63,7 +103,6 @@ class SceneMemory:
             )
         counts = Counter(o.name for o in good)
         duplicated = sorted(name for name, n in counts.items() if n > 1)
-        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
         with self._lock:
             previous = {o.name for o in self._objects}
             for name in duplicated:
@@ -79,7 +118,7 @@ class SceneMemory:
             else:
                 objects = list(first.values())
             self._objects = objects
-            self._stamp_ns = stamp
+            self._stamp_ns = max(self._stamp_ns, stamp)
             self.updates += 1
             self.dropped += len(problems)
             self.duplicates += len(duplicated)
@@ -93,6 +132,12 @@ class SceneMemory:
     def objects(self) -> list[SceneObject]:
         """Perceived objects, then configured furniture that perception did not report."""
         with self._lock:
+            if self._empty_since is not None \
+                    and time.monotonic() - self._empty_since >= self.empty_after_s:
+                self._empty_since = None
+                self._warn(f"scene: perception has reported no objects for "
+                           f"{self.empty_after_s:g} s; the view is empty now")
+                self._objects = []
             perceived = list(self._objects)
         names = {o.name for o in perceived}
         return perceived + [f for f in self.knowledge.furniture if f.name not in names]

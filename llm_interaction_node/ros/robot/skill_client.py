@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from action_msgs.msg import GoalStatus
 from rclpy.action import ActionClient
 from rclpy.node import Node
 
@@ -165,6 +166,11 @@ class SkillClient:
             return self._failure("the skill server went away while the skill was running",
                                  started)
         response = result_future.result()
+        if getattr(response, "status", None) == GoalStatus.STATUS_UNKNOWN:
+            # the server no longer knew the goal: its result expired before this client asked
+            return self._failure("the skill server no longer had the goal's result (it keeps "
+                                 "results for less time than this robot took to ask); what "
+                                 "the skill did is unknown", started)
         result = getattr(response, "result", None)
         reported = getattr(result, "status", "")
         message = getattr(result, "message", "")
