@@ -138,7 +138,7 @@ def test_run_with_a_bad_world_says_so_in_one_line_and_leaves_no_console_on_dead_
     assert time.monotonic() - start < 90
 
 
-@pytest.mark.embedded_model     # 8.5 min of the suite's 24 (issue 45): the one run of `run` with the model
+@pytest.mark.embedded_model     # 8.5 min of the suite's 24 (issue 45): the one `run` with the model
 @pytest.mark.timeout(1500)
 def test_run_with_no_key_brings_the_juice_with_the_embedded_model(tmp_path):
     """Issue 10's check: a fresh machine with no key, the README command, "bring me the juice"

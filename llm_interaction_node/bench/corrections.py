@@ -184,9 +184,22 @@ def _judged(session, state: dict, attempt: list[str], functions, put_right: bool
         "evaluated_tokens": usage.evaluated_prompt_tokens - before.evaluated_prompt_tokens,
         "generated_tokens": usage.completion_tokens - before.completion_tokens,
         "wall_s": round(state["wall"], 2),
+        "readings": readings_of(session),
         "transcript": "\n".join(e.render() for e in turn),
         "whole_transcript": session.console.transcript.render(),
     }
+
+
+def readings_of(session) -> dict[str, str | None]:
+    """What the model read of each user utterance (None: no reading), as the records show it."""
+    reader = session.reader
+    if reader is None:
+        return {}
+    out = {}
+    for said in session.console.builtins.utterances:
+        reading = reader.last(str(said))
+        out[str(said)] = reading.render().replace("\n", "; ") if reading is not None else None
+    return out
 
 
 def run_situation(situation: Situation, world, llm, settings: Settings, memory,

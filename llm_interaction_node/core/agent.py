@@ -220,6 +220,7 @@ class Agent:
         self._moves_seen = 0                # moves in the API's log before this turn
         self._task_utterances: list[str] = []   # what the user said in this task
         self._readings: list[Reading | None] = []    # ... as the model read it (core/reading)
+        self._request_scene: Scene | None = None     # the scene the task's request was said in
         self._restated = False
         self._blocked: BlockedError | None = None   # the last input's refusal, if it was that
         self._turn_failed = False           # an input of this turn failed: no lesson followed
@@ -471,8 +472,12 @@ class Agent:
         scene = self._scene()
         if scene is None:
             return None
+        # a move this turn already made is no move to offer again (measured: the yellow block
+        # put on the left side twice, the blue one never)
+        done = self._move_log()[self._moves_seen:]
         focus = focus_from(function.name, spec, self._readings[0] if self._readings else None,
-                           self._reply_reading(), scene, self._attempt_moves)
+                           self._reply_reading(), scene, self._attempt_moves, done,
+                           self._request_scene)
         if focus is not None:
             log.info("after the correction the move may take %s -> %s (refused: %s)",
                      focus.objects or "any object", list(focus.targets), sorted(focus.refused))
@@ -565,6 +570,8 @@ class Agent:
         if scene is None:
             return None
         reply = len(self._task_utterances) >= 2      # the task's request is read as one
+        if not reply:        # its relations are meant in the scene it is said in
+            self._request_scene = scene.frozen()
         return self.stop.call(self.reader.read, utterance, scene.vocabulary, reply)
 
     def _reply_reading(self) -> Reading | None:
@@ -596,6 +603,7 @@ class Agent:
         self._moves_seen = len(self._move_log())
         self._task_utterances = []
         self._readings = []
+        self._request_scene = None
         self._restated = False
 
     def _define_missing(self, source: str) -> None:

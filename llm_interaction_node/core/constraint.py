@@ -474,6 +474,13 @@ tail ::= [^.] [^\x00]*
         top = f"comment | {top}" if c.comment_allowed or program else top
         text = self.FIXED.format(call_start=" | call" if fns else "",
                                  call_rest=" | call rest-c" if fns else "", top=top)
+        if moving and c.comment_allowed:
+            # a comment is a whole input then: measured, "# green block is not in the bowl"
+            # went on with "... green_xy = get_obj_pos(...)" lines, and the move never came
+            move = f"call-{fns.index(c.focus.function)} rest-c"
+            root = text.index("\n")
+            text = (f'root ::= " "? (comment | {move} ("\\n..." (" " cont)?)*) ("\\n" tail)?'
+                    + text[root:])
         if program:
             text = self.PROGRAM + text[text.index("\n") + 1:]      # another root
         rules = ["known ::= " + " | ".join(gbnf_literal(w) for w in starts or ["pass"]),

@@ -42,6 +42,14 @@ class Scene:
             return None
         return p[:2] if p.shape[0] >= 2 else None
 
+    def frozen(self) -> Scene:
+        """This scene with its positions as they are now (a request's relations are meant in
+        the scene it was said in, not after the robot moved things)."""
+        if self.position is None:
+            return self
+        now = {n: p for n in self.vocabulary.things.values() if (p := self._xy(n)) is not None}
+        return Scene(self.vocabulary, now.__getitem__)
+
     def of_kind(self, kind: str | None) -> list[str]:
         return self.vocabulary.of_kind(kind) if kind else []
 
