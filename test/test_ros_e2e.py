@@ -119,6 +119,7 @@ class Observer:
 
 def test_fetch_learn_and_recall_through_ros(tmp_path):
     llm = FakeLLMServer()
+    llm.readings[CORRECTION] = "learn"          # the model's reading of the correction
     memory = tmp_path / "memory"
     try:
         with running_robot(tmp_path, llm.url, memory) as (user, _procs):

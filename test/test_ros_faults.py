@@ -315,6 +315,7 @@ def test_a_memory_outage_goes_on_with_the_seed_examples_and_a_kept_lesson_outliv
     server.start()
     llm = FakeLLMServer()
     llm.text = "wait_for_trigger()"
+    llm.readings["thanks, but next time use both hands, remember that"] = "learn"
     params = {"memory.host": "127.0.0.1", "memory.port": server.port, "learning.mode": "raw"}
     try:
         with running_robot(tmp_path, llm.url, tmp_path / "local", time_scale=0.0,
