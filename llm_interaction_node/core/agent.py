@@ -55,6 +55,9 @@ from .transcript import Entry
 log = logging.getLogger(__name__)
 # left out of the grammar unless the user's last words say "forget" (its gate's rule)
 FORGET_ONLY_ASKED = frozenset({"forget_learned"})
+# left out of the grammar where the user's last words were read and not as a request to learn
+# (the learn gate refuses the call then: measured, a complaint answered with it, issue 44)
+LEARN_FUNCTION = "learn_from_interaction"
 
 WAIT_FUNCTION = "wait_for_trigger"
 WAIT = f"{WAIT_FUNCTION}()"
@@ -487,13 +490,17 @@ class Agent:
         """What the grammar leaves out of this turn: ``forget_learned`` unless the user's last
         words were read as a request to forget (measured: "you forgot the glass" ->
         ``forget_learned('glass')``, which its gate refuses, and the turn was lost; without a
-        reading, the forget gate's own word veto), and the bare hand-back where ``must_act``
-        (:meth:`_must_act`)."""
+        reading, the forget gate's own word veto), ``learn_from_interaction`` where they were
+        read and not as a request to learn (the learn gate refuses it then; measured: "that
+        is the cleaning spray, I asked for the sponge" answered with it, issue 44), and the
+        bare hand-back where ``must_act`` (:meth:`_must_act`)."""
         said = self.console.builtins.utterances
         latest = self._latest_reading()
         asked = latest.asks_to_forget if latest is not None else \
             bool(said) and asked_to_forget(str(said[-1]))
         withheld = set() if asked else set(FORGET_ONLY_ASKED)
+        if latest is not None and not latest.asks_to_learn:
+            withheld.add(LEARN_FUNCTION)
         if must_act:
             log.info("the user's reply asks for more: the grammar leaves out a bare %s", WAIT)
             withheld.add(WAIT_FUNCTION)
