@@ -29,7 +29,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import SemanticHintError
+from ..errors import SemanticHintError, UnknownNameError
 from ..registry import COMMENT_ATTR, MoveSpec, comment, moves, query, recommented
 
 GRASP = "grasp"
@@ -230,9 +230,11 @@ class HumanoidApi:
         for obj in scene:
             if isinstance(name, str) and obj.name == name and obj.has(GRASP):
                 return obj
-        raise SemanticHintError(
-            f"unknown {argument} {name!r}. Use one of the names returned by "
-            f"list_objects(affordance='grasp'): {self._names(GRASP, scene)!r}")
+        message = (f"unknown {argument} {name!r}. Use one of the names returned by "
+                   f"list_objects(affordance='grasp'): {self._names(GRASP, scene)!r}")
+        if any(name in (o.name, self._display_name(o)) for o in scene):
+            raise SemanticHintError(message)         # known, but nothing to grasp
+        raise UnknownNameError(message, name)
 
     def _any_object(self, name: object, scene: list[SceneObject]) -> SceneObject:
         if isinstance(name, str):
@@ -240,9 +242,9 @@ class HumanoidApi:
                 if name in (obj.name, self._display_name(obj)) or (
                         obj.has(PLACE_ON_TOP) and name == surface_name(obj.name)):
                     return obj
-        raise SemanticHintError(
+        raise UnknownNameError(
             f"unknown object {name!r}. Use one of the names returned by "
-            f"list_objects(affordance=None): {self._names(None, scene)!r}")
+            f"list_objects(affordance=None): {self._names(None, scene)!r}", name)
 
     def _surface(self, name: object, scene: list[SceneObject]) -> SceneObject | None:
         if isinstance(name, str):
