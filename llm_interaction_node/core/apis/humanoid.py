@@ -323,18 +323,22 @@ class HumanoidApi:
     # ------------------------------------------------------------------ API functions
     @comment("full pick and place: the object must already be detected, so check it with "
              "list_objects() before calling this; it is fetched from where it is (also from "
-             f"the human's hand); destination {HANDOVER_LOCATION!r} hands it to the human")
+             f"the human's hand); destination {HANDOVER_LOCATION!r} hands it to the human; "
+             "change speed only on user request")
     @moves(MOVE)
-    def bring_object_to(self, object_name: str, destination_object_name: str) -> str:
+    def bring_object_to(self, object_name: str, destination_object_name: str,
+                        speed_factor: float = 1.0) -> str:
         """Fetch the object and put it on the destination; the ladder is brought and set up.
 
         Moves to the object's navigation location, grasps it (any free hand), moves to the
         destination's navigation location and places it there; an object the human holds is
         taken at the handover place first; destination ``'handover_to_human'`` hands it to
-        the human there. For the ladder the destination may also be a navigation location
+        the human there; ``speed_factor`` scales the base velocity of every drive, as in
+        :meth:`move_to`. For the ladder the destination may also be a navigation location
         (e.g. ``'handover_to_human'``) and the robot's bimanual ``bring_ladder`` skill does
         all of it.
         """
+        speed = self._speed(speed_factor)
         scene = self._scene()
         obj = self._graspable(object_name, scene)
         if is_ladder(obj):
@@ -345,7 +349,7 @@ class HumanoidApi:
             if to_human:
                 raise SemanticHintError(f"the human holds {obj.name!r} already")
             hand = self._free_hand(None, scene, f"take {obj.name!r} from the human")
-            result = self.robot.move_to(self._nav_pose(HANDOVER_LOCATION), 1.0)
+            result = self.robot.move_to(self._nav_pose(HANDOVER_LOCATION), speed)
             if result != SUCCESS:
                 return self._why(result, words.move_failed, HANDOVER_LOCATION)
             result = self.robot.receive(obj.name, hand)
@@ -354,14 +358,14 @@ class HumanoidApi:
         elif obj.held_by not in HANDS:
             hand = self._free_hand(None, scene, f"grasp {obj.name!r}")
             source = self._source_location(obj)
-            result = self.robot.move_to(self._nav_pose(source), 1.0)
+            result = self.robot.move_to(self._nav_pose(source), speed)
             if result != SUCCESS:
                 return self._why(result, words.move_failed, source)
             result = self.robot.grasp(obj.name, hand)
             if result != SUCCESS:
                 return self._why(result, words.grasp_failed, obj.name, hand)
         target = HANDOVER_LOCATION if to_human else navigation_location(dest.name)
-        result = self.robot.move_to(self._nav_pose(target), 1.0)
+        result = self.robot.move_to(self._nav_pose(target), speed)
         if result != SUCCESS:
             return self._why(result, words.move_failed, target)
         if to_human:
@@ -527,14 +531,19 @@ class HumanoidApi:
         self._check_affordance(affordance)
         return self._names(affordance)
 
-    @comment("Change speed only on user request")
-    def move_to(self, position: np.ndarray, speed_factor: float = 1.0) -> str:
-        """Navigate to ``[x, y, yaw]``; ``speed_factor`` scales the base velocity limit."""
+    def _speed(self, speed_factor: object) -> float:
+        """``speed_factor`` checked against the limits."""
         if isinstance(speed_factor, bool) or not isinstance(speed_factor, (int, float, np.number)) \
                 or not self.min_speed <= float(speed_factor) <= self.max_speed:
             raise SemanticHintError(
                 f"speed_factor must be a number between {self.min_speed} and {self.max_speed} "
                 f"(1.0 is the normal speed), got {speed_factor!r}")
+        return float(speed_factor)
+
+    @comment("Change speed only on user request")
+    def move_to(self, position: np.ndarray, speed_factor: float = 1.0) -> str:
+        """Navigate to ``[x, y, yaw]``; ``speed_factor`` scales the base velocity limit."""
+        self._speed(speed_factor)
         try:
             pose = np.asarray(position, dtype=float).reshape(-1)
         except (TypeError, ValueError):
