@@ -293,7 +293,8 @@ def test_forget_learned_is_offered_only_when_the_reply_is_read_as_forget():
     for utterance, withheld in ((forgot, {"forget_learned"}), (forget, set())):
         agent.console.builtins.utterances[:] = ["put all the blocks on the left side", utterance]
         agent._readings = [None, agent._read(utterance)]
-        assert agent._withheld(agent._must_act()) == withheld
+        # neither is read as a request to learn: the learn call is left out too (issue 44)
+        assert agent._withheld(agent._must_act()) == withheld | {"learn_from_interaction"}
         grammar = Constraint(frozenset({"forget_learned", "say"}),
                              withheld=agent._withheld(agent._must_act())).gbnf()
         known = next(r for r in grammar.splitlines() if r.startswith("known ::= "))

@@ -33,19 +33,18 @@ def test_the_humanoid_queries_are_marked_and_the_skills_are_the_moves():
                             "place_object", "receive_object_from_human"}
 
 
-def test_six_situations_two_of_each_mistake_from_the_worlds_scenes():
-    assert [s.kind for s in SITUATIONS] == ["forgotten"] * 2 + ["wrong_object"] * 2 \
-        + ["wrong_place"] * 2
-    assert len({s.id for s in SITUATIONS}) == 6
+def test_two_situations_of_each_mistake_from_the_worlds_scenes():
+    assert [s.kind for s in SITUATIONS] == [k for k in H.KINDS for _ in range(2)]
+    assert len({s.id for s in SITUATIONS}) == 12
     for s in SITUATIONS:
         world = s.build()
         initial = H.state(world)
-        assert {o for o, _ in s.goal + s.mistake} <= set(initial)
+        assert {o for o, _ in s.goal + s.mistake if not o.startswith(H.FAST)} <= set(initial)
         assert H.unmet(s.goal, initial)                    # the request is not done at start
         left = H.after(s.mistake, initial)
         assert H.unmet(s.goal, left)                       # the attempt leaves it wrong
         for obj, _ in s.goal:
-            assert H.said(obj) in s.instruction
+            assert obj.startswith(H.FAST) or H.said(obj) in s.instruction
         text = H.feedback(s, initial, left, world)
         assert text and not re.search(r"_\d|\(|inFrontOf|on_", text)      # the user's words
     forgotten, wrong_object, wrong_place = SITUATIONS[0], SITUATIONS[2], SITUATIONS[4]
@@ -110,7 +109,9 @@ def test_a_copy_of_the_attempt_is_copied_and_not_put_right(bench):
 def test_the_repeat_note_over_actions_catches_the_household_copy(bench):
     records = bench("mechanisms", lambda s, initial: s.attempt[1:])
     assert all("would do again exactly what was done" in r["transcript"] for r in records)
-    assert not any(r["copied"] for r in records)           # its last move was not run
+    # its last move was not run (too_slow's last statement is a drive, no object move: its
+    # grasp, which the copy repeats before the note, counts as the copied move)
+    assert not any(r["copied"] for r in records if r["kind"] != "too_slow")
 
 
 def test_undoing_what_the_attempt_got_right_is_worse(bench):
@@ -131,7 +132,7 @@ def test_undoing_what_the_attempt_got_right_is_worse(bench):
 @pytest.mark.slow
 def test_the_bench_runs_the_household_situations_and_writes_their_summary(tmp_path):
     assert main(["--scripted", "--world", "household", "--variants", "today",
-                 "--out", str(tmp_path)]) == 0
+                 "--scenes", "1", "--out", str(tmp_path)]) == 0
     records = [json.loads(p.read_text()) for p in (tmp_path / "today").glob("*.json")]
     assert len(records) == 6
     assert {"situation", "template", "kind", "variant", "world", "put_right", "changed",
@@ -142,6 +143,6 @@ def test_the_bench_runs_the_household_situations_and_writes_their_summary(tmp_pa
     assert [(v["variant"], v["situations"], v["put_right"]) for v in summary] == [("today", 6, 6)]
     # resumable: a second run finds every record and runs nothing
     assert main(["--scripted", "--world", "household", "--variants", "today",
-                 "--out", str(tmp_path)]) == 0
+                 "--scenes", "1", "--out", str(tmp_path)]) == 0
     with pytest.raises(SystemExit):                        # a tabletop template: refused
         main(["--world", "household", "--templates", "blocks_in_bowl", "--out", str(tmp_path)])

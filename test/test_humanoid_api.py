@@ -552,8 +552,46 @@ def test_human_held_object_hints():
     _, api = make("drinks_and_cup")
     with pytest.raises(SemanticHintError, match="receive_object_from_human"):
         api.grasp("empty-mug_0")
-    with pytest.raises(SemanticHintError, match="receive_object_from_human"):
-        api.bring_object_to("empty-mug_0", "on_kitchen-counter_0")
+
+
+def test_bring_object_to_is_the_whole_move_from_and_to_the_human():
+    """Issue 44: bring_object_to is the household's one move (the decoding after a correction
+    forces it): it takes an object the human holds at the handover place first, and the
+    destination 'handover_to_human' hands the object over; each move that worked is kept."""
+    world, api = make("drinks_and_cup")
+    assert api.bring_object_to("empty-mug_0", "on_kitchen-counter_0") == "success"
+    assert api.is_object_at_location("empty-mug_0", "on_kitchen-counter_0")
+    assert [c.skill for c in world.log] == ["move_to", "receive", "move_to", "place"]
+    assert api.bring_object_to("mango-juice_0", "handover_to_human") == "success"
+    assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] == "human"
+    assert [c.skill for c in world.log][4:] == ["move_to", "grasp", "move_to", "handover"]
+    with pytest.raises(SemanticHintError, match="the human holds .mango-juice_0. already"):
+        api.bring_object_to("mango-juice_0", "handover_to_human")
+    assert api.moves == [("empty-mug_0", "on_kitchen-counter_0"),
+                         ("mango-juice_0", "handover_to_human")]
+    with pytest.raises(SemanticHintError, match="destination_object_name 'room_center'"):
+        api.bring_object_to("coffee-cup_0", "room_center")
+    api.move_to(api.get_location_coordinates("inFrontOf_kitchen-counter_0"))
+    assert api.grasp("coffee-cup_0") == "success"
+    assert api.moves[-1] == ("mango-juice_0", "handover_to_human")    # a grasp is no move
+    api.move_to(api.get_location_coordinates("handover_to_human"))
+    assert api.handover_object_to_human("coffee-cup_0") == "success"
+    assert api.moves[-1] == ("coffee-cup_0", "handover_to_human")
+
+
+def test_the_household_move_is_marked_for_the_decoding_after_a_correction():
+    _, api = make("drinks_and_cup")
+    registry = ApiRegistry(public_functions(api))
+    function, spec = registry.move_function()
+    assert function.name == "bring_object_to" and spec.to_user == "handover_to_human"
+    assert (spec.object_param, spec.target_param) == ("object_name", "destination_object_name")
+    assert [n for n in ["milk-carton_0", "on_dining-table_0", "inFrontOf_dining-table_0",
+                        "handover_to_human", "step-ladder_0"] if spec.movable(n)] == \
+        ["milk-carton_0", "step-ladder_0"]
+    plain = ApiRegistry(public_functions(HumanoidApi(api.robot, explain_failures=False)))
+    assert plain.move_function()[1] == spec            # the paper's listing keeps the mark
+    assert "handover_to_human" not in plain["bring_object_to"].listing()
+    assert "handover_to_human" in registry["bring_object_to"].listing()
 
 
 def test_core_imports_nothing_from_the_layers_above_it():

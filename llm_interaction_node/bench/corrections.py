@@ -13,11 +13,13 @@ statements or ``wait_for_trigger()``). Judged by the task's own success check:
 * ``worse``: a block the attempt had put right is no longer right.
 
 ``--world household`` runs the household situations instead (:mod:`.household_situations`:
-an object forgotten, the wrong object, the wrong place, in the worlds of ``--api humanoid``),
+an object forgotten, the wrong object, the wrong place, handed over instead of put down, held
+in the wrong hand, too slow, in the four household worlds; 4 of each by default, 24 in all),
 judged the same way by the household world's state: put right when every fact of the request
-holds (who holds what, what stands where), worse when a fact that held after the attempt no
-longer does; a move is a statement calling a skill that acts on an object (``H.MOVES``: the
-API functions not marked as queries, ``move_to`` left out).
+holds (who holds what, what stands where, where the robot drove fast), worse when a fact that
+held after the attempt no longer does; a move is a statement calling a skill that acts on an
+object (``H.MOVES``: the API functions not marked as queries, ``move_to`` left out). Records:
+``docs/eval/household/corrections/<variant>/`` by default.
 
 Variants are settings (``VARIANTS``: ``today`` = every mechanism off, ``mechanisms`` = all
 on, ``default`` = the settings as shipped, and one row per mechanism switched off), compared in \
@@ -181,6 +183,9 @@ def _judged(session, state: dict, attempt: list[str], functions, put_right: bool
         "changed": bool(new_moves) and new_moves[0] != old_moves[0],
         "copied": new_moves[:len(old_moves)] == old_moves,
         "worse": bool(worse),
+        # a complaint answered with a learn or forget call (issue 44: none may be)
+        "learn_or_forget": len(_moves([e.source for e in turn],
+                                      ("learn_from_interaction", "forget_learned"))),
         "evaluated_tokens": usage.evaluated_prompt_tokens - before.evaluated_prompt_tokens,
         "generated_tokens": usage.completion_tokens - before.completion_tokens,
         "wall_s": round(state["wall"], 2),
@@ -294,6 +299,10 @@ def summary(out: Path, variants) -> dict:
                      "changed": sum(r["changed"] for r in records),
                      "copied": sum(r["copied"] for r in records),
                      "worse": sum(r["worse"] for r in records),
+                     "learn_or_forget": sum(r.get("learn_or_forget", 0) for r in records),
+                     "per_kind": {k: [sum(r["kind"] == k for r in records),
+                                      sum(r["kind"] == k and r["put_right"] for r in records)]
+                                  for k in dict.fromkeys(r["kind"] for r in records)},
                      "evaluated_tokens": sum(r["evaluated_tokens"] for r in records),
                      "wall_s": round(sum(r["wall_s"] for r in records), 1),
                      "default": variant == DEFAULT_VARIANT,
@@ -304,10 +313,11 @@ def summary(out: Path, variants) -> dict:
 
 def _print_table(result: dict) -> None:
     print(f"{'variant':<18} {'n':>3} {'put right':>10} {'changed':>8} {'copied':>7} "
-          f"{'worse':>6} {'tokens':>8} {'wall s':>8}")
+          f"{'worse':>6} {'learn/forget':>12} {'tokens':>8} {'wall s':>8}")
     for r in result["variants"]:
         print(f"{r['variant']:<18} {r['situations']:>3} {r['put_right']:>10} {r['changed']:>8} "
-              f"{r['copied']:>7} {r['worse']:>6} {r['evaluated_tokens']:>8} {r['wall_s']:>8}")
+              f"{r['copied']:>7} {r['worse']:>6} {r['learn_or_forget']:>12} "
+              f"{r['evaluated_tokens']:>8} {r['wall_s']:>8}")
 
 
 def bench_settings(variant: str, max_statements: int, memory_path: str,
@@ -331,11 +341,11 @@ def main(argv=None) -> int:
                         help="tabletop templates (default: the 8 seen ones); with --world "
                         "household the mistakes (default: all three)")
     parser.add_argument("--scenes", type=int, default=None,
-                        help="situations per template (default 3; household: per mistake, 2)")
+                        help="situations per template (default 3; household: per mistake, 4)")
     parser.add_argument("--seed-base", type=int, default=0, help="another base: other scenes")
     parser.add_argument("--max-statements", type=int, default=8)
     parser.add_argument("--out", default=None, help="default docs/eval/corrections "
-                        "(household: docs/eval/corrections/household)")
+                        "(household: docs/eval/household/corrections)")
     parser.add_argument("--world", choices=("bullet", "2d", "household"), default="bullet",
                         help="the tabletop's simulator, or the household situations")
     add_api_preset_option(parser)
@@ -356,10 +366,10 @@ def main(argv=None) -> int:
     if wrong:
         what = "household mistake" if household else "tabletop template"
         parser.error(f"{', '.join(wrong)}: not a {what}")
-    out = Path(args.out or ("docs/eval/corrections/household" if household
+    out = Path(args.out or ("docs/eval/household/corrections" if household
                             else "docs/eval/corrections"))
     if household:
-        per_kind = 2 if args.scenes is None else args.scenes
+        per_kind = 4 if args.scenes is None else args.scenes
         planned = [(s, s.build) for s in H.situations(per_kind, args.seed_base, templates,
                                                       phrasings=phrasings)]
         api, run, oracle = "humanoid", run_household_situation, _household_oracle

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from . import claims
 from .builtins import asked_to_forget
 from .config import check_section, setting
 from .console import ConsoleSession
@@ -55,6 +56,9 @@ from .transcript import Entry
 log = logging.getLogger(__name__)
 # left out of the grammar unless the user's last words say "forget" (its gate's rule)
 FORGET_ONLY_ASKED = frozenset({"forget_learned"})
+# left out of the grammar where the user's last words were read and not as a request to learn
+# (the learn gate refuses the call then: measured, a complaint answered with it, issue 44)
+LEARN_FUNCTION = "learn_from_interaction"
 
 WAIT_FUNCTION = "wait_for_trigger"
 WAIT = f"{WAIT_FUNCTION}()"
@@ -129,6 +133,13 @@ class AgentConfig:
                                    "is decoded to follow them, statement by statement, until "
                                    "one differs (grammar only; core/lesson_follow.py; "
                                    "measured: the 1.5B model did not copy such a lesson)")
+    say_what_happened: bool = setting(True, "after the console reported that something did "
+                                      "not happen (a learn call that stored nothing, a skill "
+                                      "that failed, a name the robot does not know), say() may "
+                                      "only say the console's own sentence about it, until the "
+                                      "robot acts and that works or the user speaks (grammar "
+                                      "and check; core/claims.py; measured: 'I will remember "
+                                      "that.' right after 'I stored nothing', issue 44)")
     comments_in_a_row: int = setting(2, "after this many console inputs in a row that are "
                                      "comments only, the grammar lets the next input be a "
                                      "statement only (measured: the 1.5B model wrote 6 to 12 "
@@ -224,6 +235,8 @@ class Agent:
         self._restated = False
         self._blocked: BlockedError | None = None   # the last input's refusal, if it was that
         self._turn_failed = False           # an input of this turn failed: no lesson followed
+        # what the console reported did not happen, which say() must keep to (core/claims.py)
+        self._report: claims.Report | None = None
         self._reset_requested = threading.Event()
         if fgen is None and self.config.function_generation:
             fgen = FunctionGenerator(llm, prompt.api_listing, load_fgen_prompt(), self.ledger,
@@ -322,6 +335,7 @@ class Agent:
             self.stop.check()
             self._define_missing(source)
             result = self.console.execute(source)
+            self._heard(result)
             if not result.entry.is_comment:          # a comment first: the move still comes
                 self._blocked = result.error if isinstance(result.error, BlockedError) else None
             self._turn_failed = self._turn_failed or result.error is not None
@@ -352,6 +366,10 @@ class Agent:
         vocabulary.move_now = (self.config.move_after_correction
                                and vocabulary.focus is not None and must_act)
         vocabulary.comment_allowed = self._comment_allowed()
+        if self.config.say_what_happened and self._report is not None:
+            log.info("say() keeps to what the console reported: %s", self._report.what)
+            vocabulary.speech = self._report.sentences
+            vocabulary.speech_refusal = self._report.refusal()
         unblock = self._unblock_focus(vocabulary)
         if unblock is not None:
             vocabulary.focus, vocabulary.move_now = unblock, True
@@ -388,6 +406,9 @@ class Agent:
                 continue
             if refusal:
                 self.console.annotate(NOT_RUN + refusal)
+                unknown = next(filter(None, map(constraint.missing_name, statements)), None)
+                if unknown is not None:      # nothing by that name here: not found, not brought
+                    self._report = claims.missing(unknown)
                 reason = self.turn.record_error(ErrorClass.REFUSED)
                 if reason:
                     raise _BudgetSpent(reason)
@@ -414,6 +435,11 @@ class Agent:
                 log.info("the LLM stayed empty: %s stands in for its answer", WAIT)
                 return [WAIT]
             log.info("the LLM returned nothing: asking again at temperature %.1f", temperature)
+
+    def _heard(self, result) -> None:
+        """What the console reported with an input that say() must keep to, until the robot
+        acts and that works or the user speaks (core/claims.py)."""
+        self._report = claims.after(self._report, result, self.console.api.queries)
 
     def _required(self) -> str | None:
         """The statement the grammar forces now: ``learn_from_interaction()`` as the first
@@ -487,13 +513,17 @@ class Agent:
         """What the grammar leaves out of this turn: ``forget_learned`` unless the user's last
         words were read as a request to forget (measured: "you forgot the glass" ->
         ``forget_learned('glass')``, which its gate refuses, and the turn was lost; without a
-        reading, the forget gate's own word veto), and the bare hand-back where ``must_act``
-        (:meth:`_must_act`)."""
+        reading, the forget gate's own word veto), ``learn_from_interaction`` where they were
+        read and not as a request to learn (the learn gate refuses it then; measured: "that
+        is the cleaning spray, I asked for the sponge" answered with it, issue 44), and the
+        bare hand-back where ``must_act`` (:meth:`_must_act`)."""
         said = self.console.builtins.utterances
         latest = self._latest_reading()
         asked = latest.asks_to_forget if latest is not None else \
             bool(said) and asked_to_forget(str(said[-1]))
         withheld = set() if asked else set(FORGET_ONLY_ASKED)
+        if latest is not None and not latest.asks_to_learn:
+            withheld.add(LEARN_FUNCTION)
         if must_act:
             log.info("the user's reply asks for more: the grammar leaves out a bare %s", WAIT)
             withheld.add(WAIT_FUNCTION)
@@ -605,6 +635,7 @@ class Agent:
         self._readings = []
         self._request_scene = None
         self._restated = False
+        self._report = None
 
     def _define_missing(self, source: str) -> None:
         """Function generation: define the functions ``source`` calls that nobody defined,
@@ -775,6 +806,7 @@ class Agent:
             self._readings.append(self._read(str(utterances[-1])))
         self._restated = False
         self._turn_failed = False
+        self._report = None                  # the user spoke: what was reported is answered
         self.turn = TurnState(self.config)
         self._turn_usage = Usage()
         self._loop_intervention = False

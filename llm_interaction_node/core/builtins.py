@@ -94,7 +94,9 @@ class InteractionBuiltins:
         """Hand the current interaction to the learner (memory layer); its message is printed
         where the call was made."""
         if self.learner is None:
+            from .learning.outcome import LearnOutcome, LearnStatus  # it imports this module
             message = LEARN_UNAVAILABLE
+            self.lessons.append(LearnOutcome(LearnStatus.DISABLED, message))
         else:
             outcome = self.learner()
             if outcome is None:

@@ -10,6 +10,7 @@ every session uses) in a sandbox worker process with hard memory and CPU limits
 """
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -28,17 +29,29 @@ if TYPE_CHECKING:
 NEW_TASK_MARKER = "# New task. Local variables were reset."
 
 
+@dataclass(frozen=True)
+class ApiCall:
+    """One call of an API function (a skill, a query, a built-in) during an input: what it
+    returned, or what it raised."""
+
+    name: str
+    value: object = None
+    error: BaseException | None = None
+
+
 @dataclass
 class ExecResult:
     """What one input did: its entry, its error, whether the user spoke meanwhile
-    (``new_turn``: wait_for_trigger() returned an utterance, a new user turn began) and the
+    (``new_turn``: wait_for_trigger() returned an utterance, a new user turn began), the
     learn requests it made (``lessons``: the outcome of each learn_from_interaction() call
-    during the input, in order; their messages are in the entry's output)."""
+    during the input, in order; their messages are in the entry's output) and every API call
+    it made (``calls``, in order: what the robot did and what each call said)."""
 
     entry: Entry
     error: BaseException | None = None
     new_turn: bool = False
     lessons: tuple[LearnOutcome, ...] = ()
+    calls: tuple[ApiCall, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -64,12 +77,31 @@ class ConsoleSession:
         self.sandbox = sandbox or Sandbox()
         self.listeners: list[Callable[[Entry], None]] = list(listeners)
         self.input_listeners: list[Callable[[str], None]] = list(input_listeners)
+        self._calls: list[ApiCall] = []       # the API calls of the input running now
         if isolated:
             from .sandbox_process import WorkerRunner
-            self.runner = WorkerRunner(api, self.sandbox, output=builtins.output)
+            self.runner = WorkerRunner(api, self.sandbox, output=builtins.output,
+                                       bind=self._bind)
         else:
-            self.runner = StatementRunner(api.bind, self.sandbox, output=builtins.output)
+            self.runner = StatementRunner(self._bind, self.sandbox, output=builtins.output)
         self.new_task(marker=False)
+
+    def _bind(self, wrap: Callable[[Callable], Callable] | None = None) -> dict[str, Callable]:
+        """The API's functions as the runner calls them: each call is recorded (the input's
+        :attr:`ExecResult.calls`)."""
+        return {name: self._recorded(name, fn) for name, fn in self.api.bind(wrap).items()}
+
+    def _recorded(self, name: str, fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            try:
+                value = fn(*args, **kwargs)
+            except BaseException as exc:
+                self._calls.append(ApiCall(name, error=exc))
+                raise
+            self._calls.append(ApiCall(name, value))
+            return value
+        return call
 
     # -- the runner ---------------------------------------------------------------------
     @property
@@ -112,6 +144,7 @@ class ConsoleSession:
         for listener in self.input_listeners:
             listener(source)
         turn_before, lessons_before = self.builtins.turn, len(self.builtins.lessons)
+        self._calls = []
         outcome = self.runner.run(source)
         error = outcome.error
         if isinstance(error, (EndOfInteraction, InteractionAborted)):
@@ -120,7 +153,8 @@ class ConsoleSession:
         entry = self._record(Entry(source, self._output(outcome),
                                    error=type(error).__name__ if error is not None else None))
         return ExecResult(entry, error, new_turn=self.builtins.turn != turn_before,
-                          lessons=tuple(self.builtins.lessons[lessons_before:]))
+                          lessons=tuple(self.builtins.lessons[lessons_before:]),
+                          calls=tuple(self._calls))
 
     def _output(self, outcome) -> str:
         """What the statement printed, cut to max_output_chars (the prompt must stay small)."""

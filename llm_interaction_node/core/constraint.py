@@ -50,6 +50,7 @@ SCENE_LISTINGS: Mapping[str, Mapping[str, object]] = {
     "list_objects": {"affordance": None},
     "list_locations": {},
 }
+SAY = "say"             # the built-in that speaks (held to the console's report: core/claims.py)
 log = logging.getLogger(__name__)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"\s*[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*=(?!=)")
@@ -126,6 +127,10 @@ class Constraint:
     # the input may be a comment (the agent says no after comments_in_a_row of them: grammar
     # only, like the focus; a comment at the end of a statement's line stays allowed)
     comment_allowed: bool = True
+    # after the console reported that something did not happen (core/claims.py): what say()
+    # may say now (the texts; empty: nothing), None: say() is free. Grammar and check.
+    speech: tuple[str, ...] | None = None
+    speech_refusal: str = ""
 
     # -- the check ----------------------------------------------------------------------
     def check(self, source: str) -> str | None:
@@ -158,10 +163,19 @@ class Constraint:
             bound |= bound_names(statement)
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                reason = self._argument_reason(node)
+                reason = self._speech_reason(node) or self._argument_reason(node)
                 if reason:
                     return reason
         return None
+
+    def _speech_reason(self, call: ast.Call) -> str | None:
+        """A ``say`` the console's last report does not allow (core/claims.py)."""
+        if self.speech is None or call.func.id != SAY:
+            return None
+        text = _literal(call.args[0]) if len(call.args) == 1 and not call.keywords else None
+        if text is not None and text in self.speech:
+            return None
+        return self.speech_refusal or "say() may not be called now"
 
     def _start_reason(self, line: str, bound: set[str]) -> str | None:
         text = line.lstrip()
@@ -176,6 +190,23 @@ class Constraint:
             return None
         return (f"{name!r} is not a function or a name of this console ({_first_line(text)!r} "
                 "looks like console output): call a function or use a name defined in this task")
+
+    def missing_name(self, source: str) -> str | None:
+        """The first name ``source`` passes to a scene function that the scene does not have
+        (None: none, or no Python): what the robot may not say it found (core/claims.py)."""
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            return None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                fn = self.scene_functions.get(node.func.id)
+                for param in fn.name_params if fn is not None else ():
+                    name = _literal(fn.argument(node, param))
+                    if name is not None and name not in self.scene_names \
+                            and name not in fn.places.get(param, ()):
+                        return name
+        return None
 
     def _argument_reason(self, call: ast.Call) -> str | None:
         fn = self.scene_functions.get(call.func.id)
@@ -226,6 +257,8 @@ class ConsoleVocabulary:
         self.required: str | None = None                # set by the agent for a statement
         self.move_now: bool = False                     # set by the agent for a statement
         self.comment_allowed: bool = True               # set by the agent for a statement
+        self.speech: tuple[str, ...] | None = None      # set by the agent (core/claims.py)
+        self.speech_refusal: str = ""
         self._list_scene = scene_names or (lambda: listed_scene_names(api))
         self._listed: tuple[str, ...] | None = None
         self.scene_functions = {f.name: f for f in (scene_function(n, api[n].fn)
@@ -263,9 +296,11 @@ class ConsoleVocabulary:
             names, functions = (), {}
         echo = {w for text in self._outputs() for w in _IDENT.findall(_QUOTED.sub(" ", text))}
         focus = self.focus if self.focus is not None and self.focus.function in functions else None
+        speech = self.speech if SAY in self.api.names else None
         return Constraint(frozenset(known), functions, names, frozenset(echo - known), focus,
                           frozenset(self.withheld), self.required, frozenset(self.api.names),
-                          self.move_now and focus is not None, self.comment_allowed)
+                          self.move_now and focus is not None, self.comment_allowed,
+                          None if speech is None else tuple(speech), self.speech_refusal)
 
 
 def program_constraint(functions: Iterable[Callable], scene_names: Iterable[str]) -> Constraint:
@@ -421,7 +456,7 @@ class _Gbnf:
     FIXED = r"""root ::= " "? top ("\n..." (" " cont)?)* ("\n" tail)?
 top ::= {top}
 cont ::= comment | [ \t]+ (comment | wexpr) | begin
-begin ::= known rest-w | api ws? (group rest-c | "." rest-o) | target{call_rest}
+begin ::= known rest-w | api ws? (group rest-c | "." rest-o) | target{call_rest}{speech}
 wexpr ::= word rest-w{call_rest}
 target ::= new (ws? "," ws? word)* ws? "=" ws? (wexpr | closed rest-c | [-+~] rest-o)
 tail ::= [^.] [^\x00]*
@@ -463,7 +498,10 @@ tail ::= [^.] [^\x00]*
         if c.required is not None and not program:
             return self.REQUIRED.format(statement=gbnf_literal(c.required))
         fns = sorted(c.scene_functions)
-        starts = {w for w in c.known - set(fns) if not w.startswith(tuple(c.withheld))}
+        # say() held to the console's report (core/claims.py): not a word, only its sentences
+        held = c.speech is not None and not program
+        withheld = c.withheld | ({SAY} if held else set())
+        starts = {w for w in c.known - set(fns) if not w.startswith(tuple(withheld))}
         api = sorted(starts & c.api_functions)        # called (or looked into), never assigned
         starts = sorted(starts - c.api_functions)
         # the first statement after a correction that says where things go is that move
@@ -473,7 +511,8 @@ tail ::= [^.] [^\x00]*
         top = f"call-{fns.index(c.focus.function)} rest-c" if moving else "begin"
         top = f"comment | {top}" if c.comment_allowed or program else top
         text = self.FIXED.format(call_start=" | call" if fns else "",
-                                 call_rest=" | call rest-c" if fns else "", top=top)
+                                 call_rest=" | call rest-c" if fns else "", top=top,
+                                 speech=" | speech rest-c" if held and c.speech else "")
         if moving and c.comment_allowed:
             # a comment is a whole input then: measured, "# green block is not in the bowl"
             # went on with "... green_xy = get_obj_pos(...)" lines, and the move never came
@@ -487,12 +526,15 @@ tail ::= [^.] [^\x00]*
                  "api ::= " + " | ".join(gbnf_literal(w) for w in api or ["\x00"])]
         # no word of the input starts with a withheld one (``x = wait_for_trigger()`` and a
         # ``wait_for_trigger_and_wait()`` of the model's own are the hand-back in disguise)
-        rules += word_except("word", fns, dead=c.withheld)
+        rules += word_except("word", fns, dead=withheld)
         # a new name (it is followed by "=", so known words may be one):
         # it does not start with a word of the output
         # and it is not a function of the API (rebinding one leaves the robot without it)
-        rules += word_except("new", c.api_functions, dead=c.echo_words | c.withheld,
+        rules += word_except("new", c.api_functions, dead=c.echo_words | withheld,
                              identifier=True)
+        if held and c.speech:
+            rules.append(f'speech ::= "{SAY}" ws? "(" ws? (' + " | ".join(_quoted(c.speech))
+                         + ') ws? ")"')
         if fns:
             rules.append("call ::= " + " | ".join(f"call-{i}" for i in range(len(fns))))
             for i, name in enumerate(fns):

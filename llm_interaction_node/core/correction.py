@@ -19,6 +19,11 @@ what the user meant, as the model READ it (:mod:`.reading`) and the code compute
 * never a move the rejected attempt left in place (the same object to the same target), nor
   one this turn made already.
 
+The same code serves the household (issue 44): its move is ``bring_object_to`` (the humanoid
+API's :data:`~.apis.humanoid.MOVE`), a target read as ``me`` is the function's own way to the
+user (``MoveSpec.to_user``: the handover place), and its surfaces are targets by their spoken
+names ("the dining table" is ``on_dining-table_0``).
+
 Where something lies now is never a target: the reading keeps only what the user wants. The
 model still chooses the call, the object and the order; coordinates give way to the names of
 the places (``'left side'``), which the API takes. :func:`focus_from` builds the
@@ -31,7 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .reading.select import Scene
-from .reading.structure import Reading
+from .reading.structure import ME, Reading
 from .registry import MoveSpec
 
 
@@ -105,6 +110,15 @@ def objects_meant(request: Reading | None, reply: Reading, scene: Scene, movable
     return asked or said or None
 
 
+def _targets(scene: Scene, spec: MoveSpec, where, obj: str | None) -> list[str]:
+    """Where ``where`` puts ``obj`` for this move function: the scene's targets, and for "me"
+    (hand it to the user) the function's own target for that (``MoveSpec.to_user``: the
+    household's handover place), where it has one."""
+    if where is not None and where.how == ME:
+        return [spec.to_user] if spec.to_user else []
+    return scene.targets(where, obj) or []
+
+
 def focus_from(function: str, spec: MoveSpec, request: Reading | None, reply: Reading | None,
                scene: Scene, attempt: Iterable[tuple[str, str | None]],
                done: Iterable[tuple[str, str | None]] = (),
@@ -119,7 +133,7 @@ def focus_from(function: str, spec: MoveSpec, request: Reading | None, reply: Re
     attempt = list(attempt)
     scene_names = list(scene.vocabulary.things.values())
     movable = [n for n in scene_names if spec.movable(n)]
-    known = set(scene_names) | set(spec.places)
+    known = set(scene_names) | set(scene.vocabulary.places.values()) | set(spec.places)
     request_scene = request_scene or scene
     clauses = [(c, scene) for c in reply.moves] + \
         [(c, request_scene) for c in (request.moves if request is not None else ())]
@@ -141,7 +155,7 @@ def focus_from(function: str, spec: MoveSpec, request: Reading | None, reply: Re
             if clause.objects is not None and obj is not None and chosen is not None \
                     and obj not in chosen:
                 continue                      # the clause is about other objects
-            found = [t for t in scene.targets(clause.where, obj) or ()
+            found = [t for t in _targets(scene, spec, clause.where, obj)
                      if t in known and (obj, t) not in refused]
             if found:
                 return tuple(found)

@@ -25,6 +25,18 @@ class BlockedError(SemanticHintError):
         return type(self), (str(self), self.blocked, self.blocker, self.around)
 
 
+class UnknownNameError(SemanticHintError):
+    """A call named something the robot does not know of (``name``): what the robot says next
+    may not claim it was found or brought (core/claims.py)."""
+
+    def __init__(self, message: str, name: object):
+        super().__init__(message)
+        self.name = name
+
+    def __reduce__(self):                   # pickled to and from the sandbox worker
+        return type(self), (str(self), self.name)
+
+
 class EndOfInteraction(BaseException):
     """No further user input will come (end of a test script, replay file, EOF on a terminal).
 

@@ -22,15 +22,21 @@ MOVE_ATTR = "api_move"
 class MoveSpec:
     """What a function that moves an object takes: the parameter naming the object, the one
     naming where it goes, the named places a target may be, and which scene names can be
-    moved (see :mod:`..correction`)."""
+    moved (see :mod:`..correction`). ``to_user``: the target that hands the object to the
+    user (a reading's ``me``; the household's ``'handover_to_human'``), None where the robot
+    cannot; ``fixed_prefixes``: scene names starting so are places, never moved (the
+    household's surfaces ``on_...`` and navigation locations ``inFrontOf_...``)."""
 
     object_param: str
     target_param: str
     places: tuple[str, ...] = ()
     movable_suffix: str = ""            # scene names ending so can be moved ('' = all)
+    to_user: str | None = None
+    fixed_prefixes: tuple[str, ...] = ()
 
     def movable(self, name: str) -> bool:
-        return name.endswith(self.movable_suffix)
+        return name.endswith(self.movable_suffix) and name not in self.places \
+            and not name.startswith(self.fixed_prefixes)
 
 
 def comment(text: str) -> Callable[[Callable], Callable]:

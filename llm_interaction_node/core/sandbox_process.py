@@ -138,7 +138,10 @@ class WorkerRunner:
 
     def __init__(self, api: ApiRegistry, sandbox: Sandbox, memory_limit_mb: int = MEMORY_LIMIT_MB,
                  cpu_limit_s: float | None = None, grace_s: float = GRACE_S,
-                 output_cap: int = 100_000, output: ConsoleOutput | None = None):
+                 output_cap: int = 100_000, output: ConsoleOutput | None = None,
+                 bind=None):
+        """``bind``: how the API's functions are bound (default ``api.bind``: the console's
+        own records each call)."""
         self.api = api
         self.sandbox = sandbox
         self.output = output if output is not None else ConsoleOutput()
@@ -146,7 +149,7 @@ class WorkerRunner:
         self.cpu_limit_s = sandbox.timeout_s + 2.0 if cpu_limit_s is None else cpu_limit_s
         self.grace_s = grace_s
         self.restarts = 0
-        self._functions = api.bind()
+        self._functions = (bind or api.bind)()
         self._output_cap = output_cap
         self._out = _Output(output_cap)
         self._raised: dict[int, BaseException] = {}

@@ -64,14 +64,15 @@ NTH_NUM = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 TOP_KEYS = ("instructions", "feedback", "learn", "closing", "openers", "closers", "household",
             "section_e")
 HOUSEHOLD_KEYS = {
-    "requests": ("bring_one", "bring_two", "put_on"),
-    "feedback": ("forgotten", "wrong_object", "wrong_place"),
+    "requests": ("bring_one", "bring_two", "put_on", "hold_in", "take_to", "put_away"),
+    "feedback": ("forgotten", "wrong_object", "wrong_place", "handed_over", "wrong_hand",
+                 "too_slow"),
     "lessons": ("also_bring", "put_on", "faster", "ask_first", "hand"),
 }
 # the fields each household wording may use
 HOUSEHOLD_FIELDS = {
-    "requests": {"a", "b", "place"},
-    "feedback": {"a", "b", "place", "wrong"},
+    "requests": {"a", "b", "place", "hand"},
+    "feedback": {"a", "b", "place", "wrong", "hand"},
     "lessons": {"a", "b", "place", "from", "to", "hand"},
 }
 

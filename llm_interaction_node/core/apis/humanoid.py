@@ -29,8 +29,8 @@ from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import SemanticHintError
-from ..registry import COMMENT_ATTR, comment, query, recommented
+from ..errors import SemanticHintError, UnknownNameError
+from ..registry import COMMENT_ATTR, MoveSpec, comment, moves, query, recommented
 
 GRASP = "grasp"
 PLACE_ON_TOP = "place_something_on_top"
@@ -44,6 +44,13 @@ SUCCESS = "success"
 FAILURE = "failure"
 BRING_LADDER_SKILL = "bring_ladder"
 FAILS_SAYING_WHY = "a failure says why"     # in the listing comments; left out with plain failures
+PAPER_BRING_COMMENT = ("full pick and place: the object must already be detected, so check it "
+                       "with list_objects() before calling this")
+# bring_object_to is the household's one move (the decoding after a correction restricts its
+# arguments, core/correction.py): an object (never a surface or a place) to a surface, or to
+# the user through the handover place (a reading's "me")
+MOVE = MoveSpec("object_name", "destination_object_name", (HANDOVER_LOCATION,),
+                to_user=HANDOVER_LOCATION, fixed_prefixes=(SURFACE_PREFIX, NAV_PREFIX))
 
 
 @dataclass(frozen=True)
@@ -137,7 +144,11 @@ class HumanoidApi:
     not-held hint does not describe the hands and the object in words): the ``paper`` API
     preset (:data:`.sets.API_PRESETS`). The functions that only look (lists, positions, what
     a hand holds) are marked :func:`~..registry.query`: a statement of queries alone is no
-    attempt to act (the agent's repeat note over actions leaves it out).
+    attempt to act (the agent's repeat note over actions leaves it out). ``bring_object_to``
+    is the move (:data:`MOVE`: fetch an object from wherever it is, the human's hand too, and
+    put it on a surface or hand it to the user), and ``moves`` keeps each object move that
+    worked, by any skill: (object, the surface it was put on or ``'handover_to_human'``), as
+    the tabletop's API keeps its puts (the agent reads what an attempt did from it).
     """
 
     API = (
@@ -164,12 +175,16 @@ class HumanoidApi:
         self.min_speed = float(min_speed)
         self.max_speed = float(max_speed)
         self.explain_failures = bool(explain_failures)
+        self.moves: list[tuple[str, str | None]] = []   # (object, surface or the handover place)
         if not self.explain_failures:
             self._plain_comments()
 
     def _plain_comments(self) -> None:
         """With bare failures the listing must not promise reasons: this instance's methods
-        become copies whose comment leaves the clause out (the class keeps its own)."""
+        become copies whose comment leaves the clause out (the class keeps its own); the
+        paper's listing says bring_object_to as the paper does (it takes the human's hand and
+        the handover place all the same: the decoding after a correction may name them)."""
+        self.bring_object_to = recommented(self.bring_object_to, PAPER_BRING_COMMENT)
         for name in self.API:
             text = getattr(getattr(type(self), name), COMMENT_ATTR, None)
             if not text or FAILS_SAYING_WHY not in text:
@@ -215,9 +230,11 @@ class HumanoidApi:
         for obj in scene:
             if isinstance(name, str) and obj.name == name and obj.has(GRASP):
                 return obj
-        raise SemanticHintError(
-            f"unknown {argument} {name!r}. Use one of the names returned by "
-            f"list_objects(affordance='grasp'): {self._names(GRASP, scene)!r}")
+        message = (f"unknown {argument} {name!r}. Use one of the names returned by "
+                   f"list_objects(affordance='grasp'): {self._names(GRASP, scene)!r}")
+        if any(name in (o.name, self._display_name(o)) for o in scene):
+            raise SemanticHintError(message)         # known, but nothing to grasp
+        raise UnknownNameError(message, name)
 
     def _any_object(self, name: object, scene: list[SceneObject]) -> SceneObject:
         if isinstance(name, str):
@@ -225,9 +242,9 @@ class HumanoidApi:
                 if name in (obj.name, self._display_name(obj)) or (
                         obj.has(PLACE_ON_TOP) and name == surface_name(obj.name)):
                     return obj
-        raise SemanticHintError(
+        raise UnknownNameError(
             f"unknown object {name!r}. Use one of the names returned by "
-            f"list_objects(affordance=None): {self._names(None, scene)!r}")
+            f"list_objects(affordance=None): {self._names(None, scene)!r}", name)
 
     def _surface(self, name: object, scene: list[SceneObject]) -> SceneObject | None:
         if isinstance(name, str):
@@ -305,41 +322,63 @@ class HumanoidApi:
 
     # ------------------------------------------------------------------ API functions
     @comment("full pick and place: the object must already be detected, so check it with "
-             "list_objects() before calling this")
-    def bring_object_to(self, object_name: str, destination_object_name: str) -> str:
+             "list_objects() before calling this; it is fetched from where it is (also from "
+             f"the human's hand); destination {HANDOVER_LOCATION!r} hands it to the human; "
+             "change speed only on user request")
+    @moves(MOVE)
+    def bring_object_to(self, object_name: str, destination_object_name: str,
+                        speed_factor: float = 1.0) -> str:
         """Fetch the object and put it on the destination; the ladder is brought and set up.
 
         Moves to the object's navigation location, grasps it (any free hand), moves to the
-        destination's navigation location and places it there. For the ladder the
-        destination may also be a navigation location (e.g. ``'handover_to_human'``) and
-        the robot's bimanual ``bring_ladder`` skill does all of it.
+        destination's navigation location and places it there; an object the human holds is
+        taken at the handover place first; destination ``'handover_to_human'`` hands it to
+        the human there; ``speed_factor`` scales the base velocity of every drive, as in
+        :meth:`move_to`. For the ladder the destination may also be a navigation location
+        (e.g. ``'handover_to_human'``) and the robot's bimanual ``bring_ladder`` skill does
+        all of it.
         """
+        speed = self._speed(speed_factor)
         scene = self._scene()
         obj = self._graspable(object_name, scene)
         if is_ladder(obj):
             return self._bring_ladder(obj, destination_object_name, scene)
-        dest = self._destination(destination_object_name, scene)
+        to_human = destination_object_name == HANDOVER_LOCATION
+        dest = None if to_human else self._destination(destination_object_name, scene)
         if obj.held_by == HUMAN:
-            raise SemanticHintError(
-                f"the human holds {obj.name!r}; take it with "
-                f"receive_object_from_human({obj.name!r}) first"
-            )
-        if obj.held_by not in HANDS:
+            if to_human:
+                raise SemanticHintError(f"the human holds {obj.name!r} already")
+            hand = self._free_hand(None, scene, f"take {obj.name!r} from the human")
+            result = self.robot.move_to(self._nav_pose(HANDOVER_LOCATION), speed)
+            if result != SUCCESS:
+                return self._why(result, words.move_failed, HANDOVER_LOCATION)
+            result = self.robot.receive(obj.name, hand)
+            if result != SUCCESS:
+                return self._why(result, words.receive_failed, obj.name)
+        elif obj.held_by not in HANDS:
             hand = self._free_hand(None, scene, f"grasp {obj.name!r}")
             source = self._source_location(obj)
-            result = self.robot.move_to(self._nav_pose(source), 1.0)
+            result = self.robot.move_to(self._nav_pose(source), speed)
             if result != SUCCESS:
                 return self._why(result, words.move_failed, source)
             result = self.robot.grasp(obj.name, hand)
             if result != SUCCESS:
                 return self._why(result, words.grasp_failed, obj.name, hand)
-        target = navigation_location(dest.name)
-        result = self.robot.move_to(self._nav_pose(target), 1.0)
+        target = HANDOVER_LOCATION if to_human else navigation_location(dest.name)
+        result = self.robot.move_to(self._nav_pose(target), speed)
         if result != SUCCESS:
             return self._why(result, words.move_failed, target)
-        return self._why(
-            self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name
-        )
+        if to_human:
+            return self._moved(obj.name, HANDOVER_LOCATION, self._why(
+                self.robot.handover(obj.name), words.handover_failed, obj.name))
+        return self._moved(obj.name, surface_name(dest.name), self._why(
+            self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name))
+
+    def _moved(self, name: str, where: str, result: str) -> str:
+        """Keep a move that worked in :attr:`moves`; ``result`` unchanged."""
+        if result == SUCCESS:
+            self.moves.append((name, where))
+        return result
 
     def _source_location(self, obj: SceneObject) -> str:
         loc = obj.location
@@ -374,9 +413,9 @@ class HumanoidApi:
                 f"first"
             )
         pose = np.asarray(locations[target], dtype=float).copy()
-        return self._why(self.robot.run_skill(BRING_LADDER_SKILL, {
-            "object_name": ladder.name, "location_name": target, "pose": pose}),
-            words.ladder_failed, ladder.name, target)
+        return self._moved(ladder.name, target, self._why(self.robot.run_skill(
+            BRING_LADDER_SKILL, {"object_name": ladder.name, "location_name": target,
+                                 "pose": pose}), words.ladder_failed, ladder.name, target))
 
     @query
     def get_location_coordinates(self, location_name: str) -> np.ndarray:
@@ -437,7 +476,8 @@ class HumanoidApi:
         obj = self._graspable(object_name, scene)
         if obj.held_by not in HANDS:
             raise self._not_held_hint(obj, scene)
-        return self._why(self.robot.handover(obj.name), words.handover_failed, obj.name)
+        return self._moved(obj.name, HANDOVER_LOCATION, self._why(
+            self.robot.handover(obj.name), words.handover_failed, obj.name))
 
     @query
     def is_object_at_location(self, object_name: str, location_name: str) -> bool:
@@ -491,14 +531,19 @@ class HumanoidApi:
         self._check_affordance(affordance)
         return self._names(affordance)
 
-    @comment("Change speed only on user request")
-    def move_to(self, position: np.ndarray, speed_factor: float = 1.0) -> str:
-        """Navigate to ``[x, y, yaw]``; ``speed_factor`` scales the base velocity limit."""
+    def _speed(self, speed_factor: object) -> float:
+        """``speed_factor`` checked against the limits."""
         if isinstance(speed_factor, bool) or not isinstance(speed_factor, (int, float, np.number)) \
                 or not self.min_speed <= float(speed_factor) <= self.max_speed:
             raise SemanticHintError(
                 f"speed_factor must be a number between {self.min_speed} and {self.max_speed} "
                 f"(1.0 is the normal speed), got {speed_factor!r}")
+        return float(speed_factor)
+
+    @comment("Change speed only on user request")
+    def move_to(self, position: np.ndarray, speed_factor: float = 1.0) -> str:
+        """Navigate to ``[x, y, yaw]``; ``speed_factor`` scales the base velocity limit."""
+        self._speed(speed_factor)
         try:
             pose = np.asarray(position, dtype=float).reshape(-1)
         except (TypeError, ValueError):
@@ -528,9 +573,8 @@ class HumanoidApi:
         dest = self._destination(destination_object_name, scene)
         if obj.held_by not in HANDS:
             raise self._not_held_hint(obj, scene)
-        return self._why(
-            self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name
-        )
+        return self._moved(obj.name, surface_name(dest.name), self._why(
+            self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name))
 
     def receive_object_from_human(self, object_name: str) -> str:
         """Take the object from the human into a free hand (move to 'handover_to_human' first)."""
@@ -547,5 +591,5 @@ from . import humanoid_words as words  # noqa: E402 - it builds on the names abo
 __all__ = [
     "SceneObject", "HumanoidRobot", "HumanoidApi", "surface_name", "navigation_location",
     "is_ladder", "GRASP", "PLACE_ON_TOP", "HANDS", "HUMAN", "HANDOVER_LOCATION",
-    "SUCCESS", "FAILURE", "BRING_LADDER_SKILL",
+    "SUCCESS", "FAILURE", "BRING_LADDER_SKILL", "MOVE",
 ]
