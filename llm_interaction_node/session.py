@@ -130,11 +130,12 @@ def learning_console(
     return console, learner
 
 
-def reading_of(reader: Reader | None, api: Callable[[], Any]) -> Callable[[str], Reading | None]:
+def reading_of(reader: Reader | None, api: Callable[[], Any],
+               reply: bool = True) -> Callable[[str], Reading | None]:
     """How the learner reads an utterance: what ``reader`` read of it already (the agent read
     each utterance as it came), else a reading in the scene of ``api()`` now, as a reply (what
-    the learner reads itself is the user's answer to an attempt); None without a reader or a
-    scene."""
+    the learner reads itself is the user's answer to an attempt; ``reply`` False: as a request,
+    as the example source reads the task's request); None without a reader or a scene."""
     def read(utterance: str) -> Reading | None:
         if reader is None:
             return None
@@ -146,7 +147,7 @@ def reading_of(reader: Reader | None, api: Callable[[], Any]) -> Callable[[str],
         except Exception as exc:  # noqa: BLE001 - no scene: no reading
             log.warning("no reading of %r: the scene's names are unknown (%s)", utterance, exc)
             return None
-        return reader.read(utterance, scene.vocabulary, reply=True)
+        return reader.read(utterance, scene.vocabulary, reply=reply)
     return read
 
 
@@ -263,7 +264,8 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     if settings.memory.enabled:
         examples = ExampleSource(memory, settings.learning.retrieval, say=speak,
                                  retry=learner.retry_pending if learner is not None else lambda: 0,
-                                 names=lambda: names_to_say(console.api))
+                                 names=lambda: names_to_say(console.api),
+                                 read=reading_of(reader, lambda: console.api, reply=False))
     else:
         memory, examples = None, load_examples(api, examples_dir)
     agent = build_agent(api, llm, console, examples, config=settings.agent,

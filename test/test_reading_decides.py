@@ -34,7 +34,7 @@ def made_up(utterance: str, seed: int) -> str:
 def scrambled(utterances: list[str], readings: dict) -> tuple[list[str], dict]:
     words = [made_up(u, i) for i, u in enumerate(utterances)]
     assert len(set(words)) == len(words)
-    return words, {w: readings[u] for u, w in zip(utterances, words) if u in readings}
+    return words, {w: readings[u] for u, w in zip(utterances, words, strict=True) if u in readings}
 
 
 def moves_offered(llm) -> list[list[str]]:

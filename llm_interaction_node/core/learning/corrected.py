@@ -78,7 +78,8 @@ def store_corrected(learner: Learner, transcript: Transcript) -> LearnOutcome:
                             f"start, the example does not end as the world is now: "
                             f"{replayed.end_differs}.")
     return learner.store(
-        Lesson(example.render(), "corrected", learner.interaction_id()),
+        Lesson(example.render(), "corrected", learner.interaction_id(),
+               author="corrections"),
         LearnStatus.STORED_CORRECTED,
         "Stored the request, the statements that worked and the user's corrections in the "
         "memory.",

@@ -361,7 +361,7 @@ def _store_final(learner: Learner, parts: FinalParts | None, said: str) -> Learn
         if ruled is not None:
             described, tried = ruled
             return _store_form(learner, tried.stored, f"the accepted attempt, as {described}",
-                               said)
+                               said, author="reading")
         log.info("final example refused: the user rejected the choice of %s and the accepted "
                  "attempt only names another object", ", ".join(sorted(parts.rejected)))
         learner.say(SAY_ONLY_THE_NAME)
@@ -423,7 +423,8 @@ def _store_working(learner: Learner, check: ReplayCheck, form: FinalParts, earli
     if ruled is None:
         return _store_form(learner, works.stored, name, said)
     described, tried = ruled
-    return _store_form(learner, tried.stored, f"{name}, as {described}", said)
+    return _store_form(learner, tried.stored, f"{name}, as {described}", said,
+                       author="reading")
 
 
 def _as_rule(check: ReplayCheck, form: FinalParts, earlier: list[Entry],
@@ -493,9 +494,13 @@ def _refuse_final(learner: Learner, why: str, last: _FinalTry) -> LearnOutcome:
                         f"no form of the example ends as the world is now: {why}.")
 
 
-def _store_form(learner: Learner, example: Transcript, form: str, said: str) -> LearnOutcome:
+def _store_form(learner: Learner, example: Transcript, form: str, said: str,
+                author: str = "attempt") -> LearnOutcome:
+    """``author``: "reading" where the code wrote the program from the request's reading (a
+    choice, a count, a loop over a kind), else the accepted attempt as it ran."""
     log.info("final example: storing %s", form)
-    return learner.store(Lesson(example.render(), "final", learner.interaction_id()),
+    return learner.store(Lesson(example.render(), "final", learner.interaction_id(),
+                                author=author),
                          LearnStatus.STORED_FINAL,
                          f"Stored the request and the statements of {form} in the memory.",
                          said=said)

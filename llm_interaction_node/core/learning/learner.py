@@ -46,6 +46,7 @@ from typing import Literal
 from ..builtins import LEARN_REFUSAL
 from ..llm import TokenLedger
 from ..notes import without_console_notes
+from ..reading.record import reading_to_json
 from ..reading.structure import Reading
 from ..transcript import Transcript
 from .auto import store_auto
@@ -192,6 +193,8 @@ class Learner:
     def store(self, lesson: Lesson, status: LearnStatus, message: str, said: str) -> LearnOutcome:
         """Store ``lesson`` in the memory; on success say ``said`` and return ``status`` with
         the console's ``message``, else the outcome that says why it is not stored (yet)."""
+        if lesson.reading is None:
+            lesson.reading = self._request_reading(lesson.transcript)
         try:
             self._add(lesson)
         except ConnectionError as exc:  # the memory server is down: keep it, retry later
@@ -214,18 +217,27 @@ class Learner:
         self.say(said)
         return LearnOutcome(status, message, lesson.example)
 
+    def _request_reading(self, transcript: str) -> str | None:
+        """The reading of a lesson's request, as the agent read it (stored with the lesson:
+        a later request is matched by meaning, core/memory/meaning.py); None unread."""
+        said = Transcript.parse(transcript).user_utterances()
+        reading = self.read(said[0]) if said and self.read is not None else None
+        return reading_to_json(reading) if reading is not None and reading.clauses else None
+
     def _add(self, lesson: Lesson) -> None:
         if lesson.id is None:
             lesson.example = self.memory.add(lesson.transcript, source=lesson.source,
                                              origin=lesson.origin, problem=lesson.problem,
-                                             improvement=lesson.improvement)
+                                             improvement=lesson.improvement,
+                                             reading=lesson.reading, author=lesson.author)
             return
         if self.memory.has(lesson.id):        # stored before a crash that kept its file
             lesson.example = self.memory.get(lesson.id)
             return
         example = self.memory.make_example(lesson.transcript, lesson.source, lesson.origin,
                                            lesson.problem, lesson.improvement,
-                                           example_id=lesson.id)
+                                           example_id=lesson.id, reading=lesson.reading,
+                                           author=lesson.author)
         self.memory.write([example])
         lesson.example = example
 

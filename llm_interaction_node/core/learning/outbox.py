@@ -20,7 +20,7 @@ from .outcome import Lesson
 
 log = logging.getLogger(__name__)
 
-_FIELDS = ("transcript", "source", "origin", "problem", "improvement", "id")
+_FIELDS = ("transcript", "source", "origin", "problem", "improvement", "id", "reading", "author")
 
 
 class Outbox:

@@ -22,6 +22,14 @@ SAY_ONLY_THE_NAME = ("Sorry, I did not learn this: my lesson would only name the
                      "chose this time, not how to choose it, so I stored nothing.")
 
 
+# who wrote a lesson's program (issue 43: report how many the model wrote)
+AUTHORS = {"model": "the model's rewrite (L_improve)",
+           "attempt": "the accepted attempt, as it ran",
+           "reading": "the code, from the reading of the request",
+           "interaction": "the interaction as it was (mode raw)",
+           "corrections": "the request, what worked and the corrections (mode corrected)"}
+
+
 @dataclass
 class Lesson:
     """What a learn request stores: what the learner passes to memory.add (``source`` is the
@@ -34,6 +42,8 @@ class Lesson:
     improvement: str | None = None
     example: Any = None
     id: str | None = None    # the example id it gets, once kept for later (learning/outbox.py)
+    reading: str | None = None   # the reading of its request (reading/record.py JSON)
+    author: str | None = None    # who wrote its program: AUTHORS
 
 
 class LearnStatus(StrEnum):
@@ -74,5 +84,5 @@ class LearnOutcome:
         return self.status in STORED_STATUSES
 
 
-__all__ = ["Lesson", "LearnStatus", "LearnOutcome", "STORED_STATUSES", "SAY_REPLAY_FAILED",
-           "SAY_END_DIFFERS"]
+__all__ = ["AUTHORS", "Lesson", "LearnStatus", "LearnOutcome", "STORED_STATUSES",
+           "SAY_REPLAY_FAILED", "SAY_END_DIFFERS"]

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 def store_raw(learner: Learner, transcript: Transcript) -> LearnOutcome:
     """Mode ``raw``: the interaction itself."""
     stored = without_closing_reply(interaction_text(transcript))
-    return learner.store(Lesson(stored.render(), "raw", learner.interaction_id()),
+    return learner.store(Lesson(stored.render(), "raw", learner.interaction_id(),
+                                author="interaction"),
                          LearnStatus.STORED_RAW, "Stored this interaction in the memory.",
                          said="Thank you, I will remember this interaction.")
 

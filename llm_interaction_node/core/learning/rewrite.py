@@ -70,7 +70,7 @@ def store_rewrite(learner: Learner, result: ImproveResult,
     imp = result.improvement
     # imp.transcript is already in stored form (improve.stored_example)
     lesson = Lesson(imp.transcript, "learned", learner.interaction_id(), imp.problem,
-                    imp.improvement)
+                    imp.improvement, author="model")
     spoken = first_person(imp.improvement).rstrip(". ")
     outcome = learner.store(lesson, LearnStatus.LEARNED,
                             message.format(improvement=imp.improvement),

@@ -117,6 +117,21 @@ def adapted(lesson: str, utterances: Sequence[str], known: Iterable[str]) -> str
     return lesson
 
 
+def adapted_to(lesson: str, mapping: dict[str, str], request: str) -> str:
+    """The lesson (a stored transcript) with its request said as ``request`` and each of its
+    names, sides and counts read as ``mapping`` says (:func:`.meaning.slot_mapping`: from the
+    readings of the two requests, whatever their words); the stored lesson never changes."""
+    return _renamed(Transcript.parse(lesson), with_swaps(mapping), request).render()
+
+
+def names_a_choice(lesson: str, meant: set[str]) -> bool:
+    """Whether the lesson's statements name an object of its scene its request's reading does
+    not name (``meant``: :func:`.meaning.names_meant`): the lesson chose it there by name
+    ("the block left of the green bowl" -> 'red block'), which holds in that scene only."""
+    literals, listed = lesson_names(Transcript.parse(lesson))
+    return bool((literals & listed) - meant)
+
+
 def same_kind(lesson: str, utterances: Sequence[str], known: Iterable[str]) -> bool:
     """Whether one of ``utterances`` is the lesson's request, word for word or in other names
     only (:func:`name_mapping`)."""
@@ -182,5 +197,5 @@ def _requoted(match: re.Match, mapping: dict[str, str]) -> str:
     return repr(mapping[text]) if text in mapping else match.group(0)
 
 
-__all__ = ["adapted", "same_kind", "name_mapping", "with_swaps", "lesson_names",
-           "chooses_by_name", "words"]
+__all__ = ["adapted", "adapted_to", "names_a_choice", "same_kind", "name_mapping", "with_swaps",
+           "lesson_names", "chooses_by_name", "words"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..config import check_section, setting
+from .meaning import Reuse
 from .order import LearnedOrder, Order
 from .strategies import Scoring
 
@@ -65,6 +66,13 @@ class MemoryConfig:
                                 "only in names the lesson uses ('blue bowl' taught, 'green "
                                 "bowl' asked: core/memory/adapt.py); the stored lesson "
                                 "never changes")
+
+    reuse: Reuse = setting(Reuse.MEANING, "how the nearest lesson is matched to the request "
+                           "at hand for adapt_names and rules_to_their_kind: meaning (the "
+                           "readings of the two requests have the same shape; names, sides, "
+                           "counts and places read in the request's: core/memory/meaning.py; "
+                           "by words where either request has no reading) or words (the "
+                           "requests differ in names only)")
 
     rules_to_their_kind: bool = setting(True, "a lesson written as a loop over every object of "
                                         "a kind (core/learning/general.py) or as the "

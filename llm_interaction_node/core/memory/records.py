@@ -36,6 +36,8 @@ class Example:
     created: float = 0.0          # unix time
     utterances: tuple[str, ...] = ()
     keys: tuple[str, ...] = ()    # the texts it is indexed under (utterances, else 1st statement)
+    reading: str | None = None    # a lesson: the reading of its request (reading/record.py JSON)
+    author: str | None = None     # a lesson: who wrote its program (model, attempt, reading, ...)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -121,7 +123,8 @@ def index_keys(transcript: Transcript) -> tuple[tuple[str, ...], tuple[str, ...]
 
 def new_example(transcript: str, source: str, origin: str = "", problem: str | None = None,
                 improvement: str | None = None, example_id: str | None = None,
-                created: float | None = None) -> Example:
+                created: float | None = None, reading: str | None = None,
+                author: str | None = None) -> Example:
     """An Example (not stored yet) with the transcript normalised and its keys found; a new
     random id unless ``example_id``, the current time unless ``created``."""
     check_source(source)
@@ -135,7 +138,7 @@ def new_example(transcript: str, source: str, origin: str = "", problem: str | N
     return Example(id=example_id, transcript=parsed.render(), source=source,
                    origin=str(origin or ""), problem=problem, improvement=improvement,
                    created=round(time.time(), 3) if created is None else float(created),
-                   utterances=utterances, keys=keys)
+                   utterances=utterances, keys=keys, reading=reading, author=author)
 
 
 def record_metadata(example: Example, rec: int, transcript_digest: str) -> dict[str, Any]:
@@ -153,6 +156,10 @@ def record_metadata(example: Example, rec: int, transcript_digest: str) -> dict[
             meta["problem"] = example.problem
         if example.improvement is not None:
             meta["improvement"] = example.improvement
+        if example.reading is not None:
+            meta["reading"] = example.reading
+        if example.author is not None:
+            meta["author"] = example.author
     return meta
 
 
@@ -163,7 +170,8 @@ def example_from_metadata(meta: Mapping[str, Any]) -> Example:
                    problem=meta.get("problem"), improvement=meta.get("improvement"),
                    created=float(meta.get("created", 0.0)),
                    utterances=tuple(json.loads(meta.get("utterances", "[]"))),
-                   keys=tuple(json.loads(meta.get("keys", "[]"))))
+                   keys=tuple(json.loads(meta.get("keys", "[]"))),
+                   reading=meta.get("reading"), author=meta.get("author"))
 
 
 __all__ = [

@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..learning.choice import is_choice_lesson
 from ..learning.general import is_rule_lesson
-from .adapt import adapted, same_kind
+from ..reading.record import reading_from_json
+from .adapt import adapted, adapted_to, names_a_choice, same_kind
+from .meaning import Reuse, names_meant, same_shape, slot_mapping
 from .order import Order, stable_order
 
 log = logging.getLogger(__name__)
@@ -42,14 +44,21 @@ class ExampleSource:
 
     ``names``: the names the request at hand may say (the scene's and the API's places);
     given, the nearest lesson (shown last) is shown in the request's names where the two
-    requests differ only in names (``memory.adapt_names``, :mod:`.adapt`)."""
+    requests differ only in names (``memory.adapt_names``, :mod:`.adapt`).
+
+    ``read``: the reading of the task's request (the agent's reader); given and
+    ``memory.reuse`` meaning, a lesson stored with the reading of its request is matched by
+    meaning (:mod:`.meaning`): shown in the request's words and names where the two readings
+    have the same shape, and a rule lesson is shown only to requests of its shape."""
 
     def __init__(self, memory, retrieval: bool = True,
                  say: Callable[[str], None] = lambda text: None,
                  retry: Callable[[], int] = lambda: 0,
-                 names: Callable[[], Iterable[str]] | None = None):
+                 names: Callable[[], Iterable[str]] | None = None,
+                 read: Callable[[str], object] | None = None):
         self.memory = memory
         self.names = names
+        self.read = read
         self.nearest_lesson: str | None = None    # the last call's last example, if learned
         self.retrieval = retrieval
         self.say = say
@@ -79,15 +88,48 @@ class ExampleSource:
             log.warning("the lessons are shown as stored: the scene's names are unknown (%s)",
                         exc)
             return texts
-        if learned[-1] and getattr(config, "adapt_names", False):
-            texts[-1] = adapted(texts[-1], utterances, known)   # the nearest, in their names
+        asked = self._request_reading(utterances)
+        if learned[-1] and getattr(config, "adapt_names", False):   # the nearest, in its words
+            texts[-1] = self._adapted(found[-1], texts[-1], utterances, known, asked)
         if getattr(config, "rules_to_their_kind", False):
-            kept = [(t, mine) for t, mine in zip(texts, learned, strict=True)
-                    if not mine or not _a_rule(t) or same_kind(t, utterances, known)]
+            kept = [(t, mine) for t, ex, mine in zip(texts, found, learned, strict=True)
+                    if not mine or not _a_rule(t) or self._its_kind(ex, t, utterances, known,
+                                                                     asked)]
             texts, learned = [t for t, _ in kept], [mine for _, mine in kept]
         if learned and learned[-1]:
             self.nearest_lesson = texts[-1]
         return texts
+
+    def _request_reading(self, utterances: Sequence[str]):
+        """The reading of the task's request, where lessons are matched by meaning."""
+        if self.read is None or getattr(self.memory.config, "reuse", Reuse.WORDS) \
+                is not Reuse.MEANING:
+            return None
+        try:
+            return self.read(utterances[0])
+        except Exception as exc:  # noqa: BLE001 - no reading: the lessons by words
+            log.warning("the request was not read, lessons are matched by words: %s", exc)
+            return None
+
+    @staticmethod
+    def _adapted(example, text: str, utterances: Sequence[str], known: list[str],
+                 asked) -> str:
+        lesson = reading_from_json(getattr(example, "reading", None))
+        if lesson is None or asked is None:
+            return adapted(text, utterances, known)           # by words
+        mapping = slot_mapping(lesson, asked)
+        if mapping is None or names_a_choice(text, names_meant(lesson)):
+            return text          # another shape, or a choice by name: as stored, not followed
+        log.info("the nearest lesson read in the request's meaning: %s", mapping or "as said")
+        return adapted_to(text, mapping, utterances[0])
+
+    @staticmethod
+    def _its_kind(example, text: str, utterances: Sequence[str], known: list[str],
+                  asked) -> bool:
+        lesson = reading_from_json(getattr(example, "reading", None))
+        if lesson is None or asked is None:
+            return same_kind(text, utterances, known)          # by words
+        return same_shape(lesson, asked)
 
     def head(self) -> list[str] | None:
         """The examples of every prompt whatever the query (the layout's head: the seed block

@@ -1,0 +1,129 @@
+"""A lesson's request and the request at hand, matched by what they mean (issue 43).
+
+Both are readings (:mod:`..reading`): clauses with the objects meant and where they go. Two
+readings have the same **shape** where their clauses are of the same kinds, select objects the
+same way (by name, and how many; every object of a kind; on a side of / nearest to / farthest
+from a reference; the n-th from an edge) and send them the same way (a named place or object,
+the same color bowl, the user, ...). What may differ are the **slots**: the names, the
+reference, the side, the count, the place, the hand, a route's ends. Where the shapes agree,
+:func:`slot_mapping` says how each slot of the lesson reads in the request at hand ("green
+bowl" -> "blue bowl", "left" -> "top", "second" -> "first"); the lesson is then shown and
+followed in the request's names (:func:`.adapt.adapted_to`), whatever words either was said in.
+Measured before (issue 43): a lesson matched by words was reused for requests with the same
+words only ("grab ...", "please ...", "on the right of" got nothing)."""
+from __future__ import annotations
+
+from enum import StrEnum
+
+from ..learning.choice import ORDINALS
+from ..reading.structure import Clause, Reading, Selection, Target
+
+
+class Reuse(StrEnum):
+    """How the nearest lesson is matched to the request at hand (``memory.reuse``)."""
+
+    MEANING = "meaning"    # by the readings of the two requests (words only where one is unread)
+    WORDS = "words"        # by the words: names only may differ (:func:`.adapt.name_mapping`)
+
+
+# clauses that say nothing a program does: they do not make a shape
+NOT_DONE = ("learn", "done", "question", "other", "stop")
+COUNT_WORDS = {n + 1: w for w, n in ORDINALS.items() if n >= 0}     # 1 -> "first", ...
+
+
+def _selection_shape(s: Selection | None):
+    if s is None:
+        return None
+    return (s.how, len(s.names) if s.how == "named" else 0, s.kind)
+
+
+def _target_shape(t: Target | None):
+    return None if t is None else t.how
+
+
+def _clause_shape(c: Clause):
+    return (c.kind, _selection_shape(c.objects), _target_shape(c.where),
+            None if c.route is None else tuple(end is None for end in c.route),
+            _selection_shape(c.companion))
+
+
+def acting(reading: Reading | None) -> tuple[Clause, ...]:
+    """The clauses of ``reading`` a program acts on."""
+    return () if reading is None else tuple(c for c in reading.clauses
+                                            if c.kind not in NOT_DONE)
+
+
+def shape(reading: Reading | None) -> tuple:
+    """What a reading asks for with its slots left out (empty: nothing to act on)."""
+    return tuple(_clause_shape(c) for c in acting(reading))
+
+
+def same_shape(a: Reading | None, b: Reading | None) -> bool:
+    return bool(shape(a)) and shape(a) == shape(b)
+
+
+class _Slots:
+    """The slot pairs of two readings of one shape; ``ok`` False where one slot of the lesson
+    would read as two different ones (two names of the lesson meaning one of the request's is
+    fine; one meaning two is not)."""
+
+    def __init__(self):
+        self.mapping: dict[str, str] = {}
+        self.ok = True
+
+    def put(self, old, new) -> None:
+        if old is None or new is None:
+            self.ok = self.ok and old == new
+            return
+        if self.mapping.setdefault(old, new) != new:
+            self.ok = False
+
+    def selection(self, a: Selection | None, b: Selection | None) -> None:
+        if a is None or b is None:
+            return
+        for old, new in zip(a.names, b.names, strict=True):
+            self.put(old, new)
+        self.put(a.reference, b.reference)
+        self.put(a.side, b.side)
+        if a.nth != b.nth:
+            self.put(COUNT_WORDS.get(a.nth), COUNT_WORDS.get(b.nth))
+
+    def clause(self, a: Clause, b: Clause) -> None:
+        self.selection(a.objects, b.objects)
+        self.selection(a.companion, b.companion)
+        if a.where is not None and b.where is not None:
+            self.put(a.where.name, b.where.name)
+        for old, new in zip(a.route or (), b.route or (), strict=True):
+            self.put(old, new)
+        self.put(a.hand, b.hand)
+
+
+def slot_mapping(lesson: Reading | None, asked: Reading | None) -> dict[str, str] | None:
+    """How each slot of ``lesson`` (the reading of a lesson's request) reads in ``asked``
+    (the reading of the request at hand): ``{old: new}`` for the slots that differ (empty:
+    the same meaning in other words); None where the shapes differ or a slot would read two
+    ways."""
+    if not same_shape(lesson, asked):
+        return None
+    slots = _Slots()
+    for a, b in zip(acting(lesson), acting(asked), strict=True):
+        slots.clause(a, b)
+    if not slots.ok:
+        return None
+    return {old: new for old, new in slots.mapping.items() if old != new}
+
+
+def names_meant(reading: Reading | None) -> set[str]:
+    """Every name a reading says: the objects named, the references, the places."""
+    names: set[str] = set()
+    for c in acting(reading):
+        for s in (c.objects, c.companion):
+            if s is not None:
+                names |= set(s.names) | ({s.reference} if s.reference else set())
+        if c.where is not None and c.where.name:
+            names.add(c.where.name)
+        names |= {end for end in (c.route or ()) if end}
+    return names
+
+
+__all__ = ["Reuse", "shape", "same_shape", "slot_mapping", "names_meant", "acting", "COUNT_WORDS"]
