@@ -20,6 +20,9 @@ from .consoles import ApiName, build_console
 from .core.agent import AgentConfig
 from .core.errors import EndOfInteraction
 from .core.learning.replay_check import ReplayCheck, Replayed, mismatch_sentence
+from .core.learning.scenes_check import ScenesCheck, SceneVerdict, expected_moves, judged
+from .core.reading.select import reading_scene
+from .core.reading.structure import Reading
 from .core.transcript import Entry, Transcript
 from .core.user import EventQueue
 
@@ -176,6 +179,67 @@ def replay_check(api: ApiName, start: Callable[[], Any],
         return Replayed(result, mismatch, differs, checked, elsewhere, kept_moved,
                         tuple(begin.objects) if begin is not None else ())
     return check
+
+
+SCENE_COPIES = 2          # changed scenes a lesson is judged in (issue 43: at least 2)
+TRIES_PER_COPY = 3        # a copy where the reading selects nothing is not judged: draw another
+
+
+def scenes_check(api: ApiName, start: Callable[[], Any], agent: AgentConfig | None = None,
+                 api_options: Mapping[str, Any] | None = None, copies: int = SCENE_COPIES,
+                 seed: int = 1) -> ScenesCheck:
+    """The concrete :class:`~.core.learning.scenes_check.ScenesCheck`: the lesson's statements
+    run in ``copies`` copies of the interaction's start (``start()``) with the objects spawned
+    anew (``moved_copy(seed + k)`` of the world, up to ``TRIES_PER_COPY`` draws per copy where
+    the reading selects nothing; a world without it, e.g. the household, is not judged), the
+    user's replies from the lesson itself; judged by the moves the API logged against what
+    the reading selects in that copy before it runs."""
+    def check(transcript: Transcript, reading: Reading) -> SceneVerdict | None:
+        verdict = SceneVerdict()
+        for k in range(copies * TRIES_PER_COPY):
+            if verdict.tried >= copies:
+                break
+            try:
+                world = start()
+                world = world.moved_copy(seed + k) if hasattr(world, "moved_copy") else None
+            except Exception:  # noqa: BLE001 - learning goes on; the lesson is not judged
+                log.exception("no changed scene could be built: the lesson is not judged")
+                return None
+            if world is None:
+                return None
+            why = _run_judged(api, world, transcript, reading, agent, api_options)
+            if why is False:
+                continue                      # the reading selects nothing there
+            verdict.tried += 1
+            if why is None:
+                verdict.held += 1
+            else:
+                verdict.why.append(why)
+        return verdict if verdict.tried else None
+    return check
+
+
+def _run_judged(api: ApiName, world, transcript: Transcript, reading: Reading,
+                agent: AgentConfig | None, api_options) -> str | None | bool:
+    """None: the lesson did in ``world`` what ``reading`` says; a sentence: what it did not;
+    False: the reading cannot be resolved there (not judged)."""
+    channel = EventQueue(transcript.user_utterances(), close=True)
+    console = build_console(api, world, channel, learner=lambda: None, agent=agent,
+                            api_options=api_options)
+    try:
+        expected = expected_moves(reading_scene(console.api).frozen(), reading)
+        if expected is None:
+            return False
+        for entry in transcript:
+            try:
+                console.execute(entry.source)
+            except EndOfInteraction:
+                break
+        move = console.api.move_function()
+        owner = getattr(move[0].fn, "__self__", None) if move else None
+        return judged(expected, list(getattr(owner, "moves", ())))
+    finally:
+        console.close()
 
 
 def _end_or_none(world):

@@ -35,7 +35,15 @@ from .core.reading import Reader, Reading
 from .core.reading.select import reading_scene
 from .core.transcript import Entry, Transcript
 from .core.user import UserChannel
-from .replay import FirstInputStart, LiveEnd, WorldStart, interaction_start, live_end, replay_check
+from .replay import (
+    FirstInputStart,
+    LiveEnd,
+    WorldStart,
+    interaction_start,
+    live_end,
+    replay_check,
+    scenes_check,
+)
 from .settings import LearningSettings, Settings
 
 log = logging.getLogger(__name__)
@@ -121,12 +129,13 @@ def learning_console(
                             input_listeners=([first] if first is not None else [])
                             + list(input_listeners), listeners=listeners)
     check = replay_check(api, first.world, agent, live, api_options) if first is not None else None
+    scenes = scenes_check(api, first.world, agent, api_options) if first is not None else None
     learner = Learner(llm, memory, console.api.listing(), console.api.names,
                       mode=(learning or LearningSettings()).mode,
                       say=console.builtins.say, ledger=ledger,
                       interaction_id=lambda: console.task_id, check=check,
                       task=lambda: console.task_id, outbox=outbox,
-                      read=reading_of(reader, lambda: console.api))
+                      read=reading_of(reader, lambda: console.api), scenes=scenes)
     return console, learner
 
 

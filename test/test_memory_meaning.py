@@ -194,3 +194,50 @@ def test_the_agent_follows_a_loop_lesson_asked_in_other_words(tmp_path):
     bowl = np.asarray(world.object_position("green bowl"))[:2]
     for block in ("red block", "green block"):
         assert np.linalg.norm(np.asarray(world.object_position(block))[:2] - bowl) < IN_BOWL
+
+
+# -- checked in changed scenes (core/learning/scenes_check.py, replay.scenes_check) -------------
+
+def _start(scene_world):
+    return lambda: scene_world.replay_world(scene_world.checkpoint())
+
+
+def test_a_choice_computed_from_the_reading_holds_in_changed_scenes_a_named_block_does_not():
+    from llm_interaction_node.replay import scenes_check
+    from test_learning_choice import LEFT_OF_YELLOW, LEFT_OF_YELLOW_READ, placed_world
+    world = placed_world()
+    check = scenes_check("tabletop", _start(world))
+    reading = read(LEFT_OF_YELLOW_READ, LEFT_OF_YELLOW, ReadingVocabulary.of(
+        world.object_names(), PLACE_NAMES))
+    head = [">>> wait_for_trigger()", repr({"type": "dialog", "text": LEFT_OF_YELLOW}),
+            ">>> get_obj_names()", repr(world.object_names()),
+            ">>> ref_pos = get_obj_pos('yellow bowl')"]
+    rule = Transcript.parse("\n".join(head + [
+        ">>> " + FILTER,
+        ">>> block = min(block_names, key=lambda name: np.linalg.norm(get_obj_pos(name) - "
+        "ref_pos))", ">>> put_first_on_second(block, 'top right corner')", "'success'",
+        ">>> wait_for_trigger()"]))
+    verdict = check(rule, reading)
+    assert verdict is not None and verdict.tried == 2 and verdict.holds, str(verdict)
+    literal = Transcript.parse("\n".join(head[:4] + [
+        ">>> put_first_on_second('yellow block', 'top right corner')", "'success'",
+        ">>> wait_for_trigger()"]))
+    verdict = check(literal, reading)
+    assert verdict is not None and not verdict.holds and verdict.scope == "scene"
+    assert "not moved" in verdict.why[0] or "moved too" in verdict.why[0], verdict.why
+
+
+def test_a_lesson_of_its_own_scene_only_is_stored_so_and_shown_as_stored(tmp_path):
+    """Through the learner: the lesson's scope is stored; a lesson that held in its own
+    scene only is never read in another request's names (the paper's literal example)."""
+    from test_learning_choice import rejected_then_accepted
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m")))
+    s = rejected_then_accepted(memory)
+    s.console.execute("learn_from_interaction()")
+    [example] = memory.list("final")
+    assert example.scope == "rule"
+    literal = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "lit")))
+    literal.add(CHOICE_LESSON, "final", reading=reading_to_json(read(TAUGHT)), scope="scene")
+    shown = ExampleSource(literal, names=lambda: TABLE + list(PLACE_NAMES),
+                          read=lambda u: read(ASKED_READ, u))([ASKED])
+    assert CHOICE_LESSON in shown

@@ -244,6 +244,13 @@ class TabletopWorld2D:
         world.bounds = state["bounds"].copy()
         return world
 
+    def moved_copy(self, seed: int) -> TabletopWorld2D:
+        """A 2-D world of the same objects and bounds, each spawned anew from ``seed`` (all on
+        the table): the changed scene a lesson is checked in (core/learning/scenes_check.py)."""
+        world = TabletopWorld2D.from_names(self.object_names(), seed=seed)
+        world.bounds = np.asarray(self.bounds, dtype=float).copy()
+        return world
+
     def end(self):
         """Where each object is now (:class:`~.world_end.WorldEnd` 'tabletop')."""
         from .world_end import tabletop_end  # world_end reads this module's sizes

@@ -46,7 +46,7 @@ from typing import Literal
 from ..builtins import LEARN_REFUSAL
 from ..llm import TokenLedger
 from ..notes import without_console_notes
-from ..reading.record import reading_to_json
+from ..reading.record import reading_from_json, reading_to_json
 from ..reading.structure import Reading
 from ..transcript import Transcript
 from .auto import store_auto
@@ -58,6 +58,7 @@ from .outcome import LearnOutcome, LearnStatus, Lesson
 from .raw import store_raw
 from .replay_check import ReplayCheck
 from .rewrite import store_improved
+from .scenes_check import ScenesCheck
 from .transcripts import interaction_text
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,8 @@ class Learner:
                  interaction_id: Callable[[], str] = default_interaction_id,
                  check: ReplayCheck | None = None, task: Callable[[], object] = lambda: None,
                  outbox: Outbox | None = None,
-                 read: Callable[[str], Reading | None] = lambda utterance: None):
+                 read: Callable[[str], Reading | None] = lambda utterance: None,
+                 scenes: ScenesCheck | None = None):
         if mode not in MODES:
             raise ValueError(f"unknown learning mode {mode!r}; use one of {MODES}")
         self.llm = llm
@@ -109,6 +111,7 @@ class Learner:
         self.interaction_id = interaction_id
         self.check = check          # None: syntax and names only (no world to replay in)
         self.read = read            # the reading of a user utterance (core/reading), or None
+        self.scenes = scenes        # the changed-scene check (None: lessons are not judged)
         self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored lessons)
         # the last honoured request: (its task, the utterance count); a reset starts a new
         # task (``task``: the console's task id), so its first lesson is no repeat
@@ -195,6 +198,8 @@ class Learner:
         the console's ``message``, else the outcome that says why it is not stored (yet)."""
         if lesson.reading is None:
             lesson.reading = self._request_reading(lesson.transcript)
+        if lesson.scope is None:
+            lesson.scope = self._scope(lesson)
         try:
             self._add(lesson)
         except ConnectionError as exc:  # the memory server is down: keep it, retry later
@@ -217,6 +222,23 @@ class Learner:
         self.say(said)
         return LearnOutcome(status, message, lesson.example)
 
+    def _scope(self, lesson: Lesson) -> str | None:
+        """Whether the lesson holds beyond its own scene (:mod:`.scenes_check`), where its
+        request was read and a changed scene can be built; None where it was not judged."""
+        reading = reading_from_json(lesson.reading)
+        if self.scenes is None or reading is None or not reading.of_kind("do"):
+            return None
+        try:
+            verdict = self.scenes(Transcript.parse(lesson.transcript), reading)
+        except Exception:  # noqa: BLE001 - learning goes on; the lesson is not judged
+            log.exception("the changed-scene check failed: the lesson is not judged")
+            return None
+        if verdict is None:
+            return None
+        log.info("the %s lesson %s: stored as %s", lesson.source, verdict,
+                 "a rule" if verdict.holds else "an example of its own scene")
+        return verdict.scope
+
     def _request_reading(self, transcript: str) -> str | None:
         """The reading of a lesson's request, as the agent read it (stored with the lesson:
         a later request is matched by meaning, core/memory/meaning.py); None unread."""
@@ -229,7 +251,8 @@ class Learner:
             lesson.example = self.memory.add(lesson.transcript, source=lesson.source,
                                              origin=lesson.origin, problem=lesson.problem,
                                              improvement=lesson.improvement,
-                                             reading=lesson.reading, author=lesson.author)
+                                             reading=lesson.reading, author=lesson.author,
+                                             scope=lesson.scope)
             return
         if self.memory.has(lesson.id):        # stored before a crash that kept its file
             lesson.example = self.memory.get(lesson.id)
@@ -237,7 +260,7 @@ class Learner:
         example = self.memory.make_example(lesson.transcript, lesson.source, lesson.origin,
                                            lesson.problem, lesson.improvement,
                                            example_id=lesson.id, reading=lesson.reading,
-                                           author=lesson.author)
+                                           author=lesson.author, scope=lesson.scope)
         self.memory.write([example])
         lesson.example = example
 

@@ -20,7 +20,8 @@ from .outcome import Lesson
 
 log = logging.getLogger(__name__)
 
-_FIELDS = ("transcript", "source", "origin", "problem", "improvement", "id", "reading", "author")
+_FIELDS = ("transcript", "source", "origin", "problem", "improvement", "id", "reading", "author",
+           "scope")
 
 
 class Outbox:

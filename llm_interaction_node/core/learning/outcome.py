@@ -44,6 +44,7 @@ class Lesson:
     id: str | None = None    # the example id it gets, once kept for later (learning/outbox.py)
     reading: str | None = None   # the reading of its request (reading/record.py JSON)
     author: str | None = None    # who wrote its program: AUTHORS
+    scope: str | None = None     # "rule" / "scene" (learning/scenes_check.py); None: not judged
 
 
 class LearnStatus(StrEnum):

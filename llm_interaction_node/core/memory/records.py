@@ -38,6 +38,7 @@ class Example:
     keys: tuple[str, ...] = ()    # the texts it is indexed under (utterances, else 1st statement)
     reading: str | None = None    # a lesson: the reading of its request (reading/record.py JSON)
     author: str | None = None     # a lesson: who wrote its program (model, attempt, reading, ...)
+    scope: str | None = None      # a lesson: "rule" (held in changed scenes) or "scene" (its own)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -124,7 +125,7 @@ def index_keys(transcript: Transcript) -> tuple[tuple[str, ...], tuple[str, ...]
 def new_example(transcript: str, source: str, origin: str = "", problem: str | None = None,
                 improvement: str | None = None, example_id: str | None = None,
                 created: float | None = None, reading: str | None = None,
-                author: str | None = None) -> Example:
+                author: str | None = None, scope: str | None = None) -> Example:
     """An Example (not stored yet) with the transcript normalised and its keys found; a new
     random id unless ``example_id``, the current time unless ``created``."""
     check_source(source)
@@ -138,7 +139,8 @@ def new_example(transcript: str, source: str, origin: str = "", problem: str | N
     return Example(id=example_id, transcript=parsed.render(), source=source,
                    origin=str(origin or ""), problem=problem, improvement=improvement,
                    created=round(time.time(), 3) if created is None else float(created),
-                   utterances=utterances, keys=keys, reading=reading, author=author)
+                   utterances=utterances, keys=keys, reading=reading, author=author,
+                   scope=scope)
 
 
 def record_metadata(example: Example, rec: int, transcript_digest: str) -> dict[str, Any]:
@@ -160,6 +162,8 @@ def record_metadata(example: Example, rec: int, transcript_digest: str) -> dict[
             meta["reading"] = example.reading
         if example.author is not None:
             meta["author"] = example.author
+        if example.scope is not None:
+            meta["scope"] = example.scope
     return meta
 
 
@@ -171,7 +175,8 @@ def example_from_metadata(meta: Mapping[str, Any]) -> Example:
                    created=float(meta.get("created", 0.0)),
                    utterances=tuple(json.loads(meta.get("utterances", "[]"))),
                    keys=tuple(json.loads(meta.get("keys", "[]"))),
-                   reading=meta.get("reading"), author=meta.get("author"))
+                   reading=meta.get("reading"), author=meta.get("author"),
+                   scope=meta.get("scope"))
 
 
 __all__ = [

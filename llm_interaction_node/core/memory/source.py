@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..learning.choice import is_choice_lesson
 from ..learning.general import is_rule_lesson
+from ..learning.scenes_check import SCENE
 from ..reading.record import reading_from_json
 from .adapt import adapted, adapted_to, names_a_choice, same_kind
 from .meaning import Reuse, names_meant, same_shape, slot_mapping
@@ -114,6 +115,8 @@ class ExampleSource:
     @staticmethod
     def _adapted(example, text: str, utterances: Sequence[str], known: list[str],
                  asked) -> str:
+        if getattr(example, "scope", None) == SCENE:
+            return text          # held in its own scene only: the paper's literal example
         lesson = reading_from_json(getattr(example, "reading", None))
         if lesson is None or asked is None:
             return adapted(text, utterances, known)           # by words

@@ -124,21 +124,22 @@ class ExampleMemory:
     @_locked
     def add(self, transcript: str, source: str, origin: str = "", problem: str | None = None,
             improvement: str | None = None, reading: str | None = None,
-            author: str | None = None) -> Example:
+            author: str | None = None, scope: str | None = None) -> Example:
         """Store one example; it is indexed under every user utterance it contains."""
         example = self.make_example(transcript, source, origin, problem, improvement,
-                                    reading=reading, author=author)
+                                    reading=reading, author=author, scope=scope)
         self.write([example])
         return example
 
     def make_example(self, transcript: str, source: str, origin: str = "",
                      problem: str | None = None, improvement: str | None = None,
                      example_id: str | None = None, created: float | None = None,
-                     reading: str | None = None, author: str | None = None) -> Example:
+                     reading: str | None = None, author: str | None = None,
+                     scope: str | None = None) -> Example:
         """:func:`.records.new_example`: an Example (not stored yet) with the transcript
         normalised and its keys found."""
         return new_example(transcript, source, origin, problem, improvement, example_id,
-                           created, reading, author)
+                           created, reading, author, scope)
 
     @_locked
     def write(self, examples: Sequence[Example], vectors: np.ndarray | None = None) -> None:
