@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from ..core.errors import EndOfInteraction
 from ..core.user import EventQueue
 
 IDLE, BUSY, LEARNING, WARMING = "idle", "busy", "learning", "warming"
@@ -97,6 +98,11 @@ class StateChannel:
             if not self.queue.pending():
                 self.drained()
         try:
-            return self.queue.next_utterance(purpose, prompt)
-        finally:
-            self.state.become_busy()
+            text = self.queue.next_utterance(purpose, prompt)
+        except EndOfInteraction:
+            raise                   # the node shuts down: it did not turn busy (issue 44)
+        except BaseException:
+            self.state.become_busy()     # an abort (stop, reset): the agent acts on it
+            raise
+        self.state.become_busy()
+        return text
