@@ -162,9 +162,8 @@ def test_a_stop_ends_the_wait_not_the_warm_up_and_the_next_request_is_served():
     until(lambda: len(agent.console.builtins.utterances) == 1, what="the request taken")
     time.sleep(0.2)
     agent.stop.request("the user said 'stop'")
-    until(lambda: any(STOPPED_NOTE in e.source for e in agent.console.transcript),
-          what="the turn stopped")
-    assert "Okay, I stopped." in " ".join(spoken)
+    until(lambda: any(STOPPED_NOTE in e.source for e in agent.console.transcript)
+          and "Okay, I stopped." in spoken, what="the turn stopped")
     assert not warmup.done and llm.calls == []            # the warm-up goes on, nothing ran
     llm.release()
     until(lambda: warmup.done, what="the warm-up done")
@@ -249,3 +248,64 @@ def test_the_node_state_is_warming_while_the_warm_up_runs_and_the_robot_is_idle(
     state.warming(False)
     assert published[-1] == IDLE and state.idle
     assert published == [WARMING, BUSY, WARMING, LEARNING, WARMING, IDLE]
+
+
+@pytest.mark.slow
+def test_the_node_warms_up_in_the_background_and_a_request_waits_for_it(tmp_path):
+    """Through ROS: the interaction node (test/drivers/warming_node.py: the node's own main
+    over a stand-in model with a slow, observable prefill) says ``warming`` on its state topic
+    while it warms up, progress lines with the percentage on the progress topic; a stop then
+    is nothing to stop (the warm-up goes on); a request said meanwhile is answered once both
+    prefills ended, and the state is ``idle`` after."""
+    from std_msgs.msg import Empty, String
+
+    from fake_llm_server import FakeLLMServer
+    from llm_interaction_node.ros import names
+    from ros_support import ROOT, NodeProcess, probe_node
+    from test_ros_e2e import SIM, Observer, node_args
+
+    llm = FakeLLMServer()
+    llm.readings[REQUEST] = "do: mango juice -> me"
+    llm.texts = [BRING, "wait_for_trigger()"]
+    llm.text = "wait_for_trigger()"
+    events = tmp_path / "events.txt"
+    sim = NodeProcess(SIM, tmp_path / "sim.log", ros_args=["-p", "time_scale:=0.0"])
+    node = NodeProcess(str(ROOT / "test" / "drivers" / "warming_node.py"), tmp_path / "node.log",
+                       args=[str(events), "6"],
+                       ros_args=node_args(llm.url, tmp_path / "memory"))
+    try:
+        with probe_node() as probe:
+            user = Observer(probe)
+            progress = probe.collect(String, names.LLM_PROGRESS, 50)
+            stop = probe.node.create_publisher(Empty, names.STOP, 10)
+            node.wait_for_log("interaction_node ready", 180)
+            assert "warming up the model in the background" in node.log()
+            probe.wait_until(lambda: user.states and user.states[-1].data == "warming", 60,
+                             "state warming")
+            probe.wait_until(lambda: any(" % of 4000 tokens" in m.data for m in progress), 60,
+                             "a progress line")
+            stop.publish(Empty())                       # nothing runs: nothing to stop
+            user.say(REQUEST)
+            probe.wait_until(lambda: user.world().get("objects", {}).get("mango-juice_0", {})
+                             .get("held_by") == "human", 120, "the juice handed over\n"
+                             + node.log()[-3000:])
+            probe.wait_until(lambda: user.states[-1].data == "idle", 30, "idle")
+            lines = [m.data for m in progress]
+            states = [m.data for m in user.states]
+    finally:
+        node.stop()
+        sim.stop()
+        llm.close()
+    order = [line.split()[0] for line in events.read_text().splitlines()]
+    # the prefills (the console prompt, the reading prompts of requests and of replies) ran
+    # whole, one after the other, before any completion
+    assert order[:6] == ["prefill-start", "prefill-end"] * 3 and "prefill-start" not in order[6:]
+    assert order[6] == "complete", order
+    assert any(line.startswith("warming up the language model (the console prompt): ")
+               and " % of 4000 tokens" in line for line in lines), lines
+    assert any(line.startswith("warming up the language model (the reading prompts): ")
+               for line in lines), lines
+    assert any(line.startswith("warm-up done in ") and "12000 tokens evaluated" in line
+               for line in lines), lines
+    assert states[0] == "warming" and "busy" in states and states[-1] == "idle", states
+    assert "stop requested" not in node.log()
