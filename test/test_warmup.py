@@ -285,6 +285,8 @@ def test_the_node_warms_up_in_the_background_and_a_request_waits_for_it(tmp_path
             probe.wait_until(lambda: any(" % of 4000 tokens" in m.data for m in progress), 60,
                              "a progress line")
             stop.publish(Empty())                       # nothing runs: nothing to stop
+            time.sleep(1.0)              # (another topic: it might come after the request)
+            assert user.states[-1].data == "warming"
             user.say(REQUEST)
             probe.wait_until(lambda: user.world().get("objects", {}).get("mango-juice_0", {})
                              .get("held_by") == "human", 120, "the juice handed over\n"
