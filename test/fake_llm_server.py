@@ -20,6 +20,10 @@ class FakeLLMServer:
     A reading prompt (core/reading: it ends with ``reading:\\n-``) is the stand-in reading
     the utterance: it is answered with ``readings[utterance]`` (clauses on lines; default
     ``other``), recorded in ``reading_requests``, and takes nothing from ``texts``.
+
+    ``answer`` (None, or a function of the request's JSON body returning a text or None) is
+    asked first for every other request: a stand-in whose answer depends on its prompt (a
+    model that copies the example before the interaction); None falls back to ``texts``.
     """
 
     def __init__(self) -> None:
@@ -30,6 +34,7 @@ class FakeLLMServer:
         self.usage: dict | None = {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
         self.extra: dict = {}  # extra top-level response fields (e.g. llama.cpp "timings")
         self.readings: dict[str, str] = {}
+        self.answer = None
         self.reading_requests: list[dict] = []
         self.stop_event = threading.Event()
         self.disconnects = 0
@@ -55,9 +60,10 @@ class FakeLLMServer:
                 if reply.get("delay"):
                     server.stop_event.wait(reply["delay"])
                 status = reply.get("status", 200)
+                text = server.answer(body) if server.answer is not None else None
                 if body.get("stream") and status == 200 and not reply.get("body"):
-                    return self.stream(reply, body)
-                payload = reply.get("body") or server.default_body(self.path, body)
+                    return self.stream(reply, body, text)
+                payload = reply.get("body") or server.default_body(self.path, body, text)
                 self.answer(status, payload, reply.get("headers", {}))
 
             def answer(self, status: int, payload: dict, headers=None) -> None:
@@ -142,7 +148,8 @@ class FakeLLMServer:
                 "object": "chat.completion",
                 "choices": [
                     {"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": self.next_text()}}
+                     "message": {"role": "assistant",
+                                 "content": self.next_text() if text is None else text}}
                 ],
             }
         return {

@@ -52,14 +52,16 @@ def ros_environment() -> None:
 
 
 class NodeProcess:
-    """A node started as ``python -m module --ros-args ...``; output goes to a log file."""
+    """A node started as ``python -m module --ros-args ...`` (``module`` a ``.py`` path:
+    ``python path ...``); output goes to a log file."""
 
     def __init__(self, module: str, log_path: Path, ros_args: list[str] = (), args: list[str] = (),
                  env: dict[str, str] | None = None, stdin: bool = False):
         self.module = module
         self.log_path = Path(log_path)
         self._log = open(self.log_path, "w")
-        cmd = [sys.executable, "-m", module, *args]
+        cmd = [sys.executable, *((module,) if module.endswith(".py") else ("-m", module)),
+               *args]
         if ros_args:
             cmd += ["--ros-args", *ros_args]
         self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, cwd=ROOT,

@@ -52,6 +52,7 @@ from .reading.select import Scene, reading_scene
 from .reading.structure import CORRECTIONS
 from .statements import code_lines, extract_statements
 from .transcript import Entry
+from .warmup import Warmup
 
 log = logging.getLogger(__name__)
 # left out of the grammar unless the user's last words say "forget" (its gate's rule)
@@ -243,17 +244,21 @@ class Agent:
                                      check=console.sandbox.prepare, call=self.stop.call,
                                      max_tokens=self.llm.config.max_tokens)
         self.fgen = fgen
+        # the start-up prefill running in the background (core/warmup.py; the ROS node's):
+        # a request waits for it before it is read; None: run() prefills before it listens
+        self.warmup: Warmup | None = None
 
     # -- public -----------------------------------------------------------------------
     def run(self) -> None:
-        """Run until the user channel ends (EndOfInteraction)."""
+        """Run until the user channel ends (EndOfInteraction). Without a background
+        :attr:`warmup` the start-up prefill (:meth:`warm_up_steps`) runs here first."""
         try:
-            try:
-                self.prefill(persist=True)
-                if self.reader is not None:
-                    self.reader.prefill(persist=True)
-            except InteractionAborted:
-                self.stop.clear()
+            if self.warmup is None:
+                try:
+                    for _what, step in self.warm_up_steps(self.stop.call):
+                        step()
+                except InteractionAborted:
+                    self.stop.clear()
             if not self.console.transcript.statements():
                 try:
                     self.start_task(marker=False)
@@ -680,26 +685,53 @@ class Agent:
         first = next((s for s in statements if not Entry(s).is_comment), None)
         return first is not None and " ".join(first.split()) == WAIT
 
-    def prefill(self, examples: Sequence[str] | None = None, persist: bool = False) -> None:
+    def prefill(self, examples: Sequence[str] | None = None, persist: bool = False,
+                call: Callable | None = None) -> Usage | None:
         """Let a stateful LLM (the embedded model) evaluate the stable part of the prompt now:
         at start-up the examples known before the user speaks (``persist``: kept on disk for
         the next start), later each new set of retrieved examples (kept in RAM, so the next
-        task that retrieves them again does not evaluate them again)."""
+        task that retrieves them again does not evaluate them again). ``call`` runs the
+        model's prefill (default: through the stop signal, so a stop ends the wait)."""
         prefill = getattr(self.llm, "prefill", None)
         if prefill is None:
-            return
+            return None
         if examples is None:
             examples = self._head = list(self._examples([]))
         system = CHAT_SYSTEM if self.llm.config.mode == "chat" else None
         try:
-            usage = self.stop.call(prefill, self.prompt.stable_prefix(examples), system=system,
-                                   persist=persist)
+            usage = (call or self.stop.call)(prefill, self.prompt.stable_prefix(examples),
+                                             system=system, persist=persist)
         except LLMError as exc:
             log.warning("prefilling the LLM failed: %s", exc)
-            return
+            return None
         if usage is not None and (usage.evaluated_tokens or usage.prompt_tokens):
             self.ledger.record(usage, "prefill")     # evaluated tokens count, calls do not
             self._turn_usage = self._turn_usage + usage
+        return usage
+
+    def warm_up_steps(self, call: Callable | None = None) -> list[tuple[str, Callable]]:
+        """The start-up prefill as steps (what, call -> Usage): the console prompt's stable
+        prefix with the examples known before the user speaks, then the reading prompts'
+        examples, both kept on disk for the next start; none for a model without state.
+        ``call`` runs each model call (default: directly, so nothing but the process ends
+        them: a background :class:`~.warmup.Warmup`; :meth:`run` passes the stop signal's)."""
+        if getattr(self.llm, "prefill", None) is None:
+            return []
+        direct = call or (lambda fn, *a, **k: fn(*a, **k))
+        steps = [("the console prompt", lambda: self.prefill(persist=True, call=direct))]
+        if self.reader is not None and getattr(self.reader.llm, "prefill", None) is not None:
+            steps.append(("the reading prompts",
+                          lambda: self.reader.prefill(persist=True, call=direct)))
+        return steps
+
+    def _await_warm_up(self) -> None:
+        """A request came while the start-up warm-up runs: wait for it (its prompt starts
+        with the tokens being evaluated); a stop or reset ends the wait (InteractionAborted)."""
+        warmup = self.warmup
+        if warmup is None or warmup.done:
+            return
+        log.info("a request came during the warm-up: it waits for it (%s)", warmup.describe())
+        warmup.wait(self.stop)
 
     def _prepare_next_request(self) -> None:
         """Before the robot waits for the user: when the examples every request starts with
@@ -710,6 +742,8 @@ class Agent:
         head_of = getattr(self._examples, "head", None)
         if head_of is None or getattr(self.llm, "prefill", None) is None:
             return
+        if self.warmup is not None and not self.warmup.done:
+            return                        # the warm-up prefills the head (and sets it)
         head = self.stop.call(head_of)        # a stop or reset never waits for the memory
         if head is not None and head != self._head:
             self._head = head
@@ -801,6 +835,7 @@ class Agent:
         moves = self._move_log()
         self._attempt_moves, self._moves_seen = moves[self._moves_seen:], len(moves)
         utterances = self.console.builtins.utterances
+        self._await_warm_up()
         if utterances:
             self._task_utterances.append(str(utterances[-1]))
             self._readings.append(self._read(str(utterances[-1])))

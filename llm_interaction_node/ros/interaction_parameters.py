@@ -100,7 +100,7 @@ INTERFACES: dict[str, tuple[str, str]] = {
     "topics.asr_text": (names.ASR_TEXT, "recognised user speech (std_msgs/String)"),
     "topics.tts_text": (names.TTS_TEXT, "text for the robot to say (std_msgs/String)"),
     "topics.transcript": (names.TRANSCRIPT, "live console transcript (ConsoleEntry)"),
-    "topics.state": (names.STATE, "idle | busy | learning (std_msgs/String, latched)"),
+    "topics.state": (names.STATE, "idle | busy | learning | warming (std_msgs/String, latched)"),
     "topics.llm_progress": (names.LLM_PROGRESS, "how far a long LLM call is (std_msgs/String)"),
     "topics.stop": (names.STOP, "stop the running skill and generation (std_msgs/Empty)"),
     "topics.voice_activity": (names.VOICE_ACTIVITY, "the user speaks (std_msgs/Bool, latched, "

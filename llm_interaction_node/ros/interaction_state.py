@@ -1,19 +1,24 @@
-"""The interaction node's state machine: ``idle`` / ``busy`` / ``learning``.
+"""The interaction node's state machine: ``idle`` / ``busy`` / ``learning`` (+ ``warming``).
 
 Three threads change it (the agent's worker, the executor, the services thread), so every
 change happens under one condition lock and is published inside it: the state topic gets
 the changes in the order they happened. The console's user channel (:class:`StateChannel`)
 drives it: idle while the agent waits for a request, busy once it has one (after a running
-learn call ended); the learn service takes idle -> learning in one step.
+learn call ended); the learn service takes idle -> learning in one step. While the start-up
+warm-up of the model runs (core/warmup.py), the idle robot is ``warming``: it listens, and a
+request waits for the warm-up; for stop, speech and learning it is idle
+(:attr:`InteractionState.idle`).
 """
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
 
+from ..core.errors import EndOfInteraction
 from ..core.user import EventQueue
 
-IDLE, BUSY, LEARNING = "idle", "busy", "learning"
+IDLE, BUSY, LEARNING, WARMING = "idle", "busy", "learning", "warming"
+RESTING = (IDLE, WARMING)                # nothing runs
 
 
 class InteractionState:
@@ -25,6 +30,7 @@ class InteractionState:
         self._debug = debug
         self._state = ""                         # guarded by _changed
         self._seq = 0
+        self._warming = False                    # the start-up warm-up runs
         self._changed = threading.Condition()
 
     @property
@@ -32,12 +38,28 @@ class InteractionState:
         with self._changed:
             return self._state
 
+    @property
+    def idle(self) -> bool:
+        """Nothing runs (``idle``, or ``warming``: idle while the warm-up runs)."""
+        with self._changed:
+            return self._state in RESTING
+
     def set(self, state: str) -> None:
         with self._changed:
             self._change(state)
 
+    def warming(self, on: bool) -> None:
+        """The start-up warm-up began (``on``) or ended: an idle robot shows ``warming``
+        while it runs, ``idle`` after."""
+        with self._changed:
+            self._warming = on
+            if self._state in RESTING:
+                self._change(IDLE)
+
     def _change(self, state: str) -> None:
         """With the lock held: record and publish a change (numbered in the debug log)."""
+        if state == IDLE and self._warming:
+            state = WARMING
         if state != self._state:
             self._seq += 1
             self._debug(f"state #{self._seq}: {self._state or '-'} -> {state}")
@@ -48,7 +70,7 @@ class InteractionState:
     def begin_learning(self) -> bool:
         """idle -> learning in one step; False if the robot is not idle."""
         with self._changed:
-            if self._state != IDLE:
+            if self._state not in RESTING:
                 return False
             self._change(LEARNING)
             return True
@@ -76,6 +98,11 @@ class StateChannel:
             if not self.queue.pending():
                 self.drained()
         try:
-            return self.queue.next_utterance(purpose, prompt)
-        finally:
-            self.state.become_busy()
+            text = self.queue.next_utterance(purpose, prompt)
+        except EndOfInteraction:
+            raise                   # the node shuts down: it did not turn busy (issue 44)
+        except BaseException:
+            self.state.become_busy()     # an abort (stop, reset): the agent acts on it
+            raise
+        self.state.become_busy()
+        return text

@@ -26,7 +26,7 @@ VOICE_ACTIVITY = "speech/voice_activity"
 
 # the interaction node's own interfaces
 TRANSCRIPT = "interaction/transcript"      # llm_interaction_interfaces/msg/ConsoleEntry
-STATE = "interaction/state"                # std_msgs/String: 'idle' | 'busy' | 'learning'
+STATE = "interaction/state"                # std_msgs/String: idle | busy | learning | warming
 LLM_PROGRESS = "interaction/llm_progress"  # std_msgs/String: how far a long LLM call is
 STOP = "interaction/stop"                  # std_msgs/Empty topic and std_srvs/Trigger service
 RESET = "interaction/reset"                # std_srvs/Trigger

@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..llm import LLMClient, LLMError, TokenLedger
+from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from . import prompt as reading_prompt
 from .grammar import reading_gbnf
 from .parse import ReadingError, parse
@@ -65,20 +65,25 @@ class Reader:
         self._lock = threading.Lock()
         self.last_failure: str | None = None
 
-    def prefill(self, persist: bool = True) -> None:
-        """Let a stateful LLM evaluate the reading prompts' examples now (at start-up)."""
+    def prefill(self, persist: bool = True, call: Callable | None = None) -> Usage | None:
+        """Let a stateful LLM evaluate the reading prompts' examples now (at start-up);
+        ``call`` runs the model's prefill (default :attr:`call`). Returns what it cost."""
         prefill = getattr(self.llm, "prefill", None)
         if prefill is None:
-            return
+            return None
+        total = Usage()
         for kind in reading_prompt.KINDS:
             try:
-                usage = self.call(prefill, reading_prompt.prefix(self.examples, kind),
-                                  persist=persist)
+                usage = (call or self.call)(prefill, reading_prompt.prefix(self.examples, kind),
+                                            persist=persist)
             except LLMError as exc:
                 log.warning("prefilling the reading prompt failed: %s", exc)
-                return
+                return total
+            if usage is not None:
+                total = total + usage
             if usage is not None and self.ledger is not None and usage.evaluated_tokens:
                 self.ledger.record(usage, "prefill")
+        return total
 
     def read(self, utterance: str, vocabulary: ReadingVocabulary,
              reply: bool = False) -> Reading | None:

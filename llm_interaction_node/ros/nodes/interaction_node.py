@@ -41,6 +41,7 @@ from ...core.memory.connection import MemoryStoreError
 from ...core.speech_pause import SpeechPause
 from ...core.transcript import Entry
 from ...core.user import EventQueue
+from ...core.warmup import Warmup, route_progress
 from ...paths import world_path
 from ...replay import household_start_from_scene
 from ...session import build_session
@@ -172,6 +173,17 @@ class InteractionNode(Node):
                                                       self._publish_input],
                                      listeners=[self._publish_entry])
         self.console, self.agent = self.session.console, self.session.agent
+        # a stateful model (the embedded one) evaluates the start of its prompts when the node
+        # starts, in the background: the robot listens at once (state `warming`), a request
+        # waits for it (core/warmup.py); progress lines with the percentage in the log and on
+        # the progress topic
+        steps = self.agent.warm_up_steps()
+        self.warmup = Warmup(steps, write=self._report_warm_up,
+                             on_done=lambda: self.interaction_state.warming(False)) \
+            if steps else None
+        if self.warmup is not None:
+            route_progress(llm, self.warmup)
+            self.agent.warmup = self.warmup
 
         # learning and memory requests take seconds (LLM, embeddings): they are served by a
         # second node with its own executor thread, so they never delay a skill's result. Its
@@ -193,9 +205,14 @@ class InteractionNode(Node):
             self.get_logger().warning(
                 f"no scene on {self.config.names['topics.scene']!r} yet: the robot knows only "
                 "the configured furniture until perception publishes")
+        if self.warmup is not None:
+            self.interaction_state.warming(True)
+            self.warmup.start()
         self._worker.start()
         self.get_logger().info(f"interaction_node ready: {self.session.llm.describe()}; "
-                               f"memory: {self.session.memory_note}")
+                               f"memory: {self.session.memory_note}"
+                               + ("; warming up the model in the background"
+                                  if self.warmup is not None else ""))
 
     def _work(self) -> None:
         """The agent's thread: run; on an unexpected error, log it, tell the user, start a
@@ -238,6 +255,10 @@ class InteractionNode(Node):
         logging.getLogger("llm_interaction_node").removeHandler(self._log_bridge)
 
     # -- speech / transcript --------------------------------------------------------------
+    def _report_warm_up(self, line: str) -> None:
+        self.get_logger().info(line)
+        self._send(self.llm_progress, String(data=line))
+
     def _report_llm_progress(self, line: str) -> None:
         self.get_logger().info(line)
         self._send(self.llm_progress, String(data=line))
@@ -261,7 +282,7 @@ class InteractionNode(Node):
     def _hold_for_speech(self, _source: str | None = None) -> None:
         """Before a statement or a skill goal starts: wait while the user speaks; a stop
         said meanwhile raises InteractionAborted (the turn ends as stopped)."""
-        if self.speech_pause is not None and self.interaction_state.current != IDLE:
+        if self.speech_pause is not None and not self.interaction_state.idle:
             self.speech_pause.hold()
 
     def _publish_input(self, source: str) -> None:
@@ -284,7 +305,7 @@ class InteractionNode(Node):
         text = clean_utterance(msg.data, self.config.node.asr.max_chars)
         if not text:
             return
-        busy = self.interaction_state.current != IDLE
+        busy = not self.interaction_state.idle
         if busy and is_stop_command(text):
             # "stop" typed or sent as text while the robot acts is a stop, as the asr node's
             # barge-in (safety first: a word match, never a model); it is no request
@@ -309,7 +330,7 @@ class InteractionNode(Node):
     # -- stop / reset / learn / memory --------------------------------------------------
     def request_stop(self, reason: str) -> bool:
         """Stop what runs; False (and nothing happens) while the robot is idle."""
-        if self.interaction_state.current == IDLE:
+        if self.interaction_state.idle:
             return False                   # nothing runs; do not abort the next request
         self.get_logger().info(f"stop requested ({reason})")
         self.stop_signal.request(reason)

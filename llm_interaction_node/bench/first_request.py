@@ -1,0 +1,191 @@
+"""Benchmark (issue 44 item 6): the first request after install, through `llm-interaction run`.
+
+Starts the graph as a person does (``llm-interaction run --no-console --world drinks_and_cup``)
+on a FRESH cache (``LLM_INTERACTION_CACHE``: no saved model state, no exported embedding model;
+with ``--keep-models`` the rest of the usual cache is linked in, so the 1.1 GB GGUF is not
+joined from its PyPI parts again: only the saved model states are fresh) and a fresh memory,
+and says the first request on ``speech/asr_text``:
+
+* ``--when warm`` (default): once the robot's state says the start-up warm-up is over
+  (``interaction/state`` turns ``idle``; core/warmup.py): what a person who waits for the robot
+  to be ready gets (target: the first action <= 15 s after the request);
+* ``--when ready``: as soon as the interaction node listens (state ``warming``): the request
+  waits for the warm-up; the time to the first action then includes the rest of it.
+
+Measured from the request: the first skill goal the node sends (``interaction/skills``: the
+first action) and the first thing it says; from the start: when it listened and when the
+warm-up ended; the warm-up's progress lines (``interaction/llm_progress``). With no LLM option
+the embedded model runs (one embedded-model process at a time on a small machine).
+
+    python -m llm_interaction_node.bench.first_request --keep-models [--when warm|ready]
+        [--out docs/eval/first_request] [--llm-base-url URL --llm-model NAME]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from .processes import stop_process
+
+REQUEST = "bring me the juice please"
+TARGET_S = 15.0
+CLI = Path(sys.executable).parent / "llm-interaction"
+
+
+def fresh_cache(root: Path, keep_models: bool) -> Path:
+    """A new, empty cache directory under ``root``; with ``keep_models`` everything of the
+    usual cache but the saved model states linked into it (the joined GGUF in ``models/``,
+    the exported embedding model): made at a first start before the robot listens, so they
+    do not change the time to the first action, only the wait for the start."""
+    from ..core.cache import cache_dir
+    cache = root / "cache"
+    cache.mkdir(parents=True)
+    if keep_models:
+        usual = cache_dir()
+        if not (usual / "models").is_dir():
+            raise SystemExit(f"--keep-models: {usual / 'models'} does not exist (run once "
+                             "without it)")
+        for entry in usual.iterdir():
+            if entry.name != "states":
+                (cache / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    return cache
+
+
+def measure(root: Path, when: str, keep_models: bool, llm_args: list[str],
+            timeout_s: float = 1800.0, echo=print) -> dict:
+    cache = fresh_cache(root, keep_models)
+    env = {**os.environ, "LLM_INTERACTION_CACHE": str(cache), "PYTHONUNBUFFERED": "1",
+           "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
+    env.setdefault("ROS_DOMAIN_ID", str(150 + os.getpid() % 80))
+    os.environ.update({k: env[k] for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")})
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from std_msgs.msg import String
+
+    from ..ros import names
+
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                         reliability=ReliabilityPolicy.RELIABLE)
+    events: dict[str, list[tuple[float, str]]] = {"state": [], "skills": [], "says": [],
+                                                  "progress": []}
+    rclpy.init()
+    node = rclpy.create_node("bench_first_request")
+    for key, topic, qos in (("state", names.STATE, latched), ("skills", names.SKILL_EVENTS, 100),
+                            ("says", names.TTS_TEXT, 10), ("progress", names.LLM_PROGRESS, 50)):
+        node.create_subscription(String, topic, lambda m, k=key: events[k].append(
+            (time.monotonic(), m.data)), qos)
+    asr = node.create_publisher(String, names.ASR_TEXT, 10)
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    threading.Thread(target=executor.spin, daemon=True).start()
+    out = open(root / "run.log", "w")
+    start = time.monotonic()
+    run = subprocess.Popen([str(CLI), "run", "--no-console", "--world", "drinks_and_cup",
+                            "--memory-path", str(root / "memory"), "--log-dir", str(root / "logs"),
+                            "--param", "household_sim:time_scale:=0.0",
+                            "--param", "tts:backend:=log", *llm_args],
+                           stdout=out, stderr=subprocess.STDOUT, env=env)
+
+    def wait(predicate, what):
+        deadline = start + timeout_s
+        while not predicate():
+            if run.poll() is not None:
+                raise RuntimeError(f"`llm-interaction run` exited ({run.returncode}) before "
+                                   f"{what}:\n{(root / 'run.log').read_text()[-3000:]}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no {what} in {timeout_s} s")
+            time.sleep(0.05)
+        return time.monotonic()
+
+    def listening() -> bool:
+        infos = node.get_subscriptions_info_by_topic("/" + names.ASR_TEXT)
+        return any(i.node_name == "interaction_node" for i in infos) and bool(events["state"])
+
+    try:
+        listened = wait(listening, "interaction node listening")
+        warm = wait(lambda: events["state"][-1][1] == "idle", "warm-up end") \
+            if when == "warm" else None
+        time.sleep(0.5)                               # the subscriber side of discovery
+        said = time.monotonic()
+        asr.publish(String(data=REQUEST))
+        acted = wait(lambda: any('"goal"' in text for _, text in events["skills"]),
+                     "first skill goal")
+        first_goal = next(json.loads(text) for _, text in events["skills"]
+                          if '"goal"' in text)
+        spoke = next((t for t, _ in events["says"]), None)
+        warmed = next((t for t, s in events["state"] if s == "idle"), None)
+    finally:
+        run.send_signal(signal.SIGINT)                # as Ctrl-C: every node stops
+        try:
+            run.wait(60)
+        except subprocess.TimeoutExpired:
+            stop_process(run)
+        out.close()
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.shutdown()
+    first_action_s = round(acted - said, 1)
+    result = {
+        "benchmark": "first_request", "when": when, "request": REQUEST,
+        "fresh_cache": "model states (the rest linked)" if keep_models else "all",
+        "llm": next((line.strip() for line in (root / "run.log").read_text().splitlines()
+                     if line.startswith("LLM:")), "?"),
+        "listening_s": round(listened - start, 1),
+        "warm_up_end_s": round(warmed - start, 1) if warmed is not None else None,
+        "request_at_s": round(said - start, 1),
+        "first_action_s": first_action_s, "first_skill": first_goal.get("skill"),
+        "first_speech_s": round(spoke - said, 1) if spoke is not None and spoke > said else None,
+        "target_s": TARGET_S, "met": first_action_s <= TARGET_S,
+        "states_seen": [s for _, s in events["state"]],
+        "warm_up_lines": [text for _, text in events["progress"] if "warm" in text],
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+    }
+    if warm is not None:
+        result["waited_for_warm_up_s"] = round(warm - listened, 1)
+    echo(f"listening after {result['listening_s']} s, warm-up over after "
+         f"{result['warm_up_end_s']} s; request at {result['request_at_s']} s -> first action "
+         f"({result['first_skill']}) after {first_action_s} s "
+         f"({'meets' if result['met'] else 'misses'} the {TARGET_S:.0f} s target)")
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m llm_interaction_node.bench.first_request",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--when", choices=("warm", "ready"), default="warm",
+                        help="say the request after the warm-up (warm) or as soon as the node "
+                        "listens (ready)")
+    parser.add_argument("--keep-models", action="store_true",
+                        help="link the usual cache's joined model files into the fresh cache")
+    parser.add_argument("--out", default="docs/eval/first_request",
+                        help="where the result JSON goes (a file per run)")
+    parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--llm-base-url")
+    parser.add_argument("--llm-model")
+    args = parser.parse_args(argv)
+    llm_args = [*(("--llm-base-url", args.llm_base_url) if args.llm_base_url else ()),
+                *(("--llm-model", args.llm_model) if args.llm_model else ())]
+    with tempfile.TemporaryDirectory(prefix="first_request-") as tmp:
+        result = measure(Path(tmp), args.when, args.keep_models, llm_args, args.timeout)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{time.strftime('%Y%m%d-%H%M%S')}-{args.when}.json"
+    result["command"] = "python -m llm_interaction_node.bench.first_request " + " ".join(
+        sys.argv[1:] if argv is None else argv)
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"written {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
