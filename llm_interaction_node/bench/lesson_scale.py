@@ -230,7 +230,6 @@ def lesson_requests(count: int, pool_path: Path | None = None) -> list[Request]:
     return out
 
 
-
 def query_requests(per_template: int, templates: Sequence[str] | None = None) -> list[Request]:
     """The new instructions: ``QUERIES`` (of ``templates``, default all) over scenes of
     another seed block."""
