@@ -485,7 +485,7 @@ def test_unknown_world_is_one_error_line_and_exit_code_2():
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "household_sim: no world 'no_such_world'; known worlds: "
-        "['drinks_and_cup', 'ladder_and_shelf', 'sponge_workbench']"]
+        "['drinks_and_cup', 'ladder_and_shelf', 'living_room', 'sponge_workbench']"]
 
 
 # ---------------------------------------------------------------- world.interrupt(), no ROS
