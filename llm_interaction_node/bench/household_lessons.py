@@ -35,11 +35,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -47,6 +44,7 @@ from pathlib import Path
 from ..eval.harness import run_seed
 from ..llm_options import add_llm_options, llm_overrides
 from . import household_situations as H
+from .session_process import in_new_process
 
 KINDS = ("also_bring", "put_on", "faster", "ask_first")
 MODULE = "llm_interaction_node.bench.household_lessons"
@@ -281,24 +279,9 @@ def run_session(spec: dict, llm=None) -> dict:
 
 def _spawn(spec: dict, out: Path) -> dict:
     """The session of ``spec`` in a new process (its record in ``out``; kept: not run again)."""
-    if out.exists():
-        return json.loads(out.read_text())
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(spec, f)
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
-    try:
-        r = subprocess.run([sys.executable, "-m", MODULE, "--session", f.name, str(out)],
-                           capture_output=True, text=True, timeout=SESSION_TIMEOUT_S, env=env)
-    except subprocess.TimeoutExpired:
-        return {**spec, "error": f"timeout after {SESSION_TIMEOUT_S} s", "learned": False,
-                "used": False, "over_applied": False}
-    finally:
-        os.unlink(f.name)
-    if r.returncode != 0 or not out.exists():       # not kept: run again next time
-        out.with_suffix(".stderr.log").write_text(r.stderr, encoding="utf-8")
-        return {**spec, "error": f"exit {r.returncode}: {r.stderr[-1500:]}", "learned": False,
-                "used": False, "over_applied": False}
-    return json.loads(out.read_text())
+    return in_new_process(MODULE, spec, out,
+                          {"learned": False, "used": False, "over_applied": False},
+                          SESSION_TIMEOUT_S)
 
 
 def bench(pairs: list[TeachOnce], out_dir: Path, echo=print, settings: dict | None = None,

@@ -36,14 +36,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from .session_process import in_new_process
 
 MODES = ("auto", "improve", "final", "corrected", "raw")
 TABLE = "inFrontOf_long-table_0"
@@ -233,24 +232,9 @@ def run_session(spec: dict, llm=None) -> dict:
 
 
 def _spawn(spec: dict, out: Path) -> dict:
-    if out.exists():
-        return json.loads(out.read_text())
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(spec, f)
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
-    try:
-        r = subprocess.run([sys.executable, "-m", MODULE, "--session", f.name, str(out)],
-                           capture_output=True, text=True, timeout=SESSION_TIMEOUT_S, env=env)
-    except subprocess.TimeoutExpired:
-        return {**spec, "error": f"timeout after {SESSION_TIMEOUT_S} s", "learned": False,
-                "used": False}
-    finally:
-        os.unlink(f.name)
-    if r.returncode != 0 or not out.exists():       # not kept: run again next time
-        out.with_suffix(".stderr.log").write_text(r.stderr, encoding="utf-8")   # all of it
-        return {**spec, "error": f"exit {r.returncode}: {r.stderr[-1500:]}", "learned": False,
-                "used": False}
-    return json.loads(out.read_text())
+    """The session of ``spec`` in a new process (its record in ``out``; kept: not run again)."""
+    return in_new_process(MODULE, spec, out, {"learned": False, "used": False},
+                          SESSION_TIMEOUT_S)
 
 
 def bench(modes, scenarios, out_dir: Path, echo=print, phrasings=None,

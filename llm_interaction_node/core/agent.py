@@ -626,10 +626,8 @@ class Agent:
         return out
 
     def _move_log(self) -> list[tuple[str, str | None]]:
-        """The moves the API made so far (``moves`` of the object behind the move function)."""
-        move = self.console.api.move_function()
-        owner = getattr(move[0].fn, "__self__", None) if move else None
-        return list(getattr(owner, "moves", ()))
+        """The moves the API made so far (:meth:`~.registry.ApiRegistry.moves`)."""
+        return self.console.api.moves()
 
     def _forget_task(self) -> None:
         """Nothing of the last task is answered, restated or refused in the next one."""

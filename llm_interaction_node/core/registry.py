@@ -186,6 +186,13 @@ class ApiRegistry:
                 return f, spec
         return None
 
+    def moves(self) -> list[tuple[str, str | None]]:
+        """The moves the API made so far: ``moves`` of the object behind the move function
+        (object, where it went), empty without one."""
+        move = self.move_function()
+        owner = getattr(move[0].fn, "__self__", None) if move else None
+        return list(getattr(owner, "moves", ()))
+
     def bind(self, wrap: Callable[[Callable], Callable] | None = None) -> dict[str, Callable]:
         """Name -> callable, optionally wrapped (the console wraps calls to pause its watchdog)."""
         return {name: (wrap(f.fn) if wrap else f.fn) for name, f in self._functions.items()}
