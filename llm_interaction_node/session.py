@@ -135,7 +135,8 @@ def learning_console(
                       say=console.builtins.say, ledger=ledger,
                       interaction_id=lambda: console.task_id, check=check,
                       task=lambda: console.task_id, outbox=outbox,
-                      read=reading_of(reader, lambda: console.api), scenes=scenes)
+                      read=reading_of(reader, lambda: console.api), scenes=scenes,
+                      act=console.api.call_literal)
     return console, learner
 
 

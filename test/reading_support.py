@@ -17,13 +17,14 @@ class ReadingScript(Backend):
     """``readings``: utterance -> its clauses (one string, clauses on lines, or a list), as the
     model writes them after ``reading:\\n-``; an utterance it was not given reads as
     ``default`` (None: the stand-in writes nothing, so there is no reading of it). ``asked``:
-    the utterances it was asked to read, in order."""
+    the utterances it was asked to read, in order; ``prompts`` the whole prompts."""
 
     def __init__(self, readings: dict[str, str | list[str]], default: str | None = "other"):
         self.readings = dict(readings)
         self.default = default
         self.config = LLMConfig(model="reading-script")
         self.asked: list[str] = []
+        self.prompts: list[str] = []
 
     def describe(self) -> str:
         return "scripted reader"
@@ -31,6 +32,7 @@ class ReadingScript(Backend):
     def execute(self, request) -> Completion:
         said = request.prompt[request.prompt.rindex(SAID) + len(SAID):].split("\n", 1)[0]
         self.asked.append(said)
+        self.prompts.append(request.prompt)
         clauses = self.readings.get(said, self.default)
         if clauses is None:
             return Completion("", Usage(prompt_tokens=1, calls=1))

@@ -170,6 +170,27 @@ def test_after_the_correction_the_grammar_offers_only_the_named_place():
     assert np.linalg.norm(blue - TabletopApi(world).denormalize_xy([0, 0.5])) < 0.06
 
 
+def test_a_reply_is_read_with_the_attempt_in_view_and_the_one_moved_is_the_one_meant():
+    """The reader sees what the attempt moved ("you moved: green block"): "not there, in the
+    red bowl" (read ``do: none -> red bowl``) after a one-block attempt is about that block,
+    and the next move may take only it, to the red bowl."""
+    said = ["put the green block in the green bowl", "not there, in the red bowl"]
+    readings = {said[0]: "do: green block -> green bowl", said[1]: "do: none -> red bowl"}
+    attempt = ["put_first_on_second('green block', 'green bowl')", "wait_for_trigger()"]
+    agent, llm, _ = _tabletop_agent(
+        attempt + ["put_first_on_second('green block', 'red bowl')", "wait_for_trigger()"],
+        said, readings, repeat_notes=0)
+    agent.run()
+    prompts = agent.reader.llm.prompts
+    assert "you moved" not in prompts[0].rsplit("\nscene: ", 1)[1]       # the request
+    assert "\nyou moved: green block\nsaid: not there" in prompts[1]
+    reply = agent._readings[-1]
+    assert reply.render() == "do: green block -> red bowl"
+    grammar = llm.calls[len(attempt)]["grammar"]
+    args = next(r for r in grammar.splitlines() if re.match(r"call-\d+-args ::= .*-t0", r))
+    assert "'green block'" in args and "'yellow block'" not in args
+
+
 def test_without_the_focus_the_copy_runs_as_before():
     copy = "put_first_on_second('blue block', denormalize_xy([0, 0]))"
     agent, _, _ = _tabletop_agent(ATTEMPT + [copy, "wait_for_trigger()"], FEEDBACK,

@@ -11,7 +11,7 @@ from llm_interaction_node.core.apis.tabletop import PLACE_NAMES
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.lesson_follow import as_typed, plan_of
 from llm_interaction_node.core.memory.config import MemoryConfig
-from llm_interaction_node.core.memory.meaning import Reuse, same_shape, slot_mapping
+from llm_interaction_node.core.memory.meaning import Reuse, names_meant, same_shape, slot_mapping
 from llm_interaction_node.core.memory.source import ExampleSource
 from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.reading import ReadingVocabulary, parse
@@ -51,14 +51,22 @@ def test_two_requests_of_one_shape_map_their_slots(taught, asked, mapping):
     assert slot_mapping(read(taught), read(asked)) == mapping
 
 
-def test_household_slots_map_an_also_and_a_hand():
-    a = read("also: coffee cup with mango juice", vocabulary=HOUSE)
-    b = read("also: mango juice with milk carton", vocabulary=HOUSE)
-    assert slot_mapping(a, b) == {"coffee-cup_0": "mango-juice_0", "mango-juice_0":
-                                  "milk-carton_0"}
+def test_what_comes_along_is_a_condition_of_the_lesson_and_a_hand_is_a_slot():
+    """A lesson "also bring the cup with the juice" (its request's reading and the also) holds
+    where a request names the juice, in any words; asked for the milk, it does not apply."""
+    lesson = read("do: mango juice -> me\nalso: coffee cup with mango juice", vocabulary=HOUSE)
+    assert slot_mapping(lesson, read("do: mango juice -> me", vocabulary=HOUSE)) == {}
+    assert slot_mapping(lesson, read("do: milk carton -> me", vocabulary=HOUSE)) is None
+    assert slot_mapping(lesson, read("do: mango juice -> none", vocabulary=HOUSE)) \
+        is None
+    plain = read("do: mango juice -> me", vocabulary=HOUSE)
+    assert slot_mapping(plain, read("do: milk carton -> me", vocabulary=HOUSE)) == \
+        {"mango-juice_0": "milk-carton_0"}                     # no condition: a slot
+    assert "coffee-cup_0" in names_meant(lesson)
     assert slot_mapping(read("hand: left", vocabulary=HOUSE),
                         read("hand: both", vocabulary=HOUSE)) == {"left": "both"}
-    assert not same_shape(a, read("do: coffee cup -> me", vocabulary=HOUSE))
+    assert not same_shape(read("also: coffee cup with mango juice", vocabulary=HOUSE),
+                          read("do: coffee cup -> me", vocabulary=HOUSE))
 
 
 def test_a_reading_survives_its_record():

@@ -176,3 +176,34 @@ def test_a_failed_or_malformed_reading_is_none_and_says_why():
     assert reader.read("hello", TABLE) is None and "down" in reader.last_failure
     assert reader.read("again", TABLE) is None and "no reading" in reader.last_failure
     assert Reader(ScriptedLLM([])).read("", TABLE).clauses == ()     # nothing said: no call
+
+
+def test_a_reply_is_read_with_what_the_attempt_moved_and_the_one_moved_said_one_way():
+    """The reply prompt shows what the attempt moved; "do: none -> X" after a one-object
+    attempt is that object, a rejected object is never the one meant, and where the attempt is
+    not known the reading is the model's as it wrote it."""
+    said = "it goes in the green bowl, not there"
+    script = ReadingScript({said: "do: none -> green bowl",
+                            "wrong one": "wrong object\ndo: red block -> none",
+                            "wrong one, the blue one": "wrong object\ndo: blue block -> none"})
+    reader = Reader(script)
+    one = reader.read(said, TABLE, reply=True, moved=["red block"])
+    assert "\nyou moved: red block\nsaid: " + said in script.prompts[-1]
+    assert one.clauses == (Clause("do", Selection("named", names=("red block",)),
+                                  Target("named", "green bowl")),)
+    two = reader.read(said, TABLE, reply=True, moved=["red block", "blue block"])
+    assert "you moved: red block and blue block\n" in script.prompts[-1]
+    assert two.clauses[0].objects is None                      # which one: not said
+    none = reader.read(said, TABLE, reply=True, moved=[])
+    assert "you moved: nothing\n" in script.prompts[-1] and none.clauses[0].objects is None
+    unknown = reader.read(said, TABLE, reply=True)
+    assert "\nsaid: " + said in script.prompts[-1].rsplit("\nscene: ", 1)[1]
+    assert "you moved" not in script.prompts[-1].rsplit("\nscene: ", 1)[1]
+    assert unknown.clauses[0].objects is None
+    assert reader.read("wrong one", TABLE, reply=True, moved=["red block"]).kinds == \
+        ("wrong object",)
+    meant = reader.read("wrong one, the blue one", TABLE, reply=True, moved=["red block"])
+    assert meant.render() == "wrong object\ndo: blue block -> none"
+    request = reader.read(said, TABLE, moved=["red block"])     # a request answers nothing
+    assert "you moved" not in script.prompts[-1].rsplit("\nscene: ", 1)[1]
+    assert request.clauses[0].objects is None

@@ -17,6 +17,7 @@ import yaml
 
 from llm_interaction_node.bench.reading_items import household_vocabulary, normal
 from llm_interaction_node.core.reading import Reader, ReadingVocabulary, parse
+from llm_interaction_node.core.reading.attempt import answering
 
 pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 DATA = Path(__file__).resolve().parent / "data"
@@ -53,7 +54,10 @@ def test_the_model_reads_held_out_sentences_of_every_kind(reader, vocabularies):
     for item in items:
         v = vocabularies[item["scene"]]
         gold = parse(item["said"], " " + "\n- ".join(item["gold"]) + "\n\n", v)
-        got = reader.read(item["said"], v, reply=item.get("reply", False))
+        moved = item.get("moved")
+        if item.get("reply"):
+            gold = answering(gold, moved)       # "the one you moved" said one way
+        got = reader.read(item["said"], v, reply=item.get("reply", False), moved=moved)
         if got is None or normal(got.clauses) != normal(gold.clauses):
             wrong.append((item["said"], got.render(v.spoken) if got else reader.last_failure))
     right = len(items) - len(wrong)
@@ -69,7 +73,8 @@ def test_the_model_tells_requests_to_learn_from_look_alikes(reader, vocabularies
     v = vocabularies["drinks_and_cup"]
     wrong = []
     for utterance, is_request in sample:
-        got = reader.read(utterance, v, reply=True)       # as the learn gate reads a reply
+        # as the agent reads a reply (the learn gate acts on that reading)
+        got = reader.read(utterance, v, reply=True, moved=["coffee-cup_0"])
         if (got is not None and got.asks_to_learn) != is_request:
             wrong.append((utterance, is_request, got.render(v.spoken) if got else None))
     print(f"learn or not: {len(sample) - len(wrong)}/{len(sample)} read right; wrong: {wrong}")

@@ -81,17 +81,19 @@ def run(args) -> dict:
                 print(f"reading prompt prefilled in {time.perf_counter() - started:.1f} s",
                       file=sys.stderr)
             start = time.perf_counter()
-            reading = reader.read(item.utterance, item.vocabulary, reply=item.reply)
+            reading = reader.read(item.utterance, item.vocabulary, reply=item.reply,
+                                  moved=item.moved if item.reply else None)
             wall = time.perf_counter() - start
             cost = reader.costs[-1] if reader.costs else None
             read = reading.clauses if reading is not None else ()
             record = {
                 "category": item.category, "template": item.template, "source": item.source,
                 "utterance": item.utterance, "scene": item.vocabulary.scene_line(),
-                "gold": _render(item.gold, item), "reading": _render(read, item),
+                "moved": list(item.moved) if item.reply else None,
+                "gold": _render(item.expected, item), "reading": _render(read, item),
                 "failure": reader.last_failure if reading is None else None,
-                "exact": reading is not None and normal(item.gold) == normal(read),
-                "fields": field_scores(item.gold, read),
+                "exact": reading is not None and normal(item.expected) == normal(read),
+                "fields": field_scores(item.expected, read),
                 "wall_s": round(wall, 3),
                 "evaluated_tokens": cost.evaluated_tokens if cost else 0,
                 "generated_tokens": cost.generated_tokens if cost else 0,

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.reading.attempt import answering
 from ..core.reading.structure import Clause, Reading, Selection, Target
 from ..core.reading.vocabulary import ReadingVocabulary
 from ..eval import tasks as T
@@ -49,6 +50,15 @@ class Item:
     vocabulary: ReadingVocabulary = field(repr=False)
     gold: tuple[Clause, ...]
     template: str = ""
+    moved: tuple[str, ...] = ()     # what the robot's attempt moved (a reply answers it)
+
+    @property
+    def expected(self) -> tuple[Clause, ...]:
+        """The gold as a reply's reading is compared: "the one you moved" said one way
+        (:func:`~..core.reading.attempt.answering`)."""
+        if not self.reply:
+            return self.gold
+        return answering(Reading(self.utterance, self.gold), self.moved).clauses
 
     @property
     def reply(self) -> bool:
@@ -143,9 +153,9 @@ def _after(moves, pos) -> dict:
     return out
 
 
-def _facts(template: str, seed: int, factory) -> list[tuple[T.Task, object]]:
-    """(task, fact) of each mistake of ``template`` on the scene of ``seed``, plus a block
-    that is not the one asked for (``extra``) and nothing moved."""
+def _facts(template: str, seed: int, factory) -> list[tuple[T.Task, object, tuple[str, ...]]]:
+    """(task, fact, what the attempt moved) of each mistake of ``template`` on the scene of
+    ``seed``, plus a block that is not the one asked for (``extra``) and nothing moved."""
     task = T.make_task(template, "sa_si", seed)
     world = T.feasible_world(task, factory)
     try:
@@ -164,7 +174,8 @@ def _facts(template: str, seed: int, factory) -> list[tuple[T.Task, object]]:
         if moves is None:
             continue
         seen = observe(task, pos, _after(moves, pos))
-        out += [(task, f) for f in seen.unmet]
+        moved = tuple(dict.fromkeys(block for block, _ in moves))
+        out += [(task, f, moved) for f in seen.unmet]
     return out
 
 
@@ -201,24 +212,24 @@ def feedback_items(pool: Phrasings, seed_base: int, factory) -> list[Item]:
     facts: dict[str, list] = {}
     for template in MISTAKES:
         for r in range(1, 4):
-            for task, fact in _facts(template, run_seed(seed_base, "reading-fb", template, r),
-                                     factory):
-                facts.setdefault(fact.kind, []).append((task, fact))
+            for task, fact, moved in _facts(template, run_seed(seed_base, "reading-fb", template,
+                                                               r), factory):
+                facts.setdefault(fact.kind, []).append((task, fact, moved))
     rng = random.Random(seed_base)
     out = []
     for kind in ("missing", "wrong_place", "wrong_block", "extra", "nothing_moved"):
         sentences = pool.feedback.get(kind) or FACT_WORDING[kind]
         for text in sentences:
-            fitting = [(task, f) for task, f in facts.get(kind, ())
+            fitting = [(task, f, moved) for task, f, moved in facts.get(kind, ())
                        if all(fact_fields(f, meant_phrase(task)).get(x)
                               for x in _fields(text))]
             if not fitting:
                 continue
-            task, fact = rng.choice(fitting)
+            task, fact, moved = rng.choice(fitting)
             said = text.format(**fact_fields(fact, meant_phrase(task)))
             said = said[:1].upper() + said[1:]
             out.append(Item(f"feedback:{kind}", text, said, tabletop_vocabulary(task.objects),
-                            feedback_gold(kind, text, task, fact), task.template_id))
+                            feedback_gold(kind, text, task, fact), task.template_id, moved))
     return out
 
 
@@ -232,8 +243,11 @@ def reply_items(pool: Phrasings, seed_base: int) -> list[Item]:
             template = list(MISTAKES)[i % len(MISTAKES)]
             task = T.make_task(template, "sa_si", run_seed(seed_base, "reading-reply",
                                                           template, i))
+            asked = template_reading(task).objects
+            moved = asked.names if asked.how == "named" else tuple(
+                o for o in task.objects if o.endswith(" block"))
             out.append(Item(category, text, text, tabletop_vocabulary(task.objects),
-                            (Clause(clause),), template))
+                            (Clause(clause),), template, moved))
     return out
 
 
@@ -287,16 +301,29 @@ def _household_item(part: str, kind: str, text: str, worlds: dict, rng) -> Item 
     on_place = _at(surface_name(place))
     learn = Clause("learn")
     gold: tuple[Clause, ...]
+    held = Clause("hand", hand=hand)
+    to_place = (None, navigation_location(place) if "place" in used else None)
+    moved: tuple[str, ...] = ()
     if part == "requests":
-        gold = ({"bring_one": Clause("do", _named(a), Target("me")),
-                 "bring_two": Clause("do", _named(a, b), Target("me")),
-                 "put_on": Clause("do", _named(a), on_place)}[kind],)
+        gold = {"bring_one": (Clause("do", _named(a), Target("me")),),
+                "bring_two": (Clause("do", _named(a, b), Target("me")),),
+                "put_on": (Clause("do", _named(a), on_place),),
+                "take_to": (Clause("do", _named(a), on_place),),
+                "hold_in": (Clause("do", _named(a), None), held),
+                "put_away": (Clause("do", _named(a), None),)}[kind]
     elif part == "feedback":
+        if kind == "wrong_hand" and "hand" not in used:
+            return None      # "the other hand": which one is the attempt's, not the words'
+        moved = {"forgotten": (b,), "wrong_object": (b,)}.get(kind, (a,))
         gold = {"forgotten": (Clause("do", _named(a), None),),
                 "wrong_object": (Clause("wrong object"), Clause("do", _named(a))),
                 "wrong_place": (Clause("do", _named(a) if "a" in used else None, on_place),),
+                "handed_over": (Clause("do", _named(a) if "a" in used else None, on_place),),
+                "wrong_hand": (held,),
+                "too_slow": (Clause("faster", route=to_place),),
                 }[kind]
     else:
+        moved = (a,)
         route = (navigation_location(frm[len("inFrontOf_"):]) if "from" in used else None,
                  navigation_location(to[len("inFrontOf_"):]) if "to" in used else None)
         gold = ({"also_bring": Clause("also", _named(b), companion=_named(a)),
@@ -304,7 +331,8 @@ def _household_item(part: str, kind: str, text: str, worlds: dict, rng) -> Item 
                  "faster": Clause("faster", route=route),
                  "ask_first": Clause("ask first"),
                  "hand": Clause("hand", hand=hand if "hand" in used else "both")}[kind], learn)
-    return Item(f"household:{part}:{kind}", text, said, household_vocabulary(world), gold, name)
+    return Item(f"household:{part}:{kind}", text, said, household_vocabulary(world), gold, name,
+                moved)
 
 
 def items(pool: Phrasings, seed_base: int = 0, factory=None, templates=None,

@@ -607,7 +607,10 @@ class Agent:
         reply = len(self._task_utterances) >= 2      # the task's request is read as one
         if not reply:        # its relations are meant in the scene it is said in
             self._request_scene = scene.frozen()
-        return self.stop.call(self.reader.read, utterance, scene.vocabulary, reply)
+        # a reply answers the attempt: the reader sees what it moved (where the API logs moves)
+        moved = [o for o, _ in self._attempt_moves] \
+            if reply and self.console.api.move_function() else None
+        return self.stop.call(self.reader.read, utterance, scene.vocabulary, reply, moved)
 
     def _reply_reading(self) -> Reading | None:
         """The reading of the user's last utterance of this task, if it answers an attempt."""

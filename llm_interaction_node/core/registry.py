@@ -6,6 +6,7 @@ listing is rendered from the live signatures, so it can never drift from the cod
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import types
 import typing
@@ -192,6 +193,27 @@ class ApiRegistry:
         move = self.move_function()
         owner = getattr(move[0].fn, "__self__", None) if move else None
         return list(getattr(owner, "moves", ()))
+
+    def call_literal(self, source: str) -> str:
+        """Run ``source``, one call of an API function with literal arguments only
+        (``bring_object_to('mango-juice_0', 'handover_to_human')``: a move the code wrote, not
+        the model), and return what it returned as text; ``error: ...`` where the text is no
+        such call (nothing runs) or the call raised."""
+        try:
+            tree = ast.parse(source.strip(), mode="eval")
+            call = tree.body
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+                raise ValueError("not one call of a function by name")
+            if call.func.id not in self._functions:
+                raise ValueError(f"{call.func.id!r} is not an API function")
+            args = [ast.literal_eval(a) for a in call.args]
+            kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+        except (SyntaxError, ValueError) as exc:
+            return f"error: {exc}"
+        try:
+            return str(self._functions[call.func.id].fn(*args, **kwargs))
+        except Exception as exc:  # noqa: BLE001 - the robot's error is the answer
+            return f"error: {type(exc).__name__}: {exc}"
 
     def bind(self, wrap: Callable[[Callable], Callable] | None = None) -> dict[str, Callable]:
         """Name -> callable, optionally wrapped (the console wraps calls to pause its watchdog)."""

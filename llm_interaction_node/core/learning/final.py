@@ -26,7 +26,10 @@ moves from the start stacks the blocks in another order), then every statement t
 
 Where the user's closing reply asks to drive a route faster or slower ("the route from the table
 to the bench is save, you can go faster"), the accepted attempt's move on that route carries the
-speed (:func:`.route.with_route_speed`).
+speed (:func:`.route.with_route_speed`); where it asks to bring one thing along with another
+("whenever you bring me the milk, also bring me the juice"), each move of the one is followed by
+the same move of the other (:func:`.companion.with_companions`; the learner has the robot do
+those first, :meth:`.learner.Learner.learn`).
 
 A wrong choice is no part of the lesson: where the user answered an attempt that moved one
 object with "the block you picked was ..." (:func:`rejected_choices`) and the accepted attempt
@@ -55,6 +58,7 @@ from .outcome import (
     Lesson,
 )
 from .replay_check import ReplayCheck
+from .companion import with_companions
 from .route import with_route_speed
 from .transcripts import (
     cut_interaction,
@@ -175,6 +179,7 @@ class FinalParts:
     rejected: frozenset[str] = frozenset()
     piled: frozenset[str] = frozenset()
     sped: tuple[str, ...] = ()          # the moves given the speed the user asked for
+    added: tuple[str, ...] = ()         # the moves of what the user asked to come along
 
     @property
     def bindings(self) -> list[Entry]:
@@ -187,7 +192,7 @@ class FinalParts:
         attempt = last_moves(self.attempt)
         keys = {k for k in (move_key(e.source) for e in attempt) if k is not None}
         return FinalParts(self.opening, last_moves(self.earlier, keys), attempt, self.look,
-                          self.rejected, self.piled, self.sped)
+                          self.rejected, self.piled, self.sped, self.added)
 
     def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
         """The opening, ``earlier`` (a selection of :attr:`earlier`, in order), the attempt
@@ -220,13 +225,13 @@ def final_parts(transcript: Transcript, read: Read = no_reading) -> FinalParts |
     sped = with_route_speed(closing, attempt)
     changed = tuple(e.source for e, was in zip(sped, attempt, strict=True)
                     if e.source != was.source)
-    attempt = sped
+    attempt, added = with_companions(closing, sped)
     rejected = rejected_choices(body, accepted, read)
     values = echoed_values(body)
     earlier = [e for e in earlier if moved_object(e.source, values) not in rejected]
     only_learn = closing is not None and closing.only_learn
     return FinalParts(opening(cut.request, cut.closing_reply, only_learn), earlier[len(look):],
-                      attempt, look, rejected, repeated_moves(attempt), changed)
+                      attempt, look, rejected, repeated_moves(attempt), changed, added)
 
 
 def repeated_moves(entries: list[Entry]) -> frozenset[str]:
@@ -346,6 +351,9 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
     if outcome.stored and parts is not None and parts.sped:
         outcome.message = (f"{outcome.message.rstrip('.')}, with the speed the user asked for "
                            f"on their route: {'; '.join(parts.sped)}.")
+    if outcome.stored and parts is not None and parts.added:
+        outcome.message = (f"{outcome.message.rstrip('.')}, with what the user asked to come "
+                           f"along: {'; '.join(parts.added)}.")
     return outcome
 
 

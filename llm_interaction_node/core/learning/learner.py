@@ -18,6 +18,9 @@ L_interact LLM sees it. The learner only checks, stores and speaks:
    attempt the user accepted, replayed); ``corrected`` (:mod:`.corrected`, no LLM: the
    request, what worked, the corrections as comments); ``raw`` (:mod:`.raw`, ablation "w/o
    improve": the interaction itself); ``off`` (ablation "w/o learning") refuses every call;
+   where the learn request asks for a move no attempt made ("whenever you bring me the milk,
+   also bring me the juice": :mod:`.companion`), the robot makes it first (``act``), so the
+   lesson is checked against the world the user asked for;
 3. it stores the lesson in the memory (:meth:`Learner.store`) and tells the user with ``say``
    what was learned or why nothing was stored.
 
@@ -48,10 +51,11 @@ from ..llm import TokenLedger
 from ..notes import without_console_notes
 from ..reading.record import reading_from_json, reading_to_json
 from ..reading.structure import Reading
-from ..transcript import Transcript
+from ..transcript import Entry, Transcript
 from .auto import store_auto
+from .companion import companions
 from .corrected import store_corrected
-from .final import store_final
+from .final import final_parts, store_final
 from .gate import accepts
 from .outbox import Outbox
 from .outcome import LearnOutcome, LearnStatus, Lesson
@@ -59,7 +63,7 @@ from .raw import store_raw
 from .replay_check import ReplayCheck
 from .rewrite import store_improved
 from .scenes_check import ScenesCheck
-from .transcripts import interaction_text
+from .transcripts import failed, interaction_text
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +84,12 @@ SAY_NOT_KEPT = ("I could not store what I learned: my memory is not reachable, a
                 "before I am switched off; otherwise it is lost.")
 
 
+SAY_DOING_FIRST = "I will do it that way now, and remember it."
+SAY_NOT_DONE_FIRST = "Sorry, I could not do it that way now, so I did not learn it."
+NOT_DONE_FIRST = ("Nothing was learned: the lesson asks for a move no attempt made, and doing it "
+                  "now failed: {source} -> {output}")
+ACT_ERROR = "error:"            # what an act hook returns for a call it cannot run
+
 _counter = itertools.count(1)
 
 
@@ -98,7 +108,8 @@ class Learner:
                  check: ReplayCheck | None = None, task: Callable[[], object] = lambda: None,
                  outbox: Outbox | None = None,
                  read: Callable[[str], Reading | None] = lambda utterance: None,
-                 scenes: ScenesCheck | None = None):
+                 scenes: ScenesCheck | None = None,
+                 act: Callable[[str], str] | None = None):
         if mode not in MODES:
             raise ValueError(f"unknown learning mode {mode!r}; use one of {MODES}")
         self.llm = llm
@@ -112,6 +123,8 @@ class Learner:
         self.check = check          # None: syntax and names only (no world to replay in)
         self.read = read            # the reading of a user utterance (core/reading), or None
         self.scenes = scenes        # the changed-scene check (None: lessons are not judged)
+        self.act = act              # runs one robot call now (None: no robot to act with)
+        self._asked: Reading | None = None     # the reading of the current learn request
         self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored lessons)
         # the last honoured request: (its task, the utterance count); a reset starts a new
         # task (``task``: the console's task id), so its first lesson is no repeat
@@ -168,6 +181,7 @@ class Learner:
         return done
 
     def _learn(self, transcript: Transcript, utterances: list[str], force: bool) -> LearnOutcome:
+        self._asked = None
         if self.mode == "off":
             return LearnOutcome(LearnStatus.DISABLED, LEARNING_DISABLED)
         # the console's notes are for the model's next statement, never part of a lesson
@@ -176,7 +190,8 @@ class Learner:
         if self._honoured == request:     # the same request again
             return LearnOutcome(LearnStatus.ALREADY_LEARNED, ALREADY_LEARNED)
         latest = utterances[-1] if utterances else ""
-        decision = accepts(transcript, latest, self.read(latest) if latest else None)
+        self._asked = self.read(latest) if latest else None
+        decision = accepts(transcript, latest, self._asked)
         if not force and not decision.is_request:
             log.info("learn_from_interaction refused (%s): %r", decision.rule, decision.clause)
             return LearnOutcome(LearnStatus.REFUSED, LEARN_REFUSAL, gate=decision)
@@ -186,11 +201,38 @@ class Learner:
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                                 "Nothing was learned: there is no interaction to learn from.",
                                 gate=decision)
+        undone = self._do_first(transcript)
+        if undone is not None:
+            undone.gate = decision
+            return undone
         outcome = STORES[self.mode](self, transcript)
         if outcome.status == LearnStatus.LLM_FAILED:
             self._honoured = None            # the same request may be tried again
         outcome.gate = decision
         return outcome
+
+    def _do_first(self, transcript: Transcript) -> LearnOutcome | None:
+        """Where the learn request asks for something no attempt did (bring Y along with X:
+        :mod:`.companion`), the robot does it now, so the lesson is checked against the world
+        the user asked for; the outcome that says why nothing is stored if it could not."""
+        if self.act is None or not companions(self._asked):
+            return None
+        parts = final_parts(transcript, self.read)
+        if parts is None or not parts.added:
+            return None
+        self.say(SAY_DOING_FIRST)
+        for source in parts.added:
+            try:
+                output = str(self.act(source))
+            except Exception as exc:  # noqa: BLE001 - the robot failed: nothing stored, said
+                output = f"{type(exc).__name__}: {exc}"
+            log.info("done first for the lesson: %s -> %s", source, output[:200])
+            if failed(Entry(source, output)) or output.startswith(ACT_ERROR):
+                self._honoured = None            # the user may ask again
+                self.say(SAY_NOT_DONE_FIRST)
+                return LearnOutcome(LearnStatus.NOTHING_TO_LEARN, NOT_DONE_FIRST.format(
+                    source=source, output=output.strip()[:300]))
+        return None
 
     # -- storing (the modes call it with the lesson they built) --------------------------------
     def store(self, lesson: Lesson, status: LearnStatus, message: str, said: str) -> LearnOutcome:
@@ -244,6 +286,10 @@ class Learner:
         a later request is matched by meaning, core/memory/meaning.py); None unread."""
         said = Transcript.parse(transcript).user_utterances()
         reading = self.read(said[0]) if said and self.read is not None else None
+        if reading is not None and reading.clauses and companions(self._asked):
+            # what comes along belongs to the lesson: followed where a request names it
+            reading = Reading(reading.utterance,
+                              reading.clauses + tuple(self._asked.of_kind("also")))
         return reading_to_json(reading) if reading is not None and reading.clauses else None
 
     def _add(self, lesson: Lesson) -> None:

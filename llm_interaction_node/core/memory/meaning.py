@@ -28,6 +28,9 @@ class Reuse(StrEnum):
 
 # clauses that say nothing a program does: they do not make a shape
 NOT_DONE = ("learn", "done", "question", "other", "stop")
+# a lesson's condition, not part of what its request asks: "also bring the juice with the
+# milk" (core/learning/companion.py) holds where a request names the milk, whatever its shape
+CONDITIONS = ("also",)
 COUNT_WORDS = {n + 1: w for w, n in ORDINALS.items() if n >= 0}     # 1 -> "first", ...
 
 
@@ -48,9 +51,20 @@ def _clause_shape(c: Clause):
 
 
 def acting(reading: Reading | None) -> tuple[Clause, ...]:
-    """The clauses of ``reading`` a program acts on."""
+    """The clauses of ``reading`` a program acts on (a lesson's conditions aside)."""
     return () if reading is None else tuple(c for c in reading.clauses
-                                            if c.kind not in NOT_DONE)
+                                            if c.kind not in NOT_DONE + CONDITIONS)
+
+
+def _conditions_hold(lesson: Reading, mapping: dict[str, str]) -> bool:
+    """Each ``also`` of the lesson comes with a thing the request at hand names as the
+    lesson's request did (the mapping keeps it): the juice comes with the milk, not with
+    whatever else is asked for."""
+    for clause in lesson.of_kind(*CONDITIONS):
+        for name in clause.companion.names if clause.companion is not None else ():
+            if mapping.get(name, name) != name:
+                return False
+    return True
 
 
 def shape(reading: Reading | None) -> tuple:
@@ -108,7 +122,7 @@ def slot_mapping(lesson: Reading | None, asked: Reading | None) -> dict[str, str
     slots = _Slots()
     for a, b in zip(acting(lesson), acting(asked), strict=True):
         slots.clause(a, b)
-    if not slots.ok:
+    if not slots.ok or not _conditions_hold(lesson, slots.mapping):
         return None
     return {old: new for old, new in slots.mapping.items() if old != new}
 
@@ -116,7 +130,9 @@ def slot_mapping(lesson: Reading | None, asked: Reading | None) -> dict[str, str
 def names_meant(reading: Reading | None) -> set[str]:
     """Every name a reading says: the objects named, the references, the places."""
     names: set[str] = set()
-    for c in acting(reading):
+    for c in (reading.clauses if reading is not None else ()):
+        if c.kind in NOT_DONE:
+            continue
         for s in (c.objects, c.companion):
             if s is not None:
                 names |= set(s.names) | ({s.reference} if s.reference else set())
@@ -126,4 +142,5 @@ def names_meant(reading: Reading | None) -> set[str]:
     return names
 
 
-__all__ = ["Reuse", "shape", "same_shape", "slot_mapping", "names_meant", "acting", "COUNT_WORDS"]
+__all__ = ["Reuse", "shape", "same_shape", "slot_mapping", "names_meant", "acting", "COUNT_WORDS",
+           "CONDITIONS"]

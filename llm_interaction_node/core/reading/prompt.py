@@ -27,14 +27,26 @@ MAX_UTTERANCE_CHARS = 400       # what is read of one utterance (a flood stays a
 END = "reading:\n-"
 
 
+MOVED = "you moved: "            # a reply's line: what the attempt it answers moved
+NOTHING = "nothing"
+
+
+def moved_line(moved) -> str:
+    """The reply prompt's line of what the attempt moved (spoken forms, in order)."""
+    return MOVED + (" and ".join(moved) if moved else NOTHING) + "\n"
+
+
 @dataclass(frozen=True)
 class Example:
     scene: str
     said: str
     reading: tuple[str, ...]
+    moved: tuple[str, ...] | None = None
 
     def render(self) -> str:
-        return f"scene: {self.scene}\nsaid: {self.said}\n{END} " + "\n- ".join(self.reading)
+        moved = moved_line(self.moved) if self.moved is not None else ""
+        return (f"scene: {self.scene}\n{moved}said: {self.said}\n{END} "
+                + "\n- ".join(self.reading))
 
 
 KINDS = ("request", "reply")
@@ -52,10 +64,20 @@ def load_examples(path: str | None = None) -> tuple[str, dict[str, tuple[Example
     def examples(section: str) -> tuple[Example, ...]:
         return tuple(Example(str(e["scene"]), str(e["said"]),
                              tuple(str(r) for r in (e["reading"] if isinstance(e["reading"], list)
-                                                    else [e["reading"]])))
+                                                    else [e["reading"]])),
+                             _moved(e.get("moved", None if section == "requests" else "")))
                      for e in data.get(section, ()))
     return (str(data.get("header", "")).strip(),
             {kind: examples(section) for kind, section in _SECTIONS.items()})
+
+
+def _moved(value) -> tuple[str, ...] | None:
+    """An example's ``moved`` (a string, ``a and b``, or a list; empty: nothing)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return tuple(v.strip() for v in value.split(" and ") if v.strip())
+    return tuple(str(v) for v in value)
 
 
 def spoken_text(utterance: str) -> str:
@@ -71,10 +93,14 @@ def prefix(path: str | None = None, kind: str = "request") -> str:
 
 
 def build(scene_line: str, utterance: str, path: str | None = None,
-          kind: str = "request") -> str:
-    """The whole prompt for one utterance in one scene; the model continues after it."""
-    return prefix(path, kind) + f"scene: {scene_line}\nsaid: {spoken_text(utterance)}\n{END}"
+          kind: str = "request", moved=None) -> str:
+    """The whole prompt for one utterance in one scene; the model continues after it.
+    ``moved``: for a reply, the spoken forms of what the attempt it answers moved (None: not
+    known, no line)."""
+    line = moved_line(moved) if moved is not None else ""
+    return (prefix(path, kind)
+            + f"scene: {scene_line}\n{line}said: {spoken_text(utterance)}\n{END}")
 
 
-__all__ = ["Example", "load_examples", "prefix", "build", "spoken_text", "END", "KINDS",
-           "MAX_UTTERANCE_CHARS"]
+__all__ = ["Example", "load_examples", "prefix", "build", "spoken_text", "moved_line", "END",
+           "KINDS", "MAX_UTTERANCE_CHARS"]

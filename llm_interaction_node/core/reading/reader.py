@@ -20,11 +20,12 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from . import prompt as reading_prompt
+from .attempt import answering
 from .grammar import reading_gbnf
 from .parse import ReadingError, parse
 from .structure import Reading
@@ -86,18 +87,20 @@ class Reader:
         return total
 
     def read(self, utterance: str, vocabulary: ReadingVocabulary,
-             reply: bool = False) -> Reading | None:
+             reply: bool = False, moved: Sequence[str] | None = None) -> Reading | None:
         """The reading of ``utterance`` in the scene of ``vocabulary``, as a request or, with
-        ``reply``, as the user's answer to an attempt (None: none could be had;
-        :attr:`last_failure` says why)."""
+        ``reply``, as the user's answer to an attempt that moved ``moved`` (scene names; None:
+        not known), "the one you moved" resolved (:func:`.attempt.answering`). None: no
+        reading could be had (:attr:`last_failure` says why)."""
         text = reading_prompt.spoken_text(utterance)
         kind = "reply" if reply else "request"
-        key = (text, kind, vocabulary.key())
+        moved = tuple(moved) if reply and moved is not None else None
+        key = (text, kind, vocabulary.key(), moved)
         with self._lock:
             if key in self._kept:
                 self._kept.move_to_end(key)
                 return self._kept[key]
-        reading = self._read(str(utterance), text, vocabulary, kind)
+        reading = self._read(str(utterance), text, vocabulary, kind, moved)
         with self._lock:
             self._kept[key] = reading
             while len(self._kept) > READINGS_KEPT:
@@ -111,10 +114,11 @@ class Reader:
         return self._latest.get(reading_prompt.spoken_text(utterance))
 
     def _read(self, utterance: str, text: str, vocabulary: ReadingVocabulary,
-              kind: str) -> Reading | None:
+              kind: str, moved: tuple[str, ...] | None = None) -> Reading | None:
         if not text:
             return Reading(utterance, ())
-        prompt = reading_prompt.build(vocabulary.scene_line(), text, self.examples, kind)
+        said = [vocabulary.spoken(n) for n in moved] if moved is not None else None
+        prompt = reading_prompt.build(vocabulary.scene_line(), text, self.examples, kind, said)
         start = time.perf_counter()
         try:
             completion = self.call(self.llm.complete, prompt, stop=STOP, temperature=0.0,
@@ -130,7 +134,7 @@ class Reader:
         if self.ledger is not None:
             self.ledger.record(usage, "read")
         try:
-            reading = parse(utterance, completion.text, vocabulary)
+            reading = answering(parse(utterance, completion.text, vocabulary), moved)
         except ReadingError as exc:
             self.last_failure = f"no reading in {completion.text!r}: {exc}"
             log.warning("no reading of %r: %s", text[:80], self.last_failure)

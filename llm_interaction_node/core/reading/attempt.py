@@ -1,0 +1,48 @@
+"""A reply read against the attempt it answers: "the one you took" is what the robot moved.
+
+A reply is about an attempt: "it should be in the red bowl", "the block you took is in the
+wrong place", "wrong cube". Without the attempt in view the 1.5B model named a block for "the
+one you took" that the robot never touched (measured on the development pool: 5 of 8 wrong-place
+replies named a block, 3 of them another one), and after a bare "wrong cube" invented the one
+meant. So the reply prompt shows what the attempt moved (``you moved: red block``), and the
+code makes the two ways of saying "the one you moved" one reading (:func:`answering`):
+
+* a ``do`` clause with no objects (``do: none -> red bowl``) is about what the attempt moved,
+  where it moved exactly one thing: that thing (named);
+* after ``wrong object``, a ``do`` clause that only names what the attempt moved, with no place,
+  is dropped: the thing rejected is not the thing meant.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from .structure import Clause, Reading, Selection
+
+
+def _names(clause: Clause) -> set[str] | None:
+    s = clause.objects
+    return set(s.names) if s is not None and s.how == "named" else None
+
+
+def answering(reading: Reading, moved: Sequence[str] | None) -> Reading:
+    """``reading`` of a reply to an attempt that moved ``moved`` (in order; None: not known,
+    the reading is returned as it is), with "the one you moved" said one way (see the
+    module)."""
+    if moved is None:
+        return reading
+    moved = list(dict.fromkeys(moved))
+    clauses: list[Clause] = []
+    for clause in reading.clauses:
+        if clause.kind == "do":
+            names = _names(clause)
+            if reading.rejects_choice and clause.where is None and names is not None \
+                    and names <= set(moved):
+                continue
+            if clause.objects is None and len(moved) == 1 and not reading.rejects_choice:
+                clause = replace(clause, objects=Selection("named", names=(moved[0],)))
+        clauses.append(clause)
+    return Reading(reading.utterance, tuple(clauses))
+
+
+__all__ = ["answering"]

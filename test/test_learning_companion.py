@@ -1,0 +1,87 @@
+"""Teach once, in the household: "whenever you bring me the juice, also bring me a cup.
+remember that", said right after the turn that brought the juice (issue 44 item 4). The model
+read it as ``also: coffee cup with mango juice``; the code writes the plan edit, the robot
+does it first (brings the cup), and the lesson (juice, then cup) is stored, replayed against
+the world the user asked for, with the condition that it holds where a request names the juice.
+Only the LLM is scripted; the console, the household world, the replay and ChromaDB are real."""
+from __future__ import annotations
+
+import json
+
+from learning_support import learning_session
+from llm_interaction_node.core.learning.companion import with_companions
+from llm_interaction_node.core.learning.learner import LearnStatus
+from llm_interaction_node.core.memory.meaning import slot_mapping
+from llm_interaction_node.core.reading import Clause, Reading, Selection
+from llm_interaction_node.core.reading.record import reading_from_json
+from llm_interaction_node.core.transcript import Entry
+
+REQUEST = "could I have the juice please"
+LESSON = "whenever you bring me the juice, also bring me a cup. remember that"
+JUICE = "bring_object_to('mango-juice_0', 'handover_to_human')"
+CUP = "bring_object_to('coffee-cup_0', 'handover_to_human')"
+TRIP = ["wait_for_trigger()", JUICE, "say('Here is the juice.')", "wait_for_trigger()"]
+READINGS = {REQUEST: "do: mango juice -> me",
+            LESSON: "also: coffee cup with mango juice\nlearn"}
+
+
+def _also(thing: str, with_: str) -> Reading:
+    return Reading("(said)", (Clause("also", Selection("named", names=(thing,)),
+                                     companion=Selection("named", names=(with_,))),
+                              Clause("learn")))
+
+
+def test_the_companion_follows_each_move_of_what_it_comes_with():
+    attempt = [Entry("list_objects()"), Entry(JUICE), Entry("say('here')")]
+    edited, added = with_companions(_also("coffee-cup_0", "mango-juice_0"), attempt)
+    assert [e.source for e in edited] == ["list_objects()", JUICE, CUP, "say('here')"]
+    assert added == (CUP,)
+    assert with_companions(_also("coffee-cup_0", "tumbler_0"), attempt) == (attempt, ())
+    done = attempt + [Entry(CUP)]             # brought already: nothing added
+    assert with_companions(_also("coffee-cup_0", "mango-juice_0"), done)[1] == ()
+    assert with_companions(None, attempt) == (attempt, ())
+
+
+def test_the_robot_brings_the_cup_first_then_stores_the_lesson_with_its_condition(memory):
+    s = learning_session([REQUEST, LESSON], memory, TRIP, mode="final", all_ok=True,
+                         readings=READINGS)
+    assert s.robot.objects["coffee-cup_0"].held_by != "human"
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert s.robot.objects["coffee-cup_0"].held_by == "human"           # done first
+    assert "I will do it that way now" in " ".join(s.spoken)
+    assert entry.output.endswith(f"with what the user asked to come along: {CUP}.")
+    [example] = memory.list("final")
+    lines = example.transcript.splitlines()
+    assert lines.index(f">>> {JUICE}") < lines.index(f">>> {CUP}")
+    lesson = reading_from_json(example.reading)
+    assert [c.kind for c in lesson.clauses] == ["do", "also"]
+    juice_again = Reading("x", (Clause("do", Selection("named", names=("mango-juice_0",))),))
+    assert slot_mapping(lesson, Reading("x", (
+        Clause("do", Selection("named", names=("mango-juice_0",)), lesson.clauses[0].where),
+    ))) == {}
+    sponge = Reading("x", (Clause("do", Selection("named", names=("kitchen-sponge_0",)),
+                                  lesson.clauses[0].where),))
+    assert slot_mapping(lesson, sponge) is None            # asked for another thing: not it
+    assert slot_mapping(lesson, juice_again) is None        # another shape (no place)
+    assert json.loads(example.reading)
+
+
+def test_where_the_robot_cannot_do_it_first_nothing_is_stored_and_the_user_hears_why(memory):
+    s = learning_session([REQUEST, LESSON], memory, TRIP, mode="final", all_ok=True,
+                         readings=READINGS)
+    s.learner.act = lambda source: "error: the cup is out of reach"
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.NOTHING_TO_LEARN
+    assert "doing it now failed" in entry.output and "out of reach" in entry.output
+    assert "could not do it that way now" in " ".join(s.spoken)
+    assert memory.list("final") == []
+
+
+def test_without_the_also_reading_the_lesson_is_the_trip_as_it_was(memory):
+    s = learning_session([REQUEST, LESSON], memory, TRIP, mode="final", all_ok=True,
+                         readings={REQUEST: READINGS[REQUEST], LESSON: "learn"})
+    s.console.execute("learn_from_interaction()")
+    assert s.robot.objects["coffee-cup_0"].held_by != "human"
+    [example] = memory.list("final")
+    assert f">>> {CUP}" not in example.transcript.splitlines()
