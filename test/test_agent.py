@@ -27,6 +27,7 @@ READINGS = {
     "you forgot the cup": "do: coffee cup -> none",
     "bring the cup too": "do: coffee cup -> none",
     "Thanks, that's all.": "done",
+    "and the cup, bring it too. remember that": "do: coffee cup -> none\nlearn",
 }
 
 
@@ -558,6 +559,35 @@ def test_after_a_request_to_learn_the_grammar_allows_only_the_learn_call():
     agent, llm, _, _ = make_agent(responses, said, learn_on_request=False)
     agent.run()
     assert not any(c["grammar"].startswith('root ::= " "? "learn_from') for c in llm.calls)
+
+
+def test_a_request_to_learn_with_a_change_still_to_make_waits_until_the_user_accepts():
+    """Measured (issue 43, seed 2026): "... Try once more, please." read as a request to learn,
+    the learn call forced right after it, and the rejected attempt was stored as the lesson.
+    A reply read as learn AND something the attempt did not do: the turn is free (the learn
+    call left out of its grammar), the robot makes the change, and the reply that accepts it
+    ("Thanks, that's all.", read as done) gets the learn call."""
+    bring_cup = ["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+                 "grasp('coffee-cup_0')",
+                 "move_to(get_location_coordinates('handover_to_human'))",
+                 "handover_object_to_human('coffee-cup_0')", "wait_for_trigger()"]
+    responses = FETCH_JUICE + bring_cup + ["learn_from_interaction()", "wait_for_trigger()"]
+    said = ["could I have the mango juice?", "and the cup, bring it too. remember that",
+            "Thanks, that's all."]
+    agent, llm, world, _ = make_agent(responses, said)
+    agent.run()
+    grammars = [c["grammar"] for c in llm.calls]
+    forced = [n for n, g in enumerate(grammars) if g.startswith('root ::= " "? "learn_from')]
+    assert forced == [len(FETCH_JUICE) + len(bring_cup)], forced
+    assert "learn_from_interaction" not in grammars[len(FETCH_JUICE)]   # not before the change
+    assert world.snapshot()["objects"]["coffee-cup_0"]["held_by"] == "human"
+    assert sources(agent)[-2] == "learn_from_interaction()"
+    # a request to learn after an attempt that did what it says is honoured at once
+    done = {**READINGS, "and the cup, bring it too. remember that": "do: mango juice -> me\nlearn"}
+    agent, llm, _, _ = make_agent(FETCH_JUICE + ["learn_from_interaction()", "wait_for_trigger()"],
+                                  said[:2], readings=done)
+    agent.run()
+    assert llm.calls[len(FETCH_JUICE)]["grammar"].startswith('root ::= " "? "learn_from')
 
 
 def test_a_prompt_too_long_for_the_context_leaves_out_examples_and_keeps_the_nearest():

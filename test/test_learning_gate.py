@@ -51,3 +51,39 @@ def test_without_a_reading_the_position_alone_decides_as_in_the_reference():
     late = accepts(ANSWERED + [Entry("grasp('coffee-cup_0')", "'success'")], REPLY,
                    reading("learn"))
     assert not late.is_request and late.rule == "position"
+
+
+def test_an_approval_is_honoured_where_an_earlier_reply_of_the_task_asked_to_learn():
+    """The agent holds back a request to learn said with a change still to make; the reply
+    that accepts the change (read as done) is honoured as that request, and only then."""
+    accepted = accepts(ANSWERED, REPLY, reading("done"), asked_before=True)
+    assert accepted.is_request and accepted.rule == "accepted"
+    assert not accepts(ANSWERED, REPLY, reading("done"), asked_before=False).is_request
+    assert not accepts(ANSWERED, REPLY, reading("wrong object"), asked_before=True).is_request
+    late = ANSWERED + [Entry("grasp('coffee-cup_0')", "'success'")]
+    assert not accepts(late, REPLY, reading("done"), asked_before=True).is_request
+
+
+def test_the_learner_stores_the_accepted_attempt_after_the_request_it_held_back(memory):
+    """Through the console and the learner (the household world, ChromaDB): the request to
+    learn came with a change; after the change and "thanks" the lesson is the attempt that
+    was accepted, and a second approval in the task stores nothing more."""
+    from learning_support import learning_session
+    from llm_interaction_node.core.learning.learner import LearnStatus
+    request, asked, thanks = ("could I have the juice please",
+                              "and the cup, bring it too. remember that", "thanks, that's all")
+    juice = "bring_object_to('mango-juice_0', 'handover_to_human')"
+    cup = "bring_object_to('coffee-cup_0', 'handover_to_human')"
+    s = learning_session([request, asked, thanks, thanks], memory,
+                         ["wait_for_trigger()", juice, "wait_for_trigger()", cup,
+                          "wait_for_trigger()"], mode="final", all_ok=True,
+                         readings={request: "do: mango juice -> me",
+                                   asked: "do: coffee cup -> none\nlearn", thanks: "done"})
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert s.learner.last_outcome.gate.rule == "accepted"
+    [example] = memory.list("final")
+    assert f">>> {cup}" in example.transcript.splitlines()
+    s.console.execute("wait_for_trigger()")
+    again = s.console.execute("learn_from_interaction()").entry
+    assert not s.learner.last_outcome.stored, again.output

@@ -48,6 +48,7 @@ from .notes import STOPPED as STOPPED_NOTE
 from .policy import ErrorClass, TurnState, error_class
 from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
 from .reading import Reader, Reading
+from .reading.attempt import still_to_do
 from .reading.select import Scene, reading_scene
 from .reading.structure import CORRECTIONS
 from .statements import code_lines, extract_statements
@@ -233,6 +234,9 @@ class Agent:
         self._task_utterances: list[str] = []   # what the user said in this task
         self._readings: list[Reading | None] = []    # ... as the model read it (core/reading)
         self._request_scene: Scene | None = None     # the scene the task's request was said in
+        # a request to learn said with a change still to make waits until the user accepts
+        self._learn_waits = False           # asked, with the attempt not accepted yet
+        self._learn_now = False             # this reply accepts what was asked to be learned
         self._restated = False
         self._blocked: BlockedError | None = None   # the last input's refusal, if it was that
         self._turn_failed = False           # an input of this turn failed: no lesson followed
@@ -453,12 +457,21 @@ class Agent:
         how you did that." by doing the task again, and the lesson was lost. The learner's
         gate still judges the call (its position, the reading)."""
         reply = self._reply_reading()
-        if (self.config.learn_on_request and not self.turn.statements
-                and len(self._task_utterances) >= 2
-                and reply is not None and reply.asks_to_learn):
+        if not (self.config.learn_on_request and not self.turn.statements
+                and len(self._task_utterances) >= 2 and reply is not None):
+            return None
+        if self._learn_now or (reply.asks_to_learn and not self._learn_waits_now(reply)):
             log.info("the user asks to learn: the grammar allows only %s", LEARN_CALL)
             return LEARN_CALL
         return None
+
+    def _learn_waits_now(self, reply: Reading | None) -> bool:
+        """The user's reply asks to learn and for a change the attempt did not make ("Try once
+        more ... remember that"; a misread correction): the lesson waits until the user
+        accepts the next attempt (measured, issue 43 seed 2026: learned right after "Try once
+        more, please", the rejected attempt was stored as the lesson)."""
+        return reply is not None and reply.asks_to_learn and bool(self.console.api.move_function()) \
+            and bool(still_to_do(reply, self._attempt_moves))
 
     def _lesson_statement(self, vocabulary: ConsoleVocabulary) -> str | None:
         """The nearest lesson's next statement, where the first turn of a task follows it
@@ -527,7 +540,8 @@ class Agent:
         asked = latest.asks_to_forget if latest is not None else \
             bool(said) and asked_to_forget(str(said[-1]))
         withheld = set() if asked else set(FORGET_ONLY_ASKED)
-        if latest is not None and not latest.asks_to_learn:
+        if latest is not None and (not latest.asks_to_learn or self._learn_waits_now(latest)) \
+                and not self._learn_now:
             withheld.add(LEARN_FUNCTION)
         if must_act:
             log.info("the user's reply asks for more: the grammar leaves out a bare %s", WAIT)
@@ -612,6 +626,19 @@ class Agent:
             if reply and self.console.api.move_function() else None
         return self.stop.call(self.reader.read, utterance, scene.vocabulary, reply, moved)
 
+    def _learn_when_accepted(self, reply: Reading | None) -> None:
+        """Keep a request to learn that came with a change still to make
+        (:meth:`_learn_waits_now`); the reply that accepts the next attempt (read as approval)
+        then asks for it (the learner's gate honours it: :func:`.learning.gate.accepts`)."""
+        self._learn_now = False
+        if reply is None:
+            return
+        if self._learn_waits_now(reply):
+            log.info("the user asks to learn, and for a change first: learned when accepted")
+            self._learn_waits = True
+        elif self._learn_waits and reply.closes:
+            self._learn_waits, self._learn_now = False, True
+
     def _reply_reading(self) -> Reading | None:
         """The reading of the user's last utterance of this task, if it answers an attempt."""
         return self._readings[-1] if len(self._readings) >= 2 else None
@@ -640,6 +667,7 @@ class Agent:
         self._task_utterances = []
         self._readings = []
         self._request_scene = None
+        self._learn_waits = self._learn_now = False
         self._restated = False
         self._report = None
 
@@ -840,6 +868,7 @@ class Agent:
         if utterances:
             self._task_utterances.append(str(utterances[-1]))
             self._readings.append(self._read(str(utterances[-1])))
+            self._learn_when_accepted(self._reply_reading())
         self._restated = False
         self._turn_failed = False
         self._report = None                  # the user spoke: what was reported is answered

@@ -14,6 +14,10 @@ Two checks, both needed:
    position alone decides, as in the reference method, where the LLM that drives the robot
    decides that the reply was a request to learn.
 
+A request to learn said with a change still to make ("Try once more ... remember that") waits
+until the user accepts the next attempt (the agent, :meth:`..agent.Agent._learn_waits_now`);
+the approving reply is then honoured as that request (``asked_before``).
+
 Until issue 42 a classifier of regular expressions and MiniLM prototypes over the user's words
 decided the second check; measured on the development wording pool it is replaced by the
 reading (docs/evaluation.md, "The model reads").
@@ -63,14 +67,22 @@ def follows_user_reply(transcript) -> bool:
     return False
 
 
-def accepts(transcript, utterance: str, reading: Reading | None = None) -> GateDecision:
+def accepts(transcript, utterance: str, reading: Reading | None = None,
+            asked_before: bool = False) -> GateDecision:
     """Whether ``learn_from_interaction()`` is honoured now (see the module docstring):
-    ``utterance`` is the user's reply, ``reading`` the model's reading of it (None: none)."""
+    ``utterance`` is the user's reply, ``reading`` the model's reading of it (None: none);
+    ``asked_before``: an earlier reply of this task asked to learn and nothing was learned
+    since, so a reply read as approval accepts what that request was about (rule
+    ``accepted``: the agent holds a request to learn back until the user accepts the change
+    it came with)."""
     if not follows_user_reply(transcript):
         return GateDecision(False, "position")
     if reading is None:
         return GateDecision(True, "position")
-    return GateDecision(reading.asks_to_learn, "reading", reading.render().replace("\n", "; "))
+    said = reading.render().replace("\n", "; ")
+    if asked_before and not reading.asks_to_learn and reading.closes:
+        return GateDecision(True, "accepted", said)
+    return GateDecision(reading.asks_to_learn, "reading", said)
 
 
 __all__ = ["accepts", "follows_user_reply", "GateDecision"]

@@ -191,7 +191,7 @@ class Learner:
             return LearnOutcome(LearnStatus.ALREADY_LEARNED, ALREADY_LEARNED)
         latest = utterances[-1] if utterances else ""
         self._asked = self.read(latest) if latest else None
-        decision = accepts(transcript, latest, self._asked)
+        decision = accepts(transcript, latest, self._asked, self._asked_before(utterances))
         if not force and not decision.is_request:
             log.info("learn_from_interaction refused (%s): %r", decision.rule, decision.clause)
             return LearnOutcome(LearnStatus.REFUSED, LEARN_REFUSAL, gate=decision)
@@ -210,6 +210,17 @@ class Learner:
             self._honoured = None            # the same request may be tried again
         outcome.gate = decision
         return outcome
+
+    def _asked_before(self, utterances: list[str]) -> bool:
+        """An earlier reply of this task (not its request) was read as a request to learn,
+        and no lesson was honoured in this task since."""
+        if self._honoured is not None and self._honoured[0] == self.task():
+            return False
+        for said in utterances[1:-1]:
+            reading = self.read(said)
+            if reading is not None and reading.asks_to_learn:
+                return True
+        return False
 
     def _do_first(self, transcript: Transcript) -> LearnOutcome | None:
         """Where the learn request asks for something no attempt did (bring Y along with X:

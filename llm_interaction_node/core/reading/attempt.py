@@ -45,4 +45,29 @@ def answering(reading: Reading, moved: Sequence[str] | None) -> Reading:
     return Reading(reading.utterance, tuple(clauses))
 
 
-__all__ = ["answering"]
+def still_to_do(reading: Reading | None,
+                moves: Sequence[tuple[str, str | None]]) -> list[Clause]:
+    """The clauses of a reply that the attempt's ``moves`` ((object, target) of the API's move
+    log) did not do: a wrong object or a retry always; a ``do`` without a place (a complaint:
+    "you forgot the milk", "the red block is in the wrong bowl"); a ``do`` to a named place no
+    move of its objects (any, where it names none) went to; a ``do`` to the user, a colour's
+    bowl or elsewhere that moved none of its objects. A request to learn said with such a
+    clause ("Try once more ... remember") is about an attempt the user has not accepted."""
+    if reading is None:
+        return []
+    out = [c for c in reading.clauses if c.kind in ("wrong object", "retry")]
+    for clause in reading.moves:
+        names = _names(clause)
+        mine = [(o, t) for o, t in moves if names is None or o in names]
+        where = clause.where
+        if where is None:
+            out.append(clause)
+        elif where.how == "named":
+            if not any(t == where.name for _, t in mine):
+                out.append(clause)
+        elif not mine:
+            out.append(clause)
+    return out
+
+
+__all__ = ["answering", "still_to_do"]
