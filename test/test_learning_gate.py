@@ -84,6 +84,7 @@ def test_the_learner_stores_the_accepted_attempt_after_the_request_it_held_back(
     assert s.learner.last_outcome.gate.rule == "accepted"
     [example] = memory.list("final")
     assert f">>> {cup}" in example.transcript.splitlines()
+    assert f"# The user's lesson for this request: {asked!r}" in example.transcript
     s.console.execute("wait_for_trigger()")
     again = s.console.execute("learn_from_interaction()").entry
     assert not s.learner.last_outcome.stored, again.output

@@ -221,7 +221,15 @@ def final_parts(transcript: Transcript, read: Read = no_reading) -> FinalParts |
                and not Entry(e.source).calls("wait_for_trigger")]
     if not any(not e.is_comment for e in attempt):
         return None
-    closing = read(cut.closing_reply) if cut.closing_reply else None
+    said = cut.closing_reply
+    closing = read(said) if said else None
+    if closing is not None and not closing.asks_to_learn:
+        # an approval honoured as the request to learn held back before it (the gate's
+        # rule "accepted"): that request says what the lesson is about
+        asked = [r for r in (reply_of(e) for e in body) if r is not None
+                 and (reading := read(r)) is not None and reading.asks_to_learn]
+        if asked:
+            said, closing = asked[-1], read(asked[-1])
     sped = with_route_speed(closing, attempt)
     changed = tuple(e.source for e, was in zip(sped, attempt, strict=True)
                     if e.source != was.source)
@@ -230,7 +238,7 @@ def final_parts(transcript: Transcript, read: Read = no_reading) -> FinalParts |
     values = echoed_values(body)
     earlier = [e for e in earlier if moved_object(e.source, values) not in rejected]
     only_learn = closing is not None and closing.only_learn
-    return FinalParts(opening(cut.request, cut.closing_reply, only_learn), earlier[len(look):],
+    return FinalParts(opening(cut.request, said, only_learn), earlier[len(look):],
                       attempt, look, rejected, repeated_moves(attempt), changed, added)
 
 
