@@ -582,6 +582,16 @@ def test_a_request_to_learn_with_a_change_still_to_make_waits_until_the_user_acc
     assert "learn_from_interaction" not in grammars[len(FETCH_JUICE)]   # not before the change
     assert world.snapshot()["objects"]["coffee-cup_0"]["held_by"] == "human"
     assert sources(agent)[-2] == "learn_from_interaction()"
+    # where the reply says where the change goes, the robot makes it, then learns it at once
+    to_me = {**READINGS, "and the cup, bring it too. remember that": "do: coffee cup -> me\nlearn"}
+    agent, llm, world, _ = make_agent(FETCH_JUICE + bring_cup[:-1] + ["learn_from_interaction()",
+                                                                      "wait_for_trigger()"],
+                                      said[:2], readings=to_me)
+    agent.run()
+    grammars = [c["grammar"] for c in llm.calls]
+    forced = [n for n, g in enumerate(grammars) if g.startswith('root ::= " "? "learn_from')]
+    assert forced == [len(FETCH_JUICE) + len(bring_cup) - 1], forced
+    assert world.snapshot()["objects"]["coffee-cup_0"]["held_by"] == "human"
     # a request to learn after an attempt that did what it says is honoured at once
     done = {**READINGS, "and the cup, bring it too. remember that": "do: mango juice -> me\nlearn"}
     agent, llm, _, _ = make_agent(FETCH_JUICE + ["learn_from_interaction()", "wait_for_trigger()"],

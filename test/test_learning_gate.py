@@ -88,3 +88,27 @@ def test_the_learner_stores_the_accepted_attempt_after_the_request_it_held_back(
     s.console.execute("wait_for_trigger()")
     again = s.console.execute("learn_from_interaction()").entry
     assert not s.learner.last_outcome.stored, again.output
+
+
+def test_the_learn_call_right_after_the_change_a_request_to_learn_asked_for_is_honoured(memory):
+    """"And the cup, bring it too. Remember that": the robot brings the cup, then calls
+    learn_from_interaction() (the agent forces it once the change is made): the position rule
+    gives way (rule "done first") and the lesson holds the change, the request as its comment."""
+    from learning_support import learning_session
+    from llm_interaction_node.core.learning.learner import LearnStatus
+    request, asked = "could I have the juice please", "and the cup, bring it too. remember that"
+    juice = "bring_object_to('mango-juice_0', 'handover_to_human')"
+    cup = "bring_object_to('coffee-cup_0', 'handover_to_human')"
+    s = learning_session([request, asked], memory,
+                         ["wait_for_trigger()", juice, "wait_for_trigger()", cup], mode="final",
+                         all_ok=True, readings={request: "do: mango juice -> me",
+                                                asked: "do: coffee cup -> me\nlearn"})
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert s.learner.last_outcome.gate.rule == "done first"
+    [example] = memory.list("final")
+    assert f">>> {cup}" in example.transcript.splitlines()
+    assert f"# The user's lesson for this request: {asked!r}" in example.transcript
+    # a correction alone (no request to learn) still needs the position
+    assert not accepts(ANSWERED + [Entry(cup, "'success'")], asked,
+                       Reading(asked, (Clause("do"),))).is_request

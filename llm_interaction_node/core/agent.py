@@ -456,22 +456,40 @@ class Agent:
         (``learn_on_request``). A small model often answered "Now it is correct. Memorize
         how you did that." by doing the task again, and the lesson was lost. The learner's
         gate still judges the call (its position, the reading)."""
-        reply = self._reply_reading()
-        if not (self.config.learn_on_request and not self.turn.statements
-                and len(self._task_utterances) >= 2 and reply is not None):
-            return None
-        if self._learn_now or (reply.asks_to_learn and not self._learn_waits_now(reply)):
+        if self._learn_due():
             log.info("the user asks to learn: the grammar allows only %s", LEARN_CALL)
             return LEARN_CALL
         return None
+
+    def _learn_due(self) -> bool:
+        """The learn call is the next statement: first in a turn that answers a request to
+        learn (``learn_on_request``) or an approval of what such a request held back
+        (:meth:`_learn_when_accepted`); later in a turn whose request to learn came with a
+        change, once this turn's moves made it (the robot does it the new way first, then
+        learns it)."""
+        reply = self._reply_reading()
+        if not (self.config.learn_on_request and len(self._task_utterances) >= 2
+                and reply is not None):
+            return False
+        if not self.turn.statements:
+            return self._learn_now or (reply.asks_to_learn and not self._learn_waits_now(reply))
+        entries = self.console.transcript.entries
+        if not (self._learn_waits and reply.asks_to_learn) or \
+                (entries and entries[-1].source.strip() == LEARN_CALL):
+            return False
+        done = self._move_log()[self._moves_seen:]
+        scene = self._scene()
+        return bool(done) and not still_to_do(reply, done, scene.select if scene else None)
 
     def _learn_waits_now(self, reply: Reading | None) -> bool:
         """The user's reply asks to learn and for a change the attempt did not make ("Try once
         more ... remember that"; a misread correction): the lesson waits until the user
         accepts the next attempt (measured, issue 43 seed 2026: learned right after "Try once
         more, please", the rejected attempt was stored as the lesson)."""
-        return reply is not None and reply.asks_to_learn and bool(self.console.api.move_function()) \
-            and bool(still_to_do(reply, self._attempt_moves))
+        if reply is None or not reply.asks_to_learn or not self.console.api.move_function():
+            return False
+        scene = self._scene()
+        return bool(still_to_do(reply, self._attempt_moves, scene.select if scene else None))
 
     def _lesson_statement(self, vocabulary: ConsoleVocabulary) -> str | None:
         """The nearest lesson's next statement, where the first turn of a task follows it
@@ -541,7 +559,7 @@ class Agent:
             bool(said) and asked_to_forget(str(said[-1]))
         withheld = set() if asked else set(FORGET_ONLY_ASKED)
         if latest is not None and (not latest.asks_to_learn or self._learn_waits_now(latest)) \
-                and not self._learn_now:
+                and not self._learn_due():
             withheld.add(LEARN_FUNCTION)
         if must_act:
             log.info("the user's reply asks for more: the grammar leaves out a bare %s", WAIT)

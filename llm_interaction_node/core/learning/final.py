@@ -223,9 +223,10 @@ def final_parts(transcript: Transcript, read: Read = no_reading) -> FinalParts |
         return None
     said = cut.closing_reply
     closing = read(said) if said else None
-    if closing is not None and not closing.asks_to_learn:
-        # an approval honoured as the request to learn held back before it (the gate's
-        # rule "accepted"): that request says what the lesson is about
+    if closing is None or not closing.asks_to_learn:
+        # the learn call after the change a request to learn came with (the gate's rule
+        # "done first"), or an approval honoured as that request ("accepted"): that request
+        # says what the lesson is about
         asked = [r for r in (reply_of(e) for e in body) if r is not None
                  and (reading := read(r)) is not None and reading.asks_to_learn]
         if asked:

@@ -16,7 +16,9 @@ Two checks, both needed:
 
 A request to learn said with a change still to make ("Try once more ... remember that") waits
 until the user accepts the next attempt (the agent, :meth:`..agent.Agent._learn_waits_now`);
-the approving reply is then honoured as that request (``asked_before``).
+the robot makes the change, and the learn call right after it is honoured (rule ``done first``:
+the position rule gives way where the reply asked for a change and to learn it); an approving
+reply after it is honoured as that request too (``asked_before``).
 
 Until issue 42 a classifier of regular expressions and MiniLM prototypes over the user's words
 decided the second check; measured on the development wording pool it is replaced by the
@@ -67,6 +69,11 @@ def follows_user_reply(transcript) -> bool:
     return False
 
 
+def _with_a_change(reading: Reading) -> bool:
+    """The reply asks for a change besides learning: something to move, redo or choose again."""
+    return bool(reading.moves) or reading.rejects_choice or reading.asks_again
+
+
 def accepts(transcript, utterance: str, reading: Reading | None = None,
             asked_before: bool = False) -> GateDecision:
     """Whether ``learn_from_interaction()`` is honoured now (see the module docstring):
@@ -76,6 +83,9 @@ def accepts(transcript, utterance: str, reading: Reading | None = None,
     ``accepted``: the agent holds a request to learn back until the user accepts the change
     it came with)."""
     if not follows_user_reply(transcript):
+        if reading is not None and reading.asks_to_learn and _with_a_change(reading):
+            # the robot made the change the request to learn came with, then learns it
+            return GateDecision(True, "done first", reading.render().replace("\n", "; "))
         return GateDecision(False, "position")
     if reading is None:
         return GateDecision(True, "position")

@@ -14,7 +14,7 @@ code makes the two ways of saying "the one you moved" one reading (:func:`answer
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from .structure import Clause, Reading, Selection
@@ -45,25 +45,30 @@ def answering(reading: Reading, moved: Sequence[str] | None) -> Reading:
     return Reading(reading.utterance, tuple(clauses))
 
 
-def still_to_do(reading: Reading | None,
-                moves: Sequence[tuple[str, str | None]]) -> list[Clause]:
-    """The clauses of a reply that the attempt's ``moves`` ((object, target) of the API's move
-    log) did not do: a wrong object or a retry always; a ``do`` without a place (a complaint:
-    "you forgot the milk", "the red block is in the wrong bowl"); a ``do`` to a named place no
-    move of its objects (any, where it names none) went to; a ``do`` to the user, a colour's
-    bowl or elsewhere that moved none of its objects. A request to learn said with such a
-    clause ("Try once more ... remember") is about an attempt the user has not accepted."""
+def still_to_do(reading: Reading | None, moves: Sequence[tuple[str, str | None]],
+                select: Callable[[Selection], list[str] | None] | None = None) -> list[Clause]:
+    """The clauses of a reply that ``moves`` ((object, target) of the API's move log) did not
+    do: a wrong object or a retry always; a ``do`` without a place (a complaint: "you forgot
+    the milk", "the red block is in the wrong bowl"); a ``do`` to a named place that not every
+    one of its objects went to (``select``: the names a selection means in the scene, for
+    "every block"; where they are unknown, a move of any object there is enough); a ``do`` to
+    the user, a colour's bowl or elsewhere that moved none of its objects. A request to learn
+    said with such a clause ("Try once more ... remember") is about an attempt the user has not
+    accepted; once a later turn's moves did it, the robot did it the new way."""
     if reading is None:
         return []
     out = [c for c in reading.clauses if c.kind in ("wrong object", "retry")]
     for clause in reading.moves:
         names = _names(clause)
+        if names is None and clause.objects is not None and select is not None:
+            names = set(select(clause.objects) or ()) or None
         mine = [(o, t) for o, t in moves if names is None or o in names]
         where = clause.where
         if where is None:
             out.append(clause)
         elif where.how == "named":
-            if not any(t == where.name for _, t in mine):
+            there = {o for o, t in mine if t == where.name}
+            if not there or (names is not None and not names <= there):
                 out.append(clause)
         elif not mine:
             out.append(clause)
