@@ -21,10 +21,12 @@ from llm_interaction_node.core.reading.attempt import answering
 
 pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 DATA = Path(__file__).resolve().parent / "data"
-# floors under the measured counts (docs/evaluation.md, "The model reads": held-out 24/30,
-# learn or not 32/40 with every request to learn read as one; the misses are look-alikes)
+# floors under the measured counts (docs/evaluation.md, "The model reads": held-out 25/30;
+# learn or not 30/40 at 5d412b0: every request to learn read as one (20/20), 10 of 20
+# look-alikes read as learn, 8 before the reply prompt showed what the attempt moved)
 HELDOUT_FLOOR = 0.7
-LEARN_FLOOR = 0.75
+LEARN_FLOOR = 0.9           # of the requests to learn
+LOOK_ALIKE_FLOOR = 0.4      # of the look-alikes (read as anything but learn)
 LEARN_SAMPLE = 20          # of each label, every third of the labelled set
 
 
@@ -78,4 +80,9 @@ def test_the_model_tells_requests_to_learn_from_look_alikes(reader, vocabularies
         if (got is not None and got.asks_to_learn) != is_request:
             wrong.append((utterance, is_request, got.render(v.spoken) if got else None))
     print(f"learn or not: {len(sample) - len(wrong)}/{len(sample)} read right; wrong: {wrong}")
-    assert len(sample) - len(wrong) >= LEARN_FLOOR * len(sample), wrong
+    missed = [w for w in wrong if w[1]]
+    taken = [w for w in wrong if not w[1]]
+    asked = sum(1 for _, is_request in sample if is_request)
+    alike = len(sample) - asked
+    assert asked - len(missed) >= LEARN_FLOOR * asked, missed
+    assert alike - len(taken) >= LOOK_ALIKE_FLOOR * alike, taken
