@@ -48,6 +48,7 @@ from ..reading.structure import Reading
 from ..statements import bare_call
 from ..transcript import Entry, Transcript, output_value
 from .choice import choice_rules
+from .companion import with_companions
 from .general import every_of_kind
 from .outcome import (
     SAY_END_DIFFERS,
@@ -58,7 +59,6 @@ from .outcome import (
     Lesson,
 )
 from .replay_check import ReplayCheck
-from .companion import with_companions
 from .route import with_route_speed
 from .transcripts import (
     cut_interaction,

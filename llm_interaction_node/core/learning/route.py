@@ -53,11 +53,23 @@ def with_route_speed(reply: Reading | None, attempt: list[Entry]) -> list[Entry]
     return changed
 
 
+# drives that take a speed_factor after their positional arguments: how many come first
+DRIVES = {"move_to": 1, "bring_object_to": 2}
+SURFACE, IN_FRONT = "on_", "inFrontOf_"
+
+
 def _destination(source: str) -> str | None:
-    """The location of ``move_to(get_location_coordinates('<location>'), ...)``."""
+    """Where a drive goes: the location of ``move_to(get_location_coordinates('<location>'),
+    ...)``, or the navigation location in front of the surface ``bring_object_to('<object>',
+    'on_<furniture>')`` puts it on (the handover place for ``'handover_to_human'``)."""
     call = bare_call(source)
-    if call is None or call.func.id != "move_to" or not call.args:
+    if call is None or call.func.id not in DRIVES or len(call.args) < DRIVES[call.func.id]:
         return None
+    if call.func.id == "bring_object_to":
+        to = call.args[1]
+        if not (isinstance(to, ast.Constant) and isinstance(to.value, str)):
+            return None
+        return IN_FRONT + to.value[len(SURFACE):] if to.value.startswith(SURFACE) else to.value
     inner = call.args[0]
     if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
             and inner.func.id == "get_location_coordinates" and len(inner.args) == 1
@@ -69,9 +81,17 @@ def _destination(source: str) -> str | None:
 def _with_speed(source: str, factor: float) -> str:
     call = bare_call(source)
     call.keywords = [k for k in call.keywords if k.arg != "speed_factor"]
-    call.args = call.args[:1]
+    call.args = call.args[:DRIVES[call.func.id]]
     call.keywords.append(ast.keyword("speed_factor", ast.Constant(factor)))
     return ast.unparse(call)
 
 
-__all__ = ["with_route_speed", "on_route", "FASTER", "SLOWER"]
+def at_asked_speed(reply: Reading | None, source: str) -> str:
+    """``source`` (one statement) at the speed ``reply`` asks for, where it is a drive on the
+    reply's route (its start unknown: a route with both ends named never matches)."""
+    if reply is None or reply.speed is None:
+        return source
+    return with_route_speed(reply, [Entry(source)])[0].source
+
+
+__all__ = ["with_route_speed", "at_asked_speed", "on_route", "FASTER", "SLOWER", "DRIVES"]
