@@ -136,8 +136,19 @@ def learning_console(
                       interaction_id=lambda: console.task_id, check=check,
                       task=lambda: console.task_id, outbox=outbox,
                       read=reading_of(reader, lambda: console.api), scenes=scenes,
-                      act=console.api.call_literal)
+                      act=console.api.call_literal, moves=console.api.moves,
+                      write_move=move_call(console.api))
     return console, learner
+
+
+def move_call(api) -> Callable[[str, str], str] | None:
+    """How a move of the API is written: ``bring_object_to('cup', 'handover_to_human')`` (the
+    function marked as its move); None where it has none."""
+    move = api.move_function()
+    if move is None:
+        return None
+    name = move[0].name
+    return lambda obj, target: f"{name}({obj!r}, {target!r})"
 
 
 def reading_of(reader: Reader | None, api: Callable[[], Any],

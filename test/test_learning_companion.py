@@ -42,6 +42,35 @@ def test_the_companion_follows_each_move_of_what_it_comes_with():
     assert with_companions(None, attempt) == (attempt, ())
 
 
+STEPS = ["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+         "grasp('mango-juice_0')", "move_to(get_location_coordinates('handover_to_human'))",
+         "handover_object_to_human('mango-juice_0')"]
+
+
+def test_after_a_thing_brought_by_steps_the_companion_is_brought_by_the_move_function():
+    """Measured (teach-once bench, sponge_workbench): the model brought the spray by grasp,
+    move_to and handover, none a one-call move, and nothing was added; now the API's move
+    function brings the companion to where the thing ended, after its last step."""
+    attempt = [Entry(x) for x in STEPS + ["say('here')"]]
+    write = lambda obj, to: f"bring_object_to({obj!r}, {to!r})"     # noqa: E731
+    edited, added = with_companions(_also("coffee-cup_0", "mango-juice_0"), attempt, write,
+                                    {"mango-juice_0": "handover_to_human"})
+    assert [e.source for e in edited] == STEPS + [CUP, "say('here')"] and added == (CUP,)
+    assert with_companions(_also("coffee-cup_0", "mango-juice_0"), attempt)[1] == ()
+
+
+def test_by_steps_through_the_learner_the_cup_is_brought_first_and_stored(memory):
+    s = learning_session([REQUEST, LESSON], memory, ["wait_for_trigger()", *STEPS,
+                                                     "wait_for_trigger()"],
+                         mode="final", all_ok=True, readings=READINGS)
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert s.robot.objects["coffee-cup_0"].held_by == "human"
+    [example] = memory.list("final")
+    lines = example.transcript.splitlines()
+    assert lines.index(">>> handover_object_to_human('mango-juice_0')") < lines.index(f">>> {CUP}")
+
+
 def test_the_robot_brings_the_cup_first_then_stores_the_lesson_with_its_condition(memory):
     s = learning_session([REQUEST, LESSON], memory, TRIP, mode="final", all_ok=True,
                          readings=READINGS)
@@ -85,3 +114,16 @@ def test_without_the_also_reading_the_lesson_is_the_trip_as_it_was(memory):
     assert s.robot.objects["coffee-cup_0"].held_by != "human"
     [example] = memory.list("final")
     assert f">>> {CUP}" not in example.transcript.splitlines()
+
+
+def test_a_companion_of_a_thing_never_brought_is_not_learned(memory):
+    """Measured (teach-once bench, living_room): the glasses were never brought (the grasp
+    failed), and that attempt was stored as the lesson to bring the book with them."""
+    failed = ["wait_for_trigger()", "move_to(get_location_coordinates('handover_to_human'))",
+              "wait_for_trigger()"]
+    s = learning_session([REQUEST, LESSON], memory, failed, mode="final", all_ok=True,
+                         readings=READINGS)
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.NOTHING_TO_LEARN
+    assert "never brought" in entry.output and "mango-juice_0" in entry.output
+    assert memory.list("final") == [] and s.robot.objects["coffee-cup_0"].held_by != "human"

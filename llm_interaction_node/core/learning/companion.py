@@ -15,6 +15,7 @@ request names X (:func:`..memory.meaning.slot_mapping`).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Mapping
 
 from ..reading.structure import Reading
 from ..statements import bare_call
@@ -43,31 +44,50 @@ def _with_object(source: str, obj: str) -> str:
     return ast.unparse(call)
 
 
-def with_companions(reading: Reading | None,
-                    attempt: list[Entry]) -> tuple[list[Entry], tuple[str, ...]]:
-    """``attempt`` with a move of each companion after the moves of what it comes with (the
-    same function and target), and the sources added; unchanged where the reading asks for
-    no companion, the attempt never moved what it comes with, or moved the companion there
-    already."""
+def _names_first(source: str, obj: str) -> bool:
+    """The statement is a call whose first argument is the literal ``obj`` (``grasp('cup')``,
+    ``handover_object_to_human('cup')``)."""
+    call = bare_call(source)
+    return call is not None and bool(call.args) and isinstance(call.args[0], ast.Constant) \
+        and call.args[0].value == obj
+
+
+def with_companions(reading: Reading | None, attempt: list[Entry],
+                    write_move: Callable[[str, str], str] | None = None,
+                    ends: Mapping[str, str] | None = None) -> tuple[list[Entry], tuple[str, ...]]:
+    """``attempt`` with a move of each companion after the moves of what it comes with, and
+    the sources added: after a one-call move of it (``bring_object_to(X, T)``), the same call
+    with the companion; where it went by steps (``grasp(X)`` ... ``handover_object_to_human(X)``),
+    after its last step, the API's move function (``write_move(companion, target)``) to where
+    it ended (``ends``: object -> its last target in the API's move log). Unchanged where the
+    reading asks for no companion, the attempt never moved what it comes with, or moved the
+    companion there already."""
     pairs = companions(reading)
     if not pairs:
         return attempt, ()
     done = {" ".join(e.source.split()) for e in attempt}
     out: list[Entry] = []
     added: list[str] = []
-    for entry in attempt:
+
+    def add(source: str) -> None:
+        if " ".join(source.split()) not in done:
+            done.add(" ".join(source.split()))
+            out.append(Entry(source))
+            added.append(source)
+
+    by_call = {with_ for thing, with_ in pairs
+               if any((k := move_key(e.source)) is not None and k[1] == with_ for e in attempt)}
+    last_step = {with_: max((i for i, e in enumerate(attempt) if _names_first(e.source, with_)),
+                            default=None) for _, with_ in pairs}
+    for i, entry in enumerate(attempt):
         out.append(entry)
         key = move_key(entry.source)
-        if key is None:
-            continue
         for thing, with_ in pairs:
-            if key[1] != with_:
-                continue
-            source = _with_object(entry.source, thing)
-            if " ".join(source.split()) not in done:
-                done.add(" ".join(source.split()))
-                out.append(Entry(source))
-                added.append(source)
+            if key is not None and key[1] == with_:
+                add(_with_object(entry.source, thing))
+            elif with_ not in by_call and last_step[with_] == i and write_move is not None \
+                    and ends and ends.get(with_):
+                add(write_move(thing, ends[with_]))
     return out, tuple(added)
 
 

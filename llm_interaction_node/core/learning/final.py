@@ -202,10 +202,14 @@ class FinalParts:
         return Transcript(self.opening + body + [Entry("wait_for_trigger()")])
 
 
-def final_parts(transcript: Transcript, read: Read = no_reading) -> FinalParts | None:
+def final_parts(transcript: Transcript, read: Read = no_reading,
+                write_move: Callable[[str, str], str] | None = None,
+                ends: dict[str, str] | None = None) -> FinalParts | None:
     """The :class:`FinalParts` of an interaction (the live transcript, so that errors are
     known); None if it holds no request or the last attempt did nothing. ``read``: the
-    readings of the user's utterances (a speed on a route, a rejected choice)."""
+    readings of the user's utterances (a speed on a route, a rejected choice, what comes
+    along); ``write_move`` and ``ends``: the API's move call and where each object ended (for
+    what comes along with a thing moved by steps, :func:`.companion.with_companions`)."""
     cut = cut_interaction(transcript)
     if cut is None:
         return None
@@ -234,7 +238,7 @@ def final_parts(transcript: Transcript, read: Read = no_reading) -> FinalParts |
     sped = with_route_speed(closing, attempt)
     changed = tuple(e.source for e, was in zip(sped, attempt, strict=True)
                     if e.source != was.source)
-    attempt, added = with_companions(closing, sped)
+    attempt, added = with_companions(closing, sped, write_move, ends)
     rejected = rejected_choices(body, accepted, read)
     values = echoed_values(body)
     earlier = [e for e in earlier if moved_object(e.source, values) not in rejected]
@@ -355,7 +359,7 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
     and ends like the live world; else, where the end can be compared, the first fuller form
     that does (the net moves, then every statement that worked) with the earlier statements
     its end does not need dropped; else refused. ``said``: what the user hears when stored."""
-    parts = final_parts(transcript, learner.read)
+    parts = final_parts(transcript, learner.read, learner.write_move, learner.ends())
     outcome = _store_final(learner, parts, said)
     if outcome.stored and parts is not None and parts.sped:
         outcome.message = (f"{outcome.message.rstrip('.')}, with the speed the user asked for "

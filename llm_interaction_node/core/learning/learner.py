@@ -88,6 +88,8 @@ SAY_DOING_FIRST = "I will do it that way now, and remember it."
 SAY_NOT_DONE_FIRST = "Sorry, I could not do it that way now, so I did not learn it."
 NOT_DONE_FIRST = ("Nothing was learned: the lesson asks for a move no attempt made, and doing it "
                   "now failed: {source} -> {output}")
+NEVER_MOVED = ("Nothing was learned: the lesson is about what comes along with {names}, which "
+               "this interaction never brought anywhere; do the request first.")
 ACT_ERROR = "error:"            # what an act hook returns for a call it cannot run
 
 _counter = itertools.count(1)
@@ -109,7 +111,9 @@ class Learner:
                  outbox: Outbox | None = None,
                  read: Callable[[str], Reading | None] = lambda utterance: None,
                  scenes: ScenesCheck | None = None,
-                 act: Callable[[str], str] | None = None):
+                 act: Callable[[str], str] | None = None,
+                 moves: Callable[[], list[tuple[str, str | None]]] | None = None,
+                 write_move: Callable[[str, str], str] | None = None):
         if mode not in MODES:
             raise ValueError(f"unknown learning mode {mode!r}; use one of {MODES}")
         self.llm = llm
@@ -124,6 +128,8 @@ class Learner:
         self.read = read            # the reading of a user utterance (core/reading), or None
         self.scenes = scenes        # the changed-scene check (None: lessons are not judged)
         self.act = act              # runs one robot call now (None: no robot to act with)
+        self.moves = moves          # the API's move log: (object, target), in order
+        self.write_move = write_move    # the API's move call for (object, target), as source
         self._asked: Reading | None = None     # the reading of the current learn request
         self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored lessons)
         # the last honoured request: (its task, the utterance count); a reset starts a new
@@ -211,6 +217,14 @@ class Learner:
         outcome.gate = decision
         return outcome
 
+    def ends(self) -> dict[str, str]:
+        """Where each object's last move in the API's log took it (empty without a log)."""
+        try:
+            return {o: t for o, t in (self.moves() if self.moves else ()) if t is not None}
+        except Exception:  # noqa: BLE001 - no log: nothing is known of where things ended
+            log.exception("the API's move log could not be read")
+            return {}
+
     def _asked_before(self, utterances: list[str]) -> bool:
         """An earlier reply of this task (not its request) was read as a request to learn,
         and no lesson was honoured in this task since."""
@@ -228,7 +242,15 @@ class Learner:
         the user asked for; the outcome that says why nothing is stored if it could not."""
         if self.act is None or not companions(self._asked):
             return None
-        parts = final_parts(transcript, self.read)
+        ends = self.ends()
+        parts = final_parts(transcript, self.read, self.write_move, ends)
+        never = sorted({with_ for _, with_ in companions(self._asked) if with_ not in ends})
+        if self.moves is not None and never:
+            # measured (teach-once bench): the glasses were never brought, and the attempt
+            # that failed to bring them was stored as the lesson "bring the book with them"
+            self.say(SAY_NOT_DONE_FIRST)
+            return LearnOutcome(LearnStatus.NOTHING_TO_LEARN, NEVER_MOVED.format(
+                names=", ".join(never)))
         if parts is None or not parts.added:
             return None
         self.say(SAY_DOING_FIRST)
