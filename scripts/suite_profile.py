@@ -102,6 +102,7 @@ def main() -> int:
     suite = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, bufsize=1)
     per_module: dict[str, int] = {}
+    own_module: dict[str, int] = {}      # the pytest process's own PSS per module
     module_s: dict[str, float] = {}
     peak_total, pytest_peak = 0, 0
     last = started
@@ -114,7 +115,8 @@ def main() -> int:
                 rusage = usage
                 suite.returncode = os.waitstatus_to_exitcode(status)
                 break
-            total = sum(memory_kb(p) for p in descendants(suite.pid))
+            own = memory_kb(suite.pid)
+            total = own + sum(memory_kb(p) for p in descendants(suite.pid)[1:])
             pytest_peak = max(pytest_peak, peak_kb(suite.pid))
             peak_total = max(peak_total, total)
             try:
@@ -122,6 +124,7 @@ def main() -> int:
             except OSError:
                 module = "(collection)"
             per_module[module] = max(per_module.get(module, 0), total)
+            own_module[module] = max(own_module.get(module, 0), own)
             now = time.monotonic()
             module_s[module] = module_s.get(module, 0.0) + now - last
             last = now
@@ -146,9 +149,11 @@ def main() -> int:
              f"peak memory of the process tree (PSS, sampled every {args.interval:g} s): "
              f"{peak_total / 2**20:.2f} GB",
              f"peak resident memory of the pytest process (VmHWM): {pytest_peak / 2**20:.2f} GB",
-             "", "| module | wall (s) | peak tree memory (GB) |", "|---|---|---|"]
+             "", "| module | wall (s) | peak tree memory (GB) | peak of pytest itself (PSS, GB) |",
+             "|---|---|---|---|"]
     for module, kb in sorted(per_module.items(), key=lambda kv: -kv[1]):
-        lines.append(f"| {module} | {module_s.get(module, 0):.0f} | {kb / 2**20:.2f} |")
+        lines.append(f"| {module} | {module_s.get(module, 0):.0f} | {kb / 2**20:.2f} "
+                     f"| {own_module.get(module, 0) / 2**20:.2f} |")
     report = "\n".join(lines) + "\n"
     (out / "report.md").write_text(report)
     print(report)
