@@ -46,8 +46,10 @@ run: venv
 chat: venv
 	$(VENV)/bin/llm-interaction chat --api humanoid $(ARGS)
 
+# the embedded-model tests alone, then the others in two pytest processes (scripts/run_suite.py;
+# a selection in ARGS, e.g. ARGS=test/test_cli.py, is one plain pytest run)
 test: venv
-	$(VENV)/bin/python -m pytest -q $(ARGS)
+	$(VENV)/bin/python scripts/run_suite.py -- $(ARGS)
 
 # only the tests that run the embedded model (they are in `make test` too)
 test-embedded: venv
@@ -58,7 +60,7 @@ test-embedded: venv
 HOGS ?= 1
 PROFILE_OUT ?= build/suite_profile
 test-under-load: venv
-	$(VENV)/bin/python scripts/suite_profile.py --hog $(HOGS) --out $(PROFILE_OUT) -- $(ARGS)
+	$(VENV)/bin/python scripts/suite_profile.py --split --hog $(HOGS) --out $(PROFILE_OUT) -- $(ARGS)
 
 lint: venv
 	$(VENV)/bin/ruff check .

@@ -81,11 +81,26 @@ def peak_kb(pid: int) -> int:
     return _field_kb(f"/proc/{pid}/status", "VmHWM:") or 0
 
 
+def is_pytest(pid: int) -> bool:
+    """A pytest process (the suite itself, or one of scripts/run_suite.py's)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"\0pytest\0" in f.read()
+    except OSError:
+        return False
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="directory for the report")
     parser.add_argument("--hog", type=int, default=0, help="CPU hog processes beside the suite")
     parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--split", action="store_true",
+                        help="run the suite as `make test` does (scripts/run_suite.py: the "
+                        "embedded-model tests, then the others in two pytest processes; the "
+                        "module column is then the module a test last started in)")
+    parser.add_argument("--split-args", nargs="*", default=[],
+                        help="options of scripts/run_suite.py (with --split), e.g. --phase others")
     parser.add_argument("pytest_args", nargs="*")
     args = parser.parse_args()
     out = Path(args.out)
@@ -95,13 +110,16 @@ def main() -> int:
     env = {**os.environ, "SUITE_PROBE_FILE": str(current),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(out), os.environ.get("PYTHONPATH")]))}
     hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(args.hog)]
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "suite_probe", "--durations=30",
-           *args.pytest_args]
+    probe = ["-p", "suite_probe", "--durations=30", *args.pytest_args]
+    cmd = ([sys.executable, str(Path(__file__).with_name("run_suite.py")), *args.split_args,
+            "--", *probe]
+           if args.split else [sys.executable, "-m", "pytest", "-q", *probe])
     started = time.monotonic()
     durations = open(out / "durations.txt", "w")
     suite = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, bufsize=1)
     per_module: dict[str, int] = {}
+    own_module: dict[str, int] = {}      # the pytest process's own PSS per module
     module_s: dict[str, float] = {}
     peak_total, pytest_peak = 0, 0
     last = started
@@ -114,14 +132,18 @@ def main() -> int:
                 rusage = usage
                 suite.returncode = os.waitstatus_to_exitcode(status)
                 break
-            total = sum(memory_kb(p) for p in descendants(suite.pid))
-            pytest_peak = max(pytest_peak, peak_kb(suite.pid))
+            tree = descendants(suite.pid)
+            pytests = [p for p in tree if is_pytest(p)]
+            own = sum(memory_kb(p) for p in pytests)
+            total = own + sum(memory_kb(p) for p in tree if p not in pytests)
+            pytest_peak = max([pytest_peak, *(peak_kb(p) for p in pytests)])
             peak_total = max(peak_total, total)
             try:
                 module = current.read_text().split("::")[0]
             except OSError:
                 module = "(collection)"
             per_module[module] = max(per_module.get(module, 0), total)
+            own_module[module] = max(own_module.get(module, 0), own)
             now = time.monotonic()
             module_s[module] = module_s.get(module, 0.0) + now - last
             last = now
@@ -145,10 +167,13 @@ def main() -> int:
              f"{(rusage.ru_utime + rusage.ru_stime) / 60:.1f} min",
              f"peak memory of the process tree (PSS, sampled every {args.interval:g} s): "
              f"{peak_total / 2**20:.2f} GB",
-             f"peak resident memory of the pytest process (VmHWM): {pytest_peak / 2**20:.2f} GB",
-             "", "| module | wall (s) | peak tree memory (GB) |", "|---|---|---|"]
+             f"peak resident memory of a pytest process (VmHWM): {pytest_peak / 2**20:.2f} GB",
+             "", "| module | wall (s) | peak tree memory (GB) "
+             "| peak of the pytest processes (PSS, GB) |",
+             "|---|---|---|---|"]
     for module, kb in sorted(per_module.items(), key=lambda kv: -kv[1]):
-        lines.append(f"| {module} | {module_s.get(module, 0):.0f} | {kb / 2**20:.2f} |")
+        lines.append(f"| {module} | {module_s.get(module, 0):.0f} | {kb / 2**20:.2f} "
+                     f"| {own_module.get(module, 0) / 2**20:.2f} |")
     report = "\n".join(lines) + "\n"
     (out / "report.md").write_text(report)
     print(report)

@@ -2,6 +2,8 @@
 embedded household example memory (`memory`) for the learning tests."""
 from __future__ import annotations
 
+import ctypes
+import gc
 import signal
 import socket
 import subprocess
@@ -110,3 +112,31 @@ def pytest_configure(config):
     sys.path.insert(0, str(Path(__file__).parent))
     from ros_support import ros_environment
     ros_environment()
+
+
+def _release_memory() -> None:
+    """Give back what a finished module freed: collect reference cycles (an embedded model
+    held in one is only unmapped by the cycle collector) and return glibc's free heap pages to
+    the system, so the pytest process does not carry a module's high-water mark into the next
+    (issue 45: a later module's node processes come on top of it)."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass                                     # not glibc
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    # after the whole protocol: the module's fixtures are finalised and the last test's
+    # arguments dropped (pytest clears item.funcargs after the teardown hooks)
+    yield
+    if nextitem is None or nextitem.module is not item.module:
+        _release_memory()
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The embedded-model tests first (in their order), while the pytest process is small:
+    the embedded `run` test's node holds ~3 GB beside it, and the process grows past 1 GB over
+    the suite (imports, caches); see docs/benchmarks.md, issue 45."""
+    items[:] = sorted(items, key=lambda item: item.get_closest_marker("embedded_model") is None)

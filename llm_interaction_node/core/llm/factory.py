@@ -13,7 +13,6 @@ from .base import LLMClient
 from .config import LLMConfig
 from .errors import LLMNotConfigured
 from .no_llm import NoLLM
-from .openai_client import OpenAIClient
 
 NOT_CONFIGURED = "neither base_url nor an API key is set"
 
@@ -21,6 +20,7 @@ NOT_CONFIGURED = "neither base_url nor an API key is set"
 def make_client(config: LLMConfig, local: bool | None = None, required: bool = True) -> LLMClient:
     """The client for ``config`` (see the module docstring)."""
     if config.is_configured:
+        from .openai_client import OpenAIClient  # imports openai (~0.5 s): only when used
         return OpenAIClient(config)
     if local is None:
         local = config.local
