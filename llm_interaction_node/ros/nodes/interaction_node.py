@@ -57,6 +57,7 @@ from ..robot.skill_events import BasePoseTracker, SkillEventClient
 from ..skills import SKILL_TYPES
 from ..speech.asr_engine import is_stop_command
 
+MATCH_WAIT_S = 1.0      # how long a publish waits for a discovered subscriber to be matched
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
 # the transcript keeps its last entries for late joiners (a console started after the node)
@@ -264,8 +265,17 @@ class InteractionNode(Node):
         self._send(self.llm_progress, String(data=line))
 
     def _send(self, publisher, msg) -> None:
-        """Publish from any thread; after shutdown began, drop instead of failing."""
+        """Publish from any thread; after shutdown began, drop instead of failing. A
+        subscriber discovered but not yet matched (a recorder or tts node that just started)
+        is waited for up to :data:`MATCH_WAIT_S`: measured, under load the first ``say`` and
+        skill goal of a run were lost to the bag and the tts node (volatile topics drop what
+        is sent before the match)."""
         try:
+            deadline = time.monotonic() + MATCH_WAIT_S
+            while publisher.get_subscription_count() < len(
+                    self.get_subscriptions_info_by_topic(publisher.topic_name)) \
+                    and time.monotonic() < deadline:
+                time.sleep(0.01)
             publisher.publish(msg)
         except Exception as exc:  # noqa: BLE001 - rclpy raises RCLError once the context is gone
             if rclpy.ok(context=self.context):
