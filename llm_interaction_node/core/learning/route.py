@@ -15,6 +15,7 @@ it was. The replay check then runs it.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from ..reading.structure import Reading
 from ..statements import bare_call
@@ -87,11 +88,15 @@ def _with_speed(source: str, factor: float) -> str:
 
 
 def at_asked_speed(reply: Reading | None, source: str) -> str:
-    """``source`` (one statement) at the speed ``reply`` asks for, where it is a drive on the
-    reply's route (its start unknown: a route with both ends named never matches)."""
+    """``source`` (one statement) at the speed ``reply`` asks for, where it is a drive: the
+    turn that answers "you are too slow" hurries on every drive, whatever route was read
+    (measured on the household correction bench: "That takes forever. go faster to the
+    dishwasher." was read as the route from the dishwasher to the dining table, and no drive
+    of the next turn was on it). A lesson keeps the route (:func:`with_route_speed`)."""
     if reply is None or reply.speed is None:
         return source
-    return with_route_speed(reply, [Entry(source)])[0].source
+    anywhere = Reading(reply.utterance, (replace(reply.speed, route=(None, None)),))
+    return with_route_speed(anywhere, [Entry(source)])[0].source
 
 
 __all__ = ["with_route_speed", "at_asked_speed", "on_route", "FASTER", "SLOWER", "DRIVES"]
