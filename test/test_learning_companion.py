@@ -127,3 +127,16 @@ def test_a_companion_of_a_thing_never_brought_is_not_learned(memory):
     assert s.learner.last_outcome.status == LearnStatus.NOTHING_TO_LEARN
     assert "never brought" in entry.output and "mango-juice_0" in entry.output
     assert memory.list("final") == [] and s.robot.objects["coffee-cup_0"].held_by != "human"
+
+
+def test_what_comes_along_is_read_the_right_way_round_by_what_was_brought(memory):
+    """Measured (teach-once bench): "bring the sponge along with the cleaning spray" after the
+    spray was brought was read the other way round; what was brought is what it comes with."""
+    s = learning_session([REQUEST, LESSON], memory, TRIP, mode="final", all_ok=True,
+                         readings={**READINGS, LESSON: "also: mango juice with coffee cup\nlearn"})
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert s.robot.objects["coffee-cup_0"].held_by == "human"
+    [example] = memory.list("final")
+    also = reading_from_json(example.reading).clauses[-1]
+    assert also.objects.names == ("coffee-cup_0",) and also.companion.names == ("mango-juice_0",)

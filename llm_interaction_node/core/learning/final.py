@@ -48,7 +48,7 @@ from ..reading.structure import Reading
 from ..statements import bare_call
 from ..transcript import Entry, Transcript, output_value
 from .choice import choice_rules
-from .companion import with_companions
+from .companion import oriented, with_companions
 from .general import every_of_kind
 from .outcome import (
     SAY_END_DIFFERS,
@@ -238,6 +238,7 @@ def final_parts(transcript: Transcript, read: Read = no_reading,
     sped = with_route_speed(closing, attempt)
     changed = tuple(e.source for e, was in zip(sped, attempt, strict=True)
                     if e.source != was.source)
+    closing = oriented(closing, ends or ())
     attempt, added = with_companions(closing, sped, write_move, ends)
     rejected = rejected_choices(body, accepted, read)
     values = echoed_values(body)

@@ -53,7 +53,7 @@ from ..reading.record import reading_from_json, reading_to_json
 from ..reading.structure import Reading
 from ..transcript import Entry, Transcript
 from .auto import store_auto
-from .companion import companions
+from .companion import companions, oriented
 from .corrected import store_corrected
 from .final import final_parts, store_final
 from .gate import accepts
@@ -131,6 +131,7 @@ class Learner:
         self.moves = moves          # the API's move log: (object, target), in order
         self.write_move = write_move    # the API's move call for (object, target), as source
         self._asked: Reading | None = None     # the reading of the current learn request
+        self._ends_before: dict[str, str] | None = None   # the ends before doing it first
         self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored lessons)
         # the last honoured request: (its task, the utterance count); a reset starts a new
         # task (``task``: the console's task id), so its first lesson is no repeat
@@ -188,6 +189,7 @@ class Learner:
 
     def _learn(self, transcript: Transcript, utterances: list[str], force: bool) -> LearnOutcome:
         self._asked = None
+        self._ends_before = None
         if self.mode == "off":
             return LearnOutcome(LearnStatus.DISABLED, LEARNING_DISABLED)
         # the console's notes are for the model's next statement, never part of a lesson
@@ -218,7 +220,10 @@ class Learner:
         return outcome
 
     def ends(self) -> dict[str, str]:
-        """Where each object's last move in the API's log took it (empty without a log)."""
+        """Where each object's last move in the API's log took it (empty without a log), as
+        the interaction left them: what the learner had the robot do first is not counted."""
+        if self._ends_before is not None:
+            return dict(self._ends_before)
         try:
             return {o: t for o, t in (self.moves() if self.moves else ()) if t is not None}
         except Exception:  # noqa: BLE001 - no log: nothing is known of where things ended
@@ -243,6 +248,7 @@ class Learner:
         if self.act is None or not companions(self._asked):
             return None
         ends = self.ends()
+        self._asked = oriented(self._asked, ends)
         parts = final_parts(transcript, self.read, self.write_move, ends)
         never = sorted({with_ for _, with_ in companions(self._asked) if with_ not in ends})
         if self.moves is not None and never:
@@ -254,6 +260,7 @@ class Learner:
         if parts is None or not parts.added:
             return None
         self.say(SAY_DOING_FIRST)
+        self._ends_before = ends
         for source in parts.added:
             try:
                 output = str(self.act(source))
