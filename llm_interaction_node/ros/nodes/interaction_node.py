@@ -86,6 +86,7 @@ class InteractionNode(Node):
 
     def __init__(self) -> None:
         super().__init__("interaction_node")
+        self._first_sent: set[int] = set()      # publishers whose first message went out
         self.config = config = parameters.read(parameters.declare(self))
         own, ifaces = config.node, config.names
         self.stop_signal = StopSignal()
@@ -265,17 +266,20 @@ class InteractionNode(Node):
         self._send(self.llm_progress, String(data=line))
 
     def _send(self, publisher, msg) -> None:
-        """Publish from any thread; after shutdown began, drop instead of failing. A
-        subscriber discovered but not yet matched (a recorder or tts node that just started)
-        is waited for up to :data:`MATCH_WAIT_S`: measured, under load the first ``say`` and
-        skill goal of a run were lost to the bag and the tts node (volatile topics drop what
-        is sent before the match)."""
+        """Publish from any thread; after shutdown began, drop instead of failing. Before a
+        publisher's first message, a subscriber discovered but not yet matched (a recorder or
+        tts node that just started) is waited for up to :data:`MATCH_WAIT_S`, once: measured,
+        under load the first ``say`` and skill goal of a run were lost to the bag and the tts
+        node (volatile topics drop what is sent before the match); a subscriber that never
+        matches (another QoS) must not stall every message."""
         try:
-            deadline = time.monotonic() + MATCH_WAIT_S
-            while publisher.get_subscription_count() < len(
-                    self.get_subscriptions_info_by_topic(publisher.topic_name)) \
-                    and time.monotonic() < deadline:
-                time.sleep(0.01)
+            if id(publisher) not in self._first_sent:
+                self._first_sent.add(id(publisher))
+                deadline = time.monotonic() + MATCH_WAIT_S
+                while publisher.get_subscription_count() < len(
+                        self.get_subscriptions_info_by_topic(publisher.topic_name)) \
+                        and time.monotonic() < deadline:
+                    time.sleep(0.01)
             publisher.publish(msg)
         except Exception as exc:  # noqa: BLE001 - rclpy raises RCLError once the context is gone
             if rclpy.ok(context=self.context):
