@@ -140,3 +140,12 @@ def test_what_comes_along_is_read_the_right_way_round_by_what_was_brought(memory
     [example] = memory.list("final")
     also = reading_from_json(example.reading).clauses[-1]
     assert also.objects.names == ("coffee-cup_0",) and also.companion.names == ("mango-juice_0",)
+
+
+def test_a_rule_to_bring_something_along_is_a_request_to_learn_by_what_it_says(memory):
+    """Measured: "from now on, bring the sponge along with the cleaning spray" was read as
+    ``also`` without ``learn``; an ``also`` is a lasting rule, so the gate honours it."""
+    s = learning_session([REQUEST, LESSON], memory, TRIP, mode="final", all_ok=True,
+                         readings={**READINGS, LESSON: "also: coffee cup with mango juice"})
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output

@@ -49,6 +49,7 @@ SPEEDS = ("faster", "slower")
 BARE = ("wrong object", "done", "learn", "stop", "ask first", "question", "other")
 KINDS = MOVES + ("retry", "forget") + SPEEDS + ("hand", "also") + BARE
 CORRECTIONS = ("wrong object", "retry")
+LASTING = ("also",)         # kinds that are a lesson by what they say
 SIDES = ("left", "right", "top", "bottom")
 # how a side relation is said in the line language, and back
 SIDE_WORDS = {"left": "left of", "right": "right of", "top": "above", "bottom": "below"}
@@ -160,7 +161,10 @@ class Reading:
     # what the agent and the learner ask of a reading
     @property
     def asks_to_learn(self) -> bool:
-        return "learn" in self.kinds
+        """A ``learn`` clause, or a lasting rule (``also``: "always bring the first along with
+        the second" is a lesson by what it says; measured, "from now on, bring the sponge along
+        with the cleaning spray" was read as ``also`` without ``learn``)."""
+        return "learn" in self.kinds or any(k in LASTING for k in self.kinds)
 
     @property
     def asks_to_forget(self) -> bool:
