@@ -146,14 +146,24 @@ def test_in_mode_improve_the_bad_shape_twice_is_refused(memory):
     assert spoken[-1].startswith("Sorry, I did not learn this")
 
 
-def test_in_mode_auto_the_juice_only_turn_is_not_kept_when_the_rewrite_fails(memory):
-    """The fallback would store the juice-only first turn the lesson asks to change."""
+def test_in_mode_auto_the_juice_only_turn_is_kept_only_with_the_cup_brought_first(memory):
+    """The fallback would store the juice-only first turn the lesson asks to change; with the
+    lesson read as ``also: coffee cup with mango juice`` the robot brings the cup first and
+    the stored lesson brings it (issue 44 item 4); without that reading nothing is stored."""
     console, learner, spoken = session([REQUEST, LESSON], memory, JUICE_ONLY)
     bad = juice_then_correction(objects_of(console))
     learner.llm = ScriptedLLM([PROBLEM, BETTER, bad, bad])
     entry = console.execute("learn_from_interaction()").entry
+    assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert "with what the user asked to come along: bring_object_to('coffee-cup_0'" \
+        in entry.output
+    assert "I will do it that way now, and remember it." in spoken
+    console, learner, spoken = session([REQUEST, LESSON], memory, JUICE_ONLY)
+    learner.read = lambda utterance: None              # the lesson unread: no plan edit
+    learner.llm = ScriptedLLM([PROBLEM, BETTER, bad, bad])
+    entry = console.execute("learn_from_interaction()").entry
     assert learner.last_outcome.status == LearnStatus.WRONG_SHAPE, entry.output
-    assert "not stored instead" in entry.output and memory.count() == 0
+    assert "not stored instead" in entry.output and memory.count() == 1
     assert spoken[-1].startswith("Sorry, I did not learn this")
 
 

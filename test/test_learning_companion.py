@@ -149,3 +149,19 @@ def test_a_rule_to_bring_something_along_is_a_request_to_learn_by_what_it_says(m
                          readings={**READINGS, LESSON: "also: coffee cup with mango juice"})
     entry = s.console.execute("learn_from_interaction()").entry
     assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+
+
+def test_in_mode_auto_the_plan_edit_is_no_first_turn_unchanged(memory):
+    """Measured (teach-once bench, mode auto): L_improve's rewrite had the wrong shape, and the
+    final lesson was refused as "the first turn the user's lesson is about, unchanged", which
+    it is not with the companion added."""
+    from llm_interaction_node.core.llm import ScriptedLLM
+    s = learning_session([REQUEST, LESSON], memory, ["wait_for_trigger()", *STEPS,
+                                                     "wait_for_trigger()"],
+                         mode="auto", all_ok=True, readings=READINGS)
+    wrong = s.console.transcript.render() + f"\n>>> wait_for_trigger()\n" \
+        f"{{'type': 'dialog', 'text': {LESSON!r}}}\n>>> {CUP}\n'success'"
+    s.learner.llm = ScriptedLLM(["The cup was not brought.", "Bring the cup too.", wrong, wrong])
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert s.robot.objects["coffee-cup_0"].held_by == "human"

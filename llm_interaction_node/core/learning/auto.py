@@ -42,7 +42,7 @@ def store_auto(learner: Learner, transcript: Transcript) -> LearnOutcome:
     result = rewrite(learner, transcript)
     if result.ok:
         return store_rewrite(learner, result, REWRITE_MESSAGE)
-    if _keeps_the_rejected_turn(result, transcript, learner.read):
+    if _keeps_the_rejected_turn(result, transcript, learner):
         outcome = refuse_rewrite(learner, result)
         outcome.message += FIRST_TURN_KEPT
         return outcome
@@ -57,12 +57,16 @@ def store_auto(learner: Learner, transcript: Transcript) -> LearnOutcome:
     return outcome
 
 
-def _keeps_the_rejected_turn(result: ImproveResult, transcript: Transcript, read) -> bool:
+def _keeps_the_rejected_turn(result: ImproveResult, transcript: Transcript,
+                             learner: Learner) -> bool:
     """The ``final`` lesson would be the first turn unchanged although L_improve found a
-    problem in the interaction (or could not be asked)."""
+    problem in the interaction (or could not be asked); a plan edit from the reading (what
+    comes along, a route's speed) changes it (measured on the teach-once bench: the lesson to
+    bring the sponge along was refused here as the first turn unchanged)."""
     if result.status == ImproveStatus.NO_PROBLEM:
         return False
-    example = final_example(transcript, read=read)
+    example = final_example(transcript, read=learner.read, write_move=learner.write_move,
+                            ends=learner.ends())
     return example is not None and repeats_first_turn(example, transcript)
 
 

@@ -337,11 +337,12 @@ def rejected_choices(body: list[Entry], accepted: int, read: Read = no_reading) 
 
 
 def final_example(transcript: Transcript, outputs: bool = False,
-                  read: Read = no_reading) -> Transcript | None:
+                  read: Read = no_reading, write_move: Callable[[str, str], str] | None = None,
+                  ends: dict[str, str] | None = None) -> Transcript | None:
     """The ``final`` lesson of an interaction: the accepted attempt with the earlier
     bindings it reads; None as :func:`final_parts`. The statements' outputs are left for the
     replay to fill, unless ``outputs`` (no world to replay in: the live outputs are kept)."""
-    parts = final_parts(transcript, read)
+    parts = final_parts(transcript, read, write_move, ends)
     return parts.example(parts.bindings, outputs) if parts is not None else None
 
 
