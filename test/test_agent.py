@@ -59,6 +59,12 @@ def sources(agent):
     return [e.source for e in agent.console.transcript]
 
 
+def learn_forced(llm) -> list[int]:
+    """The LLM calls whose grammar allowed only ``learn_from_interaction()``."""
+    return [n for n, c in enumerate(llm.calls)
+            if c["grammar"].startswith('root ::= " "? "learn_from')]
+
+
 def test_a_request_is_carried_out_in_the_world():
     agent, llm, world, _ = make_agent(FETCH_JUICE, ["could I have the mango juice?"])
     agent.run()
@@ -553,14 +559,14 @@ def test_after_a_request_to_learn_the_grammar_allows_only_the_learn_call():
     agent, llm, _, _ = make_agent(responses, said)
     agent.run()
     grammars = [c["grammar"] for c in llm.calls]
-    forced = [n for n, g in enumerate(grammars) if g.startswith('root ::= " "? "learn_from')]
+    forced = learn_forced(llm)
     assert forced == [len(FETCH_JUICE)], forced          # the first statement after the request
     assert sources(agent)[len(FETCH_JUICE) + 1] == "learn_from_interaction()"
     assert "known ::=" in grammars[len(FETCH_JUICE) + 2], "the correction's turn is free"
 
     agent, llm, _, _ = make_agent(responses, said, learn_on_request=False)
     agent.run()
-    assert not any(c["grammar"].startswith('root ::= " "? "learn_from') for c in llm.calls)
+    assert learn_forced(llm) == []
 
 
 def test_a_request_to_learn_with_a_change_still_to_make_waits_until_the_user_accepts():
@@ -579,7 +585,7 @@ def test_a_request_to_learn_with_a_change_still_to_make_waits_until_the_user_acc
     agent, llm, world, _ = make_agent(responses, said)
     agent.run()
     grammars = [c["grammar"] for c in llm.calls]
-    forced = [n for n, g in enumerate(grammars) if g.startswith('root ::= " "? "learn_from')]
+    forced = learn_forced(llm)
     assert forced == [len(FETCH_JUICE) + len(bring_cup)], forced
     assert "learn_from_interaction" not in grammars[len(FETCH_JUICE)]   # not before the change
     assert world.snapshot()["objects"]["coffee-cup_0"]["held_by"] == "human"
@@ -590,8 +596,7 @@ def test_a_request_to_learn_with_a_change_still_to_make_waits_until_the_user_acc
                                                                       "wait_for_trigger()"],
                                       said[:2], readings=to_me)
     agent.run()
-    grammars = [c["grammar"] for c in llm.calls]
-    forced = [n for n, g in enumerate(grammars) if g.startswith('root ::= " "? "learn_from')]
+    forced = learn_forced(llm)
     assert forced == [len(FETCH_JUICE) + len(bring_cup) - 1], forced
     assert world.snapshot()["objects"]["coffee-cup_0"]["held_by"] == "human"
     # a request to learn after an attempt that did what it says is honoured at once
@@ -599,7 +604,7 @@ def test_a_request_to_learn_with_a_change_still_to_make_waits_until_the_user_acc
     agent, llm, _, _ = make_agent(FETCH_JUICE + ["learn_from_interaction()", "wait_for_trigger()"],
                                   said[:2], readings=done)
     agent.run()
-    assert llm.calls[len(FETCH_JUICE)]["grammar"].startswith('root ::= " "? "learn_from')
+    assert learn_forced(llm) == [len(FETCH_JUICE)]
 
 
 def test_after_a_reply_read_as_a_speed_the_drives_of_the_turn_go_at_that_speed():

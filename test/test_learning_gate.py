@@ -64,27 +64,43 @@ def test_an_approval_is_honoured_where_an_earlier_reply_of_the_task_asked_to_lea
     assert not accepts(late, REPLY, reading("done"), asked_before=True).is_request
 
 
+ASKED = "and the cup, bring it too. remember that"
+JUICE = "bring_object_to('mango-juice_0', 'handover_to_human')"
+CUP = "bring_object_to('coffee-cup_0', 'handover_to_human')"
+
+
+def held_back(memory, said, statements, asked_reads):
+    """A console session on the household world: the juice brought, then ``ASKED`` (read as
+    ``asked_reads``), then ``statements``; then learn_from_interaction()."""
+    from learning_support import learning_session
+    request = "could I have the juice please"
+    s = learning_session([request, ASKED, *said], memory,
+                         ["wait_for_trigger()", JUICE, "wait_for_trigger()", *statements],
+                         mode="final", all_ok=True,
+                         readings={request: "do: mango juice -> me", ASKED: asked_reads,
+                                   **{x: "done" for x in said}})
+    return s, s.console.execute("learn_from_interaction()").entry
+
+
+def assert_learned_with_the_cup(s, entry, memory, rule):
+    """The lesson is stored by the gate's ``rule``, holds the cup's move and the request to
+    learn as its comment."""
+    from llm_interaction_node.core.learning.learner import LearnStatus
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert s.learner.last_outcome.gate.rule == rule
+    [example] = memory.list("final")
+    assert f">>> {CUP}" in example.transcript.splitlines()
+    assert f"# The user's lesson for this request: {ASKED!r}" in example.transcript
+
+
 def test_the_learner_stores_the_accepted_attempt_after_the_request_it_held_back(memory):
     """Through the console and the learner (the household world, ChromaDB): the request to
     learn came with a change; after the change and "thanks" the lesson is the attempt that
     was accepted, and a second approval in the task stores nothing more."""
-    from learning_support import learning_session
-    from llm_interaction_node.core.learning.learner import LearnStatus
-    request, asked, thanks = ("could I have the juice please",
-                              "and the cup, bring it too. remember that", "thanks, that's all")
-    juice = "bring_object_to('mango-juice_0', 'handover_to_human')"
-    cup = "bring_object_to('coffee-cup_0', 'handover_to_human')"
-    s = learning_session([request, asked, thanks, thanks], memory,
-                         ["wait_for_trigger()", juice, "wait_for_trigger()", cup,
-                          "wait_for_trigger()"], mode="final", all_ok=True,
-                         readings={request: "do: mango juice -> me",
-                                   asked: "do: coffee cup -> none\nlearn", thanks: "done"})
-    entry = s.console.execute("learn_from_interaction()").entry
-    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
-    assert s.learner.last_outcome.gate.rule == "accepted"
-    [example] = memory.list("final")
-    assert f">>> {cup}" in example.transcript.splitlines()
-    assert f"# The user's lesson for this request: {asked!r}" in example.transcript
+    thanks = "thanks, that's all"
+    s, entry = held_back(memory, [thanks, thanks], [CUP, "wait_for_trigger()"],
+                         "do: coffee cup -> none\nlearn")
+    assert_learned_with_the_cup(s, entry, memory, "accepted")
     s.console.execute("wait_for_trigger()")
     again = s.console.execute("learn_from_interaction()").entry
     assert not s.learner.last_outcome.stored, again.output
@@ -94,21 +110,8 @@ def test_the_learn_call_right_after_the_change_a_request_to_learn_asked_for_is_h
     """"And the cup, bring it too. Remember that": the robot brings the cup, then calls
     learn_from_interaction() (the agent forces it once the change is made): the position rule
     gives way (rule "done first") and the lesson holds the change, the request as its comment."""
-    from learning_support import learning_session
-    from llm_interaction_node.core.learning.learner import LearnStatus
-    request, asked = "could I have the juice please", "and the cup, bring it too. remember that"
-    juice = "bring_object_to('mango-juice_0', 'handover_to_human')"
-    cup = "bring_object_to('coffee-cup_0', 'handover_to_human')"
-    s = learning_session([request, asked], memory,
-                         ["wait_for_trigger()", juice, "wait_for_trigger()", cup], mode="final",
-                         all_ok=True, readings={request: "do: mango juice -> me",
-                                                asked: "do: coffee cup -> me\nlearn"})
-    entry = s.console.execute("learn_from_interaction()").entry
-    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
-    assert s.learner.last_outcome.gate.rule == "done first"
-    [example] = memory.list("final")
-    assert f">>> {cup}" in example.transcript.splitlines()
-    assert f"# The user's lesson for this request: {asked!r}" in example.transcript
+    s, entry = held_back(memory, [], [CUP], "do: coffee cup -> me\nlearn")
+    assert_learned_with_the_cup(s, entry, memory, "done first")
     # a correction alone (no request to learn) still needs the position
-    assert not accepts(ANSWERED + [Entry(cup, "'success'")], asked,
-                       Reading(asked, (Clause("do"),))).is_request
+    assert not accepts(ANSWERED + [Entry(CUP, "'success'")], ASKED,
+                       Reading(ASKED, (Clause("do"),))).is_request

@@ -237,6 +237,7 @@ class Agent:
         self._request_scene: Scene | None = None     # the scene the task's request was said in
         # a request to learn said with a change still to make waits until the user accepts
         self._learn_waits = False           # asked, with the attempt not accepted yet
+        self._learn_held = False            # ... by this turn's latest reading (_learn_waits_now)
         self._learn_now = False             # this reply accepts what was asked to be learned
         self._restated = False
         self._blocked: BlockedError | None = None   # the last input's refusal, if it was that
@@ -474,7 +475,7 @@ class Agent:
                 and reply is not None):
             return False
         if not self.turn.statements:
-            return self._learn_now or (reply.asks_to_learn and not self._learn_waits_now(reply))
+            return self._learn_now or (reply.asks_to_learn and not self._learn_held)
         entries = self.console.transcript.entries
         if not (self._learn_waits and reply.asks_to_learn) or \
                 (entries and entries[-1].source.strip() == LEARN_CALL):
@@ -560,7 +561,7 @@ class Agent:
         asked = latest.asks_to_forget if latest is not None else \
             bool(said) and asked_to_forget(str(said[-1]))
         withheld = set() if asked else set(FORGET_ONLY_ASKED)
-        if latest is not None and (not latest.asks_to_learn or self._learn_waits_now(latest)) \
+        if latest is not None and (not latest.asks_to_learn or self._learn_held) \
                 and not self._learn_due():
             withheld.add(LEARN_FUNCTION)
         if must_act:
@@ -658,12 +659,13 @@ class Agent:
 
     def _learn_when_accepted(self, reply: Reading | None) -> None:
         """Keep a request to learn that came with a change still to make
-        (:meth:`_learn_waits_now`); the reply that accepts the next attempt (read as approval)
-        then asks for it (the learner's gate honours it: :func:`.learning.gate.accepts`)."""
+        (:attr:`_learn_held`, judged once per turn in :meth:`_new_turn`: it reads the scene);
+        the reply that accepts the next attempt (read as approval) then asks for it (the
+        learner's gate honours it: :func:`.learning.gate.accepts`)."""
         self._learn_now = False
         if reply is None:
             return
-        if self._learn_waits_now(reply):
+        if self._learn_held:
             log.info("the user asks to learn, and for a change first: learned when accepted")
             self._learn_waits = True
         elif self._learn_waits and reply.closes:
@@ -697,7 +699,7 @@ class Agent:
         self._task_utterances = []
         self._readings = []
         self._request_scene = None
-        self._learn_waits = self._learn_now = False
+        self._learn_waits = self._learn_held = self._learn_now = False
         self._restated = False
         self._report = None
 
@@ -898,6 +900,9 @@ class Agent:
         if utterances:
             self._task_utterances.append(str(utterances[-1]))
             self._readings.append(self._read(str(utterances[-1])))
+        # the latest reading (a reply is the latest) against this turn's attempt, once a turn
+        self._learn_held = self._learn_waits_now(self._latest_reading())
+        if utterances:
             self._learn_when_accepted(self._reply_reading())
         self._restated = False
         self._turn_failed = False

@@ -18,22 +18,18 @@ import ast
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
-from ..reading.structure import Reading
+from ..reading.structure import Reading, names_said
 from ..statements import bare_call
 from ..transcript import Entry
 from .transcripts import move_key
-
-
-def _named(selection) -> tuple[str, ...]:
-    return selection.names if selection is not None and selection.how == "named" else ()
 
 
 def companions(reading: Reading | None) -> list[tuple[str, str]]:
     """``(what comes along, what it comes with)`` of each ``also`` clause that names both."""
     out = []
     for clause in reading.of_kind("also") if reading is not None else ():
-        for thing in _named(clause.objects):
-            for with_ in _named(clause.companion):
+        for thing in names_said(clause.objects):
+            for with_ in names_said(clause.companion):
                 if thing != with_:
                     out.append((thing, with_))
     return out
@@ -49,7 +45,7 @@ def oriented(reading: Reading | None, moved: Iterable[str]) -> Reading | None:
     moved = set(moved)
     clauses = []
     for clause in reading.clauses:
-        things, with_ = set(_named(clause.objects)), set(_named(clause.companion))
+        things, with_ = set(names_said(clause.objects)), set(names_said(clause.companion))
         if clause.kind == "also" and things and with_ and not with_ & moved \
                 and things <= moved:
             clause = replace(clause, objects=clause.companion, companion=clause.objects)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..reading.structure import Reading
+from ..reading.structure import CORRECTIONS, Reading
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def follows_user_reply(transcript) -> bool:
 
 def _with_a_change(reading: Reading) -> bool:
     """The reply asks for a change besides learning: something to move, redo or choose again."""
-    return bool(reading.moves) or reading.rejects_choice or reading.asks_again
+    return bool(reading.moves) or bool(reading.of_kind(*CORRECTIONS))
 
 
 def accepts(transcript, utterance: str, reading: Reading | None = None,

@@ -17,12 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from .structure import Clause, Reading, Selection
+from .structure import CORRECTIONS, Clause, Reading, Selection, names_said
 
 
 def _names(clause: Clause) -> set[str] | None:
-    s = clause.objects
-    return set(s.names) if s is not None and s.how == "named" else None
+    return set(names_said(clause.objects)) or None
 
 
 def answering(reading: Reading, moved: Sequence[str] | None) -> Reading:
@@ -57,7 +56,7 @@ def still_to_do(reading: Reading | None, moves: Sequence[tuple[str, str | None]]
     accepted; once a later turn's moves did it, the robot did it the new way."""
     if reading is None:
         return []
-    out = [c for c in reading.clauses if c.kind in ("wrong object", "retry")]
+    out = list(reading.of_kind(*CORRECTIONS))
     for clause in reading.moves:
         names = _names(clause)
         if names is None and clause.objects is not None and select is not None:

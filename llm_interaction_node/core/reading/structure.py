@@ -94,6 +94,11 @@ class Selection:
         raise ValueError(f"unknown selection {self.how!r}")
 
 
+def names_said(selection: Selection | None) -> tuple[str, ...]:
+    """The names a selection says outright (empty for a relation, a kind, or none)."""
+    return selection.names if selection is not None and selection.how == "named" else ()
+
+
 @dataclass(frozen=True)
 class Target:
     """Where objects go: ``named`` (``name``: a scene name or a named place), ``same color``
@@ -202,6 +207,7 @@ class Reading:
         return found[0] if found else None
 
 
-__all__ = ["Selection", "Target", "Clause", "Reading", "KINDS", "MOVES", "CORRECTIONS", "SIDES",
+__all__ = ["Selection", "names_said", "Target", "Clause", "Reading", "KINDS", "MOVES",
+           "CORRECTIONS", "SIDES",
            "SIDE_WORDS", "DISTANCES", "HANDS", "SPEEDS", "BARE", "SAME_COLOR", "OTHER_COLOR",
            "ME", "ELSEWHERE", "NONE", "ANYWHERE"]
