@@ -143,7 +143,7 @@ def test_a_persons_session_the_lesson_is_used_by_a_restarted_node(tmp_path):
         graph.start("tts")
         node = graph.start("interaction_node")
         with probe_node() as probe:
-            user = Observer(probe)
+            user = Observer(probe, node)
             node.wait_for_log("interaction_node ready", 180)
             user.wait_connected()
 
@@ -181,7 +181,7 @@ def test_a_persons_session_the_lesson_is_used_by_a_restarted_node(tmp_path):
             probe.wait_until(lambda: user.world()["objects"]["mango-juice_0"]["held_by"] is None,
                              30, "the world reset")
             entries_before, states_before = len(user.entries), len(user.states)
-            node = graph.start("interaction_node", tag="2")
+            node = user.node = graph.start("interaction_node", tag="2")
             node.wait_for_log("interaction_node ready", 180)
             probe.wait_until(lambda: listening(probe) and len(user.states) > states_before
                              and user.states[-1].data == "idle", 60, "the new node listening")

@@ -5,6 +5,7 @@ the user (ASR topic) and observer (TTS, transcript, world state). Only the LLM i
 (an OpenAI-compatible HTTP server answering scripted statements); ChromaDB is real.
 """
 import json
+import re
 from contextlib import contextmanager
 
 import pytest
@@ -52,7 +53,7 @@ def running_robot(log_dir, llm_url, memory, time_scale=0.0, tag="", **node_param
                                 ros_args=node_args(llm_url, memory, **node_params))
     try:
         with probe_node() as probe:
-            user = Observer(probe)
+            user = Observer(probe, procs["node"])
             procs["node"].wait_for_log("interaction_node ready", 120)
             user.wait_connected()
             yield user, procs
@@ -64,13 +65,15 @@ def running_robot(log_dir, llm_url, memory, time_scale=0.0, tag="", **node_param
 class Observer:
     """The test's view of the robot: speech, transcript, state, the simulator's world."""
 
-    def __init__(self, probe):
+    def __init__(self, probe, node=None):
         from llm_interaction_interfaces.msg import ConsoleEntry
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
         from std_msgs.msg import String
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                              reliability=ReliabilityPolicy.RELIABLE)
         self.probe = probe
+        self.node = node          # the interaction node's NodeProcess (see say)
+        self._heard_by = set()
         self.said = probe.collect(String, names.TTS_TEXT)
         history = QoSProfile(depth=200, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                              reliability=ReliabilityPolicy.RELIABLE)
@@ -81,8 +84,31 @@ class Observer:
         self.String = String
         self.names = names
 
-    def say(self, text):
-        self.asr.publish(self.String(data=text))
+    def say(self, text, tries=6, wait_s=10.0):
+        """Publish what the person says. The first message to a node can be lost for good: the
+        probe's publisher may match the node's subscription before the node matched the
+        publisher, and a volatile reader skips what came before its match (seen in CI: the
+        request never arrived, the test waited 120 s). So, with the node's process known, the
+        first utterance to it is sent again until its log says it heard it; once one arrived,
+        the two are matched and every later one is sent once."""
+        from llm_interaction_node.ros.nodes.interaction_node import clean_utterance
+        node, logged = self.node, clean_utterance(text, 10**9)[:200]    # as the node logs it
+        if node is None or node in self._heard_by or not logged:
+            self.asr.publish(self.String(data=text))
+            return
+        heard = re.compile(r"heard:? " + re.escape(repr(logged)))
+        before = len(heard.findall(node.log()))
+        for _ in range(tries):
+            self.asr.publish(self.String(data=text))
+            try:
+                self.probe.wait_until(lambda: len(heard.findall(node.log())) > before,
+                                      wait_s, f"the node to hear {text!r}")
+                self._heard_by.add(node)
+                return
+            except TimeoutError:
+                continue
+        raise TimeoutError(f"the node never heard {text!r} in {tries} tries:\n"
+                           f"{node.log()[-2000:]}")
 
     def world(self):
         return json.loads(self.worlds[-1].data) if self.worlds else {}

@@ -275,7 +275,7 @@ def test_the_node_warms_up_in_the_background_and_a_request_waits_for_it(tmp_path
                        ros_args=node_args(llm.url, tmp_path / "memory"))
     try:
         with probe_node() as probe:
-            user = Observer(probe)
+            user = Observer(probe, node)
             progress = probe.collect(String, names.LLM_PROGRESS, 50)
             stop = probe.node.create_publisher(Empty, names.STOP, 10)
             node.wait_for_log("interaction_node ready", 180)
