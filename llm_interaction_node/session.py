@@ -13,6 +13,7 @@ memory outage (:mod:`.core.memory.source`), the benchmark's episode store
 """
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -192,6 +193,18 @@ def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=
                  ledger=ledger, config=config, stop=stop, speaks=api.speaks, reader=reader)
 
 
+def with_taught_routes(api: ApiSet, options: Mapping[str, Any], memory) -> dict[str, Any]:
+    """``options`` with the routes the user taught a speed on (the stored lessons' drives,
+    :class:`~.core.learning.route.RememberedRoutes`), where the API class takes them."""
+    from .core.learning.route import RememberedRoutes
+    from .core.memory.records import LESSONS
+
+    if "route_speed" not in inspect.signature(api.robot_api).parameters:
+        return dict(options)
+    routes = RememberedRoutes(lambda: [e.transcript for e in memory.list() if e.source in LESSONS])
+    return {**options, "route_speed": routes}
+
+
 def outbox_of(settings: Settings) -> Outbox:
     """Where the learner keeps lessons the memory could not take: ``<memory.path>/outbox``
     (on this machine also when the memory is a server, ``memory.host``)."""
@@ -263,6 +276,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     learner = None
     if settings.memory.enabled:
         memory = memory if memory is not None else open_memory(api, settings.memory)
+        api_options = with_taught_routes(api, api_options, memory)
     if settings.memory.enabled and settings.learning.mode != "off":
         start = replay_start if replay_start is not None else interaction_start(robot)
         if start is None:

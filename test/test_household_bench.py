@@ -162,6 +162,68 @@ def test_the_harness_runs_teach_check_and_other_on_one_memory(tmp_path):
 
 
 
+def test_a_taught_route_speed_holds_for_the_one_call_bring_of_a_new_session(tmp_path):
+    """Issue 44: the route lesson was stored with ``speed_factor=2.0`` on the steps' drive and
+    the check request, done with one ``bring_object_to``, drove at the normal speed. The taught
+    route is the robot's (core/learning/route.RememberedRoutes -> the humanoid API): the check
+    session's one-call bring drives that route fast (its fetch drive is not on it: normal), and
+    the unrelated request drives nothing fast. Real worlds, console, learner and ChromaDB."""
+    pair = next(p for p in PAIRS if p.kind == "faster" and p.start)
+    go = "move_to(get_location_coordinates({!r}){})"
+    surface = "on_" + pair.place[len("inFrontOf_"):]
+    world = H.household_world(pair.world)
+    homes = {n: at for n, (at, _) in H.state(world).items()}
+    away = next(s for s in H._scene(world)[1]
+                if "on_" + s not in (homes[pair.other], surface))
+    scripts = {"teach": [go.format(pair.start, ""), f"grasp({pair.a!r})",
+                         go.format(pair.place, ", speed_factor=2.0"),
+                         f"place_object({pair.a!r}, {surface!r})", "wait_for_trigger()",
+                         "learn_from_interaction()", "wait_for_trigger()", "wait_for_trigger()"],
+               "check": [f"bring_object_to({pair.a!r}, {surface!r})", "wait_for_trigger()"],
+               "other": [f"bring_object_to({pair.other!r}, {'on_' + away!r})",
+                         "wait_for_trigger()"]}
+
+    def session(spec, out):
+        record = L.run_session(spec, llm=ScriptedLLM(list(scripts[spec["phase"]])))
+        out.write_text(json.dumps(record, default=str))
+        return record
+
+    rows = L.bench([pair], tmp_path, echo=lambda s: None, session=session,
+                   settings={"learning.mode": "final", "agent.function_generation": False})
+    assert rows[0]["learned"], rows
+    assert rows[0]["used"] and not rows[0]["over_applied"], rows
+    check = json.loads((tmp_path / f"{pair.id}-check.json").read_text())
+    assert "speed_factor" not in check["transcript"]         # the model never asked for it
+
+
+def test_the_humanoid_api_drives_a_taught_route_at_its_speed_whichever_call_drives_it():
+    from llm_interaction_node.core.learning.route import RememberedRoutes, drive_speeds
+
+    lesson = ">>> move_to(get_location_coordinates('inFrontOf_long-table_0'))\n'success'\n" \
+             ">>> grasp('screwdriver_0')\n'success'\n" \
+             ">>> move_to(get_location_coordinates('inFrontOf_workshop-bench_0'), " \
+             "speed_factor=2.0)\n'success'\n>>> bring_object_to('x_0', 'on_fridge_0', " \
+             "speed_factor=0.5)\n'success'"
+    assert drive_speeds(lesson) == {
+        ("inFrontOf_long-table_0", "inFrontOf_workshop-bench_0"): 2.0,
+        (None, "inFrontOf_fridge_0"): 0.5}                     # a bring fetches first
+    routes = RememberedRoutes(lambda: [lesson])
+    assert routes("inFrontOf_workshop-bench_0", "inFrontOf_long-table_0") == 2.0   # both ways
+    assert routes(None, "inFrontOf_workshop-bench_0") is None      # from where: not known
+    assert routes("room_center", "inFrontOf_fridge_0") == 0.5
+    assert routes("inFrontOf_fridge_0", "room_center") is None
+
+    world = H.household_world("sponge_workbench")
+    api = HumanoidApi(world, route_speed=routes)
+    assert api.bring_object_to("screwdriver_0", "on_workshop-bench_0") == "success"
+    drives = [(c.args.get("location"), c.speed_factor) for c in world.log if c.skill == "move_to"]
+    assert drives == [("inFrontOf_long-table_0", 1.0), ("inFrontOf_workshop-bench_0", 2.0)]
+    api.move_to(api.get_location_coordinates("inFrontOf_long-table_0"), speed_factor=1.5)
+    assert world.log[-1].speed_factor == 1.5                  # the model's own speed wins
+    broken = HumanoidApi(world, route_speed=lambda a, b: 1 / 0)    # memory down: normal speed
+    assert broken.move_to(broken.get_location_coordinates("room_center")) == "success"
+    assert world.log[-1].speed_factor == 1.0
+
 def _after_request(transcript):
     """The inputs after the request (comments left out)."""
     entries = [e for e in transcript.entries if not e.is_comment]

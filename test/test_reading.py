@@ -86,6 +86,19 @@ def test_text_an_endpoint_wrote_outside_the_language_is_refused_with_the_reason(
     assert parse("x", " done\nsomething else", TABLE).kinds == ("done",)   # the reading's end
 
 
+def test_an_also_in_a_reply_comes_with_what_the_attempt_brought():
+    """"whenever you bring me the tumbler, also bring me the juice" after the tumbler came,
+    read the other way round: the reading says what comes with what the attempt brought (the
+    reading bench counts the reading the learner uses)."""
+    said = "whenever you bring me the tumbler, also bring me the juice. remember that"
+    reader = Reader(ReadingScript({said: "also: tumbler with mango juice\nlearn"}))
+    brought = reader.read(said, HOUSE, reply=True, moved=["tumbler_0"])
+    assert brought.render() == "also: mango-juice_0 with tumbler_0\nlearn"
+    both = reader.read(said, HOUSE, reply=True, moved=["tumbler_0", "mango-juice_0"])
+    assert both.render() == "also: tumbler_0 with mango-juice_0\nlearn"     # as written
+    assert reader.read(said, HOUSE).render() == "also: tumbler_0 with mango-juice_0\nlearn"
+
+
 def test_household_names_are_read_in_words_and_mapped_back():
     assert spoken_form("on_dining-table_0") == spoken_form("inFrontOf_dining-table_0") == \
         "dining table"

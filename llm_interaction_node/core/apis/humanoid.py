@@ -22,6 +22,7 @@ Naming conventions (shared with the world files):
 """
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -31,6 +32,12 @@ import numpy as np
 
 from ..errors import SemanticHintError, UnknownNameError
 from ..registry import COMMENT_ATTR, MoveSpec, comment, moves, query, recommented
+
+log = logging.getLogger(__name__)
+
+# the speed of a drive the user taught: (where the robot is, where it drives) -> a factor, or
+# None (navigation location names; where the robot is: None where unknown)
+RouteSpeed = Callable[[str | None, str], float | None]
 
 GRASP = "grasp"
 PLACE_ON_TOP = "place_something_on_top"
@@ -168,10 +175,15 @@ class HumanoidApi:
     )
 
     def __init__(self, robot: HumanoidRobot, min_speed: float = 0.1, max_speed: float = 2.0,
-                 explain_failures: bool = True):
+                 explain_failures: bool = True, route_speed: RouteSpeed | None = None):
+        """``route_speed``: the speeds the user taught on routes (the session's
+        :class:`~..learning.route.RememberedRoutes`); a drive at the normal speed on such a
+        route goes at the taught speed, whichever call drives it."""
         if not 0 < min_speed <= 1.0 <= max_speed:
             raise ValueError("need 0 < min_speed <= 1.0 <= max_speed")
         self.robot = robot
+        self.route_speed = route_speed
+        self.at: str | None = None           # the navigation location the last drive reached
         self.min_speed = float(min_speed)
         self.max_speed = float(max_speed)
         self.explain_failures = bool(explain_failures)
@@ -349,7 +361,7 @@ class HumanoidApi:
             if to_human:
                 raise SemanticHintError(f"the human holds {obj.name!r} already")
             hand = self._free_hand(None, scene, f"take {obj.name!r} from the human")
-            result = self.robot.move_to(self._nav_pose(HANDOVER_LOCATION), speed)
+            result = self._drive(HANDOVER_LOCATION, speed)
             if result != SUCCESS:
                 return self._why(result, words.move_failed, HANDOVER_LOCATION)
             result = self.robot.receive(obj.name, hand)
@@ -358,14 +370,14 @@ class HumanoidApi:
         elif obj.held_by not in HANDS:
             hand = self._free_hand(None, scene, f"grasp {obj.name!r}")
             source = self._source_location(obj)
-            result = self.robot.move_to(self._nav_pose(source), speed)
+            result = self._drive(source, speed)
             if result != SUCCESS:
                 return self._why(result, words.move_failed, source)
             result = self.robot.grasp(obj.name, hand)
             if result != SUCCESS:
                 return self._why(result, words.grasp_failed, obj.name, hand)
         target = HANDOVER_LOCATION if to_human else navigation_location(dest.name)
-        result = self.robot.move_to(self._nav_pose(target), speed)
+        result = self._drive(target, speed)
         if result != SUCCESS:
             return self._why(result, words.move_failed, target)
         if to_human:
@@ -413,6 +425,7 @@ class HumanoidApi:
                 f"first"
             )
         pose = np.asarray(locations[target], dtype=float).copy()
+        self.at = None                      # the ladder skill drives: where it ends is its own
         return self._moved(ladder.name, target, self._why(self.robot.run_skill(
             BRING_LADDER_SKILL, {"object_name": ladder.name, "location_name": target,
                                  "pose": pose}), words.ladder_failed, ladder.name, target))
@@ -554,8 +567,34 @@ class HumanoidApi:
                 "e.g. move_to(get_location_coordinates(name)) with a name from list_locations()")
         pose = pose.copy()
         pose[2] = math.remainder(pose[2], math.tau)
-        return self._why(self.robot.move_to(pose, float(speed_factor)), words.move_failed,
-                         self._location_at(pose))
+        location = self._location_at(pose)
+        return self._why(self._drive(location, float(speed_factor), pose), words.move_failed,
+                         location)
+
+    def _drive(self, location: str | None, speed: float, pose: np.ndarray | None = None) -> str:
+        """Drive to the navigation location ``location`` (or to ``pose``, a pose of its own
+        where ``location`` is None) at ``speed``; at the normal speed on a route the user
+        taught another speed for, at that one (:attr:`route_speed`)."""
+        taught = self._taught_speed(location) if speed == 1.0 else None
+        if taught is not None:
+            log.info("the drive from %s to %s goes at %.1f: the user taught that route",
+                     self.at or "here", location, taught)
+            speed = taught
+        result = self.robot.move_to(self._nav_pose(location) if pose is None else pose, speed)
+        self.at = location if result == SUCCESS else None
+        return result
+
+    def _taught_speed(self, location: str | None) -> float | None:
+        if self.route_speed is None or location is None:
+            return None
+        try:
+            factor = self.route_speed(self.at, location)
+        except Exception as exc:  # noqa: BLE001 - no taught speeds (memory down): the normal one
+            log.warning("the taught route speeds are unknown (%s): the normal speed", exc)
+            return None
+        if factor is None:
+            return None
+        return min(max(float(factor), self.min_speed), self.max_speed)
 
     def _location_at(self, pose: np.ndarray) -> str | None:
         """The named location whose pose this is (None: a pose of its own)."""

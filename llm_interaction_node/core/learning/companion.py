@@ -15,9 +15,9 @@ request names X (:func:`..memory.meaning.slot_mapping`).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Callable, Mapping
 
+from ..reading.attempt import oriented
 from ..reading.structure import Reading, names_said
 from ..statements import bare_call
 from ..transcript import Entry
@@ -33,24 +33,6 @@ def companions(reading: Reading | None) -> list[tuple[str, str]]:
                 if thing != with_:
                     out.append((thing, with_))
     return out
-
-
-def oriented(reading: Reading | None, moved: Iterable[str]) -> Reading | None:
-    """``reading`` with each ``also`` clause the right way round: what it comes with is what
-    the robot brought (``moved``), where the model wrote it the other way (measured on the
-    teach-once bench: "from now on, bring the sponge along with the cleaning spray", after the
-    spray was brought, read as ``also: cleaning spray with kitchen sponge``)."""
-    if reading is None:
-        return None
-    moved = set(moved)
-    clauses = []
-    for clause in reading.clauses:
-        things, with_ = set(names_said(clause.objects)), set(names_said(clause.companion))
-        if clause.kind == "also" and things and with_ and not with_ & moved \
-                and things <= moved:
-            clause = replace(clause, objects=clause.companion, companion=clause.objects)
-        clauses.append(clause)
-    return Reading(reading.utterance, tuple(clauses))
 
 
 def _with_object(source: str, obj: str) -> str:
@@ -106,4 +88,4 @@ def with_companions(reading: Reading | None, attempt: list[Entry],
     return out, tuple(added)
 
 
-__all__ = ["companions", "with_companions", "oriented"]
+__all__ = ["companions", "with_companions", "oriented"]   # oriented: from reading.attempt

@@ -11,15 +11,27 @@ used). So where the model read the user's closing reply as a speed on a route (:
 to the kitchen", "speed it up there"), the accepted attempt's moves on that route carry the
 speed (:data:`FASTER`, :data:`SLOWER`), as the seed's example does; every other move stays as
 it was. The replay check then runs it.
+
+A speed the user taught is about the route, not about the request it was taught in: "the
+route from the long table to the bench is safe, you can go faster there from now on" holds for
+every later drive there, whichever call drives it (measured, issue 44: the lesson was stored
+with ``speed_factor=2.0`` on the steps' drive to the bench, and the next request in other words
+was done with one ``bring_object_to`` at the normal speed). So the lessons' drives with a speed
+are also the robot's taught routes (:class:`RememberedRoutes`): the humanoid API asks it before
+each drive at the normal speed, the drives inside ``bring_object_to`` included.
 """
 from __future__ import annotations
 
 import ast
+import logging
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from ..reading.structure import Reading
 from ..statements import bare_call
-from ..transcript import Entry
+from ..transcript import Entry, Transcript
+
+log = logging.getLogger(__name__)
 
 FASTER = 2.0       # the seed's improved example (and the humanoid API's default maximum)
 SLOWER = 0.5
@@ -99,4 +111,48 @@ def at_asked_speed(reply: Reading | None, source: str) -> str:
     return with_route_speed(anywhere, [Entry(source)])[0].source
 
 
-__all__ = ["with_route_speed", "at_asked_speed", "on_route", "FASTER", "SLOWER", "DRIVES"]
+def drive_speeds(transcript: str) -> dict[tuple[str | None, str], float]:
+    """The taught speeds of a lesson's drives: (from, to) -> factor for each drive whose
+    ``speed_factor`` is not the normal 1 (from: the end of the lesson's drive before it;
+    None for its first drive and for a ``bring_object_to``, which fetches first)."""
+    found: dict[tuple[str | None, str], float] = {}
+    where = None
+    for entry in Transcript.parse(transcript).entries:
+        to = _destination(entry.source) if not entry.is_comment else None
+        if to is None:
+            continue
+        call = bare_call(entry.source)
+        factor = next((k.value.value for k in call.keywords if k.arg == "speed_factor"
+                       and isinstance(k.value, ast.Constant)), None)
+        if isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor != 1:
+            origin = where if call.func.id == "move_to" else None
+            found[(origin, to)] = float(factor)
+        where = to
+    return found
+
+
+class RememberedRoutes:
+    """The routes the user taught a speed on, read from the stored lessons (``lessons``: their
+    transcripts, asked again on each call, so a lesson stored or forgotten counts at once);
+    called as the humanoid API's ``route_speed(origin, to)``: the factor of the latest lesson
+    whose route that drive is on (:func:`on_route`), else None."""
+
+    def __init__(self, lessons: Callable[[], Iterable[str]]):
+        self.lessons = lessons
+
+    def routes(self) -> dict[tuple[str | None, str], float]:
+        taught: dict[tuple[str | None, str], float] = {}
+        for transcript in self.lessons():
+            taught.update(drive_speeds(transcript))       # oldest first: the latest wins
+        return taught
+
+    def __call__(self, origin: str | None, to: str) -> float | None:
+        found = None
+        for route, factor in self.routes().items():
+            if on_route(route, origin, to):
+                found = factor
+        return found
+
+
+__all__ = ["with_route_speed", "at_asked_speed", "on_route", "drive_speeds", "RememberedRoutes",
+           "FASTER", "SLOWER", "DRIVES"]

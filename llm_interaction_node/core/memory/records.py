@@ -22,6 +22,7 @@ from ..transcript import Transcript
 # where an example came from: the predefined transcripts, L_improve, the corrected mode, the
 # raw interaction, a successful benchmark episode (HELPER / Dynamic CaP)
 SOURCES = ("seed", "learned", "final", "corrected", "raw", "episode")
+LESSONS = ("learned", "final", "corrected", "raw")      # what a user taught
 COLLECTION_PREFIX = "examples_"
 
 

@@ -10,11 +10,12 @@ code makes the two ways of saying "the one you moved" one reading (:func:`answer
 * a ``do`` clause with no objects (``do: none -> red bowl``) is about what the attempt moved,
   where it moved exactly one thing: that thing (named);
 * after ``wrong object``, a ``do`` clause that only names what the attempt moved, with no place,
-  is dropped: the thing rejected is not the thing meant.
+  is dropped: the thing rejected is not the thing meant;
+* an ``also`` clause comes with what the attempt brought (:func:`oriented`).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from .structure import CORRECTIONS, Clause, Reading, Selection, names_said
@@ -41,7 +42,7 @@ def answering(reading: Reading, moved: Sequence[str] | None) -> Reading:
             if clause.objects is None and len(moved) == 1 and not reading.rejects_choice:
                 clause = replace(clause, objects=Selection("named", names=(moved[0],)))
         clauses.append(clause)
-    return Reading(reading.utterance, tuple(clauses))
+    return oriented(Reading(reading.utterance, tuple(clauses)), moved)
 
 
 def still_to_do(reading: Reading | None, moves: Sequence[tuple[str, str | None]],
@@ -74,4 +75,22 @@ def still_to_do(reading: Reading | None, moves: Sequence[tuple[str, str | None]]
     return out
 
 
-__all__ = ["answering", "still_to_do"]
+def oriented(reading: Reading | None, moved: Iterable[str]) -> Reading | None:
+    """``reading`` with each ``also`` clause the right way round: what it comes with is what
+    the robot brought (``moved``), where the model wrote it the other way (measured on the
+    teach-once bench: "from now on, bring the sponge along with the cleaning spray", after the
+    spray was brought, read as ``also: cleaning spray with kitchen sponge``)."""
+    if reading is None:
+        return None
+    moved = set(moved)
+    clauses = []
+    for clause in reading.clauses:
+        things, with_ = set(names_said(clause.objects)), set(names_said(clause.companion))
+        if clause.kind == "also" and things and with_ and not with_ & moved \
+                and things <= moved:
+            clause = replace(clause, objects=clause.companion, companion=clause.objects)
+        clauses.append(clause)
+    return Reading(reading.utterance, tuple(clauses))
+
+
+__all__ = ["answering", "oriented", "still_to_do"]
