@@ -46,6 +46,16 @@ def read(clauses: str, said: str = "x", vocabulary=V):
     ("learn", "done", None),                                  # nothing to act on
     ("do: red block and green block -> blue bowl", "do: red block and red block -> blue bowl",
      {"green block": "red block"}),
+    # no place named and "elsewhere" ask the same: the lesson says where
+    ("do: red block -> none", "do: green block -> elsewhere", {"red block": "green block"}),
+    ("do: red block -> elsewhere", "do: red block -> blue bowl", None),
+    # a hand said in one of the two is how that one was done; said in both, a slot
+    ("do: red block -> blue bowl\nhand: left", "do: green block -> blue bowl",
+     {"red block": "green block"}),
+    ("do: red block -> blue bowl", "do: red block -> blue bowl\nhand: both", {}),
+    ("do: red block -> blue bowl\nhand: left", "do: red block -> blue bowl\nhand: right",
+     {"left": "right"}),
+    ("hand: left", "do: red block -> blue bowl", None),
 ])
 def test_two_requests_of_one_shape_map_their_slots(taught, asked, mapping):
     assert slot_mapping(read(taught), read(asked)) == mapping

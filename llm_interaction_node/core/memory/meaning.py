@@ -41,7 +41,10 @@ def _selection_shape(s: Selection | None):
 
 
 def _target_shape(t: Target | None):
-    return None if t is None else t.how
+    """No place named and "elsewhere" are one shape: the lesson says where (measured, issue 44:
+    "put the banana away" read as ``elsewhere`` did not follow the lesson taught for "could
+    you tidy up the banana?", read without a place)."""
+    return None if t is None or t.how == "elsewhere" else t.how
 
 
 def _clause_shape(c: Clause):
@@ -72,7 +75,25 @@ def shape(reading: Reading | None) -> tuple:
     return tuple(_clause_shape(c) for c in acting(reading))
 
 
+def _without_hands(reading: Reading | None) -> Reading | None:
+    if reading is None:
+        return None
+    return Reading(reading.utterance, tuple(c for c in reading.clauses if c.kind != "hand"))
+
+
+def aligned(lesson: Reading | None, asked: Reading | None) -> tuple:
+    """The two readings as they are compared: a hand said in only one of them is how that one
+    was done, not what it asks (measured, issue 44: "could you tidy up the banana?" was read
+    with ``hand: left`` nobody said, and no later request about the banana matched the lesson);
+    said in both, the hand is a slot."""
+    hands = [r is not None and bool(r.of_kind("hand")) for r in (lesson, asked)]
+    if hands[0] != hands[1]:
+        return _without_hands(lesson), _without_hands(asked)
+    return lesson, asked
+
+
 def same_shape(a: Reading | None, b: Reading | None) -> bool:
+    a, b = aligned(a, b)
     return bool(shape(a)) and shape(a) == shape(b)
 
 
@@ -119,6 +140,7 @@ def slot_mapping(lesson: Reading | None, asked: Reading | None) -> dict[str, str
     ways."""
     if not same_shape(lesson, asked):
         return None
+    lesson, asked = aligned(lesson, asked)
     slots = _Slots()
     for a, b in zip(acting(lesson), acting(asked), strict=True):
         slots.clause(a, b)
@@ -142,5 +164,5 @@ def names_meant(reading: Reading | None) -> set[str]:
     return names
 
 
-__all__ = ["Reuse", "shape", "same_shape", "slot_mapping", "names_meant", "acting", "COUNT_WORDS",
+__all__ = ["Reuse", "shape", "same_shape", "aligned", "slot_mapping", "names_meant", "acting", "COUNT_WORDS",
            "CONDITIONS"]
