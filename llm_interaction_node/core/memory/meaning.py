@@ -164,5 +164,5 @@ def names_meant(reading: Reading | None) -> set[str]:
     return names
 
 
-__all__ = ["Reuse", "shape", "same_shape", "aligned", "slot_mapping", "names_meant", "acting", "COUNT_WORDS",
-           "CONDITIONS"]
+__all__ = ["Reuse", "shape", "same_shape", "aligned", "slot_mapping", "names_meant", "acting",
+           "COUNT_WORDS", "CONDITIONS"]
