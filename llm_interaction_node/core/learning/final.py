@@ -29,7 +29,9 @@ to the bench is save, you can go faster"), the accepted attempt's move on that r
 speed (:func:`.route.with_route_speed`); where it asks to bring one thing along with another
 ("whenever you bring me the milk, also bring me the juice"), each move of the one is followed by
 the same move of the other (:func:`.companion.with_companions`; the learner has the robot do
-those first, :meth:`.learner.Learner.learn`).
+those first, :meth:`.learner.Learner.learn`); where it asks to be asked first ("always ask me
+before you take the juice"), a question comes before the attempt first takes the thing
+(:func:`.ask_first.with_asks`).
 
 A wrong choice is no part of the lesson: where the user answered an attempt that moved one
 object with "the block you picked was ..." (:func:`rejected_choices`) and the accepted attempt
@@ -47,6 +49,7 @@ from typing import TYPE_CHECKING
 from ..reading.structure import Reading
 from ..statements import bare_call
 from ..transcript import Entry, Transcript, output_value
+from .ask_first import with_asks
 from .choice import choice_rules
 from .companion import oriented, with_companions
 from .general import every_of_kind
@@ -196,10 +199,19 @@ class FinalParts:
 
     def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
         """The opening, ``earlier`` (a selection of :attr:`earlier`, in order), the attempt
-        and a bare ``wait_for_trigger()``; outputs left out unless ``outputs``."""
-        body = [Entry(e.source, e.output if outputs else "")
-                for e in self.look + earlier + self.attempt]
+        and a bare ``wait_for_trigger()``; outputs left out unless ``outputs`` (the answers to
+        ``ask()`` kept: the replay takes them as what the user said)."""
+        body = [Entry(e.source, e.output if outputs or e.calls("ask") else "")
+                for e in self.look + earlier + self.attempt]     # an answer is the user's
         return Transcript(self.opening + body + [Entry("wait_for_trigger()")])
+
+
+def _taken_things(attempt: list[Entry], ends: dict[str, str] | None) -> list[str]:
+    """What the attempt took somewhere: the API's move log (``ends``), else the objects of its
+    one-call moves."""
+    if ends:
+        return list(ends)
+    return [key[1] for key in (move_key(e.source) for e in attempt) if key is not None]
 
 
 def final_parts(transcript: Transcript, read: Read = no_reading,
@@ -240,6 +252,7 @@ def final_parts(transcript: Transcript, read: Read = no_reading,
                     if e.source != was.source)
     closing = oriented(closing, ends or ())
     attempt, added = with_companions(closing, sped, write_move, ends)
+    attempt, _ = with_asks(closing, attempt, _taken_things(attempt, ends))
     rejected = rejected_choices(body, accepted, read)
     values = echoed_values(body)
     earlier = [e for e in earlier if moved_object(e.source, values) not in rejected]

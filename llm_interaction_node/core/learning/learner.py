@@ -48,10 +48,12 @@ from typing import Literal
 
 from ..builtins import LEARN_REFUSAL
 from ..llm import TokenLedger
+from ..memory.meaning import CONDITIONS
 from ..notes import without_console_notes
 from ..reading.record import reading_from_json, reading_to_json
 from ..reading.structure import Reading
 from ..transcript import Entry, Transcript
+from .ask_first import asks_first
 from .auto import store_auto
 from .companion import companions, oriented
 from .corrected import store_corrected
@@ -326,10 +328,12 @@ class Learner:
         a later request is matched by meaning, core/memory/meaning.py); None unread."""
         said = Transcript.parse(transcript).user_utterances()
         reading = self.read(said[0]) if said and self.read is not None else None
-        if reading is not None and reading.clauses and companions(self._asked):
-            # what comes along belongs to the lesson: followed where a request names it
-            reading = Reading(reading.utterance,
-                              reading.clauses + tuple(self._asked.of_kind("also")))
+        conditions = tuple(self._asked.of_kind(*CONDITIONS)) if self._asked is not None else ()
+        if reading is not None and reading.clauses and conditions and \
+                (companions(self._asked) or asks_first(self._asked)):
+            # what comes along, and asking first, belong to the lesson: followed where a
+            # request names the thing (memory/meaning.CONDITIONS)
+            reading = Reading(reading.utterance, reading.clauses + conditions)
         return reading_to_json(reading) if reading is not None and reading.clauses else None
 
     def _add(self, lesson: Lesson) -> None:

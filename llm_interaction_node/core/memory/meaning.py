@@ -16,7 +16,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from ..learning.choice import ORDINALS
-from ..reading.structure import Clause, Reading, Selection, Target
+from ..reading.structure import Clause, Reading, Selection, Target, names_said
 
 
 class Reuse(StrEnum):
@@ -29,8 +29,9 @@ class Reuse(StrEnum):
 # clauses that say nothing a program does: they do not make a shape
 NOT_DONE = ("learn", "done", "question", "other", "stop")
 # a lesson's condition, not part of what its request asks: "also bring the juice with the
-# milk" (core/learning/companion.py) holds where a request names the milk, whatever its shape
-CONDITIONS = ("also",)
+# milk" (core/learning/companion.py) holds where a request names the milk, whatever its shape;
+# "always ask before you take the juice" (core/learning/ask_first.py) where it names the juice
+CONDITIONS = ("also", "ask first")
 COUNT_WORDS = {n + 1: w for w, n in ORDINALS.items() if n >= 0}     # 1 -> "first", ...
 
 
@@ -63,9 +64,13 @@ def _conditions_hold(lesson: Reading, mapping: dict[str, str]) -> bool:
     """Each ``also`` of the lesson comes with a thing the request at hand names as the
     lesson's request did (the mapping keeps it): the juice comes with the milk, not with
     whatever else is asked for."""
-    for clause in lesson.of_kind(*CONDITIONS):
+    for clause in lesson.of_kind("also"):
         for name in clause.companion.names if clause.companion is not None else ():
             if mapping.get(name, name) != name:
+                return False
+    if lesson.of_kind("ask first"):        # asked about the things its request names
+        for clause in acting(lesson):
+            if any(mapping.get(n, n) != n for n in names_said(clause.objects)):
                 return False
     return True
 

@@ -49,7 +49,7 @@ SPEEDS = ("faster", "slower")
 BARE = ("wrong object", "done", "learn", "stop", "ask first", "question", "other")
 KINDS = MOVES + ("retry", "forget") + SPEEDS + ("hand", "also") + BARE
 CORRECTIONS = ("wrong object", "retry")
-LASTING = ("also",)         # kinds that are a lesson by what they say
+LASTING = ("also", "ask first")   # kinds that are a lesson by what they say
 SIDES = ("left", "right", "top", "bottom")
 # how a side relation is said in the line language, and back
 SIDE_WORDS = {"left": "left of", "right": "right of", "top": "above", "bottom": "below"}
@@ -168,7 +168,8 @@ class Reading:
     def asks_to_learn(self) -> bool:
         """A ``learn`` clause, or a lasting rule (``also``: "always bring the first along with
         the second" is a lesson by what it says; measured, "from now on, bring the sponge along
-        with the cleaning spray" was read as ``also`` without ``learn``)."""
+        with the cleaning spray" was read as ``also`` without ``learn``; ``ask first``: "always
+        ask me before you take the juice")."""
         return "learn" in self.kinds or any(k in LASTING for k in self.kinds)
 
     @property
