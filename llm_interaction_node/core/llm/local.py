@@ -54,6 +54,7 @@ from .errors import Failure, LLMError, LLMNotConfigured
 from .progress import DONE, PROMPT, LLMProgress, ProgressSink, report
 from .scripted import render_chat
 from .states import DiskStates, PrefixStates, common_prefix
+from .threads import CpuShare
 from .usage import Usage
 
 log = logging.getLogger(__name__)
@@ -121,9 +122,13 @@ class LocalLlamaClient(Backend):
         self.persist_states = persist_states and incremental   # read and write disk states
         self._lock = threading.Lock()
         self._owns_llama = llama is None
+        threads = n_threads or min(2, os.cpu_count() or 1)
         self.llama = llama if llama is not None else Llama(
             model_path=str(self.model_path), n_ctx=n_ctx, seed=0,
-            n_threads=n_threads or min(2, os.cpu_count() or 1), verbose=False)
+            n_threads=threads, n_threads_batch=threads, verbose=False)
+        # given threads stay; by default the cores other processes leave free (threads.py)
+        self.cpu = CpuShare(threads) if n_threads is None and self._owns_llama else None
+        self._threads = threads
         self.states = PrefixStates(state_cache_mb * 1024 * 1024)
         self.progress: ProgressSink | None = None   # told how far a prompt evaluation is
         self._template = _chat_formatter(self.llama)
@@ -199,6 +204,7 @@ class LocalLlamaClient(Backend):
         text = self.render(prompt_prefix, system, open_end=True)
         start = time.perf_counter()
         with self._lock:
+            self._share_cpu()
             if persist and self.config.local_grammar and _llguidance_installed():
                 self._grammar_tokenizer()      # at start-up, not while the user waits
             tokens = self._tokenize(text)
@@ -344,6 +350,15 @@ class LocalLlamaClient(Backend):
             report(self.progress, LLMProgress(PROMPT, min(end, at + step) - held, end - held,
                                               elapsed_s=time.perf_counter() - start))
 
+    def _share_cpu(self) -> None:
+        """Use the threads :class:`~.threads.CpuShare` says the machine leaves free now."""
+        if self.cpu is None:
+            return
+        threads = self.cpu.threads()
+        if threads != self._threads:
+            self.llama_cpp.llama_set_n_threads(self.llama.ctx, threads, threads)
+            self._threads = threads
+
     # -- generation --------------------------------------------------------------------
     def _complete(self, text: str, stop, temperature, max_tokens,
                   until: Callable[[str], bool] | None = None,
@@ -351,6 +366,7 @@ class LocalLlamaClient(Backend):
         temperature = self.config.temperature if temperature is None else float(temperature)
         max_tokens = self.config.max_tokens if max_tokens is None else int(max_tokens)
         with self._lock:
+            self._share_cpu()
             tokens = self._tokenize(text)
             if len(tokens) + max_tokens > self.llama.n_ctx():
                 raise LLMError(f"the prompt ({len(tokens)} tokens) does not fit the embedded "
