@@ -633,6 +633,27 @@ def test_after_a_reply_read_as_a_speed_the_drives_of_the_turn_go_at_that_speed()
         "wait_for_trigger()"]
 
 
+def test_after_a_reply_read_as_a_hand_the_grasps_of_the_turn_take_that_hand():
+    """Measured (issue 44): "use your left hand, please" put right in 0 of 4 household
+    situations. The code writes the hand into the turn's grasps; the API says how to change
+    hands, and the model that follows its hint ends with the juice in the left hand."""
+    took = ["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+            "grasp('mango-juice_0', 'right')", "wait_for_trigger()"]
+    again = ["grasp('mango-juice_0')",
+             "place_object('mango-juice_0', 'on_kitchen-counter_0')",
+             "grasp('mango-juice_0', 'right')", "wait_for_trigger()"]
+    said = ["pick up the juice", "use your left hand, please"]
+    agent, _, world, _ = make_agent(took + again, said,
+                                    readings={said[0]: "do: mango juice -> none",
+                                              said[1]: "hand: left"})
+    agent.run()
+    log = agent.console.transcript
+    refused = next(e for e in log if e.source == "grasp('mango-juice_0', 'left')")
+    assert "place_object('mango-juice_0', 'on_kitchen-counter_0')" in refused.output
+    assert sources(agent)[-2:] == ["grasp('mango-juice_0', 'left')", "wait_for_trigger()"]
+    assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] == "left"
+
+
 def test_a_prompt_too_long_for_the_context_leaves_out_examples_and_keeps_the_nearest():
     """The embedded model's context was exceeded (seed block, lessons, a long interaction) and
     the turn was lost; now the examples before the most similar one are left out until the

@@ -31,6 +31,7 @@ from .correction import Focus, focus_from
 from .errors import BlockedError, EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
+from .learning.hand import at_asked_hand
 from .learning.route import at_asked_speed
 from .learning.transcripts import calls_any
 from .lesson_follow import as_typed, plan_of
@@ -345,7 +346,7 @@ class Agent:
                 self._prepare_next_request()
             self.stop.check()
             self._define_missing(source)
-            source = self._at_asked_speed(source)
+            source = self._as_asked(source)
             result = self.console.execute(source)
             self._heard(result)
             if not result.entry.is_comment:          # a comment first: the move still comes
@@ -646,6 +647,16 @@ class Agent:
         moved = [o for o, _ in self._attempt_moves] \
             if reply and self.console.api.move_function() else None
         return self.stop.call(self.reader.read, utterance, scene.vocabulary, reply, moved)
+
+    def _as_asked(self, source: str) -> str:
+        """``source`` at the speed and with the hand the reply this turn answers asks for
+        (:func:`.learning.hand.at_asked_hand`: a reply only; a request's hand was measured
+        read where nobody said one, "could you tidy up the apple?" -> ``hand: left``)."""
+        sped = self._at_asked_speed(source)
+        handed = at_asked_hand(self._reply_reading(), sped)
+        if handed != sped:
+            log.info("the user asked for another hand: %s runs as %s", sped, handed)
+        return handed
 
     def _at_asked_speed(self, source: str) -> str:
         """A drive in a turn that answers a reply read as a speed on a route ("you are too

@@ -475,12 +475,25 @@ class HumanoidApi:
                 f"{obj.name!r} cannot be grasped with one hand; bring it with "
                 f"bring_object_to({obj.name!r}, <location from list_locations()>)")
         if obj.held_by in HANDS:
-            raise SemanticHintError(f"{obj.name!r} is already in the {obj.held_by} hand")
+            raise SemanticHintError(self._held_already(obj, hand))
         if obj.held_by == HUMAN:
             raise SemanticHintError(
                 f"the human holds {obj.name!r}; use receive_object_from_human({obj.name!r})")
         hand = self._free_hand(hand, scene, f"grasp {obj.name!r}")
         return self._why(self.robot.grasp(obj.name, hand), words.grasp_failed, obj.name, hand)
+
+    def _held_already(self, obj: SceneObject, hand: str | None) -> str:
+        """Why a held object is not grasped; to hold it in the other hand, how (measured, issue
+        44: after "use your left hand" the model grasped again with the left and got only
+        "already in the right hand")."""
+        held = f"{obj.name!r} is already in the {obj.held_by} hand"
+        if hand is None or hand == obj.held_by:
+            return held
+        here = self.at[len(NAV_PREFIX):] if self.at and self.at.startswith(NAV_PREFIX) else None
+        down = f"place_object({obj.name!r}, {surface_name(here)!r})" if here else \
+            "place_object(...) on a surface"
+        return (f"{held}; to hold it in the {hand} hand, put it down first ({down}) and grasp "
+                f"it again: grasp({obj.name!r}, {hand!r})")
 
     @comment(FAILS_SAYING_WHY)
     def handover_object_to_human(self, object_name: str) -> str:
