@@ -43,6 +43,18 @@ def test_a_lesson_for_the_request_at_hand_is_a_plan_of_its_statements():
     assert plan.next_after(list(plan.statements)) is None
 
 
+def test_what_the_robot_says_or_asks_in_a_lesson_is_no_name_of_the_scene():
+    """Measured (issue 44, teach-once bench): a lesson that asked "May I take the tea cup?"
+    and said "Sure, I will bring you the tea cup." was never followed: its sentences counted
+    as names the scene does not know."""
+    lesson = LESSON.replace(f">>> {LOOK}\n", f">>> say('Sure, I will put them there.')\n"
+                                               f">>> ask('May I take the green block?')\n'yes'\n"
+                                               f">>> {LOOK}\n")
+    plan = plan_of(lesson, "put the blocks in the blue bowl", KNOWN + ["blue bowl"])
+    assert plan is not None and plan.statements[:2] == (
+        "say('Sure, I will put them there.')", "ask('May I take the green block?')")
+
+
 @pytest.mark.parametrize("request_text, lesson, known", [
     ("put the blocks in the bowls with matching colors", LESSON, KNOWN),   # another request
     ("put the blocks in the blue bowl", LESSON, KNOWN),          # blue bowl not in this scene

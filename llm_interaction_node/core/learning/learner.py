@@ -48,10 +48,9 @@ from typing import Literal
 
 from ..builtins import LEARN_REFUSAL
 from ..llm import TokenLedger
-from ..memory.meaning import CONDITIONS
 from ..notes import without_console_notes
 from ..reading.record import reading_from_json, reading_to_json
-from ..reading.structure import Reading
+from ..reading.structure import CONDITIONS, Reading
 from ..transcript import Entry, Transcript
 from .ask_first import asks_first
 from .auto import store_auto

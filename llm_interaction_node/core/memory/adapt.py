@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..learning.choice import CHOICE_WORDS, SIDES, choice_words_in, is_choice_lesson, word_code
+from ..statements import bare_call
 from ..transcript import Entry, Transcript, listed_names, output_value
 
 _WORD = re.compile(r"[a-z0-9_]+(?:[-'][a-z0-9_]+)*")
@@ -76,14 +77,23 @@ def with_swaps(mapping: dict[str, str]) -> dict[str, str]:
     return full
 
 
+# the robot's speech: its sentences are no names (measured, issue 44: "May I take the tea
+# cup?" and "Sure, I will bring you the tea cup." counted as names the scene does not know,
+# and a lesson that asked first was never followed)
+SPEECH = ("say", "ask")
+
+
 def lesson_names(transcript: Transcript) -> tuple[set[str], set[str]]:
-    """(the string literals of the lesson's statements, the names its looks listed)."""
+    """(the string literals of the lesson's statements but what the robot says, the names its
+    looks listed)."""
     literals: set[str] = set()
     listed: set[str] = set()
     for entry in transcript.entries:
         if entry.is_comment or Entry(entry.source).calls("wait_for_trigger"):
             continue
-        literals |= {a or b for a, b in _QUOTED.findall(entry.source)}
+        call = bare_call(entry.source)
+        if call is None or call.func.id not in SPEECH:     # what the robot says names nothing
+            literals |= {a or b for a, b in _QUOTED.findall(entry.source)}
         listed |= set(listed_names(entry.output) or ())
     return ({n for n in literals if n and n == n.strip()},      # not ' block' of endswith()
             listed)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from ..learning.choice import ORDINALS
-from ..reading.structure import Clause, Reading, Selection, Target, names_said
+from ..reading.structure import CONDITIONS, Clause, Reading, Selection, Target, names_said
 
 
 class Reuse(StrEnum):
@@ -28,10 +28,7 @@ class Reuse(StrEnum):
 
 # clauses that say nothing a program does: they do not make a shape
 NOT_DONE = ("learn", "done", "question", "other", "stop")
-# a lesson's condition, not part of what its request asks: "also bring the juice with the
-# milk" (core/learning/companion.py) holds where a request names the milk, whatever its shape;
-# "always ask before you take the juice" (core/learning/ask_first.py) where it names the juice
-CONDITIONS = ("also", "ask first")
+
 COUNT_WORDS = {n + 1: w for w, n in ORDINALS.items() if n >= 0}     # 1 -> "first", ...
 
 

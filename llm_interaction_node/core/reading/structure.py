@@ -50,6 +50,11 @@ BARE = ("wrong object", "done", "learn", "stop", "ask first", "question", "other
 KINDS = MOVES + ("retry", "forget") + SPEEDS + ("hand", "also") + BARE
 CORRECTIONS = ("wrong object", "retry")
 LASTING = ("also", "ask first")   # kinds that are a lesson by what they say
+# a lesson's conditions, not part of what its request asks (core/memory/meaning.py): "also
+# bring the juice with the milk" (core/learning/companion.py) holds where a request names the
+# milk, whatever its shape; "always ask before you take the juice" (core/learning/ask_first.py)
+# where it names the juice
+CONDITIONS = ("also", "ask first")
 SIDES = ("left", "right", "top", "bottom")
 # how a side relation is said in the line language, and back
 SIDE_WORDS = {"left": "left of", "right": "right of", "top": "above", "bottom": "below"}
@@ -209,6 +214,6 @@ class Reading:
 
 
 __all__ = ["Selection", "names_said", "Target", "Clause", "Reading", "KINDS", "MOVES",
-           "CORRECTIONS", "SIDES",
+           "CORRECTIONS", "CONDITIONS", "LASTING", "SIDES",
            "SIDE_WORDS", "DISTANCES", "HANDS", "SPEEDS", "BARE", "SAME_COLOR", "OTHER_COLOR",
            "ME", "ELSEWHERE", "NONE", "ANYWHERE"]
