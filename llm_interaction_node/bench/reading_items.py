@@ -254,12 +254,12 @@ def reply_items(pool: Phrasings, seed_base: int) -> list[Item]:
 # -- household ---------------------------------------------------------------------------
 
 def household_vocabulary(world) -> ReadingVocabulary:
-    """A household world's reading vocabulary, as the agent builds it from the API
-    (:func:`..core.reading.select.reading_scene`: the names, and where each thing lies)."""
+    """A household world's reading vocabulary, as the agent builds it from the API."""
     from ..core.apis.humanoid import HumanoidApi
-    from ..core.reading.select import reading_scene
-    from ..core.registry import ApiRegistry, public_functions
-    return reading_scene(ApiRegistry(public_functions(HumanoidApi(world)))).vocabulary
+    from ..core.reading.vocabulary import split_household
+    api = HumanoidApi(world)
+    things, surfaces = split_household(api.list_objects(affordance=None))
+    return ReadingVocabulary.of(things, surfaces, api.list_locations(), me=True)
 
 
 def household_items(pool: Phrasings, seed_base: int) -> list[Item]:

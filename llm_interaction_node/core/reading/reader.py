@@ -28,7 +28,6 @@ from . import prompt as reading_prompt
 from .attempt import answering
 from .grammar import reading_gbnf
 from .parse import ReadingError, parse
-from .select import settled
 from .structure import Reading
 from .vocabulary import ReadingVocabulary
 
@@ -91,8 +90,7 @@ class Reader:
              reply: bool = False, moved: Sequence[str] | None = None) -> Reading | None:
         """The reading of ``utterance`` in the scene of ``vocabulary``, as a request or, with
         ``reply``, as the user's answer to an attempt that moved ``moved`` (scene names; None:
-        not known), "the one you moved" resolved (:func:`.attempt.answering`); a request's
-        place where its objects lie already is none (:func:`.select.settled`). None: no
+        not known), "the one you moved" resolved (:func:`.attempt.answering`). None: no
         reading could be had (:attr:`last_failure` says why)."""
         text = reading_prompt.spoken_text(utterance)
         kind = "reply" if reply else "request"
@@ -136,9 +134,7 @@ class Reader:
         if self.ledger is not None:
             self.ledger.record(usage, "read")
         try:
-            reading = parse(utterance, completion.text, vocabulary)
-            reading = answering(reading, moved) if kind == "reply" else \
-                settled(reading, vocabulary)
+            reading = answering(parse(utterance, completion.text, vocabulary), moved)
         except ReadingError as exc:
             self.last_failure = f"no reading in {completion.text!r}: {exc}"
             log.warning("no reading of %r: %s", text[:80], self.last_failure)

@@ -9,22 +9,15 @@ from the left`` the second when sorted from that edge. Sides are the table's fra
 (``denormalize_xy``: x to the right, y to the top), the same :data:`SIDE_VECTORS` the lessons'
 code computes with (:mod:`..learning.choice`). A :class:`~.structure.Target` is a name, each
 object's own-colour bowl (``the same color bowl``), the bowls of other colours, or free.
-
-A request's place where every object it moves lies already is no place (:func:`settled`):
-measured, issue 44, "put the banana away" with the banana on the kitchen counter was done as
-``bring_object_to('banana_0', 'on_kitchen-counter_0')`` (nothing moved), and the lesson taught
-for "could you tidy up the banana?" (read without a place) was not followed: the two readings
-had different shapes. A request asks for a change; where the things are now is not where
-they go.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from .structure import Reading, Selection, Target, names_said
+from .structure import Selection, Target
 from .vocabulary import ReadingVocabulary, split_household
 
 SIDE_VECTORS: dict[str, tuple[int, int]] = {
@@ -132,26 +125,9 @@ def reading_scene(api) -> Scene:
         listed = api["list_objects"].fn(affordance=None) if "list_objects" in api else []
         things, surfaces = split_household(listed)
         locations = api["list_locations"].fn() if "list_locations" in api else []
-        lying = api["list_object_locations"].fn(affordance=None) \
-            if "list_object_locations" in api else []
         vocabulary = ReadingVocabulary.of(things, surfaces + places, locations,
-                                          me="handover_object_to_human" in api,
-                                          lying=[tuple(pair) for pair in lying])
+                                          me="handover_object_to_human" in api)
     return Scene(vocabulary, position)
 
 
-def settled(reading: Reading, vocabulary: ReadingVocabulary) -> Reading:
-    """``reading`` (of a request) with each ``do`` that sends its named objects where every one
-    of them lies already read without a place (see the module docstring)."""
-    lying = dict(vocabulary.lying)
-    clauses = []
-    for clause in reading.clauses:
-        names, where = names_said(clause.objects), clause.where
-        if clause.kind == "do" and names and where is not None and where.how == "named" \
-                and all(lying.get(n) == where.name for n in names):
-            clause = replace(clause, where=None)
-        clauses.append(clause)
-    return Reading(reading.utterance, tuple(clauses))
-
-
-__all__ = ["Scene", "SIDE_VECTORS", "reading_scene", "settled"]
+__all__ = ["Scene", "SIDE_VECTORS", "reading_scene"]

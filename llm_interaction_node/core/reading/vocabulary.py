@@ -82,21 +82,17 @@ class ReadingVocabulary:
     show_places: bool = True        # the scene line lists the places (the tabletop's nine
                                     # named places are the API's own: not listed)
     fixed: frozenset[str] = frozenset()   # things the robot cannot move (the tabletop's bowls)
-    lying: tuple[tuple[str, str], ...] = ()   # (thing, the surface it lies on now): household
 
     @classmethod
     def of(cls, things: Iterable[str], places: Iterable[str] = (),
            locations: Iterable[str] = (), me: bool = False,
-           show_places: bool = True, movable=None,
-           lying: Iterable[tuple[str, str]] = ()) -> ReadingVocabulary:
-        """``movable(name)``: whether the robot can move a thing (default: every one);
-        ``lying``: (thing, surface) where a thing lies on a surface now."""
+           show_places: bool = True, movable=None) -> ReadingVocabulary:
+        """``movable(name)``: whether the robot can move a thing (default: every one)."""
         things = [n for n in dict.fromkeys(things) if n]
         places = [p for p in dict.fromkeys(places) if p and p not in things]
         fixed = frozenset(n for n in things if movable is not None and not movable(n))
         return cls(_unique_forms(things), _unique_forms(places),
-                   _unique_forms(locations), me, show_places, fixed,
-                   tuple((t, at) for t, at in lying if t in things and at))
+                   _unique_forms(locations), me, show_places, fixed)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -143,7 +139,7 @@ class ReadingVocabulary:
     def key(self) -> tuple:
         """What identifies this vocabulary (a reading is cached per utterance and key)."""
         return (tuple(self.things.items()), tuple(self.places.items()),
-                tuple(self.locations.items()), self.me, self.show_places, self.fixed, self.lying)
+                tuple(self.locations.items()), self.me, self.show_places, self.fixed)
 
     def scene_line(self) -> str:
         """The scene as the reading prompt shows it."""
