@@ -27,6 +27,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from .core.memory.records import LESSONS
 from .eval.systems import SYSTEMS
 from .eval.worlds import GRIPPERS, WORLDS, world_factory
 from .llm_options import add_llm_options, llm_overrides
@@ -97,7 +98,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-LEARNED_SOURCES = ("learned", "final", "corrected", "raw", "episode")
+LEARNED_SOURCES = LESSONS + ("episode",)
 
 
 def scripted_llm(args, phrasings):

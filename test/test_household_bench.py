@@ -133,6 +133,15 @@ def test_what_used_and_over_applied_mean_in_the_world():
     assert L.over_applied(ask, world, asked_before, {})
 
 
+def scripted_sessions(scripts: dict[str, list[str]]):
+    """The harness's session, in-process, the model answering each phase's script."""
+    def session(spec, out):
+        record = L.run_session(spec, llm=ScriptedLLM(list(scripts[spec["phase"]])))
+        out.write_text(json.dumps(record, default=str))
+        return record
+    return session
+
+
 def test_the_harness_runs_teach_check_and_other_on_one_memory(tmp_path):
     """The harness's bookkeeping, in-process with fixed scripts (the check script brings both
     objects whatever the prompt holds: whether a stored lesson is used is the end-to-end test
@@ -145,12 +154,7 @@ def test_the_harness_runs_teach_check_and_other_on_one_memory(tmp_path):
                "check": [bring.format(pair.a), bring.format(pair.b), "wait_for_trigger()"],
                "other": [bring.format(pair.other), "wait_for_trigger()"]}
 
-    def session(spec, out):
-        record = L.run_session(spec, llm=ScriptedLLM(list(scripts[spec["phase"]])))
-        out.write_text(json.dumps(record, default=str))
-        return record
-
-    rows = L.bench([pair], tmp_path, echo=lambda s: None, session=session,
+    rows = L.bench([pair], tmp_path, echo=lambda s: None, session=scripted_sessions(scripts),
                    settings={"learning.mode": "final", "agent.function_generation": False})
     assert rows[0]["learned"] and rows[0]["used"] and not rows[0]["over_applied"], rows
     teach = json.loads((tmp_path / f"{pair.id}-teach.json").read_text())
@@ -183,12 +187,7 @@ def test_a_taught_route_speed_holds_for_the_one_call_bring_of_a_new_session(tmp_
                "other": [f"bring_object_to({pair.other!r}, {'on_' + away!r})",
                          "wait_for_trigger()"]}
 
-    def session(spec, out):
-        record = L.run_session(spec, llm=ScriptedLLM(list(scripts[spec["phase"]])))
-        out.write_text(json.dumps(record, default=str))
-        return record
-
-    rows = L.bench([pair], tmp_path, echo=lambda s: None, session=session,
+    rows = L.bench([pair], tmp_path, echo=lambda s: None, session=scripted_sessions(scripts),
                    settings={"learning.mode": "final", "agent.function_generation": False})
     assert rows[0]["learned"], rows
     assert rows[0]["used"] and not rows[0]["over_applied"], rows

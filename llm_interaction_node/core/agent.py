@@ -649,24 +649,18 @@ class Agent:
         return self.stop.call(self.reader.read, utterance, scene.vocabulary, reply, moved)
 
     def _as_asked(self, source: str) -> str:
-        """``source`` at the speed and with the hand the reply this turn answers asks for
-        (:func:`.learning.hand.at_asked_hand`: a reply only; a request's hand was measured
-        read where nobody said one, "could you tidy up the apple?" -> ``hand: left``)."""
-        sped = self._at_asked_speed(source)
-        handed = at_asked_hand(self._reply_reading(), sped)
-        if handed != sped:
-            log.info("the user asked for another hand: %s runs as %s", sped, handed)
-        return handed
-
-    def _at_asked_speed(self, source: str) -> str:
-        """A drive in a turn that answers a reply read as a speed on a route ("you are too
-        slow, drive faster", "go faster to the dining table") goes at that speed: the code
-        writes it into the model's call (:func:`.learning.route.at_asked_speed`; measured,
-        issue 44: the household's too-slow corrections were 0 of 4, no drive was faster)."""
-        sped = at_asked_speed(self._reply_reading(), source)
-        if sped != source:
-            log.info("the user asked for another speed: %s runs as %s", source, sped)
-        return sped
+        """``source`` at the speed and with the hand the reply this turn answers asks for: the
+        code writes them into the model's call. A drive after a reply read as a speed ("you are
+        too slow, drive faster") goes at that speed (:func:`.learning.route.at_asked_speed`;
+        measured, issue 44: the household's too-slow corrections were 0 of 4, no drive was
+        faster); a grasp after a reply read as one hand takes it
+        (:func:`.learning.hand.at_asked_hand`; a reply only: a request's hand was measured read
+        where nobody said one, "could you tidy up the apple?" -> ``hand: left``)."""
+        reply = self._reply_reading()
+        asked = at_asked_hand(reply, at_asked_speed(reply, source))
+        if asked != source:
+            log.info("the user asked for another speed or hand: %s runs as %s", source, asked)
+        return asked
 
     def _learn_when_accepted(self, reply: Reading | None) -> None:
         """Keep a request to learn that came with a change still to make

@@ -14,13 +14,12 @@ where a request names that thing, not for another one.
 """
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterable
 
 from ..reading.structure import Reading, names_said
 from ..reading.vocabulary import spoken_form
-from ..statements import bare_call
 from ..transcript import Entry
+from .transcripts import first_literal
 
 ASK = "ask({question!r})"
 QUESTION = "May I take the {thing}?"
@@ -32,33 +31,18 @@ def asks_first(reading: Reading | None) -> bool:
     return reading is not None and "ask first" in reading.kinds
 
 
-def _taken(source: str) -> str | None:
-    """The thing a call takes: its first argument, a string literal."""
-    call = bare_call(source)
-    if call is None or not call.args:
-        return None
-    first = call.args[0]
-    return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) \
-        else None
-
-
-def _is_ask(source: str) -> bool:
-    call = bare_call(source)
-    return call is not None and call.func.id == "ask"
-
-
 def with_asks(reading: Reading | None, attempt: list[Entry],
               things: Iterable[str] = ()) -> tuple[list[Entry], tuple[str, ...]]:
     """``attempt`` with a question before it first takes each thing the lesson is about (the
     things ``reading`` names, else ``things``: what the attempt moved), and the things asked
     about; unchanged where ``reading`` is no ``ask first`` or the attempt asks already."""
-    if not asks_first(reading) or any(_is_ask(e.source) for e in attempt):
+    if not asks_first(reading) or any(e.calls("ask") for e in attempt):
         return attempt, ()
     named = {n for c in reading.clauses for n in names_said(c.objects)}
     about = named or set(things)
     edited, asked = [], []
     for entry in attempt:
-        thing = _taken(entry.source) if not entry.is_comment else None
+        thing = first_literal(entry.source) if not entry.is_comment else None
         if thing in about and thing not in asked:
             edited.append(Entry(ASK.format(question=QUESTION.format(thing=spoken_form(thing))),
                                 repr(ANSWER)))

@@ -21,7 +21,7 @@ from ..reading.attempt import oriented
 from ..reading.structure import Reading, names_said
 from ..statements import bare_call
 from ..transcript import Entry
-from .transcripts import move_key
+from .transcripts import first_literal, move_key
 
 
 def companions(reading: Reading | None) -> list[tuple[str, str]]:
@@ -39,14 +39,6 @@ def _with_object(source: str, obj: str) -> str:
     call = bare_call(source)
     call.args = [ast.Constant(obj), *call.args[1:]]
     return ast.unparse(call)
-
-
-def _names_first(source: str, obj: str) -> bool:
-    """The statement is a call whose first argument is the literal ``obj`` (``grasp('cup')``,
-    ``handover_object_to_human('cup')``)."""
-    call = bare_call(source)
-    return call is not None and bool(call.args) and isinstance(call.args[0], ast.Constant) \
-        and call.args[0].value == obj
 
 
 def with_companions(reading: Reading | None, attempt: list[Entry],
@@ -74,7 +66,7 @@ def with_companions(reading: Reading | None, attempt: list[Entry],
 
     by_call = {with_ for thing, with_ in pairs
                if any((k := move_key(e.source)) is not None and k[1] == with_ for e in attempt)}
-    last_step = {with_: max((i for i, e in enumerate(attempt) if _names_first(e.source, with_)),
+    last_step = {with_: max((i for i, e in enumerate(attempt) if first_literal(e.source) == with_),
                             default=None) for _, with_ in pairs}
     for i, entry in enumerate(attempt):
         out.append(entry)

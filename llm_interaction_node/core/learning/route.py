@@ -23,15 +23,12 @@ each drive at the normal speed, the drives inside ``bring_object_to`` included.
 from __future__ import annotations
 
 import ast
-import logging
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from ..reading.structure import Reading
 from ..statements import bare_call
 from ..transcript import Entry, Transcript
-
-log = logging.getLogger(__name__)
 
 FASTER = 2.0       # the seed's improved example (and the humanoid API's default maximum)
 SLOWER = 0.5
@@ -139,11 +136,15 @@ class RememberedRoutes:
 
     def __init__(self, lessons: Callable[[], Iterable[str]]):
         self.lessons = lessons
+        self._read: dict[str, dict[tuple[str | None, str], float]] = {}   # a stored lesson
+        # never changes: each transcript is parsed once, not on every drive
 
     def routes(self) -> dict[tuple[str | None, str], float]:
         taught: dict[tuple[str | None, str], float] = {}
         for transcript in self.lessons():
-            taught.update(drive_speeds(transcript))       # oldest first: the latest wins
+            if transcript not in self._read:
+                self._read[transcript] = drive_speeds(transcript)
+            taught.update(self._read[transcript])       # oldest first: the latest wins
         return taught
 
     def __call__(self, origin: str | None, to: str) -> float | None:

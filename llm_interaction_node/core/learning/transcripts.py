@@ -50,6 +50,17 @@ def interaction_text(transcript: Transcript | str) -> Transcript:
     return Transcript([Entry(e.source, e.output) for e in entries])
 
 
+def first_literal(source: str) -> str | None:
+    """The first argument of a one-call statement where it is a string literal (the thing a
+    call acts on: ``grasp('cup')``, ``bring_object_to('cup', ...)``), else None."""
+    call = bare_call(source)
+    if call is None or not call.args:
+        return None
+    first = call.args[0]
+    return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) \
+        else None
+
+
 def move_key(source: str) -> tuple[str, str] | None:
     """``(function, object)`` if the input is one call that takes an object somewhere:
     ``f('object', target, ...)``, at least two arguments, the first a string literal
