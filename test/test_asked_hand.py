@@ -8,7 +8,12 @@ import pytest
 from llm_interaction_node.bench.household_situations import household_world
 from llm_interaction_node.core.apis.humanoid import HumanoidApi
 from llm_interaction_node.core.errors import SemanticHintError
-from llm_interaction_node.core.learning.hand import asked_hand, at_asked_hand
+from llm_interaction_node.core.learning.hand import (
+    asked_hand,
+    at_asked_hand,
+    change_of_hands,
+    resolved,
+)
 from llm_interaction_node.core.reading import Clause, Reading
 
 LEFT = Reading("use your left hand", (Clause("hand", hand="left"),))
@@ -43,3 +48,31 @@ def test_the_api_says_how_to_change_hands():
     assert api.grasp("mango-juice_0", "left") == "success"
     with pytest.raises(SemanticHintError, match="already in the left hand$"):
         api.grasp("mango-juice_0")
+
+
+def test_the_other_hand_is_the_one_not_holding_what_the_robot_holds():
+    other = Reading("the other hand, please", (Clause("hand", hand="other"),))
+    assert resolved(other, {"left": None, "right": "mango-juice_0"}).render() == "hand: left"
+    assert resolved(other, {"left": "tumbler_0", "right": None}).render() == "hand: right"
+    # both hands full, or none: the words do not say which is meant, nothing is made up
+    assert resolved(other, {"left": "a_0", "right": "b_0"}) == other
+    assert resolved(other, {}) == other and asked_hand(other) is None
+    assert resolved(LEFT, {"left": None, "right": "x_0"}) == LEFT
+
+
+@pytest.mark.parametrize("holding, drives, program", [
+    ({"left": None, "right": "mango-juice_0"}, ["inFrontOf_kitchen-counter_0"],
+     ("place_object('mango-juice_0', 'on_kitchen-counter_0')", "grasp('mango-juice_0', 'left')")),
+    # already in the asked hand, the asked hand full, nothing held: nothing to change
+    ({"left": "mango-juice_0", "right": None}, ["inFrontOf_kitchen-counter_0"], ()),
+    ({"left": "tumbler_0", "right": "mango-juice_0"}, ["inFrontOf_kitchen-counter_0"], ()),
+    ({"left": None, "right": None}, ["inFrontOf_kitchen-counter_0"], ()),
+    # standing at no surface (the handover place), or nowhere known: the model decides
+    ({"left": None, "right": "mango-juice_0"}, ["inFrontOf_kitchen-counter_0",
+                                                "handover_to_human"], ()),
+    ({"left": None, "right": "mango-juice_0"}, [], ()),
+])
+def test_the_change_of_hands_is_put_down_here_and_grasp_with_the_asked_hand(holding, drives,
+                                                                             program):
+    assert change_of_hands(LEFT, holding, drives) == program
+    assert change_of_hands(None, holding, drives) == ()

@@ -313,7 +313,7 @@ def _household_item(part: str, kind: str, text: str, worlds: dict, rng) -> Item 
                 "put_away": (Clause("do", _named(a), None),)}[kind]
     elif part == "feedback":
         if kind == "wrong_hand" and "hand" not in used:
-            return None      # "the other hand": which one is the attempt's, not the words'
+            held = Clause("hand", hand="other")   # which one is the attempt's: the code's
         moved = {"forgotten": (b,), "wrong_object": (b,)}.get(kind, (a,))
         gold = {"forgotten": (Clause("do", _named(a), None),),
                 "wrong_object": (Clause("wrong object"), Clause("do", _named(a))),

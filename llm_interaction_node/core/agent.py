@@ -31,10 +31,10 @@ from .correction import Focus, focus_from
 from .errors import BlockedError, EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
-from .learning.hand import at_asked_hand
-from .learning.route import at_asked_speed
+from .learning.hand import at_asked_hand, change_of_hands, holding_of, resolved
+from .learning.route import at_asked_speed, destination
 from .learning.transcripts import calls_any
-from .lesson_follow import as_typed, plan_of
+from .lesson_follow import LessonPlan, as_typed, plan_of
 from .llm import LLMClient, LLMError, TokenLedger, Usage, estimate_tokens
 from .llm.errors import Failure, spoken
 from .notes import (
@@ -243,6 +243,7 @@ class Agent:
         self._restated = False
         self._blocked: BlockedError | None = None   # the last input's refusal, if it was that
         self._turn_failed = False           # an input of this turn failed: no lesson followed
+        self._hand_change: LessonPlan | None = None   # the code's program for an asked hand
         # what the console reported did not happen, which say() must keep to (core/claims.py)
         self._report: claims.Report | None = None
         self._reset_requested = threading.Event()
@@ -463,7 +464,27 @@ class Agent:
         if self._learn_due():
             log.info("the user asks to learn: the grammar allows only %s", LEARN_CALL)
             return LEARN_CALL
+        if self._hand_change is not None and not self._turn_failed:
+            done = [s for s in self.turn.statements if not Entry(s).is_comment]
+            statement = self._hand_change.next_after(done)
+            if statement is not None:
+                log.info("the user asked for the other hand: the code writes %s", statement)
+                return statement
         return None
+
+    def _change_of_hands(self) -> LessonPlan | None:
+        """The program that holds the thing in the hand the reply asks for
+        (:func:`.learning.hand.change_of_hands`), with "the other hand" resolved against what
+        the hands hold now (:func:`.learning.hand.resolved`); None where there is none."""
+        reply = self._reply_reading()
+        if reply is None or not reply.of_kind("hand"):
+            return None
+        holding = holding_of(self.console.api)
+        self._readings[-1] = reply = resolved(reply, holding)
+        drives = [d for e in self.console.transcript.entries
+                  if not e.is_comment and (d := destination(e.source))]
+        program = change_of_hands(reply, holding, drives)
+        return LessonPlan("", program) if program else None
 
     def _learn_due(self) -> bool:
         """The learn call is the next statement: first in a turn that answers a request to
@@ -620,7 +641,16 @@ class Agent:
                 or len(self._move_log()) > self._moves_seen:
             return False
         reply = self._reply_reading()
-        return reply is not None and bool(set(reply.kinds) & {*CORRECTIONS, "do"})
+        if reply is None:
+            return False
+        if set(reply.kinds) & {*CORRECTIONS, "do"}:
+            return True
+        # a reply that only says how ("you are too slow, drive faster") to a request not done
+        # yet: its move is still to make (measured, issue 44: the model drove the attempt's
+        # legs again, faster, and never on to the place)
+        scene = self._scene() if reply.speed is not None else None
+        return scene is not None and any(c.where is not None for c in still_to_do(
+            self._readings[0], self._attempt_moves, scene.select))
 
     # -- readings (core/reading) --------------------------------------------------------
     def _scene(self) -> Scene | None:
@@ -905,6 +935,7 @@ class Agent:
         if utterances:
             self._task_utterances.append(str(utterances[-1]))
             self._readings.append(self._read(str(utterances[-1])))
+        self._hand_change = self._change_of_hands()
         # the latest reading (a reply is the latest) against this turn's attempt, once a turn
         self._learn_held = self._learn_waits_now(self._latest_reading())
         if utterances:

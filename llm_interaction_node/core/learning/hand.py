@@ -1,27 +1,90 @@
-"""The hand the user asked for, written into the turn's grasps.
+"""The hand the user asked for: which one "the other" is, and the turn that changes hands.
 
 "Use your left hand, please" after the robot took the juice with its right: the model read it
-as ``hand: left`` (:mod:`..reading`), and the turn that answers it must grasp with the left.
-Measured on the household correction bench (issue 44): the wrong-hand situations were put right
-0 of 4 times; nothing acted on the hand the reply named. So in a turn that answers a reply read
-as a hand, every ``grasp`` the model writes takes that hand (:func:`at_asked_hand`: a grasp
-with no hand or with the other one); the humanoid API tells the model how to change hands (put
-the thing down, grasp it again). "Both" names no single hand: nothing is written.
+as ``hand: left`` (:mod:`..reading`), and the turn that answers it must hold the juice in the
+left. Measured on the household correction bench (issue 44): the wrong-hand situations were put
+right 0 of 4 times; nothing acted on the hand the reply named, and where the model was told to
+grasp with the left, it grasped another thing ("The other hand, please." -> ``grasp('coffee-cup_0',
+'right')`` while the juice stayed in the left). The model reads; the code computes:
+
+* "the other hand" is read as ``hand: other``: which hand that is, the words do not say; the
+  hands do (:func:`resolved`: the one not holding what the robot holds);
+* a reply asking for one hand while the robot holds a thing in the other is answered by a
+  program the code writes (:func:`change_of_hands`): put it down where the robot stands, grasp it
+  with the hand asked for (the humanoid API's own advice for a held thing);
+* any other ``grasp`` of that turn takes the hand asked for (:func:`at_asked_hand`).
 """
 from __future__ import annotations
 
 import ast
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from ..reading.structure import Reading
 from ..statements import bare_call
 
+log = logging.getLogger(__name__)
+
 ONE_HAND = ("left", "right")
+IN_HAND = "get_object_in_hand"          # the API's query of what a hand holds
+OTHER = "other"
+SURFACE, IN_FRONT = "on_", "inFrontOf_"
+
+
+def _opposite(hand: str) -> str:
+    return "left" if hand == "right" else "right"
+
+
+def holding_of(api) -> dict[str, str | None]:
+    """What each hand holds (hand -> name or None), asked of the API's ``get_object_in_hand``
+    query; empty where the API has none or cannot answer."""
+    if IN_HAND not in api:
+        return {}
+    try:
+        return {hand: api[IN_HAND].fn(hand) for hand in ONE_HAND}
+    except Exception as exc:  # noqa: BLE001 - a robot that cannot say: the model decides
+        log.warning("what the hands hold is unknown (%s): no change of hands is written", exc)
+        return {}
+
+
+def resolved(reading: Reading | None, holding: Mapping[str, str | None]) -> Reading | None:
+    """``reading`` with ``hand: other`` as the hand that holds nothing where the robot holds
+    a thing in exactly one hand (``holding``: hand -> the thing in it or None); left as it was
+    where that does not say which hand is meant."""
+    if reading is None or not any(c.hand == OTHER for c in reading.of_kind("hand")):
+        return reading
+    full = [h for h in ONE_HAND if holding.get(h)]
+    if len(full) != 1:
+        return reading
+    hand = _opposite(full[0])
+    return Reading(reading.utterance, tuple(replace(c, hand=hand) if c.kind == "hand"
+                                            and c.hand == OTHER else c
+                                            for c in reading.clauses))
 
 
 def asked_hand(reply: Reading | None) -> str | None:
     """The one hand a reply asks for (the last said), else None."""
     hands = [c.hand for c in reply.of_kind("hand")] if reply is not None else []
     return hands[-1] if hands and hands[-1] in ONE_HAND else None
+
+
+def change_of_hands(reply: Reading | None, holding: Mapping[str, str | None],
+                    drives: Sequence[str]) -> tuple[str, ...]:
+    """The statements that hold the thing in the hand ``reply`` asks for: where the robot holds
+    one thing in the other hand and the asked one is free, and it stands in front of a surface
+    (``drives``: where its drives went, in order; the last is where it stands), put it down
+    there and grasp it again with the asked hand. Empty where the reply asks for no one hand,
+    the hands are already right, or there is no surface at hand (the model decides)."""
+    hand = asked_hand(reply)
+    if hand is None or holding.get(hand) or not drives:
+        return ()
+    thing = holding.get(_opposite(hand))
+    here = drives[-1]
+    if not thing or not here.startswith(IN_FRONT):
+        return ()
+    surface = SURFACE + here[len(IN_FRONT):]
+    return (f"place_object({thing!r}, {surface!r})", f"grasp({thing!r}, {hand!r})")
 
 
 def at_asked_hand(reply: Reading | None, source: str) -> str:
@@ -43,4 +106,4 @@ def at_asked_hand(reply: Reading | None, source: str) -> str:
     return ast.unparse(call)
 
 
-__all__ = ["asked_hand", "at_asked_hand"]
+__all__ = ["holding_of", "resolved", "asked_hand", "change_of_hands", "at_asked_hand"]

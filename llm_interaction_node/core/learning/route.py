@@ -53,7 +53,7 @@ def with_route_speed(reply: Reading | None, attempt: list[Entry]) -> list[Entry]
     route = asked.route or (None, None)
     changed, where = [], None
     for entry in attempt:
-        to = _destination(entry.source)
+        to = destination(entry.source)
         if to is None:
             changed.append(entry)
             continue
@@ -68,7 +68,7 @@ DRIVES = {"move_to": 1, "bring_object_to": 2}
 SURFACE, IN_FRONT = "on_", "inFrontOf_"
 
 
-def _destination(source: str) -> str | None:
+def destination(source: str) -> str | None:
     """Where a drive goes: the location of ``move_to(get_location_coordinates('<location>'),
     ...)``, or the navigation location in front of the surface ``bring_object_to('<object>',
     'on_<furniture>')`` puts it on (the handover place for ``'handover_to_human'``)."""
@@ -115,7 +115,7 @@ def drive_speeds(transcript: str) -> dict[tuple[str | None, str], float]:
     found: dict[tuple[str | None, str], float] = {}
     where = None
     for entry in Transcript.parse(transcript).entries:
-        to = _destination(entry.source) if not entry.is_comment else None
+        to = destination(entry.source) if not entry.is_comment else None
         if to is None:
             continue
         call = bare_call(entry.source)
@@ -156,4 +156,4 @@ class RememberedRoutes:
 
 
 __all__ = ["with_route_speed", "at_asked_speed", "on_route", "drive_speeds", "RememberedRoutes",
-           "FASTER", "SLOWER", "DRIVES"]
+           "destination", "FASTER", "SLOWER", "DRIVES"]

@@ -21,7 +21,7 @@ The line language, one clause per line (``- `` before each in the prompt)::
     forget: <objects>                   forget what was learned (about these)
     faster: <from> -> <to>              drive faster on a route (``anywhere`` as an end)
     slower: <from> -> <to>
-    hand: left | right | both           which hand (or both at once)
+    hand: left | right | both | other   which hand (both at once; other: not the one it used)
     also: <objects> with <objects>      bring the first along whenever the second
     ask first                           ask before doing it
     question                            the user asks something
@@ -59,7 +59,9 @@ SIDES = ("left", "right", "top", "bottom")
 # how a side relation is said in the line language, and back
 SIDE_WORDS = {"left": "left of", "right": "right of", "top": "above", "bottom": "below"}
 DISTANCES = {"nearest": "nearest to", "farthest": "farthest from"}
-HANDS = ("left", "right", "both")
+# "other" is the hand the robot did not use: which one that is, the code knows (what each hand
+# holds, core/learning/hand.py), the words do not ("the other hand, please")
+HANDS = ("left", "right", "both", "other")
 SAME_COLOR = "the same color bowl"
 OTHER_COLOR = "a different color bowl"
 ME = "me"
@@ -122,7 +124,7 @@ class Target:
 @dataclass(frozen=True)
 class Clause:
     """One thing the user said (see the module docstring for the kinds). ``route``: the two
-    ends of a route (None: anywhere); ``hand``: left / right / both; ``companion``: for
+    ends of a route (None: anywhere); ``hand``: left / right / both / other; ``companion``: for
     ``also``, what the objects come with."""
 
     kind: str
