@@ -653,9 +653,9 @@ def test_after_a_too_slow_reply_to_a_request_not_done_its_move_comes_first_and_f
         "bring_object_to('coffee-cup_0', 'on_dining-table_0', speed_factor=2.0)"
     assert world.snapshot()["objects"]["coffee-cup_0"]["location"] == "on_dining-table_0"
     # a request with no place to go to: a speed reply asks for no move
-    agent, llm, _, _ = make_agent(dawdle + ["wait_for_trigger()"],
-                                  ["pick up the cup", said[1]],
-                                  readings={**READINGS, "pick up the cup": "do: coffee cup -> none"})
+    readings = {**READINGS, "pick up the cup": "do: coffee cup -> none"}
+    agent, llm, _, _ = make_agent(dawdle + ["wait_for_trigger()"], ["pick up the cup", said[1]],
+                                  readings=readings)
     agent.run()
     assert "begin" in _top(llm.calls[len(dawdle)]["grammar"])
 
