@@ -78,6 +78,21 @@ def test_no_focus_without_a_reading_of_the_reply_or_a_target_and_elsewhere_frees
     assert offset.free_targets
 
 
+def test_a_thing_forgotten_of_a_request_that_says_no_place_goes_where_the_others_went():
+    """Measured (issue 44): "the screwdriver and the sponge, please" (no place said), the
+    screwdriver handed over, "You forgot the sponge.": no target, no focus. The attempt took
+    the other one of that clause somewhere: the forgotten one goes there too."""
+    scene = scene_of(SCENE)
+    f = focus("do: blue block and green block -> none", "do: green block -> none", scene,
+              [("blue block", "red bowl")])
+    assert f.objects == ("green block",) and f.targets_for("green block") == ["red bowl"]
+    # the clause's own place, where it says one, comes first; a lone object has no others
+    assert focus("do: blue block and green block -> green bowl", "do: green block -> none",
+                 scene, [("blue block", "red bowl")]).targets_for("green block") == ["green bowl"]
+    assert focus("do: green block -> none", "do: green block -> none", scene,
+                 [("blue block", "red bowl")]) is None
+
+
 def test_the_code_computes_the_block_a_relation_means_and_a_wrong_block_is_refused():
     """After "Wrong cube." on "the block to the left of the green bowl": the model read the
     request as that relation, the code computes which block it is here, and only that block

@@ -194,6 +194,16 @@ def test_place_or_handover_with_an_empty_hand_says_the_robot_holds_nothing():
         api.handover_object_to_human("milk-carton_0")
 
 
+def test_handing_over_what_the_human_holds_already_says_so_and_changes_nothing():
+    """Measured (issue 44): bring_object_to(x, 'handover_to_human') then the model's own
+    handover_object_to_human(x): "not in a hand of the robot ... grasp(...) it first", and
+    the model took the glass back from the user."""
+    world, api = make("drinks_and_cup")
+    assert api.bring_object_to("tumbler_0", "handover_to_human") == "success"
+    assert api.handover_object_to_human("tumbler_0") == "the human already holds 'tumbler_0'"
+    assert world.snapshot()["objects"]["tumbler_0"]["held_by"] == "human"
+
+
 def test_handover_away_from_the_human_or_not_taken_says_so():
     world, api = make("drinks_and_cup")           # the milk's first two handovers fail
     go(api, "inFrontOf_dining-table_0")

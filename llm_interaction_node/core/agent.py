@@ -64,6 +64,7 @@ FORGET_ONLY_ASKED = frozenset({"forget_learned"})
 # (the learn gate refuses the call then: measured, a complaint answered with it, issue 44)
 LEARN_FUNCTION = "learn_from_interaction"
 
+SPEECH = ("say", "ask")               # what speaks, not acts
 WAIT_FUNCTION = "wait_for_trigger"
 WAIT = f"{WAIT_FUNCTION}()"
 LEARN_CALL = "learn_from_interaction()"
@@ -630,13 +631,14 @@ class Agent:
 
     def _must_act(self) -> bool:
         """The turn answers an attempt, the robot did not act in it yet (no statement called
-        a function of the API, nothing moved), and the model read the user's reply as a
-        correction or a request (``act_on_correction``; no reading: the model decides).
-        Measured: a definition of the model's own that only wraps the hand-back, then its
-        call, to get around the grammar."""
+        a function of the API that is no query and no speech, nothing moved), and the model
+        read the user's reply as a correction or a request (``act_on_correction``; no
+        reading: the model decides). Measured: a definition of the model's own that only wraps
+        the hand-back, then its call, to get around the grammar; "You forgot the sponge."
+        answered by ``say('I will forget about the sponge.')`` and the hand-back (issue 44)."""
         if not self.config.act_on_correction or not self._answers_an_attempt():
             return False
-        api = set(self.console.api.names) - {WAIT_FUNCTION}
+        api = set(self.console.api.names) - self.console.api.queries - {WAIT_FUNCTION, *SPEECH}
         if any(calls_any(s, api) for s in self.turn.statements) \
                 or len(self._move_log()) > self._moves_seen:
             return False

@@ -161,8 +161,24 @@ def focus_from(function: str, spec: MoveSpec, request: Reading | None, reply: Re
                 return tuple(found)
         return ()
 
+    def along(obj: str) -> tuple[str, ...]:
+        """Where the attempt took the others of a clause about ``obj`` that says no place:
+        "the screwdriver and the sponge, please", the screwdriver handed over and the sponge
+        forgotten: the sponge goes to the user too (measured, issue 44: no target, no focus,
+        and the model answered "You forgot the sponge." with a variable named for forgetting)."""
+        for clause, said_in in clauses:
+            if clause.where is not None:
+                continue
+            chosen = said_in.select(clause.objects) or []
+            found = [t for o, t in attempt if o in chosen and o != obj and t is not None
+                     and (t in known or t == spec.to_user) and (obj, t) not in refused]
+            if obj in chosen and found:
+                return tuple(dict.fromkeys(found))
+        return ()
+
     flat = targets_for(None)
-    per_object = {o: t for o in (objects or movable) if (t := targets_for(o)) and t != flat}
+    per_object = {o: t for o in (objects or movable)
+                  if (t := targets_for(o) or along(o)) and t != flat}
     if not flat and not per_object and not free:
         return None
     focus = Focus(function, spec, tuple(objects) if objects else None, flat, refused, free,

@@ -500,6 +500,10 @@ class HumanoidApi:
         """Hand a held object to the human (move to 'handover_to_human' first)."""
         scene = self._scene()
         obj = self._graspable(object_name, scene)
+        if obj.held_by == HUMAN:
+            # what was asked holds already (bring_object_to(x, 'handover_to_human') hands it
+            # over; measured, issue 44: told to grasp it first, the model took it back)
+            return f"the human already holds {obj.name!r}"
         if obj.held_by not in HANDS:
             raise self._not_held_hint(obj, scene)
         return self._moved(obj.name, HANDOVER_LOCATION, self._why(
