@@ -691,6 +691,18 @@ def test_after_a_reply_read_as_a_hand_the_code_writes_the_change_of_hands(readin
     assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] == "left"
 
 
+def test_a_bare_complaint_after_the_wrong_hand_is_answered_with_the_requests_hand():
+    """Measured (issue 44): "I said your left hand." read as ``do: none -> none``, 3 of 4;
+    the request's hand, which the attempt did not use, is what the complaint asks for."""
+    said = ["pick up the juice with your left hand", "I said your left hand."]
+    agent, llm, world, _ = make_agent(TOOK_RIGHT + CHANGE + ["wait_for_trigger()"], said,
+                                      readings={said[0]: "do: mango juice -> none\nhand: left",
+                                                said[1]: "do: none -> none"})
+    agent.run()
+    assert sources(agent)[-3:] == CHANGE + ["wait_for_trigger()"]
+    assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] == "left"
+
+
 def test_away_from_a_surface_a_hand_reply_is_written_into_the_models_grasps():
     """Where the robot stands at no surface (at the handover place) the code writes no change;
     the model's grasps of that turn take the asked hand, and the API says how to change

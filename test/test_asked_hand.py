@@ -13,8 +13,9 @@ from llm_interaction_node.core.learning.hand import (
     at_asked_hand,
     change_of_hands,
     resolved,
+    with_unmet_hand,
 )
-from llm_interaction_node.core.reading import Clause, Reading
+from llm_interaction_node.core.reading import Clause, Reading, Selection, Target
 
 LEFT = Reading("use your left hand", (Clause("hand", hand="left"),))
 
@@ -76,3 +77,35 @@ def test_the_change_of_hands_is_put_down_here_and_grasp_with_the_asked_hand(hold
                                                                              program):
     assert change_of_hands(LEFT, holding, drives) == program
     assert change_of_hands(None, holding, drives) == ()
+
+
+def _read(*clauses):
+    return Reading("(said)", tuple(clauses))
+
+
+MILK_LEFT = _read(Clause("do", Selection("named", ("milk-carton_0",))), Clause("hand", hand="left"))
+IN_RIGHT = {"left": None, "right": "milk-carton_0"}
+
+
+@pytest.mark.parametrize("reply, asks_left", [
+    (_read(Clause("do")), True),                                   # "I said your left hand."
+    (_read(Clause("do", Selection("named", ("milk-carton_0",)))), True),
+    (_read(Clause("do", Selection("named", ("tumbler_0",)))), False),   # about another thing
+    (_read(Clause("do", None, Target("me"))), False),              # a place: not the hand
+    (_read(Clause("wrong object")), False),
+    (_read(Clause("done")), False),
+    (_read(Clause("hand", hand="right")), False),                  # the reply's own hand stands
+])
+def test_a_bare_complaint_about_a_request_that_named_a_hand_asks_for_that_hand(reply, asks_left):
+    got = with_unmet_hand(MILK_LEFT, reply, IN_RIGHT)
+    assert (asked_hand(got) == "left") == asks_left
+    if not asks_left:
+        assert got == reply
+
+
+def test_a_request_hand_the_attempt_kept_or_no_hand_said_asks_for_nothing():
+    bare = _read(Clause("do"))
+    assert with_unmet_hand(MILK_LEFT, bare, {"left": "milk-carton_0", "right": None}) == bare
+    no_hand = _read(Clause("do", Selection("named", ("milk-carton_0",))))
+    assert with_unmet_hand(no_hand, bare, IN_RIGHT) == bare
+    assert with_unmet_hand(None, bare, IN_RIGHT) == bare

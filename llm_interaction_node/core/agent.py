@@ -31,7 +31,13 @@ from .correction import Focus, focus_from
 from .errors import BlockedError, EndOfInteraction, InteractionAborted
 from .fgen import FunctionGenerator, load_fgen_prompt
 from .interrupt import StopSignal
-from .learning.hand import at_asked_hand, change_of_hands, holding_of, resolved
+from .learning.hand import (
+    at_asked_hand,
+    change_of_hands,
+    holding_of,
+    resolved,
+    with_unmet_hand,
+)
 from .learning.route import at_asked_speed, destination
 from .learning.transcripts import calls_any
 from .lesson_follow import LessonPlan, as_typed, plan_of
@@ -476,12 +482,16 @@ class Agent:
     def _change_of_hands(self) -> LessonPlan | None:
         """The program that holds the thing in the hand the reply asks for
         (:func:`.learning.hand.change_of_hands`), with "the other hand" resolved against what
-        the hands hold now (:func:`.learning.hand.resolved`); None where there is none."""
+        the hands hold now (:func:`.learning.hand.resolved`) and a bare complaint read as the
+        request's hand where that is what the attempt missed (``with_unmet_hand``); None where
+        there is none."""
         reply = self._reply_reading()
-        if reply is None or not reply.of_kind("hand"):
+        request = self._readings[0] if self._readings else None
+        if reply is None or not (reply.of_kind("hand") or request and request.of_kind("hand")):
             return None
         holding = holding_of(self.console.api)
-        self._readings[-1] = reply = resolved(reply, holding)
+        reply = with_unmet_hand(request, resolved(reply, holding), holding)
+        self._readings[-1] = reply
         drives = [d for e in self.console.transcript.entries
                   if not e.is_comment and (d := destination(e.source))]
         program = change_of_hands(reply, holding, drives)
