@@ -11,15 +11,21 @@ from llm_interaction_node.core.llm.config import LLMConfig
 from llm_interaction_node.core.reading import Reader
 
 SAID = "\nsaid: "
+CHECK = "\nanswer:"
 
 
 class ReadingScript(Backend):
     """``readings``: utterance -> its clauses (one string, clauses on lines, or a list), as the
     model writes them after ``reading:\\n-``; an utterance it was not given reads as
     ``default`` (None: the stand-in writes nothing, so there is no reading of it). ``asked``:
-    the utterances it was asked to read, in order; ``prompts`` the whole prompts."""
+    the utterances it was asked to read, in order; ``prompts`` the whole prompts. Asked
+    whether the user said a slot (core/reading/check.py), it answers from ``answers`` (claim
+    -> yes / no), else yes (the reading stands as given); ``checked``: the claims asked."""
 
-    def __init__(self, readings: dict[str, str | list[str]], default: str | None = "other"):
+    def __init__(self, readings: dict[str, str | list[str]], default: str | None = "other",
+                 answers: dict[str, str] | None = None):
+        self.answers = dict(answers or {})
+        self.checked: list[str] = []
         self.readings = dict(readings)
         self.default = default
         self.config = LLMConfig(model="reading-script")
@@ -30,6 +36,10 @@ class ReadingScript(Backend):
         return "scripted reader"
 
     def execute(self, request) -> Completion:
+        if request.prompt.endswith(CHECK):       # asked whether the user said a slot: yes
+            self.checked.append(request.prompt.rsplit("\nclaim: ", 1)[1][:-len(CHECK)])
+            answer = self.answers.get(self.checked[-1], "yes")
+            return Completion(" " + answer, Usage(prompt_tokens=1, calls=1))
         said = request.prompt[request.prompt.rindex(SAID) + len(SAID):].split("\n", 1)[0]
         self.asked.append(said)
         self.prompts.append(request.prompt)

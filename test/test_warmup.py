@@ -199,8 +199,9 @@ def test_the_warm_up_steps_are_the_console_prompt_and_the_reading_prompts():
     warmup.start()
     llm.release()
     assert warmup.wait(StopSignal(), timeout=10)
-    assert reader.llm.prefilled == [True, True]                  # request and reply prompts
-    assert warmup.usage.cached_tokens == 20 and warmup.usage.evaluated_tokens == TOKENS
+    # the request, the reply and the slot-check prompts
+    assert reader.llm.prefilled == [True, True, True]
+    assert warmup.usage.cached_tokens == 30 and warmup.usage.evaluated_tokens == TOKENS
     assert build_agent("humanoid", ScriptedLLM([]), console).warm_up_steps() == []
     # no background warm-up: run() prefills first, then listens
     llm2 = GatedPrefillLLM(["wait_for_trigger()"], batches=1)
@@ -299,15 +300,15 @@ def test_the_node_warms_up_in_the_background_and_a_request_waits_for_it(tmp_path
         sim.stop()
         llm.close()
     order = [line.split()[0] for line in events.read_text().splitlines()]
-    # the prefills (the console prompt, the reading prompts of requests and of replies) ran
-    # whole, one after the other, before any completion
-    assert order[:6] == ["prefill-start", "prefill-end"] * 3 and "prefill-start" not in order[6:]
-    assert order[6] == "complete", order
+    # the prefills (the console prompt, the reading prompts of requests and of replies, the
+    # slot-check prompt) ran whole, one after the other, before any completion
+    assert order[:8] == ["prefill-start", "prefill-end"] * 4 and "prefill-start" not in order[8:]
+    assert order[8] == "complete", order
     assert any(line.startswith("warming up the language model (the console prompt): ")
                and " % of 4000 tokens" in line for line in lines), lines
     assert any(line.startswith("warming up the language model (the reading prompts): ")
                for line in lines), lines
-    assert any(line.startswith("warm-up done in ") and "12000 tokens evaluated" in line
+    assert any(line.startswith("warm-up done in ") and "16000 tokens evaluated" in line
                for line in lines), lines
     assert states[0] == "warming" and "busy" in states and states[-1] == "idle", states
     assert "stop requested" not in node.log_path.read_text()

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from . import prompt as reading_prompt
 from .attempt import answering
+from .check import SlotCheck
+from .check import prefix as check_prefix
 from .grammar import reading_gbnf
 from .parse import ReadingError, parse
 from .structure import Reading
@@ -52,13 +54,15 @@ class Reader:
     """Reads utterances with ``llm`` (see the module docstring). ``examples``: another
     reading prompt file (default ``config/reading/examples.yaml``); ``ledger``: where the
     reading calls' tokens are counted (purpose ``read``); ``call``: runs the LLM call (the
-    agent's stop signal wraps it, so a stop ends a reading too)."""
+    agent's stop signal wraps it, so a stop ends a reading too); ``check_slots``: the model is
+    asked about each slot the words may leave empty that it filled (:mod:`.check`)."""
 
     llm: LLMClient
     examples: str | None = None
     ledger: TokenLedger | None = None
     call: Callable = field(default=lambda fn, *a, **k: fn(*a, **k))
     costs: list[ReadingCost] = field(default_factory=list)
+    check_slots: bool = True
 
     def __post_init__(self) -> None:
         self._kept: OrderedDict[tuple, Reading | None] = OrderedDict()
@@ -73,10 +77,11 @@ class Reader:
         if prefill is None:
             return None
         total = Usage()
-        for kind in reading_prompt.KINDS:
+        prefixes = [reading_prompt.prefix(self.examples, kind) for kind in reading_prompt.KINDS]
+        prefixes += [check_prefix()] if self.check_slots else []
+        for text in prefixes:
             try:
-                usage = (call or self.call)(prefill, reading_prompt.prefix(self.examples, kind),
-                                            persist=persist)
+                usage = (call or self.call)(prefill, text, persist=persist)
             except LLMError as exc:
                 log.warning("prefilling the reading prompt failed: %s", exc)
                 return total
@@ -139,10 +144,35 @@ class Reader:
             self.last_failure = f"no reading in {completion.text!r}: {exc}"
             log.warning("no reading of %r: %s", text[:80], self.last_failure)
             return None
+        if self.check_slots:
+            reading = self._checked(reading, text, vocabulary, kind == "reply")
+            wall = time.perf_counter() - start
+            self.costs[-1].wall_s = wall
         self.last_failure = None
         log.info("read %r as %s (%.2f s)", text[:80],
                  reading.render(vocabulary.spoken).replace("\n", "; "), wall)
         return reading
+
+    def _checked(self, reading: Reading, text: str, vocabulary: ReadingVocabulary,
+                 reply: bool) -> Reading:
+        """``reading`` with the slots the model, asked, says the user did not say left empty
+        (:class:`.check.SlotCheck`); as it was where the LLM fails."""
+        cost = self.costs[-1]
+
+        def ask(prompt: str, grammar: str) -> str:
+            completion = self.call(self.llm.complete, prompt, stop=("\n",), temperature=0.0,
+                                   max_tokens=2, grammar=grammar)
+            cost.evaluated_tokens += completion.usage.evaluated_prompt_tokens
+            cost.generated_tokens += completion.usage.completion_tokens
+            if self.ledger is not None:
+                self.ledger.record(completion.usage, "read")
+            return completion.text
+
+        try:
+            return SlotCheck(ask)(reading, text, vocabulary.spoken, reply)
+        except LLMError as exc:
+            log.warning("the reading of %r is not checked: %s", text[:80], exc)
+            return reading
 
 
 __all__ = ["Reader", "ReadingCost", "MAX_TOKENS"]

@@ -1,0 +1,140 @@
+"""The model checks what it filled in: a slot the words may leave empty is kept only where the
+model, asked, says the user said it.
+
+Measured on the development pool (issue 42, reading bench at 6ae51f2): where a clause has a
+slot the user often leaves out, the 1.5B model fills it with a name of the scene. "You are too
+slow, drive faster." was read ``faster: dining table -> dishwasher`` (no place was said), "you
+can drive faster to the kitchen counter next time" with a start nobody named, and "Wrong cube."
+as ``wrong object`` with the one meant made up (``do: the block number 1 from the right``). Each
+reading is greedy: at the slot, a name was likelier than ``anywhere``. Asked afterwards, as a
+yes or no question about one claim (``claims``), the same model tells a said thing from a
+guessed one far better than it leaves a slot empty while writing. No rule over the user's words
+decides: the model reads the sentence again and answers (:class:`SlotCheck`).
+
+What is checked (:func:`claims`): the named ends of a route (``faster`` / ``slower``), and in
+a reply, the objects of a ``do`` clause beside ``wrong object`` (the one the user meant). A
+claim the model denies leaves its slot: a route end becomes ``anywhere``; the one meant is
+dropped (``wrong object`` alone: "another one").
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import yaml
+
+from ..config_files import config_path
+from .structure import SPEEDS, Clause, Reading
+
+log = logging.getLogger(__name__)
+
+YES, NO = "yes", "no"
+GRAMMAR = f'root ::= " " ("{YES}" | "{NO}")'
+END = "answer:"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """That clause ``index`` of a reading has slot ``slot`` (``from``, ``to``, ``objects``),
+    as the check asks it (``text``: "the way starts at the long table")."""
+
+    index: int
+    slot: str
+    text: str
+
+
+def claims(reading: Reading, spoken: Callable[[str], str], reply: bool) -> list[Claim]:
+    """The slots of ``reading`` the words may have left empty, that the model filled."""
+    out: list[Claim] = []
+    for i, clause in enumerate(reading.clauses):
+        if clause.kind in SPEEDS and clause.route is not None:
+            start, end = clause.route
+            if start is not None:
+                out.append(Claim(i, "from", f"the way starts at the {spoken(start)}"))
+            if end is not None:
+                out.append(Claim(i, "to", f"the way goes to the {spoken(end)}"))
+        elif reply and clause.kind == "do" and reading.rejects_choice \
+                and clause.objects is not None:
+            meant = clause.objects.render(spoken)
+            meant = meant if meant.startswith("the ") else "the " + meant
+            out.append(Claim(i, "objects", f"the one wanted is {meant}"))
+    return out
+
+
+def without(reading: Reading, denied: list[Claim]) -> Reading:
+    """``reading`` with the slots of the ``denied`` claims left empty (see the module)."""
+    if not denied:
+        return reading
+    clauses: list[Clause | None] = list(reading.clauses)
+    for claim in denied:
+        clause = clauses[claim.index]
+        if clause is None:
+            continue
+        if claim.slot in ("from", "to"):
+            start, end = clause.route or (None, None)
+            route = (None, end) if claim.slot == "from" else (start, None)
+            clauses[claim.index] = replace(clause, route=route)
+        elif claim.slot == "objects" and clause.where is None:
+            clauses[claim.index] = None                     # "another one": the code computes
+        elif claim.slot == "objects":
+            clauses[claim.index] = replace(clause, objects=None)
+    return Reading(reading.utterance, tuple(c for c in clauses if c is not None))
+
+
+@dataclass(frozen=True)
+class CheckExample:
+    said: str
+    claim: str
+    answer: str
+
+    def render(self) -> str:
+        return f"said: {self.said}\nclaim: {self.claim}\n{END} {self.answer}"
+
+
+@lru_cache(maxsize=4)
+def load_checks(path: str | None = None) -> tuple[str, tuple[CheckExample, ...]]:
+    """(header, examples) of the check prompt (default ``config/reading/checks.yaml``)."""
+    source = path or str(config_path("reading", "checks.yaml"))
+    with open(source, encoding="utf-8") as f:
+        data = yaml.safe_load(f) or {}
+    examples = tuple(CheckExample(str(e["said"]), str(e["claim"]), str(e["answer"]))
+                     for e in data.get("examples", ()))
+    if any(e.answer not in (YES, NO) for e in examples):
+        raise ValueError(f"{source}: an example's answer is not {YES!r} or {NO!r}")
+    return str(data.get("header", "")).strip(), examples
+
+
+def prefix(path: str | None = None) -> str:
+    """The part of every check prompt before the sentence (the same for every check)."""
+    header, examples = load_checks(path)
+    return header + "\n\n" + "\n\n".join(e.render() for e in examples) + "\n\n"
+
+
+def build(said: str, claim: str, path: str | None = None) -> str:
+    return prefix(path) + f"said: {said}\nclaim: {claim}\n{END}"
+
+
+@dataclass
+class SlotCheck:
+    """Asks the model about each claim of a reading (``ask(prompt, grammar)`` -> the text the
+    model wrote; the reader's LLM call) and leaves the denied slots empty. ``path``: another
+    check prompt file."""
+
+    ask: Callable[[str, str], str]
+    path: str | None = None
+
+    def __call__(self, reading: Reading, said: str, spoken: Callable[[str], str],
+                 reply: bool) -> Reading:
+        denied = []
+        for claim in claims(reading, spoken, reply):
+            answer = self.ask(build(said, claim.text, self.path), GRAMMAR).strip()
+            if answer == NO:
+                denied.append(claim)
+            log.info("asked whether %r says %r: %s", said[:60], claim.text, answer or "nothing")
+        return without(reading, denied)
+
+
+__all__ = ["Claim", "claims", "without", "SlotCheck", "load_checks", "prefix", "build",
+           "GRAMMAR", "YES", "NO"]
