@@ -11,10 +11,13 @@ yes or no question about one claim (``claims``), the same model tells a said thi
 guessed one far better than it leaves a slot empty while writing. No rule over the user's words
 decides: the model reads the sentence again and answers (:class:`SlotCheck`).
 
-What is checked (:func:`claims`): the named ends of a route (``faster`` / ``slower``), and in
-a reply, the objects of a ``do`` clause beside ``wrong object`` (the one the user meant). A
-claim the model denies leaves its slot: a route end becomes ``anywhere``; the one meant is
-dropped (``wrong object`` alone: "another one").
+What is checked (:func:`claims`): the named ends of a route (``faster`` / ``slower``); in a
+reply, the objects of a ``do`` clause beside ``wrong object`` (the one the user meant); and a
+``learn`` read beside a change to make (``do``, ``wrong object``, ``retry``): measured on the
+household correction bench, "That should be on the dishwasher." and "Don't give it to me, the
+glass goes on the dining table." were read with ``learn`` and a complaint became a learn call.
+A claim the model denies leaves its slot: a route end becomes ``anywhere``; the one meant is
+dropped (``wrong object`` alone: "another one"); the ``learn`` is dropped.
 """
 from __future__ import annotations
 
@@ -37,7 +40,8 @@ END = "answer:"
 
 @dataclass(frozen=True)
 class Claim:
-    """That clause ``index`` of a reading has slot ``slot`` (``from``, ``to``, ``objects``),
+    """That clause ``index`` of a reading has slot ``slot`` (``from``, ``to``, ``objects``,
+    ``learn``: the clause itself),
     as the check asks it (``text``: "the way starts at the long table")."""
 
     index: int
@@ -55,6 +59,9 @@ def claims(reading: Reading, spoken: Callable[[str], str], reply: bool) -> list[
                 out.append(Claim(i, "from", f"the way starts at the {spoken(start)}"))
             if end is not None:
                 out.append(Claim(i, "to", f"the way goes to the {spoken(end)}"))
+        elif clause.kind == "learn" and len(reading.clauses) > 1 and any(
+                c.kind in ("do", "wrong object", "retry") for c in reading.clauses):
+            out.append(Claim(i, "learn", "the user wants this remembered for the future"))
         elif reply and clause.kind == "do" and reading.rejects_choice \
                 and clause.objects is not None:
             meant = clause.objects.render(spoken)
@@ -76,6 +83,8 @@ def without(reading: Reading, denied: list[Claim]) -> Reading:
             start, end = clause.route or (None, None)
             route = (None, end) if claim.slot == "from" else (start, None)
             clauses[claim.index] = replace(clause, route=route)
+        elif claim.slot == "learn":
+            clauses[claim.index] = None                     # a correction, not a lesson
         elif claim.slot == "objects" and clause.where is None:
             clauses[claim.index] = None                     # "another one": the code computes
         elif claim.slot == "objects":
