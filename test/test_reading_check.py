@@ -74,6 +74,18 @@ def test_the_reader_asks_about_each_filled_slot_and_keeps_what_the_model_confirm
     assert script.checked == ["the way starts at the dining table",
                               "the way goes to the kitchen counter"]
     assert reader.costs[-1].evaluated_tokens == 3          # the reading and two checks
+    # the one place said read as the start, confirmed as where the way goes: it is the end
+    hurry = "hurry up, the cup has to get to the dining table"
+    script = ReadingScript({hurry: "faster: dining table -> kitchen counter"},
+                           answers={"the way goes to the kitchen counter": "no"})
+    assert Reader(script).read(hurry, HOUSE, reply=True, moved=()).render(HOUSE.spoken) == \
+        "faster: anywhere -> dining table"
+    assert script.checked[-1] == "the way goes to the dining table"
+    leaving = "you can rush when you leave the dining table"
+    script = ReadingScript({leaving: "faster: dining table -> anywhere"},
+                           answers={"the way goes to the dining table": "no"})
+    assert Reader(script).read(leaving, HOUSE, reply=True, moved=()).render(HOUSE.spoken) == \
+        "faster: dining table -> anywhere"
     # with the check off, the reading is as the model wrote it
     unchecked = Reader(ReadingScript({said: "faster: dining table -> kitchen counter"},
                                      answers={"the way starts at the dining table": "no"}),
