@@ -19,7 +19,8 @@ class FakeLLMServer:
 
     A reading prompt (core/reading: it ends with ``reading:\\n-``) is the stand-in reading
     the utterance: it is answered with ``readings[utterance]`` (clauses on lines; default
-    ``other``), recorded in ``reading_requests``, and takes nothing from ``texts``.
+    ``other``), recorded in ``reading_requests``, and takes nothing from ``texts``; so is a
+    slot check (it ends with ``answer:``): ``checks[claim]``, default yes.
 
     ``answer`` (None, or a function of the request's JSON body returning a text or None) is
     asked first for every other request: a stand-in whose answer depends on its prompt (a
@@ -34,6 +35,7 @@ class FakeLLMServer:
         self.usage: dict | None = {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
         self.extra: dict = {}  # extra top-level response fields (e.g. llama.cpp "timings")
         self.readings: dict[str, str] = {}
+        self.checks: dict[str, str] = {}
         self.answer = None
         self.reading_requests: list[dict] = []
         self.stop_event = threading.Event()
@@ -131,8 +133,13 @@ class FakeLLMServer:
         self.thread.start()
 
     def reading_of(self, request: dict) -> str | None:
-        """The stand-in's reading if ``request`` asks for one (else None)."""
+        """The stand-in's reading if ``request`` asks for one (else None); asked whether the
+        user said a slot (core/reading/check.py: the prompt ends with ``answer:``), ``checks``
+        answers (claim -> yes / no), else yes."""
         prompt = request.get("prompt")
+        if isinstance(prompt, str) and prompt.endswith("\nanswer:") and "\nclaim: " in prompt:
+            claim = prompt.rsplit("\nclaim: ", 1)[1][:-len("\nanswer:")]
+            return " " + self.checks.get(claim, "yes")
         if not isinstance(prompt, str) or not prompt.endswith("\nreading:\n-"):
             return None
         said = prompt.rsplit("\nsaid: ", 1)[-1].split("\n", 1)[0]
