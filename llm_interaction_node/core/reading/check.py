@@ -14,12 +14,11 @@ decides: the model reads the sentence again and answers (:class:`SlotCheck`).
 What is checked (:func:`claims`): the named ends of a route (``faster`` / ``slower``); in a
 reply, the objects of a ``do`` clause beside ``wrong object`` where a relation selects them
 (the one the user meant; measured at b936f7e, asked about a named one, "Not that one, I wanted
-the sponge.", the model denied it 3 times of 3, and the invented ones were relations); and a
-``learn`` read beside a change to make (``do``, ``wrong object``, ``retry``): measured on the
-household correction bench, "That should be on the dishwasher." and "Don't give it to me, the
-glass goes on the dining table." were read with ``learn`` and a complaint became a learn call.
+the sponge.", the model denied it 3 times of 3, and the invented ones were relations). A
+``learn`` read beside a complaint is not asked about: tried (b936f7e), the model denied "from
+now on, put the banana on the sideboard" and the teach-once lesson was lost.
 A claim the model denies leaves its slot: a route end becomes ``anywhere``; the one meant is
-dropped (``wrong object`` alone: "another one"); the ``learn`` is dropped. A route whose start
+dropped (``wrong object`` alone: "another one"). A route whose start
 the model confirmed and whose end it denied (or left) is asked once more, whether the way goes
 to that place: the model writes the one place said first, whichever end it is.
 """
@@ -44,8 +43,7 @@ END = "answer:"
 
 @dataclass(frozen=True)
 class Claim:
-    """That clause ``index`` of a reading has slot ``slot`` (``from``, ``to``, ``objects``,
-    ``learn``: the clause itself),
+    """That clause ``index`` of a reading has slot ``slot`` (``from``, ``to``, ``objects``),
     as the check asks it (``text``: "the way starts at the long table")."""
 
     index: int
@@ -63,9 +61,6 @@ def claims(reading: Reading, spoken: Callable[[str], str], reply: bool) -> list[
                 out.append(Claim(i, "from", f"the way starts at the {spoken(start)}"))
             if end is not None:
                 out.append(Claim(i, "to", f"the way goes to the {spoken(end)}"))
-        elif clause.kind == "learn" and len(reading.clauses) > 1 and any(
-                c.kind in ("do", "wrong object", "retry") for c in reading.clauses):
-            out.append(Claim(i, "learn", "the user wants this remembered for the future"))
         elif reply and clause.kind == "do" and reading.rejects_choice \
                 and clause.objects is not None and clause.objects.how != "named":
             meant = clause.objects.render(spoken)
@@ -97,8 +92,6 @@ def without(reading: Reading, denied: list[Claim], ends: list[Claim] = ()) -> Re
             start, end = clause.route or (None, None)
             route = (None, end) if claim.slot == "from" else (start, None)
             clauses[claim.index] = replace(clause, route=route)
-        elif claim.slot == "learn":
-            clauses[claim.index] = None                     # a correction, not a lesson
         elif claim.slot == "objects" and clause.where is None:
             clauses[claim.index] = None                     # "another one": the code computes
         elif claim.slot == "objects":
