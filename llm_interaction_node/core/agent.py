@@ -70,7 +70,6 @@ FORGET_ONLY_ASKED = frozenset({"forget_learned"})
 # (the learn gate refuses the call then: measured, a complaint answered with it, issue 44)
 LEARN_FUNCTION = "learn_from_interaction"
 
-SPEECH = ("say", "ask")               # what speaks, not acts
 WAIT_FUNCTION = "wait_for_trigger"
 WAIT = f"{WAIT_FUNCTION}()"
 LEARN_CALL = "learn_from_interaction()"
@@ -484,7 +483,8 @@ class Agent:
         (:func:`.learning.hand.change_of_hands`), with "the other hand" resolved against what
         the hands hold now (:func:`.learning.hand.resolved`) and a bare complaint read as the
         request's hand where that is what the attempt missed (``with_unmet_hand``); None where
-        there is none."""
+        there is none. The reply's reading is kept so resolved: the turn's grasps take that
+        hand (:meth:`_as_asked`)."""
         reply = self._reply_reading()
         request = self._readings[0] if self._readings else None
         if reply is None or not (reply.of_kind("hand") or request and request.of_kind("hand")):
@@ -492,9 +492,9 @@ class Agent:
         holding = holding_of(self.console.api)
         reply = with_unmet_hand(request, resolved(reply, holding), holding)
         self._readings[-1] = reply
-        drives = [d for e in self.console.transcript.entries
-                  if not e.is_comment and (d := destination(e.source))]
-        program = change_of_hands(reply, holding, drives)
+        here = next((d for e in reversed(self.console.transcript.entries)
+                     if not e.is_comment and (d := destination(e.source))), None)
+        program = change_of_hands(reply, holding, here)
         return LessonPlan("", program) if program else None
 
     def _learn_due(self) -> bool:
@@ -648,7 +648,8 @@ class Agent:
         answered by ``say('I will forget about the sponge.')`` and the hand-back (issue 44)."""
         if not self.config.act_on_correction or not self._answers_an_attempt():
             return False
-        api = set(self.console.api.names) - self.console.api.queries - {WAIT_FUNCTION, *SPEECH}
+        api = set(self.console.api.names) - self.console.api.queries - claims.SPEECH \
+            - {WAIT_FUNCTION}
         if any(calls_any(s, api) for s in self.turn.statements) \
                 or len(self._move_log()) > self._moves_seen:
             return False

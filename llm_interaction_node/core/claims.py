@@ -28,9 +28,9 @@ from .learning.outcome import LearnStatus
 from .reading.vocabulary import spoken_form
 
 SAY = "say"
+SPEECH = frozenset({SAY, "ask"})            # calls that speak
 # calls that neither act nor look: speech, the user, learning (what they do is judged apart)
-NOT_ACTING = frozenset({"say", "ask", "wait_for_trigger", "learn_from_interaction",
-                        "forget_learned"})
+NOT_ACTING = SPEECH | {"wait_for_trigger", "learn_from_interaction", "forget_learned"}
 # a learn call that did this stored nothing the robot could promise to remember; a lesson
 # already stored, or kept to store when the memory is back, is remembered
 KEPT = frozenset({LearnStatus.ALREADY_LEARNED, LearnStatus.STORE_DEFERRED})

@@ -21,18 +21,18 @@ from __future__ import annotations
 
 import ast
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 
 from ..reading.structure import Clause, Reading, names_said
 from ..statements import bare_call
+from .route import IN_FRONT, SURFACE
 
 log = logging.getLogger(__name__)
 
 ONE_HAND = ("left", "right")
 IN_HAND = "get_object_in_hand"          # the API's query of what a hand holds
 OTHER = "other"
-SURFACE, IN_FRONT = "on_", "inFrontOf_"
 
 
 def _opposite(hand: str) -> str:
@@ -94,18 +94,15 @@ def asked_hand(reply: Reading | None) -> str | None:
 
 
 def change_of_hands(reply: Reading | None, holding: Mapping[str, str | None],
-                    drives: Sequence[str]) -> tuple[str, ...]:
+                    here: str | None) -> tuple[str, ...]:
     """The statements that hold the thing in the hand ``reply`` asks for: where the robot holds
     one thing in the other hand and the asked one is free, and it stands in front of a surface
-    (``drives``: where its drives went, in order; the last is where it stands), put it down
-    there and grasp it again with the asked hand. Empty where the reply asks for no one hand,
-    the hands are already right, or there is no surface at hand (the model decides)."""
+    (``here``: where its last drive went, None: not known), put it down there and grasp it
+    again with the asked hand. Empty where the reply asks for no one hand, the hands are
+    already right, or there is no surface at hand (the model decides)."""
     hand = asked_hand(reply)
-    if hand is None or holding.get(hand) or not drives:
-        return ()
-    thing = holding.get(_opposite(hand))
-    here = drives[-1]
-    if not thing or not here.startswith(IN_FRONT):
+    thing = holding.get(_opposite(hand)) if hand is not None else None
+    if not thing or holding.get(hand) or here is None or not here.startswith(IN_FRONT):
         return ()
     surface = SURFACE + here[len(IN_FRONT):]
     return (f"place_object({thing!r}, {surface!r})", f"grasp({thing!r}, {hand!r})")

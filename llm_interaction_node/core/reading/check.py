@@ -43,8 +43,9 @@ END = "answer:"
 
 @dataclass(frozen=True)
 class Claim:
-    """That clause ``index`` of a reading has slot ``slot`` (``from``, ``to``, ``objects``),
-    as the check asks it (``text``: "the way starts at the long table")."""
+    """That clause ``index`` of a reading has slot ``slot`` (``from``, ``to``, ``objects``;
+    ``destination``: its start is where the way goes, :func:`destination_claim`), as the check
+    asks it (``text``: "the way starts at the long table")."""
 
     index: int
     slot: str
@@ -165,5 +166,4 @@ class SlotCheck:
 
 
 __all__ = ["Claim", "claims", "destination_claim", "without", "SlotCheck", "load_checks",
-           "prefix", "build",
-           "GRAMMAR", "YES", "NO"]
+           "prefix", "build", "GRAMMAR", "YES", "NO"]
