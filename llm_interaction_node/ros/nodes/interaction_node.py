@@ -63,6 +63,12 @@ LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
 # the transcript keeps its last entries for late joiners (a console started after the node)
 HISTORY = QoSProfile(depth=200, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
+# what the robot said and the skill events also keep their last messages: a recorder whose
+# subscription this node discovers only after the first ``say`` (measured under load in CI: the
+# run's first sentence was missing from the bag) still gets them; volatile subscribers (the tts
+# node, the speech console) match as before and get only what comes after they joined
+RECENT = QoSProfile(depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                    reliability=ReliabilityPolicy.RELIABLE)
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")   # ANSI CSI, controls
 QUEUED_NOTICE = ("I heard you. I am still busy, so I queued what you said: {n} requests are "
                  "waiting, and I will answer them in order.")
@@ -115,7 +121,7 @@ class InteractionNode(Node):
                                accept_s=own.timeouts.accept_s, before_goal=self._hold_for_speech)
             for skill, action_type in SKILL_TYPES.items()}
         # for viewers and the recorder: skill goals/results on a topic, the scene as markers
-        skill_events = self.create_publisher(String, ifaces["topics.skill_events"], 100)
+        skill_events = self.create_publisher(String, ifaces["topics.skill_events"], RECENT)
         self.base_pose = BasePoseTracker()
         skills = {skill: SkillEventClient(skill, client, lambda text: self._send(
                       skill_events, String(data=text)), self.base_pose.on_outcome)
@@ -128,7 +134,7 @@ class InteractionNode(Node):
                                       timeouts=own.timeouts, on_failure=self._skill_unavailable)
 
         # speech, transcript, state
-        self.tts = self.create_publisher(String, ifaces["topics.tts_text"], 10)
+        self.tts = self.create_publisher(String, ifaces["topics.tts_text"], RECENT)
         self.transcript = self.create_publisher(ConsoleEntry, ifaces["topics.transcript"], HISTORY)
         self.state = self.create_publisher(String, ifaces["topics.state"], LATCHED)
         self.interaction_state = InteractionState(
