@@ -5,6 +5,8 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from llm_interaction_node.core.reading.omission import QUESTIONS
+
 
 class FakeLLMServer:
     """Records every request; answers from ``replies`` (in order), then with ``default``.
@@ -135,11 +137,12 @@ class FakeLLMServer:
     def reading_of(self, request: dict) -> str | None:
         """The stand-in's reading if ``request`` asks for one (else None); asked whether the
         user said a slot (core/reading/check.py: the prompt ends with ``answer:``), ``checks``
-        answers (claim -> yes / no), else yes."""
+        answers (claim -> yes / no), else yes to a slot, no to what a reading may have left
+        out (core/reading/omission.py): the reading stands as given."""
         prompt = request.get("prompt")
         if isinstance(prompt, str) and prompt.endswith("\nanswer:") and "\nclaim: " in prompt:
             claim = prompt.rsplit("\nclaim: ", 1)[1][:-len("\nanswer:")]
-            return " " + self.checks.get(claim, "yes")
+            return " " + self.checks.get(claim, "no" if claim in QUESTIONS else "yes")
         if not isinstance(prompt, str) or not prompt.endswith("\nreading:\n-"):
             return None
         said = prompt.rsplit("\nsaid: ", 1)[-1].split("\n", 1)[0]

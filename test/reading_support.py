@@ -9,9 +9,11 @@ from llm_interaction_node.core.llm import Completion, Usage
 from llm_interaction_node.core.llm.base import Backend
 from llm_interaction_node.core.llm.config import LLMConfig
 from llm_interaction_node.core.reading import Reader
+from llm_interaction_node.core.reading.omission import QUESTIONS
 
 SAID = "\nsaid: "
 CHECK = "\nanswer:"
+MEANT = "\n- do:"
 
 
 class ReadingScript(Backend):
@@ -20,12 +22,17 @@ class ReadingScript(Backend):
     ``default`` (None: the stand-in writes nothing, so there is no reading of it). ``asked``:
     the utterances it was asked to read, in order; ``prompts`` the whole prompts. Asked
     whether the user said a slot (core/reading/check.py), it answers from ``answers`` (claim
-    -> yes / no), else yes (the reading stands as given); ``checked``: the claims asked."""
+    -> yes / no), else yes to a slot and no to what a reading may have left out
+    (core/reading/omission.py): the reading stands as given; ``checked``: the claims asked.
+    Asked to go on with the one meant after ``- do:`` (omission.py), it writes ``meant``'s
+    rest of the line for the utterance (default ``none -> none``); ``continued``: for which."""
 
     def __init__(self, readings: dict[str, str | list[str]], default: str | None = "other",
-                 answers: dict[str, str] | None = None):
+                 answers: dict[str, str] | None = None, meant: dict[str, str] | None = None):
         self.answers = dict(answers or {})
+        self.meant = dict(meant or {})
         self.checked: list[str] = []
+        self.continued: list[str] = []
         self.readings = dict(readings)
         self.default = default
         self.config = LLMConfig(model="reading-script")
@@ -38,9 +45,14 @@ class ReadingScript(Backend):
     def execute(self, request) -> Completion:
         if request.prompt.endswith(CHECK):       # asked whether the user said a slot: yes
             self.checked.append(request.prompt.rsplit("\nclaim: ", 1)[1][:-len(CHECK)])
-            answer = self.answers.get(self.checked[-1], "yes")
+            answer = self.answers.get(self.checked[-1],
+                                      "no" if self.checked[-1] in QUESTIONS else "yes")
             return Completion(" " + answer, Usage(prompt_tokens=1, calls=1))
         said = request.prompt[request.prompt.rindex(SAID) + len(SAID):].split("\n", 1)[0]
+        if request.prompt.endswith(MEANT):       # the move line of the one meant goes on
+            self.continued.append(said)
+            return Completion(" " + self.meant.get(said, "none -> none") + "\n\n",
+                              Usage(prompt_tokens=1, calls=1))
         self.asked.append(said)
         self.prompts.append(request.prompt)
         clauses = self.readings.get(said, self.default)

@@ -1,5 +1,6 @@
-"""The model checks the slots it filled (core/reading/check.py): a route end or the one meant
-after "wrong object" is kept only where the model, asked, says the user said it. The model is
+"""The model checks the slots it filled (core/reading/check.py): a route end, the one meant
+after "wrong object" or a reply's place is kept only where the model, asked, says the user
+said it. The model is
 the reading stand-in; the claims, the prompt, the grammar and what a "no" leaves are real."""
 from __future__ import annotations
 
@@ -28,16 +29,22 @@ def test_the_claims_are_the_slots_the_words_may_leave_empty():
         "the one wanted is the block number 1 from the left"]
     named = read("wrong object\ndo: red block -> none", TABLE)
     assert claims(named, TABLE.spoken, True) == []            # named by the user: not asked
-    # a request's objects, and a reply's without "wrong object", are what the user asks for
-    assert claims(read("do: red block -> green bowl", TABLE), TABLE.spoken, reply=True) == []
+    # a request's objects, and a reply's without "wrong object", are what the user asks for;
+    # a reply's place is asked about (measured: "You left the blue block on the table near the
+    # middle." read with the request's bowl), a request's is not
+    place = read("do: red block -> green bowl", TABLE)
+    assert [c.text for c in claims(place, TABLE.spoken, reply=True)] == [
+        "the user wants it to go to the green bowl"]
+    assert claims(place, TABLE.spoken, reply=False) == []
     assert claims(named, TABLE.spoken, reply=False) == []
+    assert claims(read("do: coffee cup -> me", HOUSE), HOUSE.spoken, reply=True) == []
 
 
 def test_a_learn_is_never_asked_about():
     """Tried (b936f7e): asked, the model denied "from now on, put the banana on the sideboard"
     a lesson, and the teach-once lesson was lost."""
     both = read("do: red block -> green bowl\nlearn", TABLE)
-    assert claims(both, TABLE.spoken, reply=True) == []
+    assert [c.slot for c in claims(both, TABLE.spoken, reply=True)] == ["where"]
 
 
 def test_a_denied_claim_leaves_its_slot():
@@ -48,6 +55,10 @@ def test_a_denied_claim_leaves_its_slot():
     meant = read("wrong object\ndo: the block number 1 from the left -> none", TABLE)
     assert without(meant, claims(meant, TABLE.spoken, True)).render() == "wrong object"
     assert without(meant, []) is meant
+    place = read("do: red block -> green bowl", TABLE)
+    assert without(place, claims(place, TABLE.spoken, True)).render() == "do: red block -> none"
+    both = read("wrong object\ndo: the block number 1 from the left -> green bowl", TABLE)
+    assert without(both, claims(both, TABLE.spoken, True)).render() == "wrong object"
 
 
 def test_the_check_prompt_asks_one_claim_under_a_yes_or_no_grammar():

@@ -14,11 +14,15 @@ decides: the model reads the sentence again and answers (:class:`SlotCheck`).
 What is checked (:func:`claims`): the named ends of a route (``faster`` / ``slower``); in a
 reply, the objects of a ``do`` clause beside ``wrong object`` where a relation selects them
 (the one the user meant; measured at b936f7e, asked about a named one, "Not that one, I wanted
-the sponge.", the model denied it 3 times of 3, and the invented ones were relations). A
+the sponge.", the model denied it 3 times of 3, and the invented ones were relations); the
+named place of a reply's ``do`` clause (measured at e6f1465: "You left the blue block on the
+table near the middle." and "Why did you take the yellow block? I said the orange block." read
+with the request's bowl; asked, reading bench 134 -> 135 of 156: three such places left, two
+said ones denied, "the orange block didn't make it in the green bowl"). A
 ``learn`` read beside a complaint is not asked about: tried (b936f7e), the model denied "from
 now on, put the banana on the sideboard" and the teach-once lesson was lost.
 A claim the model denies leaves its slot: a route end becomes ``anywhere``; the one meant is
-dropped (``wrong object`` alone: "another one"). A route whose start
+dropped (``wrong object`` alone: "another one"); a place becomes ``none``. A route whose start
 the model confirmed and whose end it denied (or left) is asked once more, whether the way goes
 to that place: the model writes the one place said first, whichever end it is.
 """
@@ -67,6 +71,10 @@ def claims(reading: Reading, spoken: Callable[[str], str], reply: bool) -> list[
             meant = clause.objects.render(spoken)
             meant = meant if meant.startswith("the ") else "the " + meant
             out.append(Claim(i, "objects", f"the one wanted is {meant}"))
+        if reply and clause.kind == "do" and clause.where is not None \
+                and clause.where.how == "named":
+            out.append(Claim(i, "where", f"the user wants it to go to the "
+                                         f"{spoken(clause.where.name)}"))
     return out
 
 
@@ -85,7 +93,7 @@ def without(reading: Reading, denied: list[Claim], ends: list[Claim] = ()) -> Re
     if not denied and not ends:
         return reading
     clauses: list[Clause | None] = list(reading.clauses)
-    for claim in denied:
+    for claim in sorted(denied, key=lambda c: c.slot != "where"):   # a place first
         clause = clauses[claim.index]
         if clause is None:
             continue
@@ -97,6 +105,8 @@ def without(reading: Reading, denied: list[Claim], ends: list[Claim] = ()) -> Re
             clauses[claim.index] = None                     # "another one": the code computes
         elif claim.slot == "objects":
             clauses[claim.index] = replace(clause, objects=None)
+        elif claim.slot == "where":
+            clauses[claim.index] = replace(clause, where=None)
     for claim in ends:
         start = reading.clauses[claim.index].route[0]
         clauses[claim.index] = replace(clauses[claim.index], route=(None, start))

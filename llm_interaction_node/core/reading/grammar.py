@@ -48,13 +48,23 @@ def _choice(options) -> str:
 
 def reading_gbnf(vocabulary: ReadingVocabulary) -> str:
     """The GBNF grammar of a reading's clauses after ``reading:\\n-`` (see the module)."""
+    more = '("\\n- " clause' * (MAX_CLAUSES - 1) + ")?" * (MAX_CLAUSES - 1)
+    return _grammar(f'root ::= " " clause {more} "\\n\\n"', vocabulary)
+
+
+def move_rest_gbnf(vocabulary: ReadingVocabulary) -> str:
+    """The grammar of the rest of one ``do`` line after ``- do:``, the reading's last
+    (:mod:`.omission`: the model, asked, says the user named the one meant)."""
+    return _grammar('root ::= " " objects " -> " where "\\n\\n"', vocabulary)
+
+
+def _grammar(root: str, vocabulary: ReadingVocabulary) -> str:
     targets = list(vocabulary.targets)
     extra = [SAME_COLOR, OTHER_COLOR] if vocabulary.bowls else []
     extra += [ME] if vocabulary.me else []
-    more = '("\\n- " clause' * (MAX_CLAUSES - 1) + ")?" * (MAX_CLAUSES - 1)
     relations = [*SIDE_WORDS.values(), *DISTANCES.values()]
     rules = [
-        f'root ::= " " clause {more} "\\n\\n"',
+        root,
         "clause ::= move | retry | forget | speed | hand | also | bare",
         'move ::= "do: " objects " -> " where',
         'retry ::= "retry: " objects',
@@ -81,4 +91,4 @@ def reading_gbnf(vocabulary: ReadingVocabulary) -> str:
     return "\n".join(rules) + "\n"
 
 
-__all__ = ["reading_gbnf", "MAX_CLAUSES", "MAX_COUNT", "ARTICLES"]
+__all__ = ["reading_gbnf", "move_rest_gbnf", "MAX_CLAUSES", "MAX_COUNT", "ARTICLES"]

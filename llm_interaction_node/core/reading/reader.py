@@ -6,7 +6,9 @@ spoken names, the utterance), asks the LLM for the clauses under the scene's gra
 model evaluates the examples once (:meth:`Reader.prefill`, on disk for the next start) and then
 only the scene line and the utterance. An endpoint model gets the same prompt and grammar
 (where it takes one: ``llm.endpoint_grammar``); what it writes outside the line language is
-refused by the parser.
+refused by the parser. Then the model is asked about what the reading may have left out
+(:mod:`.omission`: the one meant beside ``wrong object``) and about each slot the words may
+have left empty (:mod:`.check`), one yes or no each.
 
 A reading that cannot be had (the LLM failed, the text is no reading) is None, logged with
 why: the callers then do what they do without a reading (the reference method's behaviour),
@@ -28,9 +30,10 @@ from . import prompt as reading_prompt
 from .attempt import answering
 from .check import SlotCheck
 from .check import prefix as check_prefix
-from .grammar import reading_gbnf
-from .parse import ReadingError, parse
-from .structure import Reading
+from .grammar import move_rest_gbnf, reading_gbnf
+from .omission import OmissionCheck
+from .parse import ReadingError, parse, parse_clause
+from .structure import Clause, Reading
 from .vocabulary import ReadingVocabulary
 
 log = logging.getLogger(__name__)
@@ -145,6 +148,8 @@ class Reader:
             log.warning("no reading of %r: %s", text[:80], self.last_failure)
             return None
         if self.check_slots:
+            reading = self._completed(reading, prompt + completion.text.rstrip("\n"), text,
+                                      vocabulary, kind == "reply", moved)
             reading = self._checked(reading, text, vocabulary, kind == "reply")
             wall = time.perf_counter() - start
             self.costs[-1].wall_s = wall
@@ -153,25 +158,48 @@ class Reader:
                  reading.render(vocabulary.spoken).replace("\n", "; "), wall)
         return reading
 
+    def _ask(self, prompt: str, grammar: str, max_tokens: int = 2,
+             stop: tuple[str, ...] = ("\n",)) -> str:
+        """One short call of a check, counted with the reading's cost."""
+        cost = self.costs[-1]
+        completion = self.call(self.llm.complete, prompt, stop=stop, temperature=0.0,
+                               max_tokens=max_tokens, grammar=grammar)
+        cost.evaluated_tokens += completion.usage.evaluated_prompt_tokens
+        cost.generated_tokens += completion.usage.completion_tokens
+        if self.ledger is not None:
+            self.ledger.record(completion.usage, "read")
+        return completion.text
+
     def _checked(self, reading: Reading, text: str, vocabulary: ReadingVocabulary,
                  reply: bool) -> Reading:
         """``reading`` with the slots the model, asked, says the user did not say left empty
         (:class:`.check.SlotCheck`); as it was where the LLM fails."""
-        cost = self.costs[-1]
-
-        def ask(prompt: str, grammar: str) -> str:
-            completion = self.call(self.llm.complete, prompt, stop=("\n",), temperature=0.0,
-                                   max_tokens=2, grammar=grammar)
-            cost.evaluated_tokens += completion.usage.evaluated_prompt_tokens
-            cost.generated_tokens += completion.usage.completion_tokens
-            if self.ledger is not None:
-                self.ledger.record(completion.usage, "read")
-            return completion.text
-
         try:
-            return SlotCheck(ask)(reading, text, vocabulary.spoken, reply)
+            return SlotCheck(self._ask)(reading, text, vocabulary.spoken, reply)
         except LLMError as exc:
             log.warning("the reading of %r is not checked: %s", text[:80], exc)
+            return reading
+
+    def _completed(self, reading: Reading, written: str, text: str,
+                   vocabulary: ReadingVocabulary, reply: bool,
+                   moved: tuple[str, ...] | None) -> Reading:
+        """``reading`` with what the model, asked, says it left out (:mod:`.omission`);
+        ``written``: the prompt and the reading as the model wrote it, which the one meant
+        continues; as it was where the LLM fails."""
+        def meant():
+            rest = self._ask(written + "\n- do:", move_rest_gbnf(vocabulary), MAX_TOKENS, STOP)
+            try:
+                clause = parse_clause("do:" + rest.rstrip("\n"), vocabulary)
+            except ReadingError as exc:
+                log.warning("no line for the one meant in %r: %s", rest, exc)
+                return None
+            kept = answering(Reading(reading.utterance, (Clause("wrong object"), clause)), moved)
+            return kept.moves[0] if kept.moves else None
+
+        try:
+            return OmissionCheck(self._ask, meant)(reading, text, reply)
+        except LLMError as exc:
+            log.warning("the reading of %r is not completed: %s", text[:80], exc)
             return reading
 
 
