@@ -194,15 +194,24 @@ def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=
 
 
 def with_taught_routes(api: ApiSet, options: Mapping[str, Any], memory) -> dict[str, Any]:
-    """``options`` with the routes the user taught a speed on (the stored lessons' drives,
-    :class:`~.core.learning.route.RememberedRoutes`), where the API class takes them."""
+    """``options`` with what the user taught the robot itself, where the API class takes it:
+    the routes with a speed (the stored lessons' drives,
+    :class:`~.core.learning.route.RememberedRoutes`) and the hands for things (the stored
+    lessons' readings, :class:`~.core.learning.taught_hand.RememberedHands`)."""
     from .core.learning.route import RememberedRoutes
+    from .core.learning.taught_hand import RememberedHands
     from .core.memory.records import LESSONS
 
-    if "route_speed" not in inspect.signature(api.robot_api).parameters:
-        return dict(options)
-    routes = RememberedRoutes(lambda: [e.transcript for e in memory.list() if e.source in LESSONS])
-    return {**options, "route_speed": routes}
+    def lessons():
+        return [e for e in memory.list() if e.source in LESSONS]
+
+    taken = inspect.signature(api.robot_api).parameters
+    out = dict(options)
+    if "route_speed" in taken:
+        out["route_speed"] = RememberedRoutes(lambda: [e.transcript for e in lessons()])
+    if "hand_for" in taken:
+        out["hand_for"] = RememberedHands(lambda: [e.reading for e in lessons()])
+    return out
 
 
 def outbox_of(settings: Settings) -> Outbox:

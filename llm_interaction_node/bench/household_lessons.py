@@ -11,7 +11,10 @@ from a wording pool's ``household`` part) has four kinds of lesson:
 * ``faster``: "the route from the long table to the workbench is safe, you can go faster there"
   -> the drive on that route is faster than normal and no other is; on another route, none is;
 * ``ask_first``: "always ask me before you take the juice" -> the robot asks before it grasps
-  the juice; asked for something else, it asks nothing.
+  the juice; asked for something else, it asks nothing;
+* ``hand``: "use your left hand for the juice from now on" -> asked for the juice in other
+  words, the robot grasps it with the left; asked for something else, it grasps that with the
+  right, the hand it takes when nobody says (:data:`TAUGHT_HAND` is the other one).
 
 Per pair, on a fresh memory, three sessions, each in its own process (as a person restarting
 the robot): *teach* (the request in one wording, the model's attempt, the lesson in the pool's
@@ -46,7 +49,8 @@ from ..llm_options import add_llm_options, llm_overrides
 from . import household_situations as H
 from .session_process import in_new_process
 
-KINDS = ("also_bring", "put_on", "faster", "ask_first")
+KINDS = ("also_bring", "put_on", "faster", "ask_first", "hand")
+TAUGHT_HAND = "left"              # the humanoid API takes the right where no hand is said
 MODULE = "llm_interaction_node.bench.household_lessons"
 SESSION_TIMEOUT_S = 1800
 YES = "yes, go ahead"             # the user's answer to any question the robot asks
@@ -61,7 +65,8 @@ LESSONS = {"also_bring": ("whenever you bring me the {a}, also bring me the {b}.
            "put_on": ("from now on, put the {a} on {place}",),
            "faster": ("the route from {from} to {to} is safe, you can go faster there from now "
                       "on",),
-           "ask_first": ("always ask me before you take the {a}",)}
+           "ask_first": ("always ask me before you take the {a}",),
+           "hand": ("use your {hand} hand for the {a} from now on",)}
 
 
 @dataclass(frozen=True)
@@ -123,7 +128,12 @@ def plan(kind: str, seed: int, worlds=H.WORLDS, phrasings=None) -> TeachOnce:
     fields = {"a": H.said(a), "b": H.said(b)}
     place = start = None
     lesson_wording = rng.choice(_pool(phrasings, "lessons", kind, LESSONS[kind]))
-    if kind in ("also_bring", "ask_first"):
+    if kind == "hand":       # a wording of the pool that names the hand ("carry both": not this)
+        wordings = tuple(w for w in _pool(phrasings, "lessons", kind, LESSONS[kind])
+                         if "{hand}" in w) or LESSONS[kind]
+        lesson_wording = rng.choice(wordings)
+        fields["hand"] = TAUGHT_HAND
+    if kind in ("also_bring", "ask_first", "hand"):
         asked, again = _two(rng, _pool(phrasings, "requests", "bring_one", REQUESTS["bring_one"]))
         teach, check = asked.format(a=fields["a"]), again.format(a=fields["a"])
         unrelated = rng.choice(_pool(phrasings, "requests", "bring_one",
@@ -159,7 +169,7 @@ def plan(kind: str, seed: int, worlds=H.WORLDS, phrasings=None) -> TeachOnce:
 
 def teach_once_pairs(per_kind: int = 2, seed_base: int = 0, kinds=KINDS, worlds=H.WORLDS,
                      phrasings=None) -> list[TeachOnce]:
-    """``per_kind`` distinct pairs of each lesson kind (8 by default)."""
+    """``per_kind`` distinct pairs of each lesson kind (10 by default)."""
     out: list[TeachOnce] = []
     for kind in kinds:
         found, r = 0, 0
@@ -190,6 +200,13 @@ def _fast_moves(world) -> list[tuple[str | None, str | None]]:
     return out
 
 
+def _grasp_hands(world, name: str) -> list[str]:
+    """The hands of the grasps (and takes from the human) of ``name`` that worked."""
+    return [call.args.get("hand") for call in world.log
+            if call.skill in ("grasp", "receive") and call.result == "success"
+            and call.args.get("object_name") == name]
+
+
 def used(pair: TeachOnce, world, trace: dict) -> bool:
     """The lesson shows in the world of the check session."""
     objects = world.snapshot()["objects"]
@@ -200,6 +217,9 @@ def used(pair: TeachOnce, world, trace: dict) -> bool:
     if pair.kind == "faster":     # every fast drive on the route (to its end, from its start)
         fast = _fast_moves(world)
         return bool(fast) and all(t == pair.place and pair.start in (None, f) for f, t in fast)
+    if pair.kind == "hand":       # every grasp of the thing with the taught hand
+        hands = _grasp_hands(world, pair.a)
+        return bool(hands) and set(hands) == {TAUGHT_HAND}
     grasped = next((i for i, call in enumerate(world.log) if call.skill == "grasp"
                     and call.result == "success" and call.args.get("object_name") == pair.a),
                    None)
@@ -215,6 +235,8 @@ def over_applied(pair: TeachOnce, world, trace: dict, initial: dict) -> bool:
         return (objects[pair.a]["location"], objects[pair.a]["held_by"]) != initial[pair.a]
     if pair.kind == "faster":
         return bool(_fast_moves(world))
+    if pair.kind == "hand":
+        return TAUGHT_HAND in _grasp_hands(world, pair.other)
     return bool(trace["asks"])
 
 
@@ -337,7 +359,7 @@ def setting_overrides(pairs: list[str]) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {MODULE}",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=2, help="pairs per lesson kind (2: 8)")
+    parser.add_argument("--pairs", type=int, default=2, help="pairs per lesson kind (2: 10)")
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     parser.add_argument("--seed-base", type=int, default=0)
     parser.add_argument("--phrasings", metavar="YAML", help="the wording pool (its household "

@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 # the speed of a drive the user taught: (where the robot is, where it drives) -> a factor, or
 # None (navigation location names; where the robot is: None where unknown)
 RouteSpeed = Callable[[str | None, str], float | None]
+HandFor = Callable[[str], str | None]    # a thing's taught hand (learning/taught_hand.py)
 
 GRASP = "grasp"
 PLACE_ON_TOP = "place_something_on_top"
@@ -175,14 +176,18 @@ class HumanoidApi:
     )
 
     def __init__(self, robot: HumanoidRobot, min_speed: float = 0.1, max_speed: float = 2.0,
-                 explain_failures: bool = True, route_speed: RouteSpeed | None = None):
+                 explain_failures: bool = True, route_speed: RouteSpeed | None = None,
+                 hand_for: HandFor | None = None):
         """``route_speed``: the speeds the user taught on routes (the session's
         :class:`~..learning.route.RememberedRoutes`); a drive at the normal speed on such a
-        route goes at the taught speed, whichever call drives it."""
+        route goes at the taught speed, whichever call drives it. ``hand_for``: the hands the
+        user taught for things (:class:`~..learning.taught_hand.RememberedHands`); a grasp
+        that leaves the hand open takes that one where it is free."""
         if not 0 < min_speed <= 1.0 <= max_speed:
             raise ValueError("need 0 < min_speed <= 1.0 <= max_speed")
         self.robot = robot
         self.route_speed = route_speed
+        self.hand_for = hand_for
         self.at: str | None = None           # the navigation location the last drive reached
         self.min_speed = float(min_speed)
         self.max_speed = float(max_speed)
@@ -289,6 +294,18 @@ class HumanoidApi:
                 held[obj.held_by] = obj.name
         return held
 
+    def _taught_hand(self, name: str, scene: list[SceneObject]) -> str | None:
+        """The hand the user taught for ``name`` (:attr:`hand_for`) where it is free, else None
+        (any free hand); None where the memory cannot say."""
+        if self.hand_for is None:
+            return None
+        try:
+            hand = self.hand_for(name)
+        except Exception as exc:  # noqa: BLE001 - the memory is down: any free hand
+            log.warning("the taught hand for %r is unknown: %s", name, exc)
+            return None
+        return hand if hand in HANDS and self._holding(scene)[hand] is None else None
+
     def _free_hand(self, hand: str | None, scene: list[SceneObject], action: str) -> str:
         held = self._holding(scene)
         if hand is not None:
@@ -360,7 +377,8 @@ class HumanoidApi:
         if obj.held_by == HUMAN:
             if to_human:
                 raise SemanticHintError(f"the human holds {obj.name!r} already")
-            hand = self._free_hand(None, scene, f"take {obj.name!r} from the human")
+            hand = self._free_hand(self._taught_hand(obj.name, scene), scene,
+                                   f"take {obj.name!r} from the human")
             result = self._drive(HANDOVER_LOCATION, speed)
             if result != SUCCESS:
                 return self._why(result, words.move_failed, HANDOVER_LOCATION)
@@ -368,7 +386,8 @@ class HumanoidApi:
             if result != SUCCESS:
                 return self._why(result, words.receive_failed, obj.name)
         elif obj.held_by not in HANDS:
-            hand = self._free_hand(None, scene, f"grasp {obj.name!r}")
+            hand = self._free_hand(self._taught_hand(obj.name, scene), scene,
+                                   f"grasp {obj.name!r}")
             source = self._source_location(obj)
             result = self._drive(source, speed)
             if result != SUCCESS:
@@ -479,7 +498,8 @@ class HumanoidApi:
         if obj.held_by == HUMAN:
             raise SemanticHintError(
                 f"the human holds {obj.name!r}; use receive_object_from_human({obj.name!r})")
-        hand = self._free_hand(hand, scene, f"grasp {obj.name!r}")
+        hand = self._free_hand(hand or self._taught_hand(obj.name, scene), scene,
+                               f"grasp {obj.name!r}")
         return self._why(self.robot.grasp(obj.name, hand), words.grasp_failed, obj.name, hand)
 
     def _held_already(self, obj: SceneObject, hand: str | None) -> str:

@@ -64,6 +64,7 @@ from .raw import store_raw
 from .replay_check import ReplayCheck
 from .rewrite import store_improved
 from .scenes_check import ScenesCheck
+from .taught_hand import with_taught_hand
 from .transcripts import failed, interaction_text
 
 log = logging.getLogger(__name__)
@@ -333,6 +334,9 @@ class Learner:
             # what comes along, and asking first, belong to the lesson: followed where a
             # request names the thing (memory/meaning.CONDITIONS)
             reading = Reading(reading.utterance, reading.clauses + conditions)
+        # a hand taught for the things ("use your left hand for the juice from now on") is the
+        # robot's from then on (learning/taught_hand.py)
+        reading = with_taught_hand(reading, self._asked)
         return reading_to_json(reading) if reading is not None and reading.clauses else None
 
     def _add(self, lesson: Lesson) -> None:
