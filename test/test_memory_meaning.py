@@ -49,9 +49,11 @@ def read(clauses: str, said: str = "x", vocabulary=V):
     # no place named and "elsewhere" ask the same: the lesson says where
     ("do: red block -> none", "do: green block -> elsewhere", {"red block": "green block"}),
     ("do: red block -> elsewhere", "do: red block -> blue bowl", None),
-    # a hand said in one of the two is how that one was done; said in both, a slot
-    ("do: red block -> blue bowl\nhand: left", "do: green block -> blue bowl",
-     {"red block": "green block"}),
+    # a hand said in one of the two is how that one was done; said in both, a slot; a hand
+    # only the lesson says belongs to its things (taught for them: learning/taught_hand.py)
+    ("do: red block -> blue bowl\nhand: left", "do: red block -> green bowl",
+     {"blue bowl": "green bowl"}),
+    ("do: red block -> blue bowl\nhand: left", "do: green block -> blue bowl", None),
     ("do: red block -> blue bowl", "do: red block -> blue bowl\nhand: both", {}),
     ("do: red block -> blue bowl\nhand: left", "do: red block -> blue bowl\nhand: right",
      {"left": "right"}),
@@ -259,3 +261,26 @@ def test_a_lesson_of_its_own_scene_only_is_stored_so_and_shown_as_stored(tmp_pat
     shown = ExampleSource(literal, names=lambda: TABLE + list(PLACE_NAMES),
                           read=lambda u: read(ASKED_READ, u))([ASKED])
     assert CHOICE_LESSON in shown
+
+
+def test_a_lesson_bound_to_its_things_is_shown_only_to_requests_about_them(tmp_path):
+    """A hand taught for the red block (the lesson's reading says the hand, the request at
+    hand does not): shown and followed for the red block in other words, left out of the
+    prompt for the green block (measured on the teach-once bench: the cup's hand lesson was
+    shown for "could I have the juice?" and the model grasped the juice with the left)."""
+    lesson = "\n".join([
+        ">>> wait_for_trigger()", repr({"type": "dialog", "text": "move the red block up"}),
+        ">>> put_first_on_second('red block', 'top side')", "'success'",
+        ">>> wait_for_trigger()"])
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "bound")))
+    memory.add(lesson, "final", reading=reading_to_json(
+        read("do: red block -> top side\nhand: left", "move the red block up")))
+    readings = {"the red one to the top edge": "do: red block -> top side",
+                "the green one to the top edge": "do: green block -> top side"}
+    examples = ExampleSource(memory, names=lambda: TABLE + list(PLACE_NAMES),
+                             read=lambda u: read(readings[u], u) if u in readings else None)
+    assert any("'red block', 'top side'" in t for t in examples(["the red one to the top edge"]))
+    assert examples.nearest_lesson is not None
+    shown = examples(["the green one to the top edge"])
+    assert not any("put_first_on_second" in t and "red block" in t for t in shown)
+    assert examples.nearest_lesson is None

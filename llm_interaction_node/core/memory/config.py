@@ -80,7 +80,13 @@ class MemoryConfig:
                                         "(core/learning/choice.py) is shown only to requests "
                                         "of its own kind (the same words, or other names "
                                         "only: core/memory/adapt.py); measured: its loop was "
-                                        "imitated by other templates' requests")
+                                        "imitated by other templates' requests. So is a "
+                                        "lesson bound to its things (a hand taught for them, "
+                                        "what comes along, asking first): shown only where "
+                                        "the request reads as about those things "
+                                        "(meaning.slot_mapping); measured: the cup's hand "
+                                        "lesson shown for 'could I have the juice?' and the "
+                                        "juice grasped with the left")
 
     def __post_init__(self) -> None:
         check_section(self, "memory")

@@ -13,6 +13,7 @@ from ..learning.choice import is_choice_lesson
 from ..learning.general import is_rule_lesson
 from ..learning.scenes_check import SCENE
 from ..reading.record import reading_from_json
+from ..reading.structure import CONDITIONS
 from .adapt import adapted, adapted_to, names_a_choice, same_kind
 from .meaning import Reuse, names_meant, same_shape, slot_mapping
 from .order import Order, stable_order
@@ -22,6 +23,16 @@ log = logging.getLogger(__name__)
 MEMORY_OUTAGE = ("My memory is not reachable right now, so I will go on with what I knew "
                  "from the start; what I learn meanwhile is kept until it is back.")
 MEMORY_BACK = "My memory is back: I stored the {n} thing(s) I learned while it was away."
+
+
+def _bound_elsewhere(example, asked) -> bool:
+    """A lesson bound to its things (its reading says a hand, or a condition: what comes
+    along, asking first) and a request at hand that does not read as about them
+    (:func:`.meaning.slot_mapping` None); False where either has no reading."""
+    lesson = reading_from_json(getattr(example, "reading", None))
+    if lesson is None or asked is None or not lesson.of_kind("hand", *CONDITIONS):
+        return False
+    return slot_mapping(lesson, asked) is None
 
 
 def _a_rule(lesson: str) -> bool:
@@ -94,8 +105,8 @@ class ExampleSource:
             texts[-1] = self._adapted(found[-1], texts[-1], utterances, known, asked)
         if getattr(config, "rules_to_their_kind", False):
             kept = [(t, mine) for t, ex, mine in zip(texts, found, learned, strict=True)
-                    if not mine or not _a_rule(t) or self._its_kind(ex, t, utterances, known,
-                                                                     asked)]
+                    if not mine or not (_a_rule(t) and not self._its_kind(
+                        ex, t, utterances, known, asked)) and not _bound_elsewhere(ex, asked)]
             texts, learned = [t for t, _ in kept], [mine for _, mine in kept]
         if learned and learned[-1]:
             self.nearest_lesson = texts[-1]
