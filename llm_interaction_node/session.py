@@ -193,7 +193,8 @@ def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=
                  ledger=ledger, config=config, stop=stop, speaks=api.speaks, reader=reader)
 
 
-def with_taught_routes(api: ApiSet, options: Mapping[str, Any], memory) -> dict[str, Any]:
+def with_taught_routes_and_hands(api: ApiSet, options: Mapping[str, Any],
+                                 memory) -> dict[str, Any]:
     """``options`` with what the user taught the robot itself, where the API class takes it:
     the routes with a speed (the stored lessons' drives,
     :class:`~.core.learning.route.RememberedRoutes`) and the hands for things (the stored
@@ -285,7 +286,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     learner = None
     if settings.memory.enabled:
         memory = memory if memory is not None else open_memory(api, settings.memory)
-        api_options = with_taught_routes(api, api_options, memory)
+        api_options = with_taught_routes_and_hands(api, api_options, memory)
     if settings.memory.enabled and settings.learning.mode != "off":
         start = replay_start if replay_start is not None else interaction_start(robot)
         if start is None:

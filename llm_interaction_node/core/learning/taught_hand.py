@@ -15,14 +15,11 @@ the API picks first (the right).
 """
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable
 
 from ..reading.record import reading_from_json
-from ..reading.structure import Reading, names_said
-from .hand import ONE_HAND, asked_hand
-
-log = logging.getLogger(__name__)
+from ..reading.structure import Clause, Reading, names_said
+from .hand import asked_hand
 
 
 def taught(reading: Reading | None) -> dict[str, str]:
@@ -36,11 +33,12 @@ def taught(reading: Reading | None) -> dict[str, str]:
 
 def with_taught_hand(request: Reading | None, asked: Reading | None) -> Reading | None:
     """The lesson's reading: ``request`` with the one hand the request to learn (``asked``)
-    says, where the request names no hand itself and moves something."""
-    hands = [c for c in asked.of_kind("hand") if c.hand in ONE_HAND] if asked is not None else []
-    if request is None or not hands or request.of_kind("hand") or not request.moves:
+    says (the last said, :func:`.hand.asked_hand`), where the request names no hand itself and
+    moves something."""
+    hand = asked_hand(asked)
+    if request is None or hand is None or request.of_kind("hand") or not request.moves:
         return request
-    return Reading(request.utterance, request.clauses + (hands[-1],))
+    return Reading(request.utterance, request.clauses + (Clause("hand", hand=hand),))
 
 
 class RememberedHands:

@@ -66,10 +66,14 @@ def _conditions_hold(lesson: Reading, mapping: dict[str, str]) -> bool:
             if mapping.get(name, name) != name:
                 return False
     if lesson.of_kind("ask first"):        # asked about the things its request names
-        for clause in acting(lesson):
-            if any(mapping.get(n, n) != n for n in names_said(clause.objects)):
-                return False
+        return _keeps_things(lesson, mapping)
     return True
+
+
+def _keeps_things(lesson: Reading, mapping: dict[str, str]) -> bool:
+    """The request at hand names the things the lesson's request names (the mapping keeps
+    each)."""
+    return all(mapping.get(n, n) == n for c in acting(lesson) for n in names_said(c.objects))
 
 
 def _hand_holds(lesson: Reading, asked: Reading | None, mapping: dict[str, str]) -> bool:
@@ -80,7 +84,7 @@ def _hand_holds(lesson: Reading, asked: Reading | None, mapping: dict[str, str])
     for "I'd like the cup", and the cup was grasped with the left."""
     if not lesson.of_kind("hand") or (asked is not None and asked.of_kind("hand")):
         return True
-    return all(mapping.get(n, n) == n for c in acting(lesson) for n in names_said(c.objects))
+    return _keeps_things(lesson, mapping)
 
 
 def shape(reading: Reading | None) -> tuple:

@@ -105,8 +105,7 @@ class ExampleSource:
             texts[-1] = self._adapted(found[-1], texts[-1], utterances, known, asked)
         if getattr(config, "rules_to_their_kind", False):
             kept = [(t, mine) for t, ex, mine in zip(texts, found, learned, strict=True)
-                    if not mine or not (_a_rule(t) and not self._its_kind(
-                        ex, t, utterances, known, asked)) and not _bound_elsewhere(ex, asked)]
+                    if not mine or self._shown(ex, t, utterances, known, asked)]
             texts, learned = [t for t, _ in kept], [mine for _, mine in kept]
         if learned and learned[-1]:
             self.nearest_lesson = texts[-1]
@@ -136,6 +135,15 @@ class ExampleSource:
             return text          # another shape, or a choice by name: as stored, not followed
         log.info("the nearest lesson read in the request's meaning: %s", mapping or "as said")
         return adapted_to(text, mapping, utterances[0])
+
+    def _shown(self, example, text: str, utterances: Sequence[str], known: list[str],
+               asked) -> bool:
+        """Whether a lesson goes into the prompt of this request (``memory.rules_to_their_kind``):
+        a rule only to a request of its kind, a lesson bound to its things only to a request
+        about them."""
+        if _a_rule(text) and not self._its_kind(example, text, utterances, known, asked):
+            return False
+        return not _bound_elsewhere(example, asked)
 
     @staticmethod
     def _its_kind(example, text: str, utterances: Sequence[str], known: list[str],

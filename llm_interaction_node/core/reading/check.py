@@ -170,10 +170,16 @@ class SlotCheck:
         return without(reading, denied, ends)
 
     def _says(self, said: str, claim: Claim) -> bool:
-        answer = self.ask(build(said, claim.text, self.path), GRAMMAR).strip()
-        log.info("asked whether %r says %r: %s", said[:60], claim.text, answer or "nothing")
-        return answer != NO
+        return answer(self.ask, said, claim.text, self.path) != NO      # nothing: it stands
 
 
-__all__ = ["Claim", "claims", "destination_claim", "without", "SlotCheck", "load_checks",
-           "prefix", "build", "GRAMMAR", "YES", "NO"]
+def answer(ask: Callable[[str, str], str], said: str, claim: str, path: str | None = None) -> str:
+    """The model's yes or no (stripped; empty where it wrote nothing) to whether ``said``
+    says ``claim`` (``ask(prompt, grammar)``: the reader's LLM call)."""
+    text = ask(build(said, claim, path), GRAMMAR).strip()
+    log.info("asked whether %r says %r: %s", said[:60], claim, text or "nothing")
+    return text
+
+
+__all__ = ["Claim", "claims", "destination_claim", "without", "SlotCheck", "answer",
+           "load_checks", "prefix", "build", "GRAMMAR", "YES", "NO"]

@@ -20,14 +20,11 @@ reading bench 132 -> 123.
 """
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .check import GRAMMAR, NO, build
+from .check import NO, answer
 from .structure import Clause, Reading
-
-log = logging.getLogger(__name__)
 
 NAMED = "the user says which one they wanted instead"
 QUESTIONS = (NAMED,)          # a stand-in model answers these no (the reading stands)
@@ -58,9 +55,8 @@ class OmissionCheck:
         return Reading(reading.utterance, reading.clauses + (clause,))
 
     def _says(self, said: str, claim: str) -> bool:
-        answer = self.ask(build(said, claim, self.path), GRAMMAR).strip()
-        log.info("asked whether %r says %r: %s", said[:60], claim, answer or "nothing")
-        return bool(answer) and answer != NO
+        said_so = answer(self.ask, said, claim, self.path)
+        return bool(said_so) and said_so != NO           # nothing: nothing was left out
 
 
 __all__ = ["OmissionCheck", "asks_named", "NAMED", "QUESTIONS"]
