@@ -330,6 +330,39 @@ def test_learning_stores_the_improved_transcript(memory):
     assert memory.count() == 1 and llm.remaining == 0
 
 
+def juice_only(objects_line: str) -> str:
+    return f""">>> wait_for_trigger()
+{{'type': 'dialog', 'text': 'could I get some mango juice?'}}
+>>> {LOCATIONS}
+{objects_line}
+>>> say('Here comes the juice, the cup will follow.')
+>>> {COUNTER}
+'success'
+>>> grasp('mango-juice_0')
+'success'
+>>> {HUMAN}
+'success'
+>>> handover_object_to_human('mango-juice_0')
+'success'
+>>> wait_for_trigger()"""
+
+
+def test_a_rewrite_that_ends_elsewhere_than_the_live_world_is_not_stored(memory):
+    """Every statement works in the replay, but the cup the user got stays on the counter."""
+    console, learner, spoken, _ = learning_session(ASKS + [REQUEST], memory, TWO_TRIPS,
+                                                   "improve", replay=True, all_ok=True)
+    objects_line = console.transcript.entries[1].output
+    learner.llm = ScriptedLLM(["The robot made two trips.", BOTH_HANDS,
+                               juice_only(objects_line), juice_only(objects_line)])
+    console.execute("learn_from_interaction()")
+    outcome = learner.last_outcome
+    assert not outcome.stored and memory.count() == 0
+    assert outcome.improve.status == ImproveStatus.REPLAY_FAILED
+    assert "coffee-cup_0" in outcome.improve.reason, outcome.improve.reason
+    # the re-ask told the model where its replay ended
+    assert "coffee-cup_0" in learner.llm.calls[3]["messages"][-1]["content"]
+
+
 def test_a_call_that_does_not_follow_the_users_reply_is_refused(memory):
     """The position rule: not the first action after wait_for_trigger() returned the reply
     (here the robot acted in between, as in the paper's refused examples)."""

@@ -17,7 +17,8 @@ Nothing is stored when the model finds no problem, when the rewrite does not cha
 statement, when the rewrite is not a valid lesson (:mod:`.validation`), when it
 does not answer the request the improved way in its first turn (:mod:`.shape`: the old first
 turn unchanged, the user's correction as a dialog turn, a second trip after it) or, with a
-replay ``check`` (:mod:`.replay_check`), shows an output the world does not return. An
+replay ``check`` (:mod:`.replay_check`), shows an output the world does not return or ends
+elsewhere than the live world (:func:`not_compared`). An
 invalid, misshapen or mismatching rewrite is asked for once more, with the reason; the second
 answer is final. The console's notes (:mod:`..notes`) are left out of the interaction and of
 the rewrite; so are the live model's comments the rewrite copies and its repeated moves
@@ -353,7 +354,8 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
                 return _logged(result)
             stored = tidy_rewrite(without_console_notes(stored_example(improved, read)), original)
             misshapen = shape_problem(stored, without_repeated_moves(original), read)
-            replayed = check(stored) if check is not None and misshapen is None else None
+            replayed = check(stored, **not_compared(original, read)) \
+                if check is not None and misshapen is None else None
             unasked = unasked_moves(replayed.moved_kept,
                                     [read(u) for u in original.user_utterances()],
                                     replayed.objects) if replayed is not None else []
@@ -362,6 +364,9 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
             elif replayed is not None and replayed.mismatch is None and unasked:
                 status, problem = ImproveStatus.REPLAY_FAILED, \
                     f"replayed in the simulated world, {unasked_sentence(unasked)}"
+            elif replayed is not None and replayed.mismatch is None and replayed.end_differs:
+                status, problem = ImproveStatus.REPLAY_FAILED, \
+                    f"replayed in the simulated world, {replayed.end_differs}"
             elif replayed is None or replayed.mismatch is None:
                 final = replayed.transcript if replayed is not None else stored
                 result.status, result.reason = ImproveStatus.IMPROVED, result.suggestion or ""
@@ -390,6 +395,20 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
     return _logged(result)
 
 
+def not_compared(original: Transcript, read) -> dict:
+    """The replay's end is compared with the live world's as for the accepted attempt
+    (:mod:`.final`), but for the objects of a choice the user rejected (left where the robot
+    put them) and the height of a pile nobody ordered. Measured on the teach-once bench (session
+    53, with the rewrite's answer begun at the request, tried and removed): "from now on, put
+    the banana on the sideboard" was rewritten as a grasp and a ``say`` that the banana was on
+    the counter, every statement worked, and it was stored; the live world had the banana on
+    the sideboard."""
+    # late: final builds on what this module uses
+    from .final import final_parts
+    parts = final_parts(original, read)
+    return {} if parts is None else {"ignored": parts.rejected, "heightless": parts.piled}
+
+
 def _logged(result: ImproveResult) -> ImproveResult:
     log.info("L_improve: %s%s", result.status, f" ({result.reason})" if result.reason else "")
     return result
@@ -399,4 +418,5 @@ __all__ = [
     "Improvement", "ImproveResult", "ImproveStatus", "FewShotExample",
     "improve", "extract_transcript", "says_no_problem", "sentence", "stored_example",
     "build_messages", "REASK", "load_few_shot_examples", "SYSTEM", "QUESTIONS", "PURPOSE",
+    "not_compared",
 ]
