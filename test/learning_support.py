@@ -19,6 +19,15 @@ from reading_support import reads, scripted_reader
 COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
 HUMAN = "move_to(get_location_coordinates('handover_to_human'))"
 LOCATIONS = "list_object_locations(affordance='grasp')"
+# a juice-only trip to the user (the console transcript of its statements)
+JUICE_TRIP = f""">>> {COUNTER}
+'success'
+>>> grasp('mango-juice_0')
+'success'
+>>> {HUMAN}
+'success'
+>>> handover_object_to_human('mango-juice_0')
+'success'"""
 
 
 def both_hands_trip(at_handover: str = "") -> str:

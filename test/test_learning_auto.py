@@ -8,7 +8,14 @@ it (the world's start taken at the interaction's first input, the live world's e
 """
 import pytest
 
-from learning_support import COUNTER, HUMAN, LOCATIONS, both_hands_trip, learning_session
+from learning_support import (
+    COUNTER,
+    HUMAN,
+    JUICE_TRIP,
+    LOCATIONS,
+    both_hands_trip,
+    learning_session,
+)
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.auto import SAY_KEPT_ACCEPTED
 from llm_interaction_node.core.learning.final import SAY_FINAL
@@ -38,15 +45,6 @@ CUP_TRIP = [COUNTER, "grasp('coffee-cup_0')", HUMAN, "handover_object_to_human('
 PROBLEM = "The robot brought the juice without a cup."
 BETTER = "When the user asks for juice, the robot should bring a cup with it."
 
-# the juice-only first turn the user corrects (the console transcript of its statements)
-JUICE_TRIP = f""">>> {COUNTER}
-'success'
->>> grasp('mango-juice_0')
-'success'
->>> {HUMAN}
-'success'
->>> handover_object_to_human('mango-juice_0')
-'success'"""
 
 
 def dialog(text: str) -> str:

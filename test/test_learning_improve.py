@@ -5,7 +5,14 @@ a real ExampleMemory (ChromaDB in tmp_path).
 """
 import pytest
 
-from learning_support import COUNTER, HUMAN, LOCATIONS, both_hands_trip, learning_session
+from learning_support import (
+    COUNTER,
+    HUMAN,
+    JUICE_TRIP,
+    LOCATIONS,
+    both_hands_trip,
+    learning_session,
+)
 from llm_interaction_node.core.builtins import LEARN_REFUSAL
 from llm_interaction_node.core.learning.improve import (
     QUESTIONS,
@@ -336,14 +343,7 @@ def juice_only(objects_line: str) -> str:
 >>> {LOCATIONS}
 {objects_line}
 >>> say('Here comes the juice, the cup will follow.')
->>> {COUNTER}
-'success'
->>> grasp('mango-juice_0')
-'success'
->>> {HUMAN}
-'success'
->>> handover_object_to_human('mango-juice_0')
-'success'
+{JUICE_TRIP}
 >>> wait_for_trigger()"""
 
 

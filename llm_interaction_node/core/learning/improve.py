@@ -339,6 +339,8 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
         result.error = exc
         return _logged(result)
 
+    # what of the replay's end is not compared: the same for the answer and its re-ask
+    ends = not_compared(original, read) if check is not None else {}
     for attempt in (1, 2):
         try:
             improved = validate_transcript(
@@ -354,8 +356,7 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
                 return _logged(result)
             stored = tidy_rewrite(without_console_notes(stored_example(improved, read)), original)
             misshapen = shape_problem(stored, without_repeated_moves(original), read)
-            replayed = check(stored, **not_compared(original, read)) \
-                if check is not None and misshapen is None else None
+            replayed = check(stored, **ends) if check is not None and misshapen is None else None
             unasked = unasked_moves(replayed.moved_kept,
                                     [read(u) for u in original.user_utterances()],
                                     replayed.objects) if replayed is not None else []
