@@ -6,6 +6,7 @@ into the caller (its peak rises by gigabytes), the call runs to its end, nothing
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import signal
@@ -326,14 +327,16 @@ def test_a_restart_defines_the_functions_again_within_one_statement_timeout():
     all."""
     timeout_s = 3.0
     c = console(timeout_s=timeout_s)
-    start = time.monotonic()
-    c.execute("sum(1 for v in range(1_000_000))")
-    per_million = time.monotonic() - start
+    per_million = math.inf
+    for _ in range(2):              # the first run also warms the worker: keep the faster one
+        start = time.monotonic()
+        c.execute("sum(1 for v in range(1_000_000))")
+        per_million = min(per_million, time.monotonic() - start)
     millions = max(1, round(0.35 * timeout_s / per_million))
     slow_def = ("def f{i}(x=sum(1 for v in range(1_000_000) for w in range(MILLIONS))):\n"
                 "    return {i}").replace("MILLIONS", str(millions))
     took, defined = [], []
-    while sum(took) < timeout_s + 4.5 and len(defined) < 14:
+    while sum(took) < timeout_s + 4.5 and len(defined) < 40:   # the load can change
         start = time.monotonic()
         i = len(took)
         if c.execute(slow_def.format(i=i)).ok:
