@@ -162,6 +162,9 @@ def test_the_scene_of_an_api_is_its_listing_and_places():
     assert "mango juice" in scene.vocabulary.things and scene.vocabulary.me
     assert scene.vocabulary.places["dining table"] == "on_dining-table_0"
     assert scene.vocabulary.locations["handover place"] == "handover_to_human"
+    lying = dict(house.list_object_locations())
+    assert scene.vocabulary.lying["mango-juice_0"] == lying["mango-juice_0"] \
+        == "on_kitchen-counter_0"
 
 
 def test_the_reader_reads_each_utterance_once_per_scene_and_counts_its_tokens():
@@ -220,3 +223,31 @@ def test_a_reply_is_read_with_what_the_attempt_moved_and_the_one_moved_said_one_
     request = reader.read(said, TABLE, moved=["red block"])     # a request answers nothing
     assert "you moved" not in script.prompts[-1].rsplit("\nscene: ", 1)[1]
     assert request.clauses[0].objects is None
+
+
+LYING = ReadingVocabulary.of(["banana_0", "apple_0", "tea-cup_0"],
+                             ["on_kitchen-counter_0", "on_sideboard_0"], me=True,
+                             lying={"banana_0": "on_kitchen-counter_0",
+                                    "apple_0": "on_kitchen-counter_0", "tea-cup_0": None})
+
+
+def test_a_requests_place_where_its_things_already_lie_is_not_a_place_said():
+    """"put the banana away" read with the counter the banana lies on (measured, issue 44):
+    a move to where a thing is asks for nothing, so the code leaves that place out; a place
+    elsewhere, a reply, a thing of no known place and a selection by relation are kept."""
+    away, there, both = "put the banana away", "put the banana on the sideboard", \
+        "put the banana and the apple away"
+    script = ReadingScript({away: "do: banana -> kitchen counter",
+                            there: "do: banana -> sideboard",
+                            both: "do: banana and apple -> kitchen counter",
+                            "put the cup away": "do: tea cup -> kitchen counter"})
+    reader = Reader(script)
+    assert reader.read(away, LYING).render() == "do: banana_0 -> none"
+    assert reader.read(both, LYING).render() == "do: banana_0 and apple_0 -> none"
+    assert reader.read(there, LYING).render() == "do: banana_0 -> on_sideboard_0"
+    assert reader.read("put the cup away", LYING).render() == \
+        "do: tea-cup_0 -> on_kitchen-counter_0"                  # where it lies is not known
+    assert reader.read(away, LYING, reply=True).render() == \
+        "do: banana_0 -> on_kitchen-counter_0"                   # a reply: "leave it there"
+    assert reader.read(away, ReadingVocabulary.of(["banana_0"], ["on_kitchen-counter_0"])) \
+        .render() == "do: banana_0 -> on_kitchen-counter_0"      # a scene that tells no places

@@ -259,7 +259,8 @@ def household_vocabulary(world) -> ReadingVocabulary:
     from ..core.reading.vocabulary import split_household
     api = HumanoidApi(world)
     things, surfaces = split_household(api.list_objects(affordance=None))
-    return ReadingVocabulary.of(things, surfaces, api.list_locations(), me=True)
+    return ReadingVocabulary.of(things, surfaces, api.list_locations(), me=True,
+                                lying=dict(api.list_object_locations(affordance="grasp")))
 
 
 def household_items(pool: Phrasings, seed_base: int) -> list[Item]:
@@ -290,6 +291,8 @@ def _household_item(part: str, kind: str, text: str, worlds: dict, rng) -> Item 
     words = Words(world.scene(), world.named_locations(), None)
     a, b = rng.sample(objects, 2)
     place, wrong = rng.sample(surfaces, 2)
+    if part == "requests" and world.objects[a].location == surface_name(place):
+        place, wrong = wrong, place      # nobody asks for a thing where it lies already
     locations = [loc for loc in world.named_locations() if loc.startswith("inFrontOf_")]
     frm, to = rng.sample(locations, 2)
     hand = rng.choice(["left", "right"])

@@ -31,6 +31,7 @@ from .attempt import answering
 from .check import SlotCheck
 from .check import prefix as check_prefix
 from .grammar import move_rest_gbnf, reading_gbnf
+from .in_place import without_places_in_place
 from .omission import OmissionCheck
 from .parse import ReadingError, parse, parse_clause
 from .structure import Clause, Reading
@@ -153,6 +154,8 @@ class Reader:
             reading = self._checked(reading, text, vocabulary, kind == "reply")
             wall = time.perf_counter() - start
             self.costs[-1].wall_s = wall
+        if kind == "request":
+            reading = without_places_in_place(reading, vocabulary.lying)
         self.last_failure = None
         log.info("read %r as %s (%.2f s)", text[:80],
                  reading.render(vocabulary.spoken).replace("\n", "; "), wall)

@@ -12,6 +12,7 @@ object's own-colour bowl (``the same color bowl``), the bowls of other colours, 
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -19,6 +20,8 @@ import numpy as np
 
 from .structure import Selection, Target
 from .vocabulary import ReadingVocabulary, split_household
+
+log = logging.getLogger(__name__)
 
 SIDE_VECTORS: dict[str, tuple[int, int]] = {
     "left": (-1, 0), "right": (1, 0), "top": (0, 1), "bottom": (0, -1)}
@@ -112,8 +115,9 @@ class Scene:
 def reading_scene(api) -> Scene:
     """The scene of a robot API (an :class:`~..registry.ApiRegistry`) as readings see it: the
     tabletop's objects (``get_obj_names()``) with the move function's named places, or the
-    household's objects, surfaces (``list_objects()``) and navigation locations
-    (``list_locations()``); positions from ``get_obj_pos``. Raises what the listings raise."""
+    household's objects, surfaces (``list_objects()``), navigation locations
+    (``list_locations()``) and where each thing lies (``list_object_locations()``); positions
+    from ``get_obj_pos``. Raises what the listings raise."""
     move = api.move_function()
     places = list(move[1].places) if move is not None else []
     position = api["get_obj_pos"].fn if "get_obj_pos" in api else None
@@ -126,8 +130,21 @@ def reading_scene(api) -> Scene:
         things, surfaces = split_household(listed)
         locations = api["list_locations"].fn() if "list_locations" in api else []
         vocabulary = ReadingVocabulary.of(things, surfaces + places, locations,
-                                          me="handover_object_to_human" in api)
+                                          me="handover_object_to_human" in api,
+                                          lying=_lying(api))
     return Scene(vocabulary, position)
+
+
+def _lying(api) -> dict[str, str | None]:
+    """Where each thing lies (``list_object_locations``), or nothing where the API cannot
+    tell: it only sharpens a request's reading (:mod:`.in_place`), never blocks it."""
+    if "list_object_locations" not in api:
+        return {}
+    try:
+        return dict(api["list_object_locations"].fn(affordance="grasp"))
+    except Exception as exc:  # noqa: BLE001 - a robot that cannot list places: read without
+        log.warning("where the things lie is unknown (%s)", exc)
+        return {}
 
 
 __all__ = ["Scene", "SIDE_VECTORS", "reading_scene"]

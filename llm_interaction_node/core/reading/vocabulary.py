@@ -82,17 +82,22 @@ class ReadingVocabulary:
     show_places: bool = True        # the scene line lists the places (the tabletop's nine
                                     # named places are the API's own: not listed)
     fixed: frozenset[str] = frozenset()   # things the robot cannot move (the tabletop's bowls)
+    lying: Mapping[str, str] = field(default_factory=dict)   # thing -> the surface it is on
 
     @classmethod
     def of(cls, things: Iterable[str], places: Iterable[str] = (),
            locations: Iterable[str] = (), me: bool = False,
-           show_places: bool = True, movable=None) -> ReadingVocabulary:
-        """``movable(name)``: whether the robot can move a thing (default: every one)."""
+           show_places: bool = True, movable=None,
+           lying: Mapping[str, str | None] | None = None) -> ReadingVocabulary:
+        """``movable(name)``: whether the robot can move a thing (default: every one);
+        ``lying``: the surface each thing is on, where the scene tells it (a request's place
+        where its things already lie is not a place said: :mod:`.in_place`)."""
         things = [n for n in dict.fromkeys(things) if n]
         places = [p for p in dict.fromkeys(places) if p and p not in things]
         fixed = frozenset(n for n in things if movable is not None and not movable(n))
+        lying = {n: p for n, p in (lying or {}).items() if n in things and p in places}
         return cls(_unique_forms(things), _unique_forms(places),
-                   _unique_forms(locations), me, show_places, fixed)
+                   _unique_forms(locations), me, show_places, fixed, lying)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -139,7 +144,8 @@ class ReadingVocabulary:
     def key(self) -> tuple:
         """What identifies this vocabulary (a reading is cached per utterance and key)."""
         return (tuple(self.things.items()), tuple(self.places.items()),
-                tuple(self.locations.items()), self.me, self.show_places, self.fixed)
+                tuple(self.locations.items()), self.me, self.show_places, self.fixed,
+                tuple(sorted(self.lying.items())))
 
     def scene_line(self) -> str:
         """The scene as the reading prompt shows it."""

@@ -1,0 +1,47 @@
+"""A request's place where its things already lie is not a place the user said.
+
+The code computes what the words cannot settle: a request to move things to the surface they
+lie on asks for nothing, so a reading that does so named the place from the scene, not from the
+words. Measured (issue 44, teach-once bench at 3759864 and f180c4a): "put the banana away",
+said with the banana on the kitchen counter, was read ``do: banana -> kitchen counter``, its
+lesson ("could you tidy up the banana?", read without a place: the sideboard from now on) had
+another shape and was not followed; the robot put the banana back on the counter. Such a
+place is left out (the reading's ``-> none``: no place said). Replies are not changed ("leave
+it on the counter" answers a move already made), and neither are objects with no known place
+(the tabletop's scene tells positions, not surfaces).
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import replace
+
+from .structure import Clause, Reading
+
+log = logging.getLogger(__name__)
+
+
+def _in_place(clause: Clause, lying: Mapping[str, str]) -> bool:
+    """Whether ``clause`` sends named things to the surface every one of them lies on."""
+    if clause.objects is None or clause.objects.how != "named" or not clause.objects.names:
+        return False
+    if clause.where is None or clause.where.how != "named":
+        return False
+    return all(lying.get(name) == clause.where.name for name in clause.objects.names)
+
+
+def without_places_in_place(reading: Reading | None, lying: Mapping[str, str]) -> Reading | None:
+    """``reading`` (a request's) with the place left out of each move clause that sends its
+    named things where they lie now (``lying``: thing name -> surface name)."""
+    if reading is None or not lying:
+        return reading
+    moves = {id(c) for c in reading.moves}
+    clauses = tuple(replace(c, where=None) if id(c) in moves and _in_place(c, lying) else c
+                    for c in reading.clauses)
+    if clauses == reading.clauses:
+        return reading
+    log.info("%r: a place where its things already lie is not a place said", reading.utterance)
+    return replace(reading, clauses=clauses)
+
+
+__all__ = ["without_places_in_place"]
