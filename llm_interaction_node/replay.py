@@ -155,7 +155,8 @@ def replay_check(api: ApiName, start: Callable[[], Any],
     replayed world's end is compared with the live world's (``Replayed.end_differs``).
     ``api_options``: the live console's (the replay answers as it did)."""
     def check(transcript: Transcript, ignored: frozenset[str] = frozenset(),
-              heightless: frozenset[str] = frozenset()) -> Replayed | None:
+              heightless: frozenset[str] = frozenset(),
+              placed: Mapping[str, str] | None = None) -> Replayed | None:
         try:
             world = start()
         except Exception:  # noqa: BLE001 - learning must go on; the fallback is logged
@@ -174,8 +175,13 @@ def replay_check(api: ApiName, start: Callable[[], Any],
         elif len(replayed.entries) < len(transcript.entries):
             n = len(replayed.entries)
             mismatch = f"the replay ended after input {n}, before the transcript did"
-        differs, checked, elsewhere, kept_moved = _end_differs(world, live, begin, ignored,
-                                                              heightless)
+        placed = dict(placed or {})
+        differs, checked, elsewhere, kept_moved = _end_differs(
+            world, live, begin, ignored | frozenset(placed), heightless)
+        off, how_many = _not_at_places(world, placed)
+        if off:
+            differs = f"{differs}; {off}" if differs else off
+            checked, elsewhere = True, elsewhere + how_many
         return Replayed(result, mismatch, differs, checked, elsewhere, kept_moved,
                         tuple(begin.objects) if begin is not None else ())
     return check
@@ -238,6 +244,19 @@ def _run_judged(api: ApiName, world, transcript: Transcript, reading: Reading,
         return judged(expected, console.api.moves())
     finally:
         console.close()
+
+
+def _not_at_places(world, placed: Mapping[str, str]) -> tuple[str | None, int]:
+    """(one sentence on where the objects the user sent to a named place end instead in the
+    replayed ``world``, how many; :func:`.sims.world_end.not_at_places`): compared with the
+    place, not with the live world, as the lesson may come before the robot put them there."""
+    if not placed:
+        return None, 0
+    from .sims.world_end import MAX_NAMED, not_at_places
+    told = not_at_places(_end_or_none(world), placed)
+    more = len(told) - MAX_NAMED
+    sentence = "; ".join(told[:MAX_NAMED]) + (f"; and {more} more object(s)" if more > 0 else "")
+    return (sentence or None), len(told)
 
 
 def _end_or_none(world):

@@ -458,3 +458,58 @@ def test_a_stored_example_ends_with_an_action_not_an_unanswered_reply():
     only_request = Transcript.parse(text.split("\n>>> put_first")[0])
     assert [e.source for e in without_closing_reply(only_request)] == \
         ["wait_for_trigger()", "wait_for_trigger()"]          # the request itself stays
+
+
+TIDY = "could you tidy up the juice?"
+THERE = "from now on, put the juice on the dining table"
+HANDED_THEN_PUT = ["wait_for_trigger()", LOCATIONS, COUNTER, "grasp('mango-juice_0')", HUMAN,
+                   "handover_object_to_human('mango-juice_0')", "wait_for_trigger()",
+                   "bring_object_to('mango-juice_0', 'on_dining-table_0')"]
+
+
+def tidy_rewrite(objects_line: str, done: str) -> str:
+    return f""">>> wait_for_trigger()
+{{'type': 'dialog', 'text': '{TIDY}'}}
+>>> {LOCATIONS}
+{objects_line}
+>>> {COUNTER}
+'success'
+{done}
+>>> wait_for_trigger()"""
+
+
+NEVER_PUT = """>>> grasp('mango-juice_0')
+'success'
+>>> say('The juice is on the dining table now.')"""
+PUT = """>>> bring_object_to('mango-juice_0', 'on_dining-table_0')
+'success'"""
+
+
+@pytest.mark.parametrize("second, stored", [(NEVER_PUT, False), (PUT, True)])
+def test_a_rewrite_must_put_what_the_user_sent_to_a_place_there(memory, second, stored):
+    """"from now on, put the juice on the dining table" after the juice was handed over: the
+    robot puts it there before the learn call, so the live world shows it there either way;
+    the rewrite's replay must end with the juice on the dining table itself (measured on the
+    teach-once bench: a grasp and a false ``say`` passed, as the live end of an object the user
+    sent to a place was not compared at all)."""
+    readings = {TIDY: "do: mango juice -> none", THERE: "do: mango juice -> dining table\nlearn"}
+    console, learner, _, robot = learning_session([TIDY, THERE], memory, HANDED_THEN_PUT,
+                                                  "improve", all_ok=True, readings=readings)
+    assert robot.end().objects["mango-juice_0"] == ("on_dining-table_0", None)
+    objects_line = console.transcript.entries[1].output
+    learner.llm = ScriptedLLM(["The robot handed the juice over.",
+                               "Put the juice on the dining table.",
+                               tidy_rewrite(objects_line, NEVER_PUT),
+                               tidy_rewrite(objects_line, second)])
+    console.execute("learn_from_interaction()")
+    outcome = learner.last_outcome
+    # the re-ask said where the first rewrite left the juice, and where the user wants it
+    reask = learner.llm.calls[3]["messages"][-1]["content"]
+    assert "mango-juice_0 ends in the robot's right hand in the replay, not at " \
+           "on_dining-table_0" in reask, reask
+    assert outcome.stored == stored and memory.count() == int(stored)
+    if not stored:
+        assert outcome.improve.status == ImproveStatus.REPLAY_FAILED
+        assert "on_dining-table_0 where the user wants it" in outcome.improve.reason
+    else:
+        assert outcome.improve.status == ImproveStatus.IMPROVED

@@ -130,3 +130,27 @@ def test_a_pile_in_another_order_is_the_same_for_heightless_blocks():
     TabletopApi(replayed).put_first_on_second("blue block", [0.1, -0.5])    # elsewhere: still
     assert ending_elsewhere(end_of(replayed), end_of(live), (),
                             {"red block", "blue block"}) == ["blue block"]
+
+
+def test_an_object_is_at_a_named_place_in_a_bowl_on_a_block_or_on_a_surface():
+    from llm_interaction_node.core.apis.humanoid import HumanoidApi
+    from llm_interaction_node.sims.world_end import at_place, not_at_places
+    world = table()
+    api = TabletopApi(world)
+    api.put_first_on_second("red block", "blue bowl")
+    api.put_first_on_second("green block", "blue block")
+    end = end_of(world)
+    assert at_place(end, "red block", "blue bowl") is True
+    assert at_place(end, "red block", "green bowl") is False
+    assert at_place(end, "green block", "blue block") is True
+    assert at_place(end, "blue block", "green block") is False
+    assert at_place(end, "blue block", "top left corner") is None        # a point: not told
+    assert not_at_places(end, {"red block": "blue bowl", "blue block": "red bowl"}) == [
+        f"blue block ends on the table at ({world.object_position('blue block')[0]:.2f}, "
+        f"{world.object_position('blue block')[1]:.2f}) in the replay, not at red bowl where "
+        "the user wants it"]
+    house = make_world("humanoid", "drinks_and_cup")
+    HumanoidApi(house).bring_object_to("mango-juice_0", "on_dining-table_0")
+    assert at_place(end_of(house), "mango-juice_0", "on_dining-table_0") is True
+    assert at_place(end_of(house), "coffee-cup_0", "on_dining-table_0") is False
+    assert at_place(end_of(house), "no-such-thing_0", "on_dining-table_0") is None

@@ -145,6 +145,36 @@ def ending_elsewhere(replayed: WorldEnd | None, live: WorldEnd | None,
             if not same_place(n, replayed.objects, live.objects, ignored, heightless)]
 
 
+def at_place(end: WorldEnd, name: str, place: str) -> bool | None:
+    """Whether object ``name`` ends at the named ``place`` in ``end``: on that surface (the
+    household: not in a hand), in that bowl, on that block; None where ``end`` cannot tell
+    (an unknown object, a place that is a point on the table)."""
+    if name not in end.objects:
+        return None
+    if end.kind == "household":
+        return tuple(end.objects[name]) == (place, None)
+    if place.endswith(" bowl"):
+        return _bowl_of(name, end.objects) == place
+    if place.endswith(" block") and place in end.objects:
+        return place in _under(name, end.objects)
+    return None
+
+
+def not_at_places(end: WorldEnd | None, placed: Mapping[str, str]) -> list[str]:
+    """For each object of ``placed`` (name -> the place the user named for it) that does not
+    end there in ``end``, one clause saying where it ends (none: each does, or ``end`` cannot
+    tell)."""
+    if end is None:
+        return []
+    told = []
+    for name, place in placed.items():
+        if at_place(end, name, place) is False:
+            now = (_household_place(end.objects[name]) if end.kind == "household"
+                   else _tabletop_place(name, end.objects))
+            told.append(f"{name} ends {now} in the replay, not at {place} where the user wants it")
+    return told
+
+
 def end_difference(replayed: WorldEnd | None, live: WorldEnd | None,
                    differ: list[str] | None = None) -> str | None:
     """One sentence naming the objects that end elsewhere in the replay than in the live
@@ -166,5 +196,5 @@ def end_difference(replayed: WorldEnd | None, live: WorldEnd | None,
 
 
 __all__ = ["WorldEnd", "end_of", "tabletop_end", "end_difference", "ending_elsewhere",
-           "same_place", "IN_BOWL_RADIUS",
+           "same_place", "at_place", "not_at_places", "IN_BOWL_RADIUS",
            "XY_TOLERANCE", "Z_TOLERANCE"]

@@ -399,7 +399,9 @@ def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenL
 def not_compared(original: Transcript, read) -> dict:
     """The replay's end is compared with the live world's as for the accepted attempt
     (:mod:`.final`), but for the objects of a choice the user rejected (left where the robot
-    put them) and the height of a pile nobody ordered. Measured on the teach-once bench (session
+    put them) and the height of a pile nobody ordered; the objects the user sent to a named
+    place are compared with that place (:func:`_placed_by_the_user`). Measured on the
+    teach-once bench (session
     53, with the rewrite's answer begun at the request, tried and removed): "from now on, put
     the banana on the sideboard" was rewritten as a grasp and a ``say`` that the banana was on
     the counter, every statement worked, and it was stored; the live world had the banana on
@@ -408,25 +410,27 @@ def not_compared(original: Transcript, read) -> dict:
     from .final import final_parts
     parts = final_parts(original, read)
     placed = _placed_by_the_user(original, read)
+    ends = {"placed": placed} if placed else {}
     if parts is None:
-        return {"ignored": placed} if placed else {}
-    return {"ignored": parts.rejected | placed, "heightless": parts.piled}
+        return ends
+    return {**ends, "ignored": parts.rejected, "heightless": parts.piled}
 
 
-def _placed_by_the_user(original: Transcript, read) -> frozenset[str]:
-    """The objects a reply after the request sends to a named place (``do: X -> Y``, read):
-    the lesson may be about where they go ("from now on, put the book on the kitchen
-    counter") before the robot has put them there, so the live world is no measure of their
-    end (measured: test_household_bench's put_on pair, whose rewrite was refused for the book
-    it puts where the user asked)."""
-    names: set[str] = set()
+def _placed_by_the_user(original: Transcript, read) -> dict[str, str]:
+    """The objects a reply after the request sends to a named place (``do: X -> Y``, read),
+    each with that place: the lesson may be about where they go ("from now on, put the book
+    on the kitchen counter") before the robot has put them there, so their end is compared
+    with that place, not with the live world (measured: test_household_bench's put_on pair,
+    whose rewrite was refused for the book it puts where the user asked; and, compared with
+    neither, a rewrite that never put the banana on the sideboard passed)."""
+    placed: dict[str, str] = {}
     for utterance in original.user_utterances()[1:]:
         reading = read(utterance)
         for clause in reading.of_kind("do") if reading is not None else ():
             if clause.where is not None and clause.where.how == "named" \
                     and clause.objects is not None and clause.objects.how == "named":
-                names.update(clause.objects.names)
-    return frozenset(names)
+                placed.update(dict.fromkeys(clause.objects.names, clause.where.name))
+    return placed
 
 
 def _logged(result: ImproveResult) -> ImproveResult:

@@ -13,6 +13,7 @@ built where the worlds are known (``replay.replay_check``) and handed to the lea
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -51,10 +52,13 @@ class ReplayCheck(Protocol):
     interaction's initial state, or None if no world could be built (then only syntax and
     names were checked). ``ignored``: objects whose end is not compared (a choice the user
     rejected, left where the robot put it); ``heightless``: objects whose end is compared
-    without its height (their order in a pile was not chosen)."""
+    without its height (their order in a pile was not chosen); ``placed``: objects the user
+    sent to a named place (name -> place) after the request, which must end there (the live
+    world is no measure: the lesson may come before the robot put them there)."""
 
     def __call__(self, transcript: Transcript, ignored: frozenset[str] = frozenset(),
-                 heightless: frozenset[str] = frozenset()) -> Replayed | None: ...
+                 heightless: frozenset[str] = frozenset(),
+                 placed: Mapping[str, str] | None = None) -> Replayed | None: ...
 
 
 def mismatch_sentence(index: int, source: str, recorded: str, replayed: str) -> str:
