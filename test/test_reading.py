@@ -234,7 +234,7 @@ LYING = ReadingVocabulary.of(["banana_0", "apple_0", "tea-cup_0"],
 def test_a_requests_place_where_its_things_already_lie_is_not_a_place_said():
     """"put the banana away" read with the counter the banana lies on (measured, issue 44):
     a move to where a thing is asks for nothing, so the code leaves that place out; a place
-    elsewhere, a reply, a thing of no known place and a selection by relation are kept."""
+    elsewhere, a thing the attempt moved or of no known place are kept."""
     away, there, both = "put the banana away", "put the banana on the sideboard", \
         "put the banana and the apple away"
     script = ReadingScript({away: "do: banana -> kitchen counter",
@@ -247,7 +247,13 @@ def test_a_requests_place_where_its_things_already_lie_is_not_a_place_said():
     assert reader.read(there, LYING).render() == "do: banana_0 -> on_sideboard_0"
     assert reader.read("put the cup away", LYING).render() == \
         "do: tea-cup_0 -> on_kitchen-counter_0"                  # where it lies is not known
-    assert reader.read(away, LYING, reply=True).render() == \
-        "do: banana_0 -> on_kitchen-counter_0"                   # a reply: "leave it there"
+    where = "where is the banana? you forgot it"
+    script.readings[where] = "do: banana -> kitchen counter"
+    assert reader.read(where, LYING, reply=True, moved=["apple_0"]).render() == \
+        "do: banana_0 -> none"                  # a reply about a thing the attempt left there
+    assert reader.read(where, LYING, reply=True, moved=["banana_0"]).render() == \
+        "do: banana_0 -> on_kitchen-counter_0"  # the attempt put it there: "leave it there"
+    assert reader.read(where, LYING, reply=True).render() == \
+        "do: banana_0 -> on_kitchen-counter_0"  # what the attempt moved is not known
     assert reader.read(away, ReadingVocabulary.of(["banana_0"], ["on_kitchen-counter_0"])) \
         .render() == "do: banana_0 -> on_kitchen-counter_0"      # a scene that tells no places

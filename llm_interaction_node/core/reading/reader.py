@@ -154,8 +154,8 @@ class Reader:
             reading = self._checked(reading, text, vocabulary, kind == "reply")
             wall = time.perf_counter() - start
             self.costs[-1].wall_s = wall
-        if kind == "request":
-            reading = without_places_in_place(reading, vocabulary.lying)
+        if kind == "request" or moved is not None:
+            reading = without_places_in_place(reading, vocabulary.lying, moved or ())
         self.last_failure = None
         log.info("read %r as %s (%.2f s)", text[:80],
                  reading.render(vocabulary.spoken).replace("\n", "; "), wall)
