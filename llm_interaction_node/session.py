@@ -130,7 +130,8 @@ def learning_console(
                             input_listeners=([first] if first is not None else [])
                             + list(input_listeners), listeners=listeners)
     check = replay_check(api, first.world, agent, live, api_options) if first is not None else None
-    scenes = scenes_check(api, first.world, agent, api_options) if first is not None else None
+    scenes = scenes_check(api, first.world, agent, api_options) \
+        if first is not None and (learning or LearningSettings()).scenes_check else None
     learner = Learner(llm, memory, console.api.listing(), console.api.names,
                       mode=(learning or LearningSettings()).mode,
                       say=console.builtins.say, ledger=ledger,

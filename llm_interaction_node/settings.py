@@ -65,6 +65,10 @@ class LearningSettings:
                               "oldest first (w/o retrieval)")
     store_episodes: bool = setting(False, "store successful episodes (HELPER / Dynamic CaP "
                                    "style growth, benchmark)")
+    scenes_check: bool = setting(True, "a lesson whose request moves things is run in 2 changed "
+                                 "copies of its scene first; one that does not do there what "
+                                 "its reading says is stored as an example of its own scene "
+                                 "(false: lessons are not judged; the ablation)")
 
     def __post_init__(self) -> None:
         check_section(self, "learning")

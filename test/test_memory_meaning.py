@@ -284,3 +284,27 @@ def test_a_lesson_bound_to_its_things_is_shown_only_to_requests_about_them(tmp_p
     shown = examples(["the green one to the top edge"])
     assert not any("put_first_on_second" in t and "red block" in t for t in shown)
     assert examples.nearest_lesson is None
+
+
+def test_the_ablations_of_lessons_by_meaning_reach_the_session(tmp_path):
+    """Issue 43's ablation rows: reuse by words, no following, no changed-scene check; each
+    variant's settings, and the learner of a session without the check judges nothing."""
+    from llm_interaction_node.core.llm import ScriptedLLM
+    from llm_interaction_node.core.user import EventQueue
+    from llm_interaction_node.eval.systems.variants import VARIANTS
+    from llm_interaction_node.session import interaction_start, learning_console, make_world
+    from llm_interaction_node.settings import Settings
+    base = Settings()
+    assert base.learning.scenes_check and base.agent.follow_lessons \
+        and base.memory.reuse == Reuse.MEANING
+    assert VARIANTS["ours_reuse_words"].settings(base, tmp_path).memory.reuse == Reuse.WORDS
+    assert not VARIANTS["ours_no_follow"].settings(base, tmp_path).agent.follow_lessons
+    unjudged = VARIANTS["ours_no_scenes_check"].settings(base, tmp_path)
+    assert not unjudged.learning.scenes_check and unjudged.memory.reuse == Reuse.MEANING
+    for learning, judged in ((base.learning, True), (unjudged.learning, False)):
+        world = make_world("tabletop", "red block,blue bowl", seed=0)
+        _, learner = learning_console(
+            "tabletop", world, EventQueue([], close=True), ScriptedLLM([]),
+            ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / f"m{judged}"))),
+            learning, start=interaction_start(world))
+        assert (learner.scenes is not None) == judged

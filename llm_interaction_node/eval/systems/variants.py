@@ -29,12 +29,18 @@ class Variant:
     mode: str | None = None          # learning.mode (None: the default, auto)
     retrieval: bool | None = None
     order: str | None = None         # memory.order: the prompt layout
+    reuse: str | None = None         # memory.reuse: a lesson matched by meaning or by words
+    follow: bool | None = None       # agent.follow_lessons
+    scenes_check: bool | None = None     # learning.scenes_check
 
     def settings(self, base: Settings, memory_dir: str | Path) -> Settings:
         """``base`` with this variant's changes; the memory is the one in ``memory_dir``."""
         settings = base.with_overrides({"memory.k": self.k, "memory.order": self.order,
                                         "learning.mode": self.mode,
                                         "learning.retrieval": self.retrieval,
+                                        "memory.reuse": self.reuse,
+                                        "agent.follow_lessons": self.follow,
+                                        "learning.scenes_check": self.scenes_check,
                                         "memory.enabled": True, "memory.path": str(memory_dir)})
         settings.memory.host = None          # never a shared server: runs must not mix
         return settings
@@ -49,6 +55,10 @@ VARIANTS = {v.name: v for v in (
     Variant("ours_corrected", mode="corrected"),    # no L_improve: what worked + corrections
     Variant("ours_final", mode="final"),     # no L_improve: the accepted attempt, replayed
     Variant("ours_no_learning", mode="off"),      # the same prompt as ours, never a lesson
+    # issue 43's ablations of lessons by meaning
+    Variant("ours_reuse_words", reuse="words"),     # a lesson reused where only names differ
+    Variant("ours_no_follow", follow=False),        # a lesson shown, never followed by decoding
+    Variant("ours_no_scenes_check", scenes_check=False),   # every lesson a rule, unjudged
     # Table III: what was learned before (--memory-from), used without learning more
     Variant("ours_frozen", mode="off"),
     # the paper's layout: top k over seeds and lessons together, most similar last
