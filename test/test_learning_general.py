@@ -152,3 +152,42 @@ def test_without_a_reading_the_lesson_of_every_block_stays_literal(table_memory)
     entry = s.console.execute("learn_from_interaction()").entry
     assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
     assert "every block" not in entry.output
+
+
+def test_moves_of_every_block_to_its_own_colour_bowl_are_one_rule():
+    """matching_bowls (issue 43, seed 48740): each block into the bowl of its colour, read
+    ``every block -> the same color bowl``: one loop whose target is computed per block."""
+    look = Entry("get_obj_names()", "['orange block', 'blue block', 'blue bowl', 'orange bowl']")
+    done = [Entry(PUT.format("orange block", "orange bowl"), "'success'"),
+            Entry(PUT.format("blue block", "blue bowl"), "'success'")]
+    same = read("do: every block -> the same color bowl")
+    rule = every_of_kind(same, look, done)
+    assert rule is not None and rule.moved == frozenset({"orange block", "blue block"})
+    assert rule.statements()[1].source == \
+        "for name in block_names:\n    put_first_on_second(name, name.replace(' block', ' bowl'))"
+    assert every_of_kind(EVERY, look, done) is None          # read as one place: not this rule
+    crossed = [Entry(PUT.format("orange block", "blue bowl"), "'success'"),
+               Entry(PUT.format("blue block", "orange bowl"), "'success'")]
+    assert every_of_kind(same, look, crossed) is None
+    assert every_of_kind(same, look, done[:1]) is None        # one block is a choice
+
+
+def test_the_final_lesson_of_matching_bowls_is_a_loop_that_computes_each_bowl(table_memory):
+    """Through the learner: stored as the loop, replayed in the world (each block in its own
+    bowl), judged in changed scenes, its outputs the world's."""
+    said = ["every block goes into its matching bowl", "Great, learn from that for next time."]
+    statements = ["wait_for_trigger()", "get_obj_names()",
+                  PUT.format("orange block", "orange bowl"), PUT.format("blue block", "blue bowl"),
+                  "wait_for_trigger()"]
+    s = learning_session(said, table_memory, statements, mode="final", api="tabletop",
+                         world="orange block,blue block,blue bowl,orange bowl", all_ok=True,
+                         readings={said[0]: "do: every block -> the same color bowl",
+                                   said[1]: "done\nlearn"})
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    [example] = table_memory.list("final")
+    entries = Transcript.parse(example.transcript).entries
+    assert entries[3].source == \
+        "for name in block_names:\n    put_first_on_second(name, name.replace(' block', ' bowl'))"
+    assert entries[3].output == "'success'\n'success'" and example.scope == "rule"
+    assert example.author == "reading"

@@ -43,7 +43,7 @@ from __future__ import annotations
 import ast
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..reading.structure import Reading
@@ -471,6 +471,9 @@ def _as_rule(check: ReplayCheck, form: FinalParts, earlier: list[Entry],
     moved by where it lies (:func:`.choice.choice_rules`, the first reading whose replay takes
     the same object); None where the moves follow no rule or no rule's replay ends like the
     live world. (description, replay)."""
+    if not form.look and form.attempt and is_look(form.attempt[0]) and not earlier:
+        # right the first time: the interaction's look opens the accepted attempt
+        form = replace(form, attempt=form.attempt[1:], look=form.attempt[:1])
     if not form.look:
         return None
     request = read(reply_of(form.opening[0]) or "")
