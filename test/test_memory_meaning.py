@@ -308,3 +308,55 @@ def test_the_ablations_of_lessons_by_meaning_reach_the_session(tmp_path):
             ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / f"m{judged}"))),
             learning, start=interaction_start(world))
         assert (learner.scenes is not None) == judged
+
+
+def test_the_agent_follows_an_own_colour_loop_lesson_in_another_scene(tmp_path):
+    """The matching-bowls lesson as the code writes it (each block into the bowl of its
+    colour, computed), followed for "sort the cubes into the bowls that match their colors" in
+    a scene of other blocks and bowls: each block ends in its own bowl."""
+    pytest.importorskip("llguidance")
+    import numpy as np
+
+    from grammar_support import accepted
+    from llm_interaction_node.core.agent import AgentConfig
+    from llm_interaction_node.core.apis.tabletop import IN_BOWL
+    from llm_interaction_node.core.constraint import names_to_say
+    from llm_interaction_node.core.llm import ScriptedLLM
+    from llm_interaction_node.core.user import EventQueue
+    from llm_interaction_node.session import build_agent, build_console, make_world, reading_of
+    from reading_support import scripted_reader
+    from test_lesson_follow import LISTED, LOOK
+
+    own = "for name in block_names:\n    put_first_on_second(name, name.replace(' block', ' bowl'))"
+    lesson = f""">>> wait_for_trigger()
+{{'type': 'dialog', 'text': 'every block goes into its matching bowl'}}
+>>> {LOOK}
+['orange block', 'blue block', 'blue bowl', 'orange bowl']
+>>> {LISTED}
+>>> {as_typed(own)}
+'success'
+'success'
+>>> wait_for_trigger()"""
+    asked = "sort the cubes into the bowls that match their colors"
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m")))
+    taught = ReadingVocabulary.of(["orange block", "blue block", "blue bowl", "orange bowl"],
+                                  PLACE_NAMES)
+    memory.add(lesson, "final", reading=reading_to_json(
+        read("do: every block -> the same color bowl", vocabulary=taught)))
+    scene = ["red block", "green block", "green bowl", "red bowl", "yellow bowl"]
+    world = make_world("tabletop", ",".join(scene), seed=0)
+    console = build_console("tabletop", world, EventQueue([asked], close=True))
+    reader = scripted_reader({asked: "do: every block -> the same color bowl"})
+    examples = ExampleSource(memory, names=lambda: names_to_say(console.api),
+                             read=reading_of(reader, lambda: console.api, reply=False))
+    llm = ScriptedLLM([LOOK, LISTED, own, "wait_for_trigger()"])
+    agent = build_agent("tabletop", llm, console, examples, reader=reader,
+                        config=AgentConfig(idle_retries=0, function_generation=False,
+                                           follow_lessons=True))
+    agent.run()
+    grammars = [c["grammar"] for c in llm.calls]
+    assert accepted(grammars[2], " " + as_typed(own))
+    assert not accepted(grammars[2], " put_first_on_second('red block', 'yellow bowl')")
+    for block, bowl in (("red block", "red bowl"), ("green block", "green bowl")):
+        where = np.asarray(world.object_position(bowl))[:2]
+        assert np.linalg.norm(np.asarray(world.object_position(block))[:2] - where) < IN_BOWL
