@@ -65,6 +65,7 @@ from .replay_check import ReplayCheck
 from .rewrite import store_improved
 from .scenes_check import ScenesCheck
 from .taught_hand import with_taught_hand
+from .taught_place import with_taught_place
 from .transcripts import failed, interaction_text
 
 log = logging.getLogger(__name__)
@@ -337,6 +338,9 @@ class Learner:
         # a hand taught for the things ("use your left hand for the juice from now on") is the
         # robot's from then on (learning/taught_hand.py)
         reading = with_taught_hand(reading, self._asked)
+        # ... and a place taught for them ("from now on, put the banana on the sideboard") is
+        # where the lesson sends them, whatever the request was read as (learning/taught_place.py)
+        reading = with_taught_place(reading, self._asked)
         return reading_to_json(reading) if reading is not None and reading.clauses else None
 
     def _add(self, lesson: Lesson) -> None:

@@ -13,6 +13,7 @@ Measured before (issue 43): a lesson matched by words was reused for requests wi
 words only ("grab ...", "please ...", "on the right of" got nothing)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import StrEnum
 
 from ..learning.choice import ORDINALS
@@ -102,11 +103,33 @@ def aligned(lesson: Reading | None, asked: Reading | None) -> tuple:
     """The two readings as they are compared: a hand said in only one of them is how that one
     was done, not what it asks (measured, issue 44: "could you tidy up the banana?" was read
     with ``hand: left`` nobody said, and no later request about the banana matched the lesson);
-    said in both, the hand is a slot."""
+    said in both, the hand is a slot. A request that says no place for the very things a
+    lesson sends to a named place leaves the place to the lesson (:func:`_place_left`)."""
     hands = [r is not None and bool(r.of_kind("hand")) for r in (lesson, asked)]
     if hands[0] != hands[1]:
-        return _without_hands(lesson), _without_hands(asked)
-    return lesson, asked
+        lesson, asked = _without_hands(lesson), _without_hands(asked)
+    return _place_left(lesson, asked), asked
+
+
+def _place_left(lesson: Reading | None, asked: Reading | None) -> Reading | None:
+    """``lesson`` with the named place of each move clause left out where the request at
+    hand's clause of the same place in order names the same things and no place ("put the
+    banana away" after "from now on, put the banana on the sideboard",
+    learning/taught_place.py): the lesson says where those things go. Things of another name
+    keep the shapes apart (the apple is not put where the banana was taught to go)."""
+    if lesson is None or asked is None:
+        return lesson
+    theirs, mine = acting(lesson), acting(asked)
+    if len(theirs) != len(mine):
+        return lesson
+    left = {id(a) for a, b in zip(theirs, mine, strict=True)
+            if a.kind == b.kind == "do" and a.where is not None and a.where.how == "named"
+            and _target_shape(b.where) is None and names_said(a.objects)
+            and names_said(a.objects) == names_said(b.objects)}
+    if not left:
+        return lesson
+    return Reading(lesson.utterance, tuple(replace(c, where=None) if id(c) in left else c
+                                           for c in lesson.clauses))
 
 
 def same_shape(a: Reading | None, b: Reading | None) -> bool:
