@@ -252,11 +252,9 @@ def _not_at_places(world, placed: Mapping[str, str]) -> tuple[str | None, int]:
     place, not with the live world, as the lesson may come before the robot put them there."""
     if not placed:
         return None, 0
-    from .sims.world_end import MAX_NAMED, not_at_places
+    from .sims.world_end import joined, not_at_places
     told = not_at_places(_end_or_none(world), placed)
-    more = len(told) - MAX_NAMED
-    sentence = "; ".join(told[:MAX_NAMED]) + (f"; and {more} more object(s)" if more > 0 else "")
-    return (sentence or None), len(told)
+    return joined(told), len(told)
 
 
 def _end_or_none(world):

@@ -30,6 +30,14 @@ JUICE_TRIP = f""">>> {COUNTER}
 'success'"""
 
 
+# "tidy up the juice": handed over, then the user's place for it, which the robot then did
+TIDY = "could you tidy up the juice?"
+THERE = "from now on, put the juice on the dining table"
+HANDED_THEN_PUT = ["wait_for_trigger()", LOCATIONS, COUNTER, "grasp('mango-juice_0')", HUMAN,
+                   "handover_object_to_human('mango-juice_0')", "wait_for_trigger()",
+                   "bring_object_to('mango-juice_0', 'on_dining-table_0')"]
+
+
 def both_hands_trip(at_handover: str = "") -> str:
     """One trip on the drinks_and_cup world as the console shows it: the juice in the left
     hand, the cup in the right, both handed over; ``at_handover``: the lines shown right after

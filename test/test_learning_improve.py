@@ -7,9 +7,12 @@ import pytest
 
 from learning_support import (
     COUNTER,
+    HANDED_THEN_PUT,
     HUMAN,
     JUICE_TRIP,
     LOCATIONS,
+    THERE,
+    TIDY,
     both_hands_trip,
     learning_session,
 )
@@ -460,11 +463,6 @@ def test_a_stored_example_ends_with_an_action_not_an_unanswered_reply():
         ["wait_for_trigger()", "wait_for_trigger()"]          # the request itself stays
 
 
-TIDY = "could you tidy up the juice?"
-THERE = "from now on, put the juice on the dining table"
-HANDED_THEN_PUT = ["wait_for_trigger()", LOCATIONS, COUNTER, "grasp('mango-juice_0')", HUMAN,
-                   "handover_object_to_human('mango-juice_0')", "wait_for_trigger()",
-                   "bring_object_to('mango-juice_0', 'on_dining-table_0')"]
 
 
 def tidy_rewrite(objects_line: str, done: str) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from learning_support import COUNTER, HUMAN, LOCATIONS, learning_session
+from learning_support import HANDED_THEN_PUT, THERE, TIDY, learning_session
 from llm_interaction_node.core.learning.learner import LearnStatus
-from llm_interaction_node.core.learning.taught_place import taught_places, with_taught_place
+from llm_interaction_node.core.learning.taught_place import places_said, with_taught_place
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.meaning import slot_mapping
 from llm_interaction_node.core.memory.store import ExampleMemory
@@ -36,24 +36,18 @@ def test_the_lesson_sends_its_things_where_the_request_to_learn_said(request_, a
 
 def test_a_taught_place_is_followed_for_the_same_thing_without_a_place_only():
     lesson = with_taught_place(read("do: banana -> me"), read("do: banana -> sideboard\nlearn"))
-    assert taught_places(read("do: banana -> sideboard\nlearn")) == {"banana_0": "on_sideboard_0"}
+    assert places_said(read("do: banana -> sideboard\nlearn")) == {"banana_0": "on_sideboard_0"}
     assert slot_mapping(lesson, read("do: banana -> none")) == {}
     assert slot_mapping(lesson, read("do: banana -> elsewhere")) == {}
     assert slot_mapping(lesson, read("do: apple -> none")) is None
     assert slot_mapping(lesson, read("do: banana -> me")) is None        # brought to the user
 
 
-TIDY, THERE = "could you tidy up the juice?", "from now on, put the juice on the dining table"
-
-
 def test_the_learner_stores_the_taught_place_with_the_lesson(tmp_path):
     """The teach-once bench's banana pair as measured (session 54), on drinks_and_cup: the
     request read as bringing the juice to the user, handed over, then the user's place."""
     memory = ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "m")))
-    statements = ["wait_for_trigger()", LOCATIONS, COUNTER, "grasp('mango-juice_0')", HUMAN,
-                  "handover_object_to_human('mango-juice_0')", "wait_for_trigger()",
-                  "bring_object_to('mango-juice_0', 'on_dining-table_0')"]
-    s = learning_session([TIDY, THERE], memory, statements, mode="final", all_ok=True,
+    s = learning_session([TIDY, THERE], memory, HANDED_THEN_PUT, mode="final", all_ok=True,
                          readings={TIDY: "do: mango juice -> me",
                                    THERE: "do: mango juice -> dining table\nlearn"})
     entry = s.console.execute("learn_from_interaction()").entry

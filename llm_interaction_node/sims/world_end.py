@@ -191,10 +191,18 @@ def end_difference(replayed: WorldEnd | None, live: WorldEnd | None,
     else:
         told = [f"the {n} ends {_tabletop_place(n, replayed.objects)} in the replay, "
                 f"{_tabletop_place(n, live.objects)} in the live world" for n in differ]
+    return joined(told)
+
+
+def joined(told: list[str]) -> str | None:
+    """Clauses about objects as one sentence: the first :data:`MAX_NAMED`, the rest counted;
+    None for none."""
+    if not told:
+        return None
     more = len(told) - MAX_NAMED
     return "; ".join(told[:MAX_NAMED]) + (f"; and {more} more object(s)" if more > 0 else "")
 
 
 __all__ = ["WorldEnd", "end_of", "tabletop_end", "end_difference", "ending_elsewhere",
-           "same_place", "at_place", "not_at_places", "IN_BOWL_RADIUS",
+           "same_place", "at_place", "not_at_places", "joined", "IN_BOWL_RADIUS",
            "XY_TOLERANCE", "Z_TOLERANCE"]

@@ -46,6 +46,7 @@ from ..transcript import PS1, PS2, Entry, Transcript, output_value
 from .replay_check import ReplayCheck
 from .scope import unasked_moves, unasked_sentence
 from .shape import shape_problem
+from .taught_place import places_said
 from .tidy import tidy_rewrite, without_repeated_moves
 from .transcripts import (
     interaction_text,
@@ -425,11 +426,7 @@ def _placed_by_the_user(original: Transcript, read) -> dict[str, str]:
     neither, a rewrite that never put the banana on the sideboard passed)."""
     placed: dict[str, str] = {}
     for utterance in original.user_utterances()[1:]:
-        reading = read(utterance)
-        for clause in reading.of_kind("do") if reading is not None else ():
-            if clause.where is not None and clause.where.how == "named" \
-                    and clause.objects is not None and clause.objects.how == "named":
-                placed.update(dict.fromkeys(clause.objects.names, clause.where.name))
+        placed.update(places_said(read(utterance)))
     return placed
 
 

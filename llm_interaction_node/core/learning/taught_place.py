@@ -17,11 +17,11 @@ from dataclasses import replace
 from ..reading.structure import Reading, Target, names_said
 
 
-def taught_places(asked: Reading | None) -> dict[str, str]:
-    """thing -> place: each thing a ``do`` clause of the request to learn sends to a named
-    place (the last said)."""
+def places_said(reading: Reading | None) -> dict[str, str]:
+    """thing -> place: each named thing a ``do`` clause of ``reading`` sends to a named place
+    (the last said); for a request to learn, the places it teaches."""
     places: dict[str, str] = {}
-    for clause in asked.moves if asked is not None else ():
+    for clause in reading.moves if reading is not None else ():
         if clause.where is not None and clause.where.how == "named":
             places.update(dict.fromkeys(names_said(clause.objects), clause.where.name))
     return places
@@ -30,7 +30,7 @@ def taught_places(asked: Reading | None) -> dict[str, str]:
 def with_taught_place(request: Reading | None, asked: Reading | None) -> Reading | None:
     """The lesson's reading: ``request`` with each move clause whose named things the request
     to learn (``asked``) sends to one named place sent there."""
-    places = taught_places(asked)
+    places = places_said(asked)
     if request is None or not places:
         return request
     clauses = []
@@ -43,4 +43,4 @@ def with_taught_place(request: Reading | None, asked: Reading | None) -> Reading
     return replace(request, clauses=tuple(clauses))
 
 
-__all__ = ["taught_places", "with_taught_place"]
+__all__ = ["places_said", "with_taught_place"]

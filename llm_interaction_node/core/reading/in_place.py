@@ -20,18 +20,17 @@ import logging
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 
-from .structure import Clause, Reading
+from .structure import Clause, Reading, names_said
 
 log = logging.getLogger(__name__)
 
 
 def _in_place(clause: Clause, lying: Mapping[str, str]) -> bool:
     """Whether ``clause`` sends named things to the surface every one of them lies on."""
-    if clause.objects is None or clause.objects.how != "named" or not clause.objects.names:
+    names = names_said(clause.objects)
+    if not names or clause.where is None or clause.where.how != "named":
         return False
-    if clause.where is None or clause.where.how != "named":
-        return False
-    return all(lying.get(name) == clause.where.name for name in clause.objects.names)
+    return all(lying.get(name) == clause.where.name for name in names)
 
 
 def without_places_in_place(reading: Reading | None, lying: Mapping[str, str],
