@@ -25,10 +25,16 @@ class ReadingScript(Backend):
     -> yes / no), else yes to a slot and no to what a reading may have left out
     (core/reading/omission.py): the reading stands as given; ``checked``: the claims asked.
     Asked to go on with the one meant after ``- do:`` (omission.py), it writes ``meant``'s
-    rest of the line for the utterance (default ``none -> none``); ``continued``: for which."""
+    rest of the line for the utterance (default ``none -> none``); ``continued``: for which.
+    Asked whether a reply speaks about every time (core/reading/lasting.py), it answers from
+    ``lasting`` (utterance -> "this time" / "every time", default "this time": the reading
+    stands); ``lasted``: the utterances asked."""
 
     def __init__(self, readings: dict[str, str | list[str]], default: str | None = "other",
-                 answers: dict[str, str] | None = None, meant: dict[str, str] | None = None):
+                 answers: dict[str, str] | None = None, meant: dict[str, str] | None = None,
+                 lasting: dict[str, str] | None = None):
+        self.lasting = dict(lasting or {})
+        self.lasted: list[str] = []
         self.answers = dict(answers or {})
         self.meant = dict(meant or {})
         self.checked: list[str] = []
@@ -43,6 +49,12 @@ class ReadingScript(Backend):
         return "scripted reader"
 
     def execute(self, request) -> Completion:
+        last = request.prompt[request.prompt.rfind(SAID):]
+        if request.prompt.endswith(CHECK) and "\nclaim: " not in last:   # about every time?
+            said = last[len(SAID):-len(CHECK)]
+            self.lasted.append(said)
+            return Completion(" " + self.lasting.get(said, "this time"),
+                              Usage(prompt_tokens=1, calls=1))
         if request.prompt.endswith(CHECK):       # asked whether the user said a slot: yes
             self.checked.append(request.prompt.rsplit("\nclaim: ", 1)[1][:-len(CHECK)])
             answer = self.answers.get(self.checked[-1],

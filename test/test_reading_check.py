@@ -78,7 +78,8 @@ def test_the_reader_asks_about_each_filled_slot_and_keeps_what_the_model_confirm
     assert reading.render(HOUSE.spoken) == "faster: anywhere -> kitchen counter"
     assert script.checked == ["the way starts at the dining table",
                               "the way goes to the kitchen counter"]
-    assert reader.costs[-1].evaluated_tokens == 3          # the reading and two checks
+    # the reading, two checks, and whether it speaks about every time (core/reading/lasting.py)
+    assert reader.costs[-1].evaluated_tokens == 4 and script.lasted == [said]
     # the one place said read as the start, confirmed as where the way goes: it is the end
     hurry = "hurry up, the cup has to get to the dining table"
     script = ReadingScript({hurry: "faster: dining table -> kitchen counter"},

@@ -32,6 +32,8 @@ from .check import SlotCheck
 from .check import prefix as check_prefix
 from .grammar import move_rest_gbnf, reading_gbnf
 from .in_place import without_places_in_place
+from .lasting import LastingCheck
+from .lasting import prefix as lasting_prefix
 from .omission import OmissionCheck
 from .parse import ReadingError, parse, parse_clause
 from .structure import Clause, Reading
@@ -82,7 +84,7 @@ class Reader:
             return None
         total = Usage()
         prefixes = [reading_prompt.prefix(self.examples, kind) for kind in reading_prompt.KINDS]
-        prefixes += [check_prefix()] if self.check_slots else []
+        prefixes += [check_prefix(), lasting_prefix()] if self.check_slots else []
         for text in prefixes:
             try:
                 usage = (call or self.call)(prefill, text, persist=persist)
@@ -152,6 +154,7 @@ class Reader:
             reading = self._completed(reading, prompt + completion.text.rstrip("\n"), text,
                                       vocabulary, kind == "reply", moved)
             reading = self._checked(reading, text, vocabulary, kind == "reply")
+            reading = self._lasting(reading, text, kind == "reply")
             wall = time.perf_counter() - start
             self.costs[-1].wall_s = wall
         if kind == "request" or moved is not None:
@@ -181,6 +184,15 @@ class Reader:
             return SlotCheck(self._ask)(reading, text, vocabulary.spoken, reply)
         except LLMError as exc:
             log.warning("the reading of %r is not checked: %s", text[:80], exc)
+            return reading
+
+    def _lasting(self, reading: Reading, text: str, reply: bool) -> Reading:
+        """``reading`` with ``learn`` where the model, asked, says the reply speaks about every
+        time (:mod:`.lasting`); as it was where the LLM fails."""
+        try:
+            return LastingCheck(lambda p, g: self._ask(p, g, 4))(reading, text, reply)
+        except LLMError as exc:
+            log.warning("the reading of %r is not asked about later times: %s", text[:80], exc)
             return reading
 
     def _completed(self, reading: Reading, written: str, text: str,
