@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from . import prompt as reading_prompt
+from .asked_place import AskedPlaceCheck
+from .asked_place import prefix as asked_place_prefix
 from .attempt import answering
 from .check import SlotCheck
 from .check import prefix as check_prefix
@@ -84,7 +86,8 @@ class Reader:
             return None
         total = Usage()
         prefixes = [reading_prompt.prefix(self.examples, kind) for kind in reading_prompt.KINDS]
-        prefixes += [check_prefix(), lasting_prefix()] if self.check_slots else []
+        prefixes += [check_prefix(), lasting_prefix(), asked_place_prefix()] \
+            if self.check_slots else []
         for text in prefixes:
             try:
                 usage = (call or self.call)(prefill, text, persist=persist)
@@ -155,6 +158,7 @@ class Reader:
                                       vocabulary, kind == "reply", moved)
             reading = self._checked(reading, text, vocabulary, kind == "reply")
             reading = self._lasting(reading, text, kind == "reply")
+            reading = self._asked_place(reading, text, vocabulary, kind == "reply")
             wall = time.perf_counter() - start
             self.costs[-1].wall_s = wall
         if kind == "request" or moved is not None:
@@ -193,6 +197,16 @@ class Reader:
             return LastingCheck(lambda p, g: self._ask(p, g, 4))(reading, text, reply)
         except LLMError as exc:
             log.warning("the reading of %r is not asked about later times: %s", text[:80], exc)
+            return reading
+
+    def _asked_place(self, reading: Reading, text: str, vocabulary: ReadingVocabulary,
+                     reply: bool) -> Reading:
+        """``reading`` with a request's ``me`` or room left out where the model, asked, says
+        the request does not say it (:mod:`.asked_place`); as it was where the LLM fails."""
+        try:
+            return AskedPlaceCheck(self._ask)(reading, text, vocabulary, reply)
+        except LLMError as exc:
+            log.warning("the place of %r is not checked: %s", text[:80], exc)
             return reading
 
     def _completed(self, reading: Reading, written: str, text: str,
