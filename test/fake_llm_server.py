@@ -22,7 +22,9 @@ class FakeLLMServer:
     A reading prompt (core/reading: it ends with ``reading:\\n-``) is the stand-in reading
     the utterance: it is answered with ``readings[utterance]`` (clauses on lines; default
     ``other``), recorded in ``reading_requests``, and takes nothing from ``texts``; so is a
-    slot check (it ends with ``answer:``): ``checks[claim]``, default yes.
+    slot check (it ends with ``answer:``): ``checks[claim]``, default yes; and the question
+    whether a reply speaks about every time (``answer:`` after ``said:``, no claim):
+    ``lastings[utterance]``, default ``this time``.
 
     ``answer`` (None, or a function of the request's JSON body returning a text or None) is
     asked first for every other request: a stand-in whose answer depends on its prompt (a
@@ -38,6 +40,7 @@ class FakeLLMServer:
         self.extra: dict = {}  # extra top-level response fields (e.g. llama.cpp "timings")
         self.readings: dict[str, str] = {}
         self.checks: dict[str, str] = {}
+        self.lastings: dict[str, str] = {}     # utterance -> "this time" / "every time"
         self.answer = None
         self.reading_requests: list[dict] = []
         self.stop_event = threading.Event()
@@ -143,6 +146,11 @@ class FakeLLMServer:
         if isinstance(prompt, str) and prompt.endswith("\nanswer:") and "\nclaim: " in prompt:
             claim = prompt.rsplit("\nclaim: ", 1)[1][:-len("\nanswer:")]
             return " " + self.checks.get(claim, "no" if claim in QUESTIONS else "yes")
+        if isinstance(prompt, str) and prompt.endswith("\nanswer:") and "\nsaid: " in prompt:
+            # whether a reply speaks about every time (core/reading/lasting.py): this time,
+            # the reading stands
+            said = prompt.rsplit("\nsaid: ", 1)[1][:-len("\nanswer:")]
+            return " " + self.lastings.get(said, "this time")
         if not isinstance(prompt, str) or not prompt.endswith("\nreading:\n-"):
             return None
         said = prompt.rsplit("\nsaid: ", 1)[-1].split("\n", 1)[0]

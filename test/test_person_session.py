@@ -168,9 +168,11 @@ def test_a_persons_session_the_lesson_is_used_by_a_restarted_node(tmp_path):
             assert "Learned from this interaction" in outputs, user.transcript()
             said_1 = [m.data for m in user.said]
             assert any("glass" in s for s in said_1[2:]), said_1     # what was learned, said
-            # every utterance was read by the model (the stand-in), each once
+            # every utterance was read by the model (the stand-in), each once (the reading
+            # prompts; the questions asked about a reading after it are not readings)
             read = [r["json"]["prompt"].rsplit("\nsaid: ", 1)[-1].split("\n", 1)[0]
-                    for r in llm.reading_requests]
+                    for r in llm.reading_requests
+                    if r["json"]["prompt"].endswith("\nreading:\n-")]
             assert [REQUEST, FORGOT, LESSON] == [u for u in read if u in READINGS], read
 
             # -- a new process on the same memory; the person puts the things back ------------
