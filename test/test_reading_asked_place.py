@@ -5,7 +5,7 @@ tabletop places are never asked. The model is the reading stand-in; the question
 and grammar, and what is kept are real."""
 from __future__ import annotations
 
-from llm_interaction_node.core.reading import Reader, ReadingVocabulary, asked_place, parse
+from llm_interaction_node.core.reading import Reader, ReadingVocabulary, asked_place, check, parse
 from llm_interaction_node.core.reading.asked_place import GIVEN, AskedPlaceCheck, claim
 from reading_support import ReadingScript
 
@@ -58,6 +58,8 @@ def test_the_question_has_its_own_prompt_and_a_yes_no_grammar():
         return " no"
     got = AskedPlaceCheck(ask)(read("do: book and apple -> me"), "tidy up", HOME, reply=False)
     assert got.render(HOME.spoken) == "do: book and apple -> none"
-    assert asked == [(asked_place.build("tidy up", GIVEN), asked_place.GRAMMAR)]
-    header, examples = asked_place.load()
-    assert header and {a for *_, a in examples} == {"yes", "no"} and len(examples) >= 8
+    path = asked_place.prompt_file()
+    assert asked == [(check.build("tidy up", GIVEN, path), check.GRAMMAR)]
+    header, examples = check.load_checks(path)
+    assert header and {e.answer for e in examples} == {"yes", "no"} and len(examples) >= 8
+    assert check.prefix(path) != check.prefix()

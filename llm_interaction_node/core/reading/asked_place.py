@@ -14,48 +14,21 @@ the user's words decides.
 """
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from functools import lru_cache
-
-import yaml
+from dataclasses import dataclass, field, replace
 
 from ..config_files import config_path
+from . import check
 from .structure import Reading
 from .vocabulary import ReadingVocabulary
 
-log = logging.getLogger(__name__)
-
-YES, NO = "yes", "no"
-GRAMMAR = f'root ::= " " ("{YES}" | "{NO}")'
-END = "answer:"
 GIVEN = "the user wants it given to them"
 
 
-@lru_cache(maxsize=4)
-def load(path: str | None = None) -> tuple[str, tuple[tuple[str, str, str], ...]]:
-    """(header, (said, claim, answer) examples) of the prompt (default
-    ``config/reading/asked_place.yaml``)."""
-    source = path or str(config_path("reading", "asked_place.yaml"))
-    with open(source, encoding="utf-8") as f:
-        data = yaml.safe_load(f) or {}
-    examples = tuple((str(e["said"]), str(e["claim"]), str(e["answer"]))
-                     for e in data.get("examples", ()))
-    if any(a not in (YES, NO) for _, _, a in examples):
-        raise ValueError(f"{source}: an example's answer is not {YES!r} or {NO!r}")
-    return str(data.get("header", "")).strip(), examples
-
-
-def prefix(path: str | None = None) -> str:
-    """The part of every prompt before the sentence (the same for every question)."""
-    header, examples = load(path)
-    return header + "\n\n" + "".join(f"said: {s}\nclaim: {c}\n{END} {a}\n\n"
-                                     for s, c, a in examples)
-
-
-def build(said: str, claim: str, path: str | None = None) -> str:
-    return prefix(path) + f"said: {said}\nclaim: {claim}\n{END}"
+def prompt_file() -> str:
+    """The question's prompt (``config/reading/asked_place.yaml``), in the slot check's format:
+    :func:`.check.prefix`, :func:`.check.build` and :func:`.check.answer` take it as ``path``."""
+    return str(config_path("reading", "asked_place.yaml"))
 
 
 def claim(clause, vocabulary: ReadingVocabulary) -> str | None:
@@ -78,7 +51,7 @@ class AskedPlaceCheck:
     prompt file. A request's ``me`` or room the model denies becomes ``none``."""
 
     ask: Callable[[str, str], str]
-    path: str | None = None
+    path: str = field(default_factory=prompt_file)
 
     def __call__(self, reading: Reading, said: str, vocabulary: ReadingVocabulary,
                  reply: bool) -> Reading:
@@ -89,11 +62,9 @@ class AskedPlaceCheck:
             text = claim(clause, vocabulary)
             if text is None:
                 continue
-            answer = self.ask(build(said, text, self.path), GRAMMAR).strip()
-            log.info("asked whether %r says %r: %s", said[:60], text, answer or "nothing")
-            if answer == NO:
+            if check.answer(self.ask, said, text, self.path) == check.NO:
                 clauses[i] = replace(clause, where=None)
         return Reading(reading.utterance, tuple(clauses))
 
 
-__all__ = ["AskedPlaceCheck", "claim", "prefix", "build", "load", "GRAMMAR", "GIVEN"]
+__all__ = ["AskedPlaceCheck", "claim", "prompt_file", "GIVEN"]

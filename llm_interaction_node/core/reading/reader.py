@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from . import prompt as reading_prompt
 from .asked_place import AskedPlaceCheck
-from .asked_place import prefix as asked_place_prefix
+from .asked_place import prompt_file as asked_place_prompt
 from .attempt import answering
 from .check import SlotCheck
 from .check import prefix as check_prefix
@@ -86,7 +86,7 @@ class Reader:
             return None
         total = Usage()
         prefixes = [reading_prompt.prefix(self.examples, kind) for kind in reading_prompt.KINDS]
-        prefixes += [check_prefix(), lasting_prefix(), asked_place_prefix()] \
+        prefixes += [check_prefix(), lasting_prefix(), check_prefix(asked_place_prompt())] \
             if self.check_slots else []
         for text in prefixes:
             try:
