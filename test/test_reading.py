@@ -225,6 +225,30 @@ def test_a_reply_is_read_with_what_the_attempt_moved_and_the_one_moved_said_one_
     assert request.clauses[0].objects is None
 
 
+def test_a_wrong_object_beside_the_moved_thing_sent_to_a_place_is_a_wrong_place():
+    """Where a reply's reading sends only what the attempt moved to a place, the thing moved is
+    the one meant: a ``wrong object`` beside it is dropped. With another thing named, or the
+    moved thing without a place, the reading stays a wrong object."""
+    script = ReadingScript({
+        "wrong spot, the green bowl": "wrong object\ndo: red block -> green bowl",
+        "not that one, put the blue one in the green bowl":
+            "wrong object\ndo: blue block -> green bowl",
+        "not that one": "wrong object\ndo: red block -> none",
+        "both wrong": "wrong object\ndo: red block -> green bowl\ndo: blue block -> red bowl"})
+    reader = Reader(script, check_slots=False)
+    place = reader.read("wrong spot, the green bowl", TABLE, reply=True, moved=["red block"])
+    assert place.render() == "do: red block -> green bowl"
+    other = reader.read("not that one, put the blue one in the green bowl", TABLE, reply=True,
+                        moved=["red block"])
+    assert other.render() == "wrong object\ndo: blue block -> green bowl"
+    assert reader.read("not that one", TABLE, reply=True, moved=["red block"]).render() == \
+        "wrong object"
+    both = reader.read("both wrong", TABLE, reply=True, moved=["red block"])
+    assert both.rejects_choice
+    unknown = reader.read("wrong spot, the green bowl", TABLE, reply=True)  # attempt not known
+    assert unknown.rejects_choice
+
+
 LYING = ReadingVocabulary.of(["banana_0", "apple_0", "tea-cup_0"],
                              ["on_kitchen-counter_0", "on_sideboard_0"], me=True,
                              lying={"banana_0": "on_kitchen-counter_0",

@@ -11,6 +11,11 @@ code makes the two ways of saying "the one you moved" one reading (:func:`answer
   where it moved exactly one thing: that thing (named);
 * after ``wrong object``, a ``do`` clause that only names what the attempt moved, with no place,
   is dropped: the thing rejected is not the thing meant;
+* a ``wrong object`` beside a ``do`` clause that sends only what the attempt moved to a place,
+  and no other thing, is dropped: the reading says the thing moved is the one meant, so what
+  is wrong is where it went (measured on the development pool at 850a95c: "Wrong spot: in the
+  orange bowl, please." read ``wrong object`` and ``do: green block -> orange bowl`` after the
+  green block was moved; the correction focus would have taken another block);
 * an ``also`` clause comes with what the attempt brought (:func:`oriented`).
 """
 from __future__ import annotations
@@ -32,6 +37,9 @@ def answering(reading: Reading, moved: Sequence[str] | None) -> Reading:
     if moved is None:
         return reading
     moved = list(dict.fromkeys(moved))
+    if reading.rejects_choice and moved_elsewhere(reading, moved):
+        reading = Reading(reading.utterance,
+                          tuple(c for c in reading.clauses if c.kind != "wrong object"))
     clauses: list[Clause] = []
     for clause in reading.clauses:
         if clause.kind == "do":
@@ -43,6 +51,15 @@ def answering(reading: Reading, moved: Sequence[str] | None) -> Reading:
                 clause = replace(clause, objects=Selection("named", names=(moved[0],)))
         clauses.append(clause)
     return oriented(Reading(reading.utterance, tuple(clauses)), moved)
+
+
+def moved_elsewhere(reading: Reading, moved: Sequence[str]) -> bool:
+    """Whether the ``do`` clauses of ``reading`` send only things the attempt moved, each to a
+    place (at least one such clause; none naming another thing or none)."""
+    moves = reading.moves
+    return bool(moves) and all(
+        c.where is not None and _names(c) is not None and _names(c) <= set(moved)
+        for c in moves)
 
 
 def still_to_do(reading: Reading | None, moves: Sequence[tuple[str, str | None]],
@@ -93,4 +110,4 @@ def oriented(reading: Reading | None, moved: Iterable[str]) -> Reading | None:
     return Reading(reading.utterance, tuple(clauses))
 
 
-__all__ = ["answering", "oriented", "still_to_do"]
+__all__ = ["answering", "moved_elsewhere", "oriented", "still_to_do"]
