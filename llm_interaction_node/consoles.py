@@ -39,7 +39,7 @@ def build_console(api: ApiName, robot, channel: UserChannel,
     ``input_listeners``: called with each input before it runs, ``listeners``: with each
     entry once it is recorded (both handed to the console as it is built); ``agent``: the
     agent settings (the statement timeout); ``isolated``: generated code runs in a sandbox
-    worker process with hard limits (``core/sandbox_process.py``)."""
+    worker process with hard limits (``core/sandbox/process.py``)."""
     api = api_set(api)
     statement_timeout_s = (agent or AgentConfig()).statement_timeout_s
     builtins = InteractionBuiltins(channel, speak=speak, learner=learner, forgetter=forgetter)

@@ -31,7 +31,7 @@ from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
 from llm_interaction_node.core.policy import ErrorClass, error_class
 from llm_interaction_node.core.registry import ApiRegistry
 from llm_interaction_node.core.sandbox import Sandbox
-from llm_interaction_node.core.sandbox_process import WorkerRunner
+from llm_interaction_node.core.sandbox.process import WorkerRunner
 from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_console, make_world
@@ -307,7 +307,7 @@ def test_a_300_mb_argument_is_refused_in_the_worker_and_never_reaches_the_caller
 
 def test_a_message_larger_than_the_pipe_takes_ends_the_worker_with_one_line(monkeypatch):
     """The caller's own bound: a worker message above MAX_MESSAGE_BYTES is not read whole."""
-    from llm_interaction_node.core import sandbox_process
+    from llm_interaction_node.core.sandbox import process as sandbox_process
     monkeypatch.setattr(sandbox_process, "MAX_MESSAGE_BYTES", 50_000)
     c = console()
     result = c.execute("print('x' * 99_000)")
@@ -385,7 +385,7 @@ def test_a_restart_does_not_repeat_the_robot_calls_of_a_definition():
 def test_numpy_settings_of_one_interaction_do_not_reach_the_next(isolated):
     """np.seterr / np.set_printoptions in generated code: gone in the next interaction (in
     the worker and in the in-process console of the baselines)."""
-    from llm_interaction_node.core.sandbox_numpy import restore_numpy_settings
+    from llm_interaction_node.core.sandbox.numpy_view import restore_numpy_settings
     c = console(isolated=isolated)
     try:
         assert c.execute("np.seterr(all='raise'); np.set_printoptions(precision=2)").ok

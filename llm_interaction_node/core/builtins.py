@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .registry import comment
-from .statement_runner import ConsoleOutput
+from .sandbox.statement_runner import ConsoleOutput
 from .user import UserChannel
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class InteractionBuiltins:
     the console reports both per input (:class:`~.console.ExecResult`). ``learner``: the learn
     request, returning its outcome (its message is printed; None: nothing was done, nothing
     is printed: the replay's silent learn call); ``output``: where the built-ins
-    write, the console's output (a new :class:`~.statement_runner.ConsoleOutput` by default;
+    write, the console's output (a new :class:`~.sandbox.statement_runner.ConsoleOutput` by default;
     the console built over these built-ins collects each input's output in it).
     """
 

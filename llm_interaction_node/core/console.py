@@ -4,9 +4,9 @@ Semantics follow the stdlib interactive console: expression statements print the
 non-None values (also inside loops, not inside function bodies), errors print a traceback
 restricted to the console's own frames, and the namespace persists between statements of
 one task. Generated code runs through the :class:`~.sandbox.Sandbox`, by a
-:class:`~.statement_runner.StatementRunner`: in this process, or (``isolated=True``, what
+:class:`~.sandbox.statement_runner.StatementRunner`: in this process, or (``isolated=True``, what
 every session uses) in a sandbox worker process with hard memory and CPU limits
-(:class:`~.sandbox_process.WorkerRunner`).
+(:class:`~.sandbox.process.WorkerRunner`).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from .builtins import InteractionBuiltins
 from .errors import EndOfInteraction, InteractionAborted
 from .registry import ApiRegistry
 from .sandbox import Sandbox
-from .statement_runner import DISPLAY, FILENAME, StatementRunner, format_console_traceback  # noqa: F401
+from .sandbox.statement_runner import DISPLAY, FILENAME, StatementRunner, format_console_traceback  # noqa: F401
 from .transcript import Entry, Transcript
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class ConsoleSession:
         self.input_listeners: list[Callable[[str], None]] = list(input_listeners)
         self._calls: list[ApiCall] = []       # the API calls of the input running now
         if isolated:
-            from .sandbox_process import WorkerRunner
+            from .sandbox.process import WorkerRunner
             self.runner = WorkerRunner(api, self.sandbox, output=builtins.output,
                                        bind=self._bind)
         else:

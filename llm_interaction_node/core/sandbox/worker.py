@@ -5,7 +5,7 @@ builds a huge result (``'\\t'.expandtabs(10**9)``, ``np.outer`` of two long vect
 for minutes is out of their reach. Here it meets the kernel instead: the address space is
 limited (``RLIMIT_AS``: what the process held at start + ``memory_limit_mb``), so the
 allocation fails with a MemoryError, and the CPU time of each statement is limited
-(``RLIMIT_CPU``: SIGXCPU ends the process). The parent (:mod:`.sandbox_process`) also kills
+(``RLIMIT_CPU``: SIGXCPU ends the process). The parent (:mod:`.process`) also kills
 the worker when a statement's own time passes its limit, and starts a new one.
 
 The robot API functions here are stubs: a call sends ``(call, seq, name, args, kwargs,
@@ -26,13 +26,13 @@ from collections.abc import Callable
 from multiprocessing import reduction
 from typing import Any
 
-from .errors import StatementTimeout
+from ..errors import StatementTimeout
 from .sandbox import Sandbox
 from .statement_runner import ConsoleOutput, RunOutcome, StatementRunner
 
 # The parent starts workers through multiprocessing's forkserver with this module preloaded:
 # numpy and shapely are imported once, in the server, not per worker.
-GUARD_PREFIX = "refused:"   # the size guards' MemoryError (sandbox_numpy.size_error)
+GUARD_PREFIX = "refused:"   # the size guards' MemoryError (numpy_view.size_error)
 ORIGIN = "_api_origin"      # set on an error the parent's API call raised: its call number
 OUTPUT_CAP = 100_000        # characters of one output sent to the parent
 MAX_CALL_BYTES = 1_000_000  # a robot API call's arguments, pickled (a name, a pose, a sentence)
@@ -84,7 +84,7 @@ def unpack_error(packed: tuple[str, Any]) -> BaseException:
     kind, data = packed
     if kind == "pickle":
         return pickle.loads(data)
-    from . import errors
+    from .. import errors
     names, message, origin = data
     base = next((b for n in names[1:] if isinstance(b := getattr(builtins, n, None)
                                                    or getattr(errors, n, None), type)

@@ -4,7 +4,7 @@ This is the part of the console that touches generated code: parse, the sandbox'
 rewrites, the display rewrite (console semantics), exec under the watchdog, and the error
 text. The :class:`~.console.ConsoleSession` records the result; where the code runs is its
 choice: here, in the calling process (:class:`StatementRunner`), or in a sandbox worker
-process that holds a runner of its own (``core/sandbox_process.py``).
+process that holds a runner of its own (``core/sandbox/process.py``).
 """
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .errors import EndOfInteraction, InteractionAborted, SemanticHintError, StatementTimeout
+from ..errors import EndOfInteraction, InteractionAborted, SemanticHintError, StatementTimeout
+from .numpy_view import restore_numpy_settings
 from .sandbox import Sandbox, SandboxViolation
-from .sandbox_numpy import restore_numpy_settings
 
 FILENAME = "<console>"
 DISPLAY = "__console_display__"

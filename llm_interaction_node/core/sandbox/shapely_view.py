@@ -21,7 +21,7 @@ import shapely
 import shapely.affinity
 import shapely.geometry
 
-from .sandbox_stand_in import stand_in
+from .stand_in import stand_in
 
 # the public names of ``from shapely.geometry import *`` / ``from shapely.affinity import *``
 GEOMETRY_NAMES = tuple(shapely.geometry.__all__)

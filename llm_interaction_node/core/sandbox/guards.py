@@ -5,7 +5,7 @@ Two halves of one mechanism. ``GuardRewrite`` (at ``Sandbox.prepare``) routes ``
 ``str.format``, the padding methods, format specs and ``ndarray.repeat``/``resize`` (and the
 vertex-making methods of shapely geometries) through helper calls; ``Guards`` (at run time) is
 those helpers, plus the guarded ``range``, ``pow``, ``sum`` and ``format`` builtins. Numpy
-array creation is guarded in ``sandbox_numpy``, shapely's methods in ``sandbox_shapely``.
+array creation is guarded in ``numpy_view``, shapely's methods in ``shapely_view``.
 """
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ import string
 from collections.abc import Callable
 from typing import Any
 
-from .sandbox_numpy import array_method, operator_size, size_error
-from .sandbox_policy import SandboxViolation
-from .sandbox_shapely import GUARDED_GEOMETRY_METHODS, geometry_method
+from .numpy_view import array_method, operator_size, size_error
+from .policy import SandboxViolation
+from .shapely_view import GUARDED_GEOMETRY_METHODS, geometry_method
 
 MAX_INT_BITS = 100_000
 

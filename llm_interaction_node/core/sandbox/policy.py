@@ -5,7 +5,7 @@ outside the allowlist: imports, classes, async code, ``global``, ``with``, gener
 starting with ``__``, attributes starting with ``_`` or reaching frames/code/pickling/ctypes,
 catching the exceptions that end a statement, and ``break``/``continue``/``return`` that would
 leave a ``finally`` (and so swallow a timeout). Together with builtins that hold only harmless
-functions (``sandbox_builtins``), the code can reach nothing but the objects the console hands
+functions (``safe_builtins``), the code can reach nothing but the objects the console hands
 it. ``SandboxViolation`` is also what the run-time refusals raise (a refused builtin or format
 field); ``core/sandbox.py`` re-exports both exception types.
 """

@@ -5,7 +5,7 @@ be the one that runs whatever the LLM wrote: a memory bomb inside one C call wou
 down, a C call that does not return would hold it. :class:`WorkerRunner` is the console's
 runner for that (``ConsoleSession(isolated=True)``, what ``build_console`` gives every
 session: chat, run, eval and the replay check): the namespace and the statements live in a
-worker (:mod:`.sandbox_worker`, started through multiprocessing's forkserver), the robot API
+worker (:mod:`.worker`, started through multiprocessing's forkserver), the robot API
 calls come back over the pipe and run here, in the caller's thread.
 
 A statement that exceeds a limit ends its worker: the address space (a MemoryError the size
@@ -19,7 +19,7 @@ the worker is by design; an operator) is the same: during a robot API call too, 
 result is then said with the restart line; the pipe's errors never reach the caller.
 
 Nothing large crosses the pipe: a call's arguments are refused in the worker above
-:data:`~.sandbox_worker.MAX_CALL_BYTES`, and a message above :data:`MAX_MESSAGE_BYTES`
+:data:`~.worker.MAX_CALL_BYTES`, and a message above :data:`MAX_MESSAGE_BYTES`
 ends the worker.
 """
 from __future__ import annotations
@@ -38,11 +38,11 @@ import weakref
 from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
 from typing import Any
 
-from .errors import EndOfInteraction, InteractionAborted, StatementTimeout
-from .registry import ApiRegistry
+from ..errors import EndOfInteraction, InteractionAborted, StatementTimeout
+from ..registry import ApiRegistry
 from .sandbox import Sandbox
-from .sandbox_worker import MAX_CALL_BYTES, OUTPUT_CAP, pack_error, unpack_error
 from .statement_runner import DISPLAY, ConsoleOutput, RunOutcome
+from .worker import MAX_CALL_BYTES, OUTPUT_CAP, pack_error, unpack_error
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def _worker_context():
     with _context_lock:
         if _context is None:
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["llm_interaction_node.core.sandbox_worker"])
+            ctx.set_forkserver_preload(["llm_interaction_node.core.sandbox.worker"])
             _context = ctx
         return _context
 
@@ -430,7 +430,7 @@ def _defined_names(source: str) -> list[str]:
 
 
 def _worker_main(*args) -> None:
-    from .sandbox_worker import main
+    from .worker import main
     main(*args)
 
 

@@ -1,7 +1,7 @@
 """The builtins of the robot console: harmless ones as they are, the dangerous ones present
 only to explain themselves when called, and a few replaced (``print`` writes to the console,
 ``hasattr`` and ``iter`` refuse what the allowlist refuses, ``__import__`` serves only C code).
-The size-guarded ``range``, ``pow``, ``sum`` and ``format`` come from ``sandbox_guards``."""
+The size-guarded ``range``, ``pow``, ``sum`` and ``format`` come from ``guards``."""
 from __future__ import annotations
 
 import builtins
@@ -10,8 +10,8 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .sandbox_guards import Guards
-from .sandbox_policy import SandboxViolation, check_attribute
+from .guards import Guards
+from .policy import SandboxViolation, check_attribute
 
 _PLAIN_BUILTINS = (
     "abs", "all", "any", "ascii", "bin", "bool", "callable", "chr", "complex", "dict", "divmod",

@@ -2,18 +2,18 @@
 
 Three layers, each needed, each a module of its own; ``Sandbox`` puts them together:
 
-1. ``Sandbox.prepare`` refuses code outside a small allowlist of syntax (``sandbox_policy``):
+1. ``Sandbox.prepare`` refuses code outside a small allowlist of syntax (``policy``):
    no imports, classes, async code, ``global``, ``with``, generators, names starting with
    ``__``, attributes starting with ``_`` or reaching frames/code/pickling/ctypes. Together with
-   builtins that hold only harmless functions (``sandbox_builtins``), the code can reach nothing
+   builtins that hold only harmless functions (``safe_builtins``), the code can reach nothing
    but the objects the console hands it.
 2. The same pass rewrites the operations that can exhaust memory in one step (``+ * ** << @``,
    ``str.format``, the padding methods, format specs, ``ndarray.repeat``/``resize``) into guard
-   calls that raise ``MemoryError`` before computing an oversized result (``sandbox_guards``).
-   ``range``, ``pow``, ``sum``, numpy array creation (see ``sandbox_numpy``) and the
-   vertex-making methods of shapely geometries (``sandbox_shapely``, tabletop console only) are
+   calls that raise ``MemoryError`` before computing an oversized result (``guards``).
+   ``range``, ``pow``, ``sum``, numpy array creation (see ``numpy_view``) and the
+   vertex-making methods of shapely geometries (``shapely_view``, tabletop console only) are
    guarded the same way.
-3. ``Sandbox.run`` executes with a watchdog thread (``sandbox_watchdog``) that raises
+3. ``Sandbox.run`` executes with a watchdog thread (``watchdog``) that raises
    ``StatementTimeout`` in the running thread when the statement's own time (robot API calls
    excluded) runs out.
 
@@ -32,12 +32,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .sandbox_builtins import console_builtins
-from .sandbox_guards import GuardRewrite, Guards
-from .sandbox_numpy import numpy_view
-from .sandbox_policy import ImportRefused, Policy, SandboxViolation
-from .sandbox_shapely import shapely_names
-from .sandbox_watchdog import NO_EXCEPTION, Watchdog, set_async_exc
+from .guards import GuardRewrite, Guards
+from .numpy_view import numpy_view
+from .policy import ImportRefused, Policy, SandboxViolation
+from .safe_builtins import console_builtins
+from .shapely_view import shapely_names
+from .watchdog import NO_EXCEPTION, Watchdog, set_async_exc
 
 __all__ = ["ImportRefused", "Sandbox", "SandboxViolation"]
 
@@ -48,7 +48,7 @@ class Sandbox:
     def __init__(self, timeout_s: float = 10.0, max_sequence_len: int = 10_000_000,
                  geometry: bool = False) -> None:
         """``geometry``: the console also has shapely's geometry and affinity names (the
-        tabletop console, as in the reference; see ``sandbox_shapely``)."""
+        tabletop console, as in the reference; see ``shapely_view``)."""
         self.timeout_s = timeout_s
         self.geometry = geometry
         self.max_sequence_len = max_sequence_len
@@ -95,7 +95,7 @@ class Sandbox:
             raise
         finally:
             # From the end of exec to the clearing call there is no interruption point
-            # (no call, no loop): see sandbox_watchdog.Watchdog.
+            # (no call, no loop): see watchdog.Watchdog.
             wd.target.value = 0
             if wd.raised > delivered:  # one may still be pending
                 set_async_exc(ident, NO_EXCEPTION)

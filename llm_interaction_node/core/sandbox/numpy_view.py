@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy
 
-from .sandbox_stand_in import stand_in
+from .stand_in import stand_in
 
 # The numpy modules generated code may reach, each with the public names it may not use.
 _MODULES: dict[str, frozenset[str]] = {
