@@ -102,3 +102,51 @@ def test_auto_stores_it_where_the_rewrite_has_the_correction_as_a_dialog_turn(me
     assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
     [example] = memory.list("final")
     assert f">>> {FAST_BENCH}" in example.transcript.splitlines()
+
+
+def test_a_first_drive_from_an_unknown_start_is_no_taught_route_beside_a_known_one():
+    """A lesson whose every drive was sped (the route read with no ends): the first drive's
+    start is not known, so only the drive on a known route is taught; a lesson with only a
+    first drive (or a one-call bring) keeps it (measured: section E3 at 2d444f6)."""
+    from llm_interaction_node.core.learning.route import drive_speeds
+    both = with_route_speed(speed("faster", None, None),
+                            [Entry(s, "'success'") for s in SPONGE_TRIP])
+    lesson = "\n".join(e.render() for e in both)
+    assert lesson.count("speed_factor=2.0") == 2
+    assert drive_speeds(lesson) == {(TABLE_AT, BENCH_AT): 2.0}
+    alone = ">>> " + FAST_BENCH + "\n'success'"
+    assert drive_speeds(alone) == {(None, BENCH_AT): 2.0}
+    bring = (">>> bring_object_to('screwdriver_0', 'on_workshop-bench_0', speed_factor=2.0)"
+             "\n'success'")
+    assert drive_speeds(bring) == {(None, BENCH_AT): 2.0}
+
+
+def test_a_lesson_is_shown_without_the_speeds_of_its_drives(tmp_path):
+    """The robot drives a taught route at its speed by itself (RememberedRoutes); a lesson in
+    the prompt carries no speed_factor for the model to copy onto another route, and the
+    memory keeps the lesson as stored (its routes are read from it)."""
+    from llm_interaction_node.core.learning.route import RememberedRoutes, without_speeds
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.source import ExampleSource
+    from llm_interaction_node.core.memory.store import ExampleMemory
+
+    lesson = (">>> wait_for_trigger()\n{'type': 'dialog', 'text': 'please put the screwdriver on "
+              "the workbench'}\n>>> bring_object_to('screwdriver_0', 'on_workshop-bench_0', "
+              "speed_factor=2.0)\n'success'\n>>> " + FAST_BENCH + "\n'success'\n"
+              ">>> wait_for_trigger()")
+    shown = without_speeds(lesson)
+    assert "speed_factor" not in shown
+    assert "bring_object_to('screwdriver_0', 'on_workshop-bench_0')\n'success'" in shown
+    assert shown.replace("bring_object_to('screwdriver_0', 'on_workshop-bench_0')", "").count(
+        "move_to(get_location_coordinates('inFrontOf_workshop-bench_0'))") == 1
+    plain = ">>> " + BENCH + "\n'success'"
+    assert without_speeds(plain) == plain                  # nothing to take out: as it was
+
+    memory = ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "m")))
+    memory.add(lesson, "final")
+    texts = ExampleSource(memory)(["put the sponge on the kitchen counter"])
+    mine = [t for t in texts if "screwdriver_0" in t]
+    assert mine and all("speed_factor" not in t for t in mine)
+    assert memory.list("final")[0].transcript == lesson
+    routes = RememberedRoutes(lambda: [e.transcript for e in memory.list("final")])
+    assert routes(TABLE_AT, BENCH_AT) == 2.0

@@ -111,8 +111,16 @@ def at_asked_speed(reply: Reading | None, source: str) -> str:
 def drive_speeds(transcript: str) -> dict[tuple[str | None, str], float]:
     """The taught speeds of a lesson's drives: (from, to) -> factor for each drive whose
     ``speed_factor`` is not the normal 1 (from: the end of the lesson's drive before it;
-    None for its first drive and for a ``bring_object_to``, which fetches first)."""
+    None for its first drive and for a ``bring_object_to``, which fetches first).
+
+    A first ``move_to`` (from wherever the robot stood) counts only where no drive of the
+    lesson with a known start has a speed: its route is not known, so taken as "every drive to
+    there" it speeds drives the user never spoke of (measured, section E at 2d444f6: "the
+    route from the table to the bench is save, you can go faster" read with no ends, both of
+    the lesson's drives fast, and the later fetch of a screwdriver from the long table drove
+    fast too)."""
     found: dict[tuple[str | None, str], float] = {}
+    first_moves: set[tuple[None, str]] = set()
     where = None
     for entry in Transcript.parse(transcript).entries:
         to = destination(entry.source) if not entry.is_comment else None
@@ -124,8 +132,37 @@ def drive_speeds(transcript: str) -> dict[tuple[str | None, str], float]:
         if isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor != 1:
             origin = where if call.func.id == "move_to" else None
             found[(origin, to)] = float(factor)
+            if origin is None and call.func.id == "move_to":
+                first_moves.add((None, to))
         where = to
+    if any(origin is not None for origin, _ in found):
+        for key in first_moves:
+            found.pop(key, None)
     return found
+
+
+def without_speeds(transcript: str) -> str:
+    """``transcript`` with no ``speed_factor`` on its drives: how a lesson is shown in a
+    prompt. A taught speed is the robot's (:class:`RememberedRoutes`: the API drives the route
+    at it whichever call drives it); written in the shown lesson, the model copied it onto
+    drives elsewhere (measured, section E at 2d444f6: the lesson
+    ``bring_object_to('screwdriver_0', 'on_workshop-bench_0', speed_factor=2.0)``, shown to "put
+    the sponge on the kitchen counter", was followed with ``speed_factor=2.0``), and on a
+    one-call bring it speeds the fetch too."""
+    parsed = Transcript.parse(transcript)
+    if not any(not e.is_comment and destination(e.source) is not None
+               and "speed_factor" in e.source for e in parsed.entries):
+        return transcript
+    entries = []
+    for entry in parsed.entries:
+        call = None if entry.is_comment or destination(entry.source) is None \
+            else bare_call(entry.source)
+        if call is not None and any(k.arg == "speed_factor" for k in call.keywords):
+            call.keywords = [k for k in call.keywords if k.arg != "speed_factor"]
+            call.args = call.args[:DRIVES[call.func.id]]
+            entry = replace(entry, source=ast.unparse(call))
+        entries.append(entry)
+    return Transcript(entries).render()
 
 
 class RememberedRoutes:
@@ -155,5 +192,6 @@ class RememberedRoutes:
         return found
 
 
-__all__ = ["with_route_speed", "at_asked_speed", "on_route", "drive_speeds", "RememberedRoutes",
+__all__ = ["with_route_speed", "at_asked_speed", "on_route", "drive_speeds", "without_speeds",
+           "RememberedRoutes",
            "destination", "FASTER", "SLOWER", "DRIVES"]

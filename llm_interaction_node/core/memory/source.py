@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..learning.choice import is_choice_lesson
 from ..learning.general import is_rule_lesson
+from ..learning.route import without_speeds
 from ..learning.scenes_check import SCENE
 from ..reading.record import reading_from_json
 from ..reading.structure import CONDITIONS
@@ -58,6 +59,9 @@ class ExampleSource:
     given, the nearest lesson (shown last) is shown in the request's names where the two
     requests differ only in names (``memory.adapt_names``, :mod:`.adapt`).
 
+    A lesson's drives are shown without their ``speed_factor`` (:func:`..learning.route.
+    without_speeds`): the robot drives a taught route at its speed by itself.
+
     ``read``: the reading of the task's request (the agent's reader); given and
     ``memory.reuse`` meaning, a lesson stored with the reading of its request is matched by
     meaning (:mod:`.meaning`): shown in the request's words and names where the two readings
@@ -86,10 +90,13 @@ class ExampleSource:
 
     def _examples(self, utterances: Sequence[str]) -> list[str]:
         if not self.retrieval:
-            return [e.transcript for e in self.memory.list()]
+            return [without_speeds(e.transcript) if e.source != "seed" else e.transcript
+                    for e in self.memory.list()]
         found = self.memory.prompt_examples(utterances)
-        texts = [e.transcript for e in found]
         learned = [e.source != "seed" for e in found]
+        # a taught speed is the robot's (learning/route.RememberedRoutes), never a lesson's text
+        texts = [without_speeds(e.transcript) if mine else e.transcript
+                 for e, mine in zip(found, learned, strict=True)]
         self.nearest_lesson = None
         config = self.memory.config
         if not utterances or self.names is None or not any(learned):
