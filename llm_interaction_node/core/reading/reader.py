@@ -8,7 +8,9 @@ only the scene line and the utterance. An endpoint model gets the same prompt an
 (where it takes one: ``llm.endpoint_grammar``); what it writes outside the line language is
 refused by the parser. Then the model is asked about what the reading may have left out
 (:mod:`.omission`: the one meant beside ``wrong object``) and about each slot the words may
-have left empty (:mod:`.check`), one yes or no each.
+have left empty (:mod:`.check`), one yes or no each; a reply read as approval or a way of doing
+things whether it speaks about every time (:mod:`.lasting`), a request's hand-over or room and
+its hand whether the request says them (:mod:`.asked_place`, :mod:`.asked_hand`).
 
 A reading that cannot be had (the LLM failed, the text is no reading) is None, logged with
 why: the callers then do what they do without a reading (the reference method's behaviour),
@@ -27,6 +29,8 @@ from dataclasses import dataclass, field
 
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from . import prompt as reading_prompt
+from .asked_hand import AskedHandCheck
+from .asked_hand import prompt_file as asked_hand_prompt
 from .asked_place import AskedPlaceCheck
 from .asked_place import prompt_file as asked_place_prompt
 from .attempt import answering
@@ -86,8 +90,8 @@ class Reader:
             return None
         total = Usage()
         prefixes = [reading_prompt.prefix(self.examples, kind) for kind in reading_prompt.KINDS]
-        prefixes += [check_prefix(), lasting_prefix(), check_prefix(asked_place_prompt())] \
-            if self.check_slots else []
+        prefixes += [check_prefix(), lasting_prefix(), check_prefix(asked_place_prompt()),
+                     check_prefix(asked_hand_prompt())] if self.check_slots else []
         for text in prefixes:
             try:
                 usage = (call or self.call)(prefill, text, persist=persist)
@@ -159,6 +163,7 @@ class Reader:
             reading = self._checked(reading, text, vocabulary, kind == "reply")
             reading = self._lasting(reading, text, kind == "reply")
             reading = self._asked_place(reading, text, vocabulary, kind == "reply")
+            reading = self._asked_hand(reading, text, kind == "reply")
             wall = time.perf_counter() - start
             self.costs[-1].wall_s = wall
         if kind == "request" or moved is not None:
@@ -207,6 +212,15 @@ class Reader:
             return AskedPlaceCheck(self._ask)(reading, text, vocabulary, reply)
         except LLMError as exc:
             log.warning("the place of %r is not checked: %s", text[:80], exc)
+            return reading
+
+    def _asked_hand(self, reading: Reading, text: str, reply: bool) -> Reading:
+        """``reading`` with a request's hand left out where the model, asked, says the request
+        does not say it (:mod:`.asked_hand`); as it was where the LLM fails."""
+        try:
+            return AskedHandCheck(self._ask)(reading, text, reply)
+        except LLMError as exc:
+            log.warning("the hand of %r is not checked: %s", text[:80], exc)
             return reading
 
     def _completed(self, reading: Reading, written: str, text: str,

@@ -1,0 +1,60 @@
+"""The model is asked whether a request says which hand to use, where its reading has a hand.
+
+Measured on the development pool (reading bench at 79a9a25) and the teach-once bench: greedy,
+the 1.5B model adds a hand to a request nobody gave one: "clear away the sponge, please" ->
+``do: kitchen sponge -> none`` and ``hand: left``; "could you tidy up the banana?" was read
+with ``hand: left`` (session 50), which made the lesson taught for it another shape than the
+request that should use it (a hand said in a request is a slot of its lesson, and the robot
+grasps with it). Here the question has a prompt of its own (``config/reading/asked_hand.yaml``,
+the slot check's format), so it moves no other reading, and is asked only of a request's hand:
+a reply's hand ("use the other hand", "from now on your left hand") is what the reply is about.
+A denied hand is left out. No rule over the user's words decides.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..config_files import config_path
+from . import check
+from .structure import Clause, Reading
+
+
+def prompt_file() -> str:
+    """The question's prompt (``config/reading/asked_hand.yaml``), in the slot check's format:
+    :func:`.check.prefix`, :func:`.check.build` and :func:`.check.answer` take it as ``path``."""
+    return str(config_path("reading", "asked_hand.yaml"))
+
+
+def claim(clause: Clause) -> str | None:
+    """The claim asked of a request's ``hand`` clause (None for any other clause)."""
+    if clause.kind != "hand" or not clause.hand:
+        return None
+    if clause.hand == "both":
+        return "the user says to use both hands"
+    if clause.hand == "other":
+        return "the user says to use the other hand"
+    return f"the user says to use the {clause.hand} hand"
+
+
+@dataclass
+class AskedHandCheck:
+    """``ask(prompt, grammar)`` -> the model's text (the reader's LLM call); ``path``: another
+    prompt file. A request's hand the model denies is left out; a reply is never asked."""
+
+    ask: Callable[[str, str], str]
+    path: str = field(default_factory=prompt_file)
+
+    def __call__(self, reading: Reading, said: str, reply: bool) -> Reading:
+        if reply:
+            return reading
+        kept = []
+        for clause in reading.clauses:
+            text = claim(clause)
+            if text is not None and check.answer(self.ask, said, text, self.path) == check.NO:
+                continue
+            kept.append(clause)
+        return Reading(reading.utterance, tuple(kept))
+
+
+__all__ = ["AskedHandCheck", "claim", "prompt_file"]
