@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .core.agent import AgentConfig
 from .core.apis.sets import ApiSet, api_set
-from .core.builtins import InteractionBuiltins
-from .core.console import ConsoleSession
+from .core.console.builtins import InteractionBuiltins
+from .core.console.session import ConsoleSession
+from .core.console.transcript import Entry
 from .core.registry import ApiRegistry
 from .core.sandbox import Sandbox
-from .core.transcript import Entry
 from .core.user import UserChannel
 
 if TYPE_CHECKING:

@@ -23,7 +23,8 @@ from typing import Any
 from .consoles import ApiName, build_console
 from .core.agent import Agent, AgentConfig
 from .core.apis.sets import API_NAMES, ApiSet, api_set  # noqa: F401 - API_NAMES: --api choices
-from .core.console import ConsoleSession
+from .core.console.session import ConsoleSession
+from .core.console.transcript import Entry, Transcript
 from .core.constraint import names_to_say
 from .core.interrupt import StopSignal
 from .core.learning.learner import Learner
@@ -34,7 +35,6 @@ from .core.memory.source import ExampleSource
 from .core.prompt import PromptBuilder
 from .core.reading import Reader, Reading
 from .core.reading.select import reading_scene
-from .core.transcript import Entry, Transcript
 from .core.user import UserChannel
 from .replay import (
     FirstInputStart,

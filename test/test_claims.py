@@ -9,9 +9,9 @@ import pytest
 
 from llm_interaction_node.bench import household_situations as H
 from llm_interaction_node.core.agent import AgentConfig
+from llm_interaction_node.core.console.transcript import Entry
 from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
 from llm_interaction_node.core.llm import ScriptedLLM
-from llm_interaction_node.core.transcript import Entry
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_agent, build_console, build_session
 from llm_interaction_node.settings import Settings
@@ -128,7 +128,7 @@ def test_a_name_the_robot_does_not_know_is_not_said_to_be_brought():
 
 def test_the_user_speaking_again_ends_what_was_reported():
     from llm_interaction_node.core import claims
-    from llm_interaction_node.core.console import ApiCall, ExecResult
+    from llm_interaction_node.core.console.session import ApiCall, ExecResult
     report = claims.Report("x() returned 'failure'", ("Sorry, that did not work.",))
     spoke = ExecResult(Entry(WAIT), new_turn=True, calls=(ApiCall("wait_for_trigger", {}),))
     looked = ExecResult(Entry("list_objects()"), calls=(ApiCall("list_objects", []),))

@@ -2,7 +2,7 @@
 back normally, run records with the agent's turn statuses and the transcript before a reset.
 Only the LLM is scripted; the world, the memory (ChromaDB) and the agent are real."""
 from llm_interaction_node.core.agent import LOOP_NOTE
-from llm_interaction_node.core.console import NEW_TASK_MARKER
+from llm_interaction_node.core.console.session import NEW_TASK_MARKER
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.eval.harness import plan, run_once, run_protocol
 from llm_interaction_node.eval.report import run_outcome

@@ -16,14 +16,7 @@ from learning_support import (
     both_hands_trip,
     learning_session,
 )
-from llm_interaction_node.core.learning import improve as imp
-from llm_interaction_node.core.learning.auto import SAY_KEPT_ACCEPTED
-from llm_interaction_node.core.learning.final import SAY_FINAL
-from llm_interaction_node.core.learning.learner import MODES, STORES, LearnStatus
-from llm_interaction_node.core.learning.shape import shape_problem
-from llm_interaction_node.core.learning.transcripts import interaction_text
-from llm_interaction_node.core.llm import LLMError, ScriptedLLM
-from llm_interaction_node.core.notes import (
+from llm_interaction_node.core.console.notes import (
     HINTS,
     LESSON_COMMENT,
     LOOP_NOTE,
@@ -31,8 +24,15 @@ from llm_interaction_node.core.notes import (
     is_console_note,
     restate_note,
 )
+from llm_interaction_node.core.console.transcript import Entry, Transcript
+from llm_interaction_node.core.learning import improve as imp
+from llm_interaction_node.core.learning.auto import SAY_KEPT_ACCEPTED
+from llm_interaction_node.core.learning.final import SAY_FINAL
+from llm_interaction_node.core.learning.learner import MODES, STORES, LearnStatus
+from llm_interaction_node.core.learning.shape import shape_problem
+from llm_interaction_node.core.learning.transcripts import interaction_text
+from llm_interaction_node.core.llm import LLMError, ScriptedLLM
 from llm_interaction_node.core.reading import ReadingVocabulary
-from llm_interaction_node.core.transcript import Entry, Transcript
 from llm_interaction_node.settings import LearningSettings, Settings
 from reading_support import reads
 

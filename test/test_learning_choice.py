@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from learning_support import learning_session
+from llm_interaction_node.core.console.transcript import Entry, Transcript
 from llm_interaction_node.core.learning.choice import (
     Relation,
     choice_rules,
@@ -16,7 +17,6 @@ from llm_interaction_node.core.memory.adapt import adapted, same_kind
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.reading import ReadingVocabulary, parse
-from llm_interaction_node.core.transcript import Entry, Transcript
 from llm_interaction_node.session import make_world
 
 PUT = "put_first_on_second('{}', '{}')"

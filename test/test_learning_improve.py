@@ -16,7 +16,8 @@ from learning_support import (
     both_hands_trip,
     learning_session,
 )
-from llm_interaction_node.core.builtins import LEARN_REFUSAL
+from llm_interaction_node.core.console.builtins import LEARN_REFUSAL
+from llm_interaction_node.core.console.transcript import Transcript
 from llm_interaction_node.core.learning.improve import (
     QUESTIONS,
     SYSTEM,
@@ -31,7 +32,6 @@ from llm_interaction_node.core.learning.rewrite import first_person
 from llm_interaction_node.core.learning.transcripts import without_closing_reply
 from llm_interaction_node.core.learning.validation import InvalidTranscript, validate_transcript
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
-from llm_interaction_node.core.transcript import Transcript
 
 LISTING = """def say(text: str) -> None
 def ask(question: str) -> str

@@ -13,7 +13,7 @@ from llm_interaction_interfaces.srv import Learn, ManageMemory
 from std_srvs.srv import Trigger
 
 from fake_llm_server import FakeLLMServer
-from llm_interaction_node.core.console import NEW_TASK_MARKER
+from llm_interaction_node.core.console.session import NEW_TASK_MARKER
 from llm_interaction_node.ros import names
 from ros_support import NodeProcess, probe_node
 from test_learning_e2e import CORRECTION, IMPROVED, IMPROVEMENT, PROBLEM, REQUEST, TWO_TRIPS

@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
-from llm_interaction_node.core.builtins import InteractionBuiltins
-from llm_interaction_node.core.console import ConsoleSession
+from llm_interaction_node.core.console.builtins import InteractionBuiltins
+from llm_interaction_node.core.console.session import ConsoleSession
+from llm_interaction_node.core.console.transcript import Transcript
 from llm_interaction_node.core.errors import (
     EndOfInteraction,
     InteractionAborted,
@@ -32,7 +33,6 @@ from llm_interaction_node.core.policy import ErrorClass, error_class
 from llm_interaction_node.core.registry import ApiRegistry
 from llm_interaction_node.core.sandbox import Sandbox
 from llm_interaction_node.core.sandbox.process import WorkerRunner
-from llm_interaction_node.core.transcript import Transcript
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_console, make_world
 

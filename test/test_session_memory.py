@@ -2,8 +2,8 @@
 import pytest
 
 from learning_support import learning_session
-from llm_interaction_node.core.builtins import FORGET_REFUSAL
 from llm_interaction_node.core.config import from_mapping
+from llm_interaction_node.core.console.builtins import FORGET_REFUSAL
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.source import ExampleSource

@@ -41,6 +41,7 @@ import tempfile
 import time
 
 from ..core.config_files import config_path
+from ..core.console.statements import input_complete
 from ..core.constraint import ConsoleVocabulary
 from ..core.llm.local import LocalLlamaClient, console_input
 from ..core.llm.scripted import ScriptedLLM
@@ -48,7 +49,6 @@ from ..core.memory.config import MemoryConfig
 from ..core.memory.source import ExampleSource
 from ..core.memory.store import ExampleMemory
 from ..core.prompt import STOP
-from ..core.statements import input_complete
 from ..core.user import CallbackUser
 from ..session import build_session
 from ..settings import Settings

@@ -23,9 +23,21 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from . import claims
-from .builtins import asked_to_forget
 from .config import check_section, setting
-from .console import ConsoleSession
+from .console.builtins import asked_to_forget
+from .console.notes import (
+    GIVING_UP,
+    LLM_FAILED,
+    LOOP_NOTE,
+    NOT_RUN,
+    REPEAT_NOTE,
+    in_the_consoles_voice,
+    restate_note,
+)
+from .console.notes import STOPPED as STOPPED_NOTE
+from .console.session import ConsoleSession
+from .console.statements import code_lines, extract_statements
+from .console.transcript import Entry
 from .constraint import ConsoleVocabulary, names_to_say
 from .correction import Focus, focus_from
 from .errors import BlockedError, EndOfInteraction, InteractionAborted
@@ -43,24 +55,12 @@ from .learning.transcripts import calls_any
 from .lesson_follow import LessonPlan, as_typed, plan_of
 from .llm import LLMClient, LLMError, TokenLedger, Usage, estimate_tokens
 from .llm.errors import Failure, spoken
-from .notes import (
-    GIVING_UP,
-    LLM_FAILED,
-    LOOP_NOTE,
-    NOT_RUN,
-    REPEAT_NOTE,
-    in_the_consoles_voice,
-    restate_note,
-)
-from .notes import STOPPED as STOPPED_NOTE
 from .policy import ErrorClass, TurnState, error_class
 from .prompt import CHAT_SYSTEM, STOP, PromptBuilder
 from .reading import Reader, Reading
 from .reading.attempt import still_to_do
 from .reading.select import Scene, reading_scene
 from .reading.structure import CORRECTIONS
-from .statements import code_lines, extract_statements
-from .transcript import Entry
 from .warmup import Warmup
 
 log = logging.getLogger(__name__)

@@ -35,9 +35,9 @@ import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from .console.statements import bound_names, module_bindings
 from .correction import Focus
 from .registry import MOVE_ATTR, ApiRegistry
-from .statements import bound_names, module_bindings
 
 # Keywords a console input may start with (value keywords like None are echoed output).
 STATEMENT_KEYWORDS = ("assert", "break", "class", "continue", "def", "del", "for", "from",

@@ -23,8 +23,8 @@ from typing import Any
 import yaml
 
 from .config_files import config_path
+from .console.statements import _FENCE, bound_names
 from .llm import LLMClient, LLMError, TokenLedger, Usage
-from .statements import _FENCE, bound_names
 
 log = logging.getLogger(__name__)
 

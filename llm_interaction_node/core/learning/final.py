@@ -46,9 +46,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from ..console.statements import bare_call
+from ..console.transcript import Entry, Transcript, output_value
 from ..reading.structure import Reading
-from ..statements import bare_call
-from ..transcript import Entry, Transcript, output_value
 from .ask_first import with_asks
 from .choice import choice_rules
 from .companion import oriented, with_companions

@@ -40,9 +40,9 @@ from pathlib import Path
 import yaml
 
 from ..config_files import config_path
+from ..console.notes import without_console_notes
+from ..console.transcript import PS1, PS2, Entry, Transcript, output_value
 from ..llm import LLMError, TokenLedger, Usage
-from ..notes import without_console_notes
-from ..transcript import PS1, PS2, Entry, Transcript, output_value
 from .replay_check import ReplayCheck
 from .scope import unasked_moves, unasked_sentence
 from .shape import shape_problem

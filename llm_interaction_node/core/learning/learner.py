@@ -46,12 +46,12 @@ import typing
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from ..builtins import LEARN_REFUSAL
+from ..console.builtins import LEARN_REFUSAL
+from ..console.notes import without_console_notes
+from ..console.transcript import Entry, Transcript
 from ..llm import TokenLedger
-from ..notes import without_console_notes
 from ..reading.record import reading_from_json, reading_to_json
 from ..reading.structure import CONDITIONS, Reading
-from ..transcript import Entry, Transcript
 from .ask_first import asks_first
 from .auto import store_auto
 from .companion import companions, oriented

@@ -44,8 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..statements import input_complete
-from ..transcript import PS2
+from ..console.statements import input_complete
+from ..console.transcript import PS2
 from . import models
 from .base import Backend, Completion, LLMRequest, normalize_stop
 from .config import MODES, LLMConfig

@@ -8,7 +8,7 @@ numpy and shapely (:mod:`.numpy_view`, :mod:`.shapely_view`, both over :mod:`.st
 :mod:`.statement_runner` runs one console input in a persistent namespace with console
 semantics; :mod:`.process` (the caller's side) and :mod:`.worker` (the worker's) run it in a
 worker process with hard limits, so a statement that exhausts memory or hangs ends its worker,
-never the node. The console (``core/console.py``) chooses where a statement runs.
+never the node. The console (``core/console/session.py``) chooses where a statement runs.
 """
 from .sandbox import ImportRefused, Sandbox, SandboxViolation
 

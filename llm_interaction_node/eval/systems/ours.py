@@ -14,7 +14,7 @@ from pathlib import Path
 from ...core.agent import FAILED_STATUSES
 from ...core.apis.sets import TABLETOP
 from ...core.apis.tabletop import TabletopRobot
-from ...core.console import ConsoleSession
+from ...core.console.session import ConsoleSession
 from ...core.llm import LLMClient, TokenLedger
 from ...core.user import CallbackUser
 from ...session import Session, build_session, open_memory

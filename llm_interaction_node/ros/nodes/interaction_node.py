@@ -33,13 +33,13 @@ from std_msgs.msg import Bool, Empty, String
 from std_srvs.srv import Trigger
 
 from ...core.apis.knowledge import StaticKnowledge
+from ...core.console.transcript import Entry
 from ...core.errors import EndOfInteraction
 from ...core.interrupt import StopSignal
 from ...core.llm import NoLLM, make_client
 from ...core.llm.progress import ProgressReporter
 from ...core.memory.connection import MemoryStoreError
 from ...core.speech_pause import SpeechPause
-from ...core.transcript import Entry
 from ...core.user import EventQueue
 from ...core.warmup import Warmup, route_progress
 from ...paths import world_path

@@ -16,15 +16,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..errors import EndOfInteraction, InteractionAborted
+from ..registry import ApiRegistry
+from ..sandbox import Sandbox
+from ..sandbox.statement_runner import DISPLAY, FILENAME, StatementRunner, format_console_traceback  # noqa: F401
 from .builtins import InteractionBuiltins
-from .errors import EndOfInteraction, InteractionAborted
-from .registry import ApiRegistry
-from .sandbox import Sandbox
-from .sandbox.statement_runner import DISPLAY, FILENAME, StatementRunner, format_console_traceback  # noqa: F401
 from .transcript import Entry, Transcript
 
 if TYPE_CHECKING:
-    from .learning.outcome import LearnOutcome
+    from ..learning.outcome import LearnOutcome
 
 NEW_TASK_MARKER = "# New task. Local variables were reset."
 
@@ -79,7 +79,7 @@ class ConsoleSession:
         self.input_listeners: list[Callable[[str], None]] = list(input_listeners)
         self._calls: list[ApiCall] = []       # the API calls of the input running now
         if isolated:
-            from .sandbox.process import WorkerRunner
+            from ..sandbox.process import WorkerRunner
             self.runner = WorkerRunner(api, self.sandbox, output=builtins.output,
                                        bind=self._bind)
         else:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .registry import comment
-from .sandbox.statement_runner import ConsoleOutput
-from .user import UserChannel
+from ..registry import comment
+from ..sandbox.statement_runner import ConsoleOutput
+from ..user import UserChannel
 
 if TYPE_CHECKING:
-    from .learning.outcome import LearnOutcome
+    from ..learning.outcome import LearnOutcome
 
 LEARN_REFUSAL = ("Ignoring learn_from_interaction call since it did not happen on explicit "
                  "user request.")
@@ -94,7 +94,7 @@ class InteractionBuiltins:
         """Hand the current interaction to the learner (memory layer); its message is printed
         where the call was made."""
         if self.learner is None:
-            from .learning.outcome import LearnOutcome, LearnStatus  # it imports this module
+            from ..learning.outcome import LearnOutcome, LearnStatus  # it imports this module
             message = LEARN_UNAVAILABLE
             self.lessons.append(LearnOutcome(LearnStatus.DISABLED, message))
         else:
