@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..config_files import config_path
-from . import check
+from .check import NO, answer
 from .structure import Clause, Reading
 
 
@@ -51,7 +51,7 @@ class AskedHandCheck:
         kept = []
         for clause in reading.clauses:
             text = claim(clause)
-            if text is not None and check.answer(self.ask, said, text, self.path) == check.NO:
+            if text is not None and answer(self.ask, said, text, self.path) == NO:
                 continue
             kept.append(clause)
         return Reading(reading.utterance, tuple(kept))

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..config_files import config_path
-from . import check
+from .check import NO, answer
 from .structure import Reading
 from .vocabulary import ReadingVocabulary
 
@@ -62,7 +62,7 @@ class AskedPlaceCheck:
             text = claim(clause, vocabulary)
             if text is None:
                 continue
-            if check.answer(self.ask, said, text, self.path) == check.NO:
+            if answer(self.ask, said, text, self.path) == NO:
                 clauses[i] = replace(clause, where=None)
         return Reading(reading.utterance, tuple(clauses))
 

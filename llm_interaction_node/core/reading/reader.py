@@ -28,7 +28,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
-from . import prompt as reading_prompt
 from .asked_hand import AskedHandCheck
 from .asked_hand import prompt_file as asked_hand_prompt
 from .asked_place import AskedPlaceCheck
@@ -42,6 +41,9 @@ from .lasting import LastingCheck
 from .lasting import prefix as lasting_prefix
 from .omission import OmissionCheck
 from .parse import ReadingError, parse, parse_clause
+from .prompt import KINDS, spoken_text
+from .prompt import build as build_prompt
+from .prompt import prefix as reading_prefix
 from .structure import Clause, Reading
 from .vocabulary import ReadingVocabulary
 
@@ -89,7 +91,7 @@ class Reader:
         if prefill is None:
             return None
         total = Usage()
-        prefixes = [reading_prompt.prefix(self.examples, kind) for kind in reading_prompt.KINDS]
+        prefixes = [reading_prefix(self.examples, kind) for kind in KINDS]
         prefixes += [check_prefix(), lasting_prefix(), check_prefix(asked_place_prompt()),
                      check_prefix(asked_hand_prompt())] if self.check_slots else []
         for text in prefixes:
@@ -110,7 +112,7 @@ class Reader:
         ``reply``, as the user's answer to an attempt that moved ``moved`` (scene names; None:
         not known), "the one you moved" resolved (:func:`.attempt.answering`). None: no
         reading could be had (:attr:`last_failure` says why)."""
-        text = reading_prompt.spoken_text(utterance)
+        text = spoken_text(utterance)
         kind = "reply" if reply else "request"
         moved = tuple(moved) if reply and moved is not None else None
         key = (text, kind, vocabulary.key(), moved)
@@ -129,14 +131,14 @@ class Reader:
 
     def last(self, utterance: str) -> Reading | None:
         """The latest reading of ``utterance`` in any scene, if it was read."""
-        return self._latest.get(reading_prompt.spoken_text(utterance))
+        return self._latest.get(spoken_text(utterance))
 
     def _read(self, utterance: str, text: str, vocabulary: ReadingVocabulary,
               kind: str, moved: tuple[str, ...] | None = None) -> Reading | None:
         if not text:
             return Reading(utterance, ())
         said = [vocabulary.spoken(n) for n in moved] if moved is not None else None
-        prompt = reading_prompt.build(vocabulary.scene_line(), text, self.examples, kind, said)
+        prompt = build_prompt(vocabulary.scene_line(), text, self.examples, kind, said)
         start = time.perf_counter()
         try:
             completion = self.call(self.llm.complete, prompt, stop=STOP, temperature=0.0,
