@@ -11,15 +11,18 @@ from pathlib import Path
 
 import pytest
 
+from llm_interaction_node.core.llm.usage import estimate_tokens
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.order import (
     LearnedOrder,
     Order,
     learned_order,
+    nearest_within,
     seed_block,
     stable_order,
 )
 from llm_interaction_node.core.memory.records import Example
+from llm_interaction_node.core.memory.source import ExampleSource
 from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.eval.harness import plan, run_once, run_seed
 from llm_interaction_node.eval.oracle import OracleLLM
@@ -123,14 +126,24 @@ def test_by_default_the_lessons_keep_the_order_they_were_stored_in_the_nearest_a
         assert memory.retrieve_learned([request])[-1].id == nearest
         again = [] if nearest == stored[-1] else [nearest]
         assert got == block + stored + again, request
-    # a fourth lesson: k = 3 of 4, so each request holds its top 3, still in stored order
+    # a fourth lesson, memory.tail_tokens 0: k = 3 of 4, so each request holds its top 3,
+    # still in stored order
+    assert not memory.beyond_head()
     stored.append(memory.add(dialog("say hello to the user"), "learned", origin="lesson3").id)
-    assert [e.id for e in memory.prompt_examples([])] == block + stored[:3]
+    kept_order = reopen(memory, tail_tokens=0)
+    assert [e.id for e in kept_order.prompt_examples([])] == block + stored[:3]
     for request in REQUESTS:
-        top = [e.id for e in memory.retrieve_learned([request])]
-        got = [e.id for e in memory.prompt_examples([request])][len(block):]
+        top = [e.id for e in kept_order.retrieve_learned([request])]
+        got = [e.id for e in kept_order.prompt_examples([request])][len(block):]
         in_order = [i for i in stored if i in top]
         assert got == in_order + ([] if in_order[-1] == top[-1] else [top[-1]])
+    # by default (tail_tokens > 0) more lessons than k leave the head to the seed block, and a
+    # request gets its top k, most similar last (the source keeps the nearest that fit)
+    assert memory.beyond_head() and not kept_order.beyond_head()
+    assert [e.id for e in memory.prompt_examples([])] == block
+    for request in REQUESTS:
+        assert memory.prompt_examples([request]) == \
+            memory.seed_block() + memory.retrieve_learned([request])
     # the unit: stored order by creation time, the nearest (last found) repeated once
     found = memory.retrieve_learned(["put the red block in the blue bowl"])
     assert [e.id for e in learned_order(found, LearnedOrder.STORED_NEAREST)][:-1] == \
@@ -139,6 +152,48 @@ def test_by_default_the_lessons_keep_the_order_they_were_stored_in_the_nearest_a
     assert learned_order([], LearnedOrder.STORED_NEAREST) == []
     assert reopen(memory, learned_order=LearnedOrder.SIMILARITY).prompt_examples([]) == \
         memory.seed_block()
+
+
+def test_the_nearest_lessons_within_the_budget_seeds_kept():
+    """order.nearest_within: the seeds, then of the lessons (most similar last) the nearest
+    always and those before it while they fit, none after a gap."""
+    texts = ["seed a", "seed b", "l1 " * 10, "l2 " * 10, "l3 " * 10]
+    learned = [False, False, True, True, True]
+    size = lambda text: len(text.split())                                  # noqa: E731
+    assert nearest_within(texts, learned, 20, size) == (
+        ["seed a", "seed b", "l2 " * 10, "l3 " * 10], [False, False, True, True])
+    assert nearest_within(texts, learned, 5, size) == (
+        ["seed a", "seed b", "l3 " * 10], [False, False, True])
+    assert nearest_within(texts[:2], learned[:2], 5, size) == (texts[:2], learned[:2])
+
+
+def test_beyond_the_head_a_request_is_shown_its_nearest_lessons_within_tail_tokens(tmp_path):
+    """Issue 43, scale: with more lessons than k the prompt after the seed block is the
+    request's nearest lessons within memory.tail_tokens, whatever else is stored (measured
+    before: 50 lessons, 10 shown in stored order, 1,141 tokens evaluated before the first
+    statement); the head the agent prefills is the seed block."""
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m"), k=3,
+                                                    tail_tokens=80))
+    memory.seed_from(SEEDS)
+    seeds = [e.transcript for e in memory.seed_block()]
+    texts = ["put the red block in the blue bowl please", "stack the blocks in the corner",
+             "which bowl is on top", "say hello to the user", "wave at the user"]
+    lessons = {memory.add(dialog(text), "learned", origin=f"lesson{n}").transcript: text
+               for n, text in enumerate(texts)}
+    source = ExampleSource(memory, names=lambda: ["red block", "blue bowl"])
+    assert source.head() == seeds
+    for request in REQUESTS:
+        shown = source([request])
+        assert shown[:len(seeds)] == seeds
+        tail = shown[len(seeds):]
+        nearest = memory.retrieve_learned([request])[-1].transcript
+        assert tail and tail[-1] == nearest == source.nearest_lesson
+        assert all(t in lessons for t in tail) and len(tail) == 1    # two do not fit 80
+        assert 40 < estimate_tokens(tail[0]) <= 80
+    pair = ExampleSource(reopen(memory, tail_tokens=100), names=lambda: [])
+    assert len(pair([REQUESTS[0]])) == len(seeds) + 2
+    wide = ExampleSource(reopen(memory, tail_tokens=10_000), names=lambda: [])
+    assert len(wide([REQUESTS[0]])) == len(seeds) + 3          # the top k
 
 
 def test_a_seed_block_over_budget_keeps_the_most_central_seeds_that_fit(seeded):

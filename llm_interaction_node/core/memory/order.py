@@ -6,7 +6,11 @@ among the non-seed examples only) in the order of ``memory.learned_order``: by d
 order they were stored, the most similar once more at the end (:func:`learned_order`). The seed
 block is the same for every request, so a local model evaluates it once; the lessons after it
 are in an order the query does not change either, so their state is prepared when a lesson is
-stored, and a request evaluates only its nearest lesson again (issue 26).
+stored, and a request evaluates only its nearest lesson again (issue 26). Once the store holds
+more lessons than k, no head of lessons is shared by every request: the head is the seed
+block, and a request is shown its nearest lessons within ``memory.tail_tokens``
+(:func:`nearest_within`), so the first statement does not grow with the lessons (issue 43:
+50 lessons, 10 of them shown in stored order, 33.7 s).
 
 The paper's layout, ``similarity``: the top k over seeds and lessons together, most similar
 last. ``stable`` puts those k in a fixed order (:func:`stable_order`), so two retrieved sets
@@ -97,6 +101,25 @@ def learned_order(found: Sequence[Example], order: LearnedOrder) -> list[Example
     return ordered if ordered[-1].id == found[-1].id else ordered + [found[-1]]
 
 
+def nearest_within(texts: Sequence[str], learned: Sequence[bool], budget: int,
+                   size: Callable[[str], int] = estimate_tokens) -> tuple[list[str], list[bool]]:
+    """The prompt's examples (``texts``, the lessons most similar last; ``learned`` marks
+    them) with the seeds and, of the lessons, the nearest and those right before it while all
+    fit into ``budget`` tokens (``size``): the part of a request's prompt after the prefilled
+    head once the store holds more lessons than the head (``memory.tail_tokens``)."""
+    keep = [not mine for mine in learned]
+    used = 0
+    for i in reversed(range(len(texts))):
+        if not learned[i]:
+            continue
+        cost = size(texts[i])
+        if used and used + cost > budget:
+            break
+        keep[i], used = True, used + cost
+    return ([t for t, k in zip(texts, keep, strict=True) if k],
+            [m for m, k in zip(learned, keep, strict=True) if k])
+
+
 def prompt_order(found: Sequence[Example], order: Order,
                  centrality: Mapping[str, float] | None = None) -> list[Example]:
     """The retrieved examples (``found``: most similar last) in the prompt's ``order``."""
@@ -107,4 +130,4 @@ def prompt_order(found: Sequence[Example], order: Order,
 
 
 __all__ = ["Order", "LearnedOrder", "stable_order", "seed_centrality", "seed_block",
-           "learned_order", "prompt_order"]
+           "learned_order", "nearest_within", "prompt_order"]

@@ -17,7 +17,7 @@ from ..reading.record import reading_from_json
 from ..reading.structure import CONDITIONS
 from .adapt import adapted, adapted_to, names_a_choice, same_kind
 from .meaning import Reuse, names_meant, same_shape, slot_mapping
-from .order import Order, stable_order
+from .order import Order, nearest_within, stable_order
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,11 @@ class ExampleSource:
     ``read``: the reading of the task's request (the agent's reader); given and
     ``memory.reuse`` meaning, a lesson stored with the reading of its request is matched by
     meaning (:mod:`.meaning`): shown in the request's words and names where the two readings
-    have the same shape, and a rule lesson is shown only to requests of its shape."""
+    have the same shape, and a rule lesson is shown only to requests of its shape.
+
+    Once the store holds more lessons than the head (``ExampleMemory.beyond_head``), the
+    lessons kept are cut to the nearest within ``memory.tail_tokens``
+    (:func:`.order.nearest_within`): the first statement does not grow with the lessons."""
 
     def __init__(self, memory, retrieval: bool = True,
                  say: Callable[[str], None] = lambda text: None,
@@ -98,15 +102,28 @@ class ExampleSource:
         texts = [without_speeds(e.transcript) if mine else e.transcript
                  for e, mine in zip(found, learned, strict=True)]
         self.nearest_lesson = None
+        if utterances:
+            texts, learned, fitted = self._for_request(found, texts, learned, utterances)
+            if any(learned) and self._beyond_head():
+                texts, learned = nearest_within(texts, learned, self.memory.config.tail_tokens)
+            if fitted and learned and learned[-1]:
+                self.nearest_lesson = texts[-1]
+        return texts
+
+    def _for_request(self, found, texts: list[str], learned: list[bool],
+                     utterances: Sequence[str]) -> tuple[list[str], list[bool], bool]:
+        """The lessons in the request's names (the nearest) and those shown to it
+        (``memory.rules_to_their_kind``); False last where the scene's names are unknown
+        (the lessons as stored, none to follow)."""
         config = self.memory.config
-        if not utterances or self.names is None or not any(learned):
-            return texts
+        if self.names is None or not any(learned):
+            return texts, learned, False
         try:
             known = list(self.names())
         except Exception as exc:  # noqa: BLE001 - no scene: the lessons as stored
             log.warning("the lessons are shown as stored: the scene's names are unknown (%s)",
                         exc)
-            return texts
+            return texts, learned, False
         asked = self._request_reading(utterances)
         if learned[-1] and getattr(config, "adapt_names", False):   # the nearest, in its words
             texts[-1] = self._adapted(found[-1], texts[-1], utterances, known, asked)
@@ -114,9 +131,13 @@ class ExampleSource:
             kept = [(t, mine) for t, ex, mine in zip(texts, found, learned, strict=True)
                     if not mine or self._shown(ex, t, utterances, known, asked)]
             texts, learned = [t for t, _ in kept], [mine for _, mine in kept]
-        if learned and learned[-1]:
-            self.nearest_lesson = texts[-1]
-        return texts
+        return texts, learned, True
+
+    def _beyond_head(self) -> bool:
+        """The store holds more lessons than the head shows (``ExampleMemory.beyond_head``):
+        the request is shown its nearest lessons within ``memory.tail_tokens``."""
+        beyond = getattr(self.memory, "beyond_head", None)
+        return bool(beyond()) if beyond is not None else False
 
     def _request_reading(self, utterances: Sequence[str]):
         """The reading of the task's request, where lessons are matched by meaning."""

@@ -275,8 +275,9 @@ class ExampleMemory:
         lesson was stored): the head that does not depend on the query. ``seed_block``: the
         seed block, which every request's prompt starts with, and with ``stored_nearest`` the
         first k learned examples in the order they were stored (every lesson while there are
-        at most k), so a model that evaluated it before the user spoke evaluates only the
-        nearest lesson again and the interaction. ``stable``/``stable_nearest``: the first k
+        at most k; none beyond, :meth:`beyond_head`), so a model that evaluated it before
+        the user spoke evaluates only the nearest lesson again and the interaction.
+        ``stable``/``stable_nearest``: the first k
         examples of the whole store in :func:`.order.stable_order`, which a request's prompt
         shares up to the first of them it did not retrieve. ``similarity``: []. Either way the
         embedding model is loaded now, not when the user has spoken."""
@@ -290,8 +291,10 @@ class ExampleMemory:
                 return []
             return stable_order(self.list(), self.seed_centrality())[:k]
         if order is Order.SEED_BLOCK:
-            return self.seed_block() + learned_order(self.retrieve_learned(utterances, k),
-                                                     self.config.learned_order)
+            found = self.retrieve_learned(utterances, k)
+            if self.beyond_head(k):        # the source keeps the nearest within tail_tokens
+                return self.seed_block() + found
+            return self.seed_block() + learned_order(found, self.config.learned_order)
         found = [example for example, _score in self.retrieve(utterances, k)]
         return prompt_order(found, order, self.seed_centrality()
                             if order.fixed and found else None)
@@ -314,9 +317,23 @@ class ExampleMemory:
         the query (``learned_order`` ``stored_nearest``): the first k non-seed examples in the
         order they were stored; none with ``similarity``."""
         k = self.config.k if k is None else int(k)
-        if k <= 0 or self.config.learned_order is LearnedOrder.SIMILARITY:
+        if k <= 0 or self.config.learned_order is LearnedOrder.SIMILARITY or \
+                self.beyond_head(k):
             return []
         return stable_order(ex for ex in self.list() if ex.source != "seed")[:k]
+
+    def beyond_head(self, k: int | None = None) -> bool:
+        """More lessons stored than the head every request shares holds (k; layout
+        ``seed_block`` with ``stored_nearest``, ``tail_tokens`` > 0): the head is then the seed
+        block alone, and a request's prompt its top k lessons, most similar last, of which
+        the example source shows the nearest within ``tail_tokens``
+        (:func:`.order.nearest_within`)."""
+        k = self.config.k if k is None else int(k)
+        config = self.config
+        if config.order is not Order.SEED_BLOCK or k <= 0 or config.tail_tokens <= 0 or \
+                config.learned_order is not LearnedOrder.STORED_NEAREST:
+            return False
+        return self.count() - self.count("seed") > k
 
     @_locked
     def seed_block(self) -> list[Example]:
