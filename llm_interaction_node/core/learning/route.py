@@ -57,7 +57,7 @@ def with_route_speed(reply: Reading | None, attempt: list[Entry]) -> list[Entry]
         if to is None:
             changed.append(entry)
             continue
-        changed.append(Entry(_with_speed(entry.source, factor), entry.output)
+        changed.append(Entry(_at_speed(entry.source, factor), entry.output)
                        if on_route(route, where, to) else entry)
         where = to
     return changed
@@ -88,11 +88,14 @@ def destination(source: str) -> str | None:
     return inner.args[0].value
 
 
-def _with_speed(source: str, factor: float) -> str:
+def _at_speed(source: str, factor: float | None) -> str:
+    """The drive ``source`` (one call) at ``factor`` (None: no ``speed_factor``, the normal
+    speed), a speed given by position dropped too."""
     call = bare_call(source)
     call.keywords = [k for k in call.keywords if k.arg != "speed_factor"]
     call.args = call.args[:DRIVES[call.func.id]]
-    call.keywords.append(ast.keyword("speed_factor", ast.Constant(factor)))
+    if factor is not None:
+        call.keywords.append(ast.keyword("speed_factor", ast.Constant(factor)))
     return ast.unparse(call)
 
 
@@ -149,20 +152,15 @@ def without_speeds(transcript: str) -> str:
     ``bring_object_to('screwdriver_0', 'on_workshop-bench_0', speed_factor=2.0)``, shown to "put
     the sponge on the kitchen counter", was followed with ``speed_factor=2.0``), and on a
     one-call bring it speeds the fetch too."""
-    parsed = Transcript.parse(transcript)
-    if not any(not e.is_comment and destination(e.source) is not None
-               and "speed_factor" in e.source for e in parsed.entries):
+    if "speed_factor" not in transcript:
         return transcript
-    entries = []
-    for entry in parsed.entries:
-        call = None if entry.is_comment or destination(entry.source) is None \
-            else bare_call(entry.source)
-        if call is not None and any(k.arg == "speed_factor" for k in call.keywords):
-            call.keywords = [k for k in call.keywords if k.arg != "speed_factor"]
-            call.args = call.args[:DRIVES[call.func.id]]
-            entry = replace(entry, source=ast.unparse(call))
+    entries, changed = [], False
+    for entry in Transcript.parse(transcript).entries:
+        if not entry.is_comment and "speed_factor" in entry.source \
+                and destination(entry.source) is not None:
+            entry, changed = replace(entry, source=_at_speed(entry.source, None)), True
         entries.append(entry)
-    return Transcript(entries).render()
+    return Transcript(entries).render() if changed else transcript
 
 
 class RememberedRoutes:

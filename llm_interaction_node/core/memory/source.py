@@ -36,6 +36,12 @@ def _bound_elsewhere(example, asked) -> bool:
     return slot_mapping(lesson, asked) is None
 
 
+def _as_shown(example) -> str:
+    """An example's transcript as a prompt shows it: a seed as written, a lesson without the
+    speeds of its drives (a taught speed is the robot's, learning/route.RememberedRoutes)."""
+    return example.transcript if example.source == "seed" else without_speeds(example.transcript)
+
+
 def _a_rule(lesson: str) -> bool:
     """A lesson written as a rule (a loop over a kind, a choice by where an object lies)."""
     return is_rule_lesson(lesson) or is_choice_lesson(lesson)
@@ -94,13 +100,10 @@ class ExampleSource:
 
     def _examples(self, utterances: Sequence[str]) -> list[str]:
         if not self.retrieval:
-            return [without_speeds(e.transcript) if e.source != "seed" else e.transcript
-                    for e in self.memory.list()]
+            return [_as_shown(e) for e in self.memory.list()]
         found = self.memory.prompt_examples(utterances)
         learned = [e.source != "seed" for e in found]
-        # a taught speed is the robot's (learning/route.RememberedRoutes), never a lesson's text
-        texts = [without_speeds(e.transcript) if mine else e.transcript
-                 for e, mine in zip(found, learned, strict=True)]
+        texts = [_as_shown(e) for e in found]
         self.nearest_lesson = None
         if utterances:
             texts, learned, fitted = self._for_request(found, texts, learned, utterances)

@@ -56,9 +56,9 @@ def answering(reading: Reading, moved: Sequence[str] | None) -> Reading:
 def moved_elsewhere(reading: Reading, moved: Sequence[str]) -> bool:
     """Whether the ``do`` clauses of ``reading`` send only things the attempt moved, each to a
     place (at least one such clause; none naming another thing or none)."""
-    moves = reading.moves
+    moves, moved = reading.moves, set(moved)
     return bool(moves) and all(
-        c.where is not None and _names(c) is not None and _names(c) <= set(moved)
+        c.where is not None and (names := _names(c)) is not None and names <= moved
         for c in moves)
 
 

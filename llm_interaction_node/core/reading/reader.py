@@ -160,12 +160,8 @@ class Reader:
             log.warning("no reading of %r: %s", text[:80], self.last_failure)
             return None
         if self.check_slots:
-            reading = self._completed(reading, prompt + completion.text.rstrip("\n"), text,
-                                      vocabulary, kind == "reply", moved)
-            reading = self._checked(reading, text, vocabulary, kind == "reply")
-            reading = self._lasting(reading, text, kind == "reply")
-            reading = self._asked_place(reading, text, vocabulary, kind == "reply")
-            reading = self._asked_hand(reading, text, kind == "reply")
+            reading = self._checked(reading, prompt + completion.text.rstrip("\n"), text,
+                                    vocabulary, kind == "reply", moved)
             wall = time.perf_counter() - start
             self.costs[-1].wall_s = wall
         if kind == "request" or moved is not None:
@@ -187,50 +183,16 @@ class Reader:
             self.ledger.record(completion.usage, "read")
         return completion.text
 
-    def _checked(self, reading: Reading, text: str, vocabulary: ReadingVocabulary,
-                 reply: bool) -> Reading:
-        """``reading`` with the slots the model, asked, says the user did not say left empty
-        (:class:`.check.SlotCheck`); as it was where the LLM fails."""
-        try:
-            return SlotCheck(self._ask)(reading, text, vocabulary.spoken, reply)
-        except LLMError as exc:
-            log.warning("the reading of %r is not checked: %s", text[:80], exc)
-            return reading
-
-    def _lasting(self, reading: Reading, text: str, reply: bool) -> Reading:
-        """``reading`` with ``learn`` where the model, asked, says the reply speaks about every
-        time (:mod:`.lasting`); as it was where the LLM fails."""
-        try:
-            return LastingCheck(lambda p, g: self._ask(p, g, 4))(reading, text, reply)
-        except LLMError as exc:
-            log.warning("the reading of %r is not asked about later times: %s", text[:80], exc)
-            return reading
-
-    def _asked_place(self, reading: Reading, text: str, vocabulary: ReadingVocabulary,
-                     reply: bool) -> Reading:
-        """``reading`` with a request's ``me`` or room left out where the model, asked, says
-        the request does not say it (:mod:`.asked_place`); as it was where the LLM fails."""
-        try:
-            return AskedPlaceCheck(self._ask)(reading, text, vocabulary, reply)
-        except LLMError as exc:
-            log.warning("the place of %r is not checked: %s", text[:80], exc)
-            return reading
-
-    def _asked_hand(self, reading: Reading, text: str, reply: bool) -> Reading:
-        """``reading`` with a request's hand left out where the model, asked, says the request
-        does not say it (:mod:`.asked_hand`); as it was where the LLM fails."""
-        try:
-            return AskedHandCheck(self._ask)(reading, text, reply)
-        except LLMError as exc:
-            log.warning("the hand of %r is not checked: %s", text[:80], exc)
-            return reading
-
-    def _completed(self, reading: Reading, written: str, text: str,
-                   vocabulary: ReadingVocabulary, reply: bool,
-                   moved: tuple[str, ...] | None) -> Reading:
-        """``reading`` with what the model, asked, says it left out (:mod:`.omission`);
-        ``written``: the prompt and the reading as the model wrote it, which the one meant
-        continues; as it was where the LLM fails."""
+    def _checked(self, reading: Reading, written: str, text: str,
+                 vocabulary: ReadingVocabulary, reply: bool,
+                 moved: tuple[str, ...] | None) -> Reading:
+        """``reading`` after the checks' questions, in order (each in a prompt of its own):
+        what the model says it left out (:mod:`.omission`; ``written``: the prompt and the
+        reading as the model wrote it, which the one meant continues), the slots it says the
+        user did not say left empty (:class:`.check.SlotCheck`), ``learn`` where it says the
+        reply speaks about every time (:mod:`.lasting`), a request's ``me`` or room
+        (:mod:`.asked_place`) and hand (:mod:`.asked_hand`) left out where it says the request
+        does not say them. A check whose LLM call fails leaves the reading as it was."""
         def meant():
             rest = self._ask(written + "\n- do:", move_rest_gbnf(vocabulary), MAX_TOKENS, STOP)
             try:
@@ -241,11 +203,21 @@ class Reader:
             kept = answering(Reading(reading.utterance, (Clause("wrong object"), clause)), moved)
             return kept.moves[0] if kept.moves else None
 
-        try:
-            return OmissionCheck(self._ask, meant)(reading, text, reply)
-        except LLMError as exc:
-            log.warning("the reading of %r is not completed: %s", text[:80], exc)
-            return reading
+        checks = (
+            ("completed", lambda r: OmissionCheck(self._ask, meant)(r, text, reply)),
+            ("checked", lambda r: SlotCheck(self._ask)(r, text, vocabulary.spoken, reply)),
+            ("asked about later times",
+             lambda r: LastingCheck(lambda p, g: self._ask(p, g, 4))(r, text, reply)),
+            ("asked for its place",
+             lambda r: AskedPlaceCheck(self._ask)(r, text, vocabulary, reply)),
+            ("asked for its hand", lambda r: AskedHandCheck(self._ask)(r, text, reply)),
+        )
+        for what, check in checks:
+            try:
+                reading = check(reading)
+            except LLMError as exc:
+                log.warning("the reading of %r is not %s: %s", text[:80], what, exc)
+        return reading
 
 
 __all__ = ["Reader", "ReadingCost", "MAX_TOKENS"]
