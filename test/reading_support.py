@@ -14,6 +14,7 @@ from llm_interaction_node.core.reading.omission import QUESTIONS
 SAID = "\nsaid: "
 CHECK = "\nanswer:"
 MEANT = "\n- do:"
+ALONG = "- also:"
 
 
 class ReadingScript(Backend):
@@ -28,11 +29,15 @@ class ReadingScript(Backend):
     rest of the line for the utterance (default ``none -> none``); ``continued``: for which.
     Asked whether a reply speaks about every time (core/reading/lasting.py), it answers from
     ``lasting`` (utterance -> "this time" / "every time", default "this time": the reading
-    stands); ``lasted``: the utterances asked."""
+    stands); ``lasted``: the utterances asked. Asked to go on with an ``also`` line after
+    ``- also:`` (asked_hand.py: a reply's "both" denied), it writes ``along``'s rest of the
+    line for the utterance (default ``none with none``: the reading stands)."""
 
     def __init__(self, readings: dict[str, str | list[str]], default: str | None = "other",
                  answers: dict[str, str] | None = None, meant: dict[str, str] | None = None,
-                 lasting: dict[str, str] | None = None):
+                 lasting: dict[str, str] | None = None, along: dict[str, str] | None = None):
+        self.along = dict(along or {})
+        self.along_prompts: list[str] = []
         self.lasting = dict(lasting or {})
         self.lasted: list[str] = []
         self.answers = dict(answers or {})
@@ -61,6 +66,11 @@ class ReadingScript(Backend):
                                       "no" if self.checked[-1] in QUESTIONS else "yes")
             return Completion(" " + answer, Usage(prompt_tokens=1, calls=1))
         said = request.prompt[request.prompt.rindex(SAID) + len(SAID):].split("\n", 1)[0]
+        if request.prompt.endswith(ALONG):       # an also line goes on
+            self.continued.append(said)
+            self.along_prompts.append(request.prompt)
+            return Completion(" " + self.along.get(said, "none with none") + "\n\n",
+                              Usage(prompt_tokens=1, calls=1))
         if request.prompt.endswith(MEANT):       # the move line of the one meant goes on
             self.continued.append(said)
             return Completion(" " + self.meant.get(said, "none -> none") + "\n\n",

@@ -72,3 +72,49 @@ def test_the_question_has_its_own_prompt_and_a_yes_no_grammar():
     header, examples = check.load_checks(path)
     assert header and {e.answer for e in examples} == {"yes", "no"} and len(examples) >= 8
     assert check.prefix(path) not in (check.prefix(), check.prefix(asked_place.prompt_file()))
+
+
+BOTH = "the user says to use both hands"
+ALONG = "from now on, bring the sponge along with the juice"
+
+
+def test_a_replys_both_hands_denied_is_read_again_as_what_comes_along():
+    """Measured (teach-once bench at 7c59f73): "from now on, bring the sponge along with the
+    cleaning spray" read ``hand: both; learn``. A reply's ``both`` is asked; denied, the
+    reading goes on after ``- also:`` and its line takes the hand's place."""
+    script = ReadingScript({ALONG: "hand: both\nlearn"}, answers={BOTH: "no"},
+                           along={ALONG: "kitchen sponge with mango juice"})
+    reading = Reader(script).read(ALONG, HOME, reply=True, moved=["mango-juice_0"])
+    assert reading.render(HOME.spoken) == "also: kitchen sponge with mango juice\nlearn"
+    assert BOTH in script.checked and script.continued == [ALONG]
+    # the continuation: the reading's prompt, the rest of the reading, then the also line
+    assert script.along_prompts == [script.prompts[-1] + " learn\n- also:"]
+
+
+@pytest.mark.parametrize("answers, along, kept", [
+    ({}, "kitchen sponge with mango juice", "hand: both\nlearn"),          # confirmed: asked no more
+    ({BOTH: "no"}, "none with none", "hand: both\nlearn"),                  # no line of two things
+    ({BOTH: "no"}, "mango juice with mango juice", "hand: both\nlearn"),    # one thing
+])
+def test_a_replys_both_hands_stands_unless_an_also_line_of_two_things_replaces_it(
+        answers, along, kept):
+    script = ReadingScript({ALONG: "hand: both\nlearn"}, answers=answers, along={ALONG: along})
+    reading = Reader(script).read(ALONG, HOME, reply=True, moved=["mango-juice_0"])
+    assert reading.render(HOME.spoken) == kept and BOTH in script.checked
+    assert script.continued == ([] if not answers else [ALONG])
+
+
+def test_a_replys_other_hand_and_a_reply_with_an_also_line_are_not_asked():
+    for said, written in [("use the other hand", "hand: other"),
+                          ("bring the sponge with the juice, both hands",
+                           "also: kitchen sponge with mango juice\nhand: both")]:
+        script = ReadingScript({said: written}, answers={BOTH: "no"})
+        reading = Reader(script).read(said, HOME, reply=True, moved=["mango-juice_0"])
+        assert reading.render(HOME.spoken) == written and BOTH not in script.checked
+
+
+def test_the_grammar_of_what_comes_along_is_one_also_line():
+    from llm_interaction_node.core.reading.grammar import also_rest_gbnf
+    grammar = also_rest_gbnf(HOME)
+    assert grammar.splitlines()[0] == 'root ::= " " objects " with " objects "\\n\\n"'
+    assert '"kitchen sponge"' in grammar and "mover ::=" in grammar

@@ -9,6 +9,14 @@ grasps with it). Here the question has a prompt of its own (``config/reading/ask
 the slot check's format), so it moves no other reading, and is asked only of a request's hand:
 a reply's hand ("use the other hand", "from now on your left hand") is what the reply is about.
 A denied hand is left out. No rule over the user's words decides.
+
+A reply is asked one thing: whether its ``hand: both`` says both hands. Measured on the
+teach-once bench (7c59f73): "from now on, bring the sponge along with the cleaning spray" was
+read ``hand: both; learn`` (two things together read as two hands), so no plan edit was
+learned. Where the model, asked, says the reply does not say both hands, the reading goes on
+after ``- also:`` under the grammar of one ``also`` line (:func:`.grammar.also_rest_gbnf`,
+``along``); a line with two different things takes the hand's place, anything else leaves the
+reading as it was (a denial alone never drops what the reply is about).
 """
 from __future__ import annotations
 
@@ -17,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ..config_files import config_path
 from .check import NO, answer
-from .structure import Clause, Reading
+from .structure import Clause, Reading, names_said
 
 
 def prompt_file() -> str:
@@ -37,17 +45,29 @@ def claim(clause: Clause) -> str | None:
     return f"the user says to use the {clause.hand} hand"
 
 
+def _along_with(clause: Clause | None) -> bool:
+    """An ``also`` line of two different named things."""
+    if clause is None or clause.kind != "also" or clause.objects is None or \
+            clause.companion is None:
+        return False
+    things, company = names_said(clause.objects), names_said(clause.companion)
+    return bool(things) and bool(company) and not set(things) & set(company)
+
+
 @dataclass
 class AskedHandCheck:
     """``ask(prompt, grammar)`` -> the model's text (the reader's LLM call); ``path``: another
-    prompt file. A request's hand the model denies is left out; a reply is never asked."""
+    prompt file. A request's hand the model denies is left out. A reply's ``hand: both`` the
+    model denies is replaced by the ``also`` line ``along(rest)`` writes after the rest of the
+    reading (None: no ``along``, or it wrote none of two things: the reading stands)."""
 
     ask: Callable[[str, str], str]
     path: str = field(default_factory=prompt_file)
+    along: Callable[[Reading], Clause | None] | None = None
 
     def __call__(self, reading: Reading, said: str, reply: bool) -> Reading:
         if reply:
-            return reading
+            return self._reply(reading, said)
         kept = []
         for clause in reading.clauses:
             text = claim(clause)
@@ -55,6 +75,17 @@ class AskedHandCheck:
                 continue
             kept.append(clause)
         return Reading(reading.utterance, tuple(kept))
+
+    def _reply(self, reading: Reading, said: str) -> Reading:
+        both = [c for c in reading.clauses if c.kind == "hand" and c.hand == "both"]
+        if self.along is None or not both or reading.of_kind("also") or \
+                answer(self.ask, said, claim(both[0]), self.path) != NO:
+            return reading
+        rest = Reading(reading.utterance, tuple(c for c in reading.clauses if c not in both))
+        clause = self.along(rest)
+        if not _along_with(clause):
+            return reading
+        return Reading(reading.utterance, (clause,) + rest.clauses)
 
 
 __all__ = ["AskedHandCheck", "claim", "prompt_file"]

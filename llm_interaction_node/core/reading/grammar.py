@@ -58,6 +58,12 @@ def move_rest_gbnf(vocabulary: ReadingVocabulary) -> str:
     return _grammar('root ::= " " objects " -> " where "\\n\\n"', vocabulary)
 
 
+def also_rest_gbnf(vocabulary: ReadingVocabulary) -> str:
+    """The grammar of the rest of one ``also`` line after ``- also:``, the reading's last
+    (:mod:`.asked_hand`: a reply's "both" the model, asked, says is no hand)."""
+    return _grammar('root ::= " " objects " with " objects "\\n\\n"', vocabulary)
+
+
 def _grammar(root: str, vocabulary: ReadingVocabulary) -> str:
     targets = list(vocabulary.targets)
     extra = [SAME_COLOR, OTHER_COLOR] if vocabulary.bowls else []
@@ -91,4 +97,5 @@ def _grammar(root: str, vocabulary: ReadingVocabulary) -> str:
     return "\n".join(rules) + "\n"
 
 
-__all__ = ["reading_gbnf", "move_rest_gbnf", "MAX_CLAUSES", "MAX_COUNT", "ARTICLES"]
+__all__ = ["reading_gbnf", "move_rest_gbnf", "also_rest_gbnf", "MAX_CLAUSES", "MAX_COUNT",
+           "ARTICLES"]

@@ -35,13 +35,13 @@ from .asked_place import prompt_file as asked_place_prompt
 from .attempt import answering
 from .check import SlotCheck
 from .check import prefix as check_prefix
-from .grammar import move_rest_gbnf, reading_gbnf
+from .grammar import also_rest_gbnf, move_rest_gbnf, reading_gbnf
 from .in_place import without_places_in_place
 from .lasting import LastingCheck
 from .lasting import prefix as lasting_prefix
 from .omission import OmissionCheck
 from .parse import ReadingError, parse, parse_clause
-from .prompt import KINDS, spoken_text
+from .prompt import END, KINDS, spoken_text
 from .prompt import build as build_prompt
 from .prompt import prefix as reading_prefix
 from .structure import Clause, Reading
@@ -203,6 +203,17 @@ class Reader:
             kept = answering(Reading(reading.utterance, (Clause("wrong object"), clause)), moved)
             return kept.moves[0] if kept.moves else None
 
+        def along(rest: Reading) -> Clause | None:
+            lines = "\n- ".join(c.render(vocabulary.spoken) for c in rest.clauses)
+            head = written[:written.rindex(END) + len(END)]        # the prompt, unread
+            text_ = self._ask(f"{head} {lines}\n- also:" if lines else f"{head} also:",
+                              also_rest_gbnf(vocabulary), MAX_TOKENS, STOP)
+            try:
+                return parse_clause("also:" + text_.rstrip("\n"), vocabulary)
+            except ReadingError as exc:
+                log.warning("no also line in %r: %s", text_, exc)
+                return None
+
         checks = (
             ("completed", lambda r: OmissionCheck(self._ask, meant)(r, text, reply)),
             ("checked", lambda r: SlotCheck(self._ask)(r, text, vocabulary.spoken, reply)),
@@ -210,7 +221,8 @@ class Reader:
              lambda r: LastingCheck(lambda p, g: self._ask(p, g, 4))(r, text, reply)),
             ("asked for its place",
              lambda r: AskedPlaceCheck(self._ask)(r, text, vocabulary, reply)),
-            ("asked for its hand", lambda r: AskedHandCheck(self._ask)(r, text, reply)),
+            ("asked for its hand",
+             lambda r: AskedHandCheck(self._ask, along=along)(r, text, reply)),
         )
         for what, check in checks:
             try:
