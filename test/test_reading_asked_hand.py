@@ -92,7 +92,7 @@ def test_a_replys_both_hands_denied_is_read_again_as_what_comes_along():
 
 
 @pytest.mark.parametrize("answers, along, kept", [
-    ({}, "kitchen sponge with mango juice", "hand: both\nlearn"),          # confirmed: asked no more
+    ({}, "kitchen sponge with mango juice", "hand: both\nlearn"),          # confirmed
     ({BOTH: "no"}, "none with none", "hand: both\nlearn"),                  # no line of two things
     ({BOTH: "no"}, "mango juice with mango juice", "hand: both\nlearn"),    # one thing
 ])
