@@ -34,7 +34,8 @@ from ..cache import cache_dir
 
 log = logging.getLogger(__name__)
 
-DISK_STATES_KEPT = 8        # newest prefill states kept on disk per model
+DISK_STATES_KEPT = 12       # newest prefill states kept on disk per model (the console
+                            # prompt and the reading prompts: 9 since asked_name)
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

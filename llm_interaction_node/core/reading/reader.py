@@ -9,8 +9,10 @@ only the scene line and the utterance. An endpoint model gets the same prompt an
 refused by the parser. Then the model is asked about what the reading may have left out
 (:mod:`.omission`: the one meant beside ``wrong object``) and about each slot the words may
 have left empty (:mod:`.check`), one yes or no each; a reply read as approval or a way of doing
-things whether it speaks about every time (:mod:`.lasting`), a request's hand-over or room and
-its hand whether the request says them (:mod:`.asked_place`, :mod:`.asked_hand`).
+things whether it speaks about every time (:mod:`.lasting`), a request's hand-over or room,
+its hand and a thing named in no word the user said whether the request says them
+(:mod:`.asked_place`, :mod:`.asked_hand`, :mod:`.asked_name`), a reply's both hands whether
+it says both hands (:mod:`.asked_hand`: else what comes along).
 
 A reading that cannot be had (the LLM failed, the text is no reading) is None, logged with
 why: the callers then do what they do without a reading (the reference method's behaviour),
@@ -30,6 +32,8 @@ from dataclasses import dataclass, field
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from .asked_hand import AskedHandCheck
 from .asked_hand import prompt_file as asked_hand_prompt
+from .asked_name import AskedNameCheck
+from .asked_name import prompt_file as asked_name_prompt
 from .asked_place import AskedPlaceCheck
 from .asked_place import prompt_file as asked_place_prompt
 from .attempt import answering
@@ -93,7 +97,8 @@ class Reader:
         total = Usage()
         prefixes = [reading_prefix(self.examples, kind) for kind in KINDS]
         prefixes += [check_prefix(), lasting_prefix(), check_prefix(asked_place_prompt()),
-                     check_prefix(asked_hand_prompt())] if self.check_slots else []
+                     check_prefix(asked_hand_prompt()), check_prefix(asked_name_prompt())] \
+            if self.check_slots else []
         for text in prefixes:
             try:
                 usage = (call or self.call)(prefill, text, persist=persist)
@@ -191,8 +196,10 @@ class Reader:
         reading as the model wrote it, which the one meant continues), the slots it says the
         user did not say left empty (:class:`.check.SlotCheck`), ``learn`` where it says the
         reply speaks about every time (:mod:`.lasting`), a request's ``me`` or room
-        (:mod:`.asked_place`) and hand (:mod:`.asked_hand`) left out where it says the request
-        does not say them. A check whose LLM call fails leaves the reading as it was."""
+        (:mod:`.asked_place`), a thing named in no word said (:mod:`.asked_name`) and hand
+        (:mod:`.asked_hand`) left out where it says the request does not say them, a reply's
+        both hands read again as what comes along where it says they are not said. A check
+        whose LLM call fails leaves the reading as it was."""
         def meant():
             rest = self._ask(written + "\n- do:", move_rest_gbnf(vocabulary), MAX_TOKENS, STOP)
             try:
@@ -221,6 +228,8 @@ class Reader:
              lambda r: LastingCheck(lambda p, g: self._ask(p, g, 4))(r, text, reply)),
             ("asked for its place",
              lambda r: AskedPlaceCheck(self._ask)(r, text, vocabulary, reply)),
+            ("asked for its things' names",
+             lambda r: AskedNameCheck(self._ask)(r, text, vocabulary, reply)),
             ("asked for its hand",
              lambda r: AskedHandCheck(self._ask, along=along)(r, text, reply)),
         )
