@@ -46,11 +46,12 @@ import numpy as np
 
 from ..console.statements import input_complete
 from ..console.transcript import PS2
-from . import models
 from .base import Backend, Completion, LLMRequest, normalize_stop
 from .config import MODES, LLMConfig
 from .decoding import Decoder, GrammarMask, PromptLookup
 from .errors import Failure, LLMError, LLMNotConfigured
+from .models import _installed, available
+from .models import get as get_model
 from .progress import DONE, PROMPT, LLMProgress, ProgressSink, report
 from .scripted import render_chat
 from .states import DiskStates, PrefixStates, common_prefix
@@ -73,7 +74,7 @@ _SENTINEL = "\u0000PROMPT\u0000"
 
 
 def local_available(name: str | None = None) -> bool:
-    return models.available(name)
+    return available(name)
 
 
 class LocalLlamaClient(Backend):
@@ -96,7 +97,7 @@ class LocalLlamaClient(Backend):
                 "installed for the embedded model (make venv builds it)"
             ) from exc
         base = config or LLMConfig()
-        self.spec = models.get(model or base.local_model)
+        self.spec = get_model(model or base.local_model)
         mode = mode or base.local_mode or DEFAULT_MODES.get(self.spec.name, "completion")
         if mode not in MODES:
             raise ValueError(f"embedded model mode must be one of {MODES}, not {mode!r}")
@@ -457,7 +458,7 @@ class LocalLlamaClient(Backend):
 
 
 def _llguidance_installed() -> bool:
-    return models._installed("llguidance")
+    return _installed("llguidance")
 
 
 def console_input(text: str) -> str:
