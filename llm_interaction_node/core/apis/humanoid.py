@@ -25,13 +25,34 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import SemanticHintError, UnknownNameError
 from ..registry import COMMENT_ATTR, MoveSpec, comment, moves, query, recommented
+from .humanoid_scene import (
+    AFFORDANCES,
+    FAILURE,
+    GRASP,
+    HANDOVER_LOCATION,
+    HANDS,
+    HUMAN,
+    NAV_PREFIX,
+    PLACE_ON_TOP,
+    SUCCESS,
+    SURFACE_PREFIX,
+    SceneObject,
+)
+from .humanoid_words import (
+    Words,
+    grasp_failed,
+    handover_failed,
+    ladder_failed,
+    move_failed,
+    place_failed,
+    receive_failed,
+)
 
 log = logging.getLogger(__name__)
 
@@ -40,16 +61,6 @@ log = logging.getLogger(__name__)
 RouteSpeed = Callable[[str | None, str], float | None]
 HandFor = Callable[[str], str | None]    # a thing's taught hand (learning/taught_hand.py)
 
-GRASP = "grasp"
-PLACE_ON_TOP = "place_something_on_top"
-AFFORDANCES = (None, GRASP, PLACE_ON_TOP)
-HANDS = ("left", "right")
-HUMAN = "human"
-SURFACE_PREFIX = "on_"
-NAV_PREFIX = "inFrontOf_"
-HANDOVER_LOCATION = "handover_to_human"
-SUCCESS = "success"
-FAILURE = "failure"
 BRING_LADDER_SKILL = "bring_ladder"
 FAILS_SAYING_WHY = "a failure says why"     # in the listing comments; left out with plain failures
 PAPER_BRING_COMMENT = ("full pick and place: the object must already be detected, so check it "
@@ -59,28 +70,6 @@ PAPER_BRING_COMMENT = ("full pick and place: the object must already be detected
 # the user through the handover place (a reading's "me")
 MOVE = MoveSpec("object_name", "destination_object_name", (HANDOVER_LOCATION,),
                 to_user=HANDOVER_LOCATION, fixed_prefixes=(SURFACE_PREFIX, NAV_PREFIX))
-
-
-@dataclass(frozen=True)
-class SceneObject:
-    """One entry of the robot's scene knowledge (perception plus static prior knowledge).
-
-    ``location`` is the symbolic location: ``'on_<furniture>'`` for an object standing on a
-    piece of furniture, a named navigation location for an object standing on the floor
-    there (e.g. the ladder after it was set up at ``'handover_to_human'``), or ``None``
-    (held, or unknown). ``held_by`` is ``'left'`` / ``'right'`` (a robot hand),
-    ``'human'`` (the human holds it) or ``None``.
-    """
-
-    name: str
-    object_class: str
-    pose: np.ndarray  # 6-D: x, y, z, roll, pitch, yaw (m, rad), world frame
-    location: str | None
-    affordances: tuple[str, ...]
-    held_by: str | None = None
-
-    def has(self, affordance: str | None) -> bool:
-        return affordance is None or affordance in self.affordances
 
 
 @runtime_checkable
@@ -210,12 +199,12 @@ class HumanoidApi:
             setattr(self, name, recommented(getattr(self, name), plain or None))
 
     # ------------------------------------------------------------------ failures in words
-    def _words(self, scene: list[SceneObject] | None = None) -> words.Words:
+    def _words(self, scene: list[SceneObject] | None = None) -> Words:
         """The household as the robot knows it now, for failure texts and hints."""
         pose_of = getattr(self.robot, "robot_pose", None)
         pose = pose_of() if callable(pose_of) else None
-        return words.Words(self._scene() if scene is None else scene,
-                           self.robot.named_locations(), pose)
+        return Words(self._scene() if scene is None else scene,
+                     self.robot.named_locations(), pose)
 
     def _why(self, result: str, why: Callable[..., str], *args: object) -> str:
         """A bare 'failure' from the robot -> 'failure: <why>' (``why``: a function of
@@ -381,29 +370,29 @@ class HumanoidApi:
                                    f"take {obj.name!r} from the human")
             result = self._drive(HANDOVER_LOCATION, speed)
             if result != SUCCESS:
-                return self._why(result, words.move_failed, HANDOVER_LOCATION)
+                return self._why(result, move_failed, HANDOVER_LOCATION)
             result = self.robot.receive(obj.name, hand)
             if result != SUCCESS:
-                return self._why(result, words.receive_failed, obj.name)
+                return self._why(result, receive_failed, obj.name)
         elif obj.held_by not in HANDS:
             hand = self._free_hand(self._taught_hand(obj.name, scene), scene,
                                    f"grasp {obj.name!r}")
             source = self._source_location(obj)
             result = self._drive(source, speed)
             if result != SUCCESS:
-                return self._why(result, words.move_failed, source)
+                return self._why(result, move_failed, source)
             result = self.robot.grasp(obj.name, hand)
             if result != SUCCESS:
-                return self._why(result, words.grasp_failed, obj.name, hand)
+                return self._why(result, grasp_failed, obj.name, hand)
         target = HANDOVER_LOCATION if to_human else navigation_location(dest.name)
         result = self._drive(target, speed)
         if result != SUCCESS:
-            return self._why(result, words.move_failed, target)
+            return self._why(result, move_failed, target)
         if to_human:
             return self._moved(obj.name, HANDOVER_LOCATION, self._why(
-                self.robot.handover(obj.name), words.handover_failed, obj.name))
+                self.robot.handover(obj.name), handover_failed, obj.name))
         return self._moved(obj.name, surface_name(dest.name), self._why(
-            self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name))
+            self.robot.place(obj.name, dest.name), place_failed, obj.name, dest.name))
 
     def _moved(self, name: str, where: str, result: str) -> str:
         """Keep a move that worked in :attr:`moves`; ``result`` unchanged."""
@@ -447,7 +436,7 @@ class HumanoidApi:
         self.at = None                      # the ladder skill drives: where it ends is its own
         return self._moved(ladder.name, target, self._why(self.robot.run_skill(
             BRING_LADDER_SKILL, {"object_name": ladder.name, "location_name": target,
-                                 "pose": pose}), words.ladder_failed, ladder.name, target))
+                                 "pose": pose}), ladder_failed, ladder.name, target))
 
     @query
     def get_location_coordinates(self, location_name: str) -> np.ndarray:
@@ -500,7 +489,7 @@ class HumanoidApi:
                 f"the human holds {obj.name!r}; use receive_object_from_human({obj.name!r})")
         hand = self._free_hand(hand or self._taught_hand(obj.name, scene), scene,
                                f"grasp {obj.name!r}")
-        return self._why(self.robot.grasp(obj.name, hand), words.grasp_failed, obj.name, hand)
+        return self._why(self.robot.grasp(obj.name, hand), grasp_failed, obj.name, hand)
 
     def _held_already(self, obj: SceneObject, hand: str | None) -> str:
         """Why a held object is not grasped; to hold it in the other hand, how (measured, issue
@@ -527,7 +516,7 @@ class HumanoidApi:
         if obj.held_by not in HANDS:
             raise self._not_held_hint(obj, scene)
         return self._moved(obj.name, HANDOVER_LOCATION, self._why(
-            self.robot.handover(obj.name), words.handover_failed, obj.name))
+            self.robot.handover(obj.name), handover_failed, obj.name))
 
     @query
     def is_object_at_location(self, object_name: str, location_name: str) -> bool:
@@ -605,7 +594,7 @@ class HumanoidApi:
         pose = pose.copy()
         pose[2] = math.remainder(pose[2], math.tau)
         location = self._location_at(pose)
-        return self._why(self._drive(location, float(speed_factor), pose), words.move_failed,
+        return self._why(self._drive(location, float(speed_factor), pose), move_failed,
                          location)
 
     def _drive(self, location: str | None, speed: float, pose: np.ndarray | None = None) -> str:
@@ -650,7 +639,7 @@ class HumanoidApi:
         if obj.held_by not in HANDS:
             raise self._not_held_hint(obj, scene)
         return self._moved(obj.name, surface_name(dest.name), self._why(
-            self.robot.place(obj.name, dest.name), words.place_failed, obj.name, dest.name))
+            self.robot.place(obj.name, dest.name), place_failed, obj.name, dest.name))
 
     def receive_object_from_human(self, object_name: str) -> str:
         """Take the object from the human into a free hand (move to 'handover_to_human' first)."""
@@ -659,10 +648,8 @@ class HumanoidApi:
         if obj.held_by in HANDS:
             raise SemanticHintError(f"{obj.name!r} is already in the {obj.held_by} hand")
         hand = self._free_hand(None, scene, f"receive {obj.name!r}")
-        return self._why(self.robot.receive(obj.name, hand), words.receive_failed, obj.name)
+        return self._why(self.robot.receive(obj.name, hand), receive_failed, obj.name)
 
-
-from . import humanoid_words as words  # noqa: E402 - it builds on the names above
 
 __all__ = [
     "SceneObject", "HumanoidRobot", "HumanoidApi", "surface_name", "navigation_location",

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .humanoid import (
+from .humanoid_scene import (
     FAILURE,
     GRASP,
     HANDOVER_LOCATION,
