@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 
 from ..core.apis.tabletop import DEFAULT_BOUNDS
+from .tabletop_sizes import BLOCK_SIZE, BOWL_RADIUS
+from .world_end import tabletop_end
 
 COLORS: dict[str, tuple[int, int, int]] = {   # RGB / 255, as in CaP
     "blue": (78, 121, 167), "red": (255, 87, 89), "green": (89, 169, 79),
@@ -36,9 +38,7 @@ COLORS: dict[str, tuple[int, int, int]] = {   # RGB / 255, as in CaP
     "gray": (186, 176, 172),
 }
 KINDS = ("block", "bowl")
-BLOCK_SIZE = 0.04          # m, cube edge
 BLOCK_MASS = 0.01          # kg (for the record; no physics here)
-BOWL_RADIUS = 0.06         # m, "in the bowl" means horizontally closer than this
 BOWL_FLOOR = 0.005         # m, thickness of the bowl's floor
 STACK_RADIUS = 0.03        # m, a block put down this close to a block's centre lands on it
 RING_RADIUS = 0.03         # m, spread of several objects inside one bowl
@@ -253,7 +253,6 @@ class TabletopWorld2D:
 
     def end(self):
         """Where each object is now (:class:`~.world_end.WorldEnd` 'tabletop')."""
-        from .world_end import tabletop_end  # world_end reads this module's sizes
         return tabletop_end(self)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .tabletop2d import BLOCK_SIZE, BOWL_RADIUS
+from .tabletop_sizes import BLOCK_SIZE, BOWL_RADIUS
 
 # A block horizontally this close to a bowl's centre is in that bowl, in either world: the
 # PyBullet bowl's inner wall is at ~0.071 m (sims/tabletop_bullet.py), and a block released
