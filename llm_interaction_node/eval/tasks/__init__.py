@@ -29,19 +29,19 @@ direction / closest / farthest instruction meant is decided on the *initial* pos
 :class:`~.observe.Fact` records).
 
 The modules: ``relations`` (spatial relations and margins), ``scenes`` (attribute sets, object
-names, feasible worlds), ``programs`` (program text pieces), ``mistakes`` (the default wrong
-program), ``mismatch`` (shared diagnosis), ``base`` (:class:`Template`), ``seen`` /
-``unseen`` / ``line`` (the templates), ``registry`` (:data:`TEMPLATES`, :class:`Task`, the
-functions on a task).
+names), ``programs`` (program text pieces), ``mistakes`` (the default wrong program),
+``mismatch`` (shared diagnosis), ``base`` (:class:`Template`, :class:`Task`, :data:`TEMPLATES`),
+``seen`` / ``unseen`` / ``line`` (the templates), ``registry`` (fills :data:`TEMPLATES`; the
+functions on a task, feasible worlds).
 This module only re-exports what the harness, the benchmarks and the tests use.
 """
 from ..observe import CORNERS, DIRECTIONS, PLACES, RANGE_XY, Positions, place_phrase
-from .base import Template
+from .base import TEMPLATES, Task, Template
 from .registry import (
                        TEMPLATE_IDS,
-                       TEMPLATES,
-                       Task,
                        check,
+                       feasible,
+                       feasible_world,
                        initial_destroyed,
                        interpretation,
                        make_task,
@@ -66,8 +66,6 @@ from .scenes import (
                        SPLITS,
                        UNSEEN_ATTRIBUTES,
                        attributes_for,
-                       feasible,
-                       feasible_world,
                        world_positions,
 )
 

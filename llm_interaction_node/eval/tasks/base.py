@@ -1,9 +1,10 @@
 """The instruction template: one subclass per instruction holds its sampler, scene, feasibility,
 success check, scripted program, plain-language solution, meaning, needed blocks, mistake and
-mismatch (what each method means is said on :class:`Template`)."""
+mismatch (what each method means is said on :class:`Template`); the :class:`Task` (one filled
+instruction on one scene) and the templates by id, :data:`TEMPLATES` (filled by registry.py)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,9 +12,6 @@ from ..observe import PLACES, Fact, Positions, blocks_of
 from .mistakes import flip_literals
 from .relations import place_clear
 from .scenes import sample_one, sample_scene
-
-if TYPE_CHECKING:
-    from .registry import Task
 
 
 class Template:
@@ -76,6 +74,35 @@ class Template:
         """The blocks the task cannot be solved without."""
         named = {v for v in task.attributes.values() if v.endswith(" block")}
         return named or set(task.blocks)
+
+
+# the templates by id (filled by registry.py, which imports them all)
+TEMPLATES: dict[str, Template] = {}
+
+
+@dataclass
+class Task:
+    """One instruction of one split on one scene."""
+
+    template_id: str
+    split: str
+    instruction: str
+    attributes: dict[str, str]
+    objects: list[str]                 # the scene's object names (blocks first, then bowls)
+    seed: int
+    world_seed: int | None = None      # set by feasible_world
+
+    @property
+    def template(self) -> Template:
+        return TEMPLATES[self.template_id]
+
+    @property
+    def blocks(self) -> list[str]:
+        return [n for n in self.objects if n.endswith(" block")]
+
+    @property
+    def bowls(self) -> list[str]:
+        return [n for n in self.objects if n.endswith(" bowl")]
 
 
 class AllBlocksToPlace(Template):

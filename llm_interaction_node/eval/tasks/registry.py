@@ -1,15 +1,17 @@
-"""The registry of the 14 templates, the :class:`Task` (one filled instruction on one scene)
-and the functions the harness, the simulated user and the benchmarks ask about a task."""
+"""The registry of the 14 templates (it fills ``base.TEMPLATES``, where a :class:`Task`, one
+filled instruction on one scene, finds its template), the functions the harness, the simulated
+user and the benchmarks ask about a task, and the feasible world of a task."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ..observe import Positions
-from .base import Template
+from .base import TEMPLATES, Task, Template
 from .line import BlocksInLine
-from .scenes import SPLITS, attributes_for
+from .scenes import SPLITS, attributes_for, world_positions
 from .seen import (
     BlockDirectionOfBowl,
     BlockDistanceToBowl,
@@ -28,32 +30,6 @@ from .unseen import (
     StackOnPlace,
 )
 
-
-@dataclass
-class Task:
-    """One instruction of one split on one scene."""
-
-    template_id: str
-    split: str
-    instruction: str
-    attributes: dict[str, str]
-    objects: list[str]                 # the scene's object names (blocks first, then bowls)
-    seed: int
-    world_seed: int | None = None      # set by feasible_world
-
-    @property
-    def template(self) -> Template:
-        return TEMPLATES[self.template_id]
-
-    @property
-    def blocks(self) -> list[str]:
-        return [n for n in self.objects if n.endswith(" block")]
-
-    @property
-    def bowls(self) -> list[str]:
-        return [n for n in self.objects if n.endswith(" bowl")]
-
-
 _TEMPLATE_LIST: list[Template] = [
     # seen (sa_si, ua_si)
     BlockOnBlock(), BlockInBowl(), BlocksOnPlace(), BlocksInBowl(), MatchingBowls(),
@@ -62,7 +38,7 @@ _TEMPLATE_LIST: list[Template] = [
     DifferentCorners(), MismatchedBowls(), StackOnPlace(), BlockMagnitudeDirectionOfBowl(),
     BlockCornerDistanceToBowl(), BlocksInLine(),
 ]
-TEMPLATES: dict[str, Template] = {t.id: t for t in _TEMPLATE_LIST}
+TEMPLATES.update((t.id, t) for t in _TEMPLATE_LIST)
 TEMPLATE_IDS: tuple[str, ...] = tuple(TEMPLATES)
 
 
@@ -139,3 +115,42 @@ def needed_blocks(task: Task, positions: Positions | None = None) -> set[str]:
         return task.template.needed(task, positions)
     except (KeyError, ValueError, IndexError):
         return set(task.blocks)
+
+
+# ---------------------------------------------------------------------------- worlds
+def feasible(task: Task, positions: Positions) -> bool:
+    """The scene contains every named object and the instruction is unambiguous and solvable
+    for these initial positions (margins: meant block / corner wins by >= 2 cm; target points
+    inside the workspace, >= 12 cm from bowls, >= 6 cm from blocks that stay) and not already
+    solved by the initial positions."""
+    named = [v for v in task.attributes.values() if v.endswith((" block", " bowl"))]
+    if any(n not in positions for n in named):
+        return False
+    t = task.template
+    return bool(t.feasible(task, positions)) and not t.check(positions, positions, task)
+
+
+def _default_factory(names, seed):
+    from ...sims.tabletop2d import TabletopWorld2D
+    return TabletopWorld2D.from_names(names, seed)
+
+
+def feasible_world(task: Task, factory: Callable[[list[str], int], Any] | None = None,
+                   max_attempts: int = 200):
+    """Build the task's world with ``factory(names, seed)`` (default: the 2-D world).
+
+    World seeds ``task.seed * 1000 + k`` (k = 0, 1, ...) are tried until the spawn succeeded
+    (``spawn_ok`` where the world has it) and :func:`feasible` holds on the initial positions;
+    the seed used is stored in ``task.world_seed``. Rejected worlds are ``close()``d if they
+    have that method. RuntimeError after ``max_attempts``."""
+    factory = factory or _default_factory
+    for k in range(max_attempts):
+        ws = int(task.seed) * 1000 + k
+        world = factory(list(task.objects), ws)
+        if getattr(world, "spawn_ok", True) and feasible(task, world_positions(world)):
+            task.world_seed = ws
+            return world
+        close = getattr(world, "close", None)
+        if callable(close):
+            close()
+    raise RuntimeError(f"no feasible scene for {task.instruction!r} in {max_attempts} attempts")

@@ -1,16 +1,10 @@
 """A task's scene: the attribute sets a split samples from, the object names of a scene (1-4
-blocks, 1-4 bowls) and the world seeds that make the instruction feasible on it."""
+blocks, 1-4 bowls) and the positions of a world's objects."""
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..observe import Positions, color
-
-if TYPE_CHECKING:
-    from .registry import Task
+from ..observe import color
 
 SPLITS = ("sa_si", "ua_si", "ua_ui")
 
@@ -99,41 +93,3 @@ def world_positions(world) -> dict[str, np.ndarray]:
     return {
         n: np.asarray(world.object_position(n), dtype=float).copy() for n in world.object_names()
     }
-
-
-def feasible(task: Task, positions: Positions) -> bool:
-    """The scene contains every named object and the instruction is unambiguous and solvable
-    for these initial positions (margins: meant block / corner wins by >= 2 cm; target points
-    inside the workspace, >= 12 cm from bowls, >= 6 cm from blocks that stay) and not already
-    solved by the initial positions."""
-    named = [v for v in task.attributes.values() if v.endswith((" block", " bowl"))]
-    if any(n not in positions for n in named):
-        return False
-    t = task.template
-    return bool(t.feasible(task, positions)) and not t.check(positions, positions, task)
-
-
-def _default_factory(names, seed):
-    from ...sims.tabletop2d import TabletopWorld2D
-    return TabletopWorld2D.from_names(names, seed)
-
-
-def feasible_world(task: Task, factory: Callable[[list[str], int], Any] | None = None,
-                   max_attempts: int = 200):
-    """Build the task's world with ``factory(names, seed)`` (default: the 2-D world).
-
-    World seeds ``task.seed * 1000 + k`` (k = 0, 1, ...) are tried until the spawn succeeded
-    (``spawn_ok`` where the world has it) and :func:`feasible` holds on the initial positions;
-    the seed used is stored in ``task.world_seed``. Rejected worlds are ``close()``d if they
-    have that method. RuntimeError after ``max_attempts``."""
-    factory = factory or _default_factory
-    for k in range(max_attempts):
-        ws = int(task.seed) * 1000 + k
-        world = factory(list(task.objects), ws)
-        if getattr(world, "spawn_ok", True) and feasible(task, world_positions(world)):
-            task.world_seed = ws
-            return world
-        close = getattr(world, "close", None)
-        if callable(close):
-            close()
-    raise RuntimeError(f"no feasible scene for {task.instruction!r} in {max_attempts} attempts")
