@@ -10,13 +10,15 @@ copying model writes them again, or reads an old refusal as a rule), so the lear
 out of every example it stores (:func:`without_console_notes`); other comments, the model's
 own, stay.
 
-The new-task marker (``console.NEW_TASK_MARKER``) is the console's too; the learner drops it
-where it cuts an interaction (``transcripts.interaction_text``, ``transcripts.cut_interaction``).
+The new-task marker (:data:`NEW_TASK_MARKER`, the console session writes it) is the console's
+too; the learner drops it where it cuts an interaction (``transcripts.interaction_text``,
+``transcripts.cut_interaction``).
 """
 from __future__ import annotations
 
 from .transcript import Entry, Transcript
 
+NEW_TASK_MARKER = "# New task. Local variables were reset."
 # written (not run) in place of the statement that closed the first loop of a turn
 LOOP_NOTE = ("That repeats what was already done. If the task is done, hand back with "
              "wait_for_trigger(); otherwise try something different.")

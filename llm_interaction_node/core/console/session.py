@@ -21,12 +21,11 @@ from ..registry import ApiRegistry
 from ..sandbox import Sandbox
 from ..sandbox.statement_runner import DISPLAY, FILENAME, StatementRunner, format_console_traceback  # noqa: F401
 from .builtins import InteractionBuiltins
+from .notes import NEW_TASK_MARKER
 from .transcript import Entry, Transcript
 
 if TYPE_CHECKING:
     from ..learning.outcome import LearnOutcome
-
-NEW_TASK_MARKER = "# New task. Local variables were reset."
 
 
 @dataclass(frozen=True)

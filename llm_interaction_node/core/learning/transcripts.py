@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from ..console.notes import LESSON_COMMENT, without_console_notes
+from ..console.notes import LESSON_COMMENT, NEW_TASK_MARKER, without_console_notes
 from ..console.statements import bare_call
 from ..console.transcript import Entry, Transcript
 
@@ -42,7 +42,6 @@ def calls_any(source: str, names: Iterable[str]) -> bool:
 def interaction_text(transcript: Transcript | str) -> Transcript:
     """The interaction to learn from: learn_from_interaction() calls, the console's notes
     (:mod:`..notes`) and the comments that only mark a new task are removed."""
-    from ..console.session import NEW_TASK_MARKER  # late: keeps this module light to import
     t = Transcript.parse(transcript) if isinstance(transcript, str) else transcript
     t = without_console_notes(t)
     entries = [e for e in t.entries
@@ -136,7 +135,6 @@ class Cut(NamedTuple):
 def cut_interaction(transcript: Transcript) -> Cut | None:
     """The :class:`Cut` of an interaction: markers, learn calls and trailing unanswered waits
     left out of the body, the closing reply taken off it; None if there is no request."""
-    from ..console.session import NEW_TASK_MARKER  # late: keeps this module light to import
     entries = [e for e in transcript.entries
                if e.source.strip() != NEW_TASK_MARKER and not calls_any(e.source, {LEARN_CALL})]
     start = next((i for i, e in enumerate(entries)
