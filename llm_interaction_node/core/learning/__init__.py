@@ -19,7 +19,7 @@ A *lesson* is what a learn request stores in the memory (:class:`Lesson`).
   stores, speaks; the table of modes (``STORES``)
 """
 from .gate import GateDecision, accepts
-from .improve import Improvement, ImproveResult, ImproveStatus
+from .improve_result import Improvement, ImproveResult, ImproveStatus
 from .learner import LEARNING_DISABLED, Learner
 from .outcome import Lesson
 from .validation import InvalidTranscript, validate_transcript

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING
 
 from ..console.transcript import Transcript
 from .final import final_example, store_final
-from .improve import ImproveResult, ImproveStatus
+from .improve_result import ImproveResult, ImproveStatus
 from .outcome import LearnOutcome
 from .rewrite import refuse_rewrite, rewrite, store_rewrite
 from .shape import repeats_first_turn
 
 if TYPE_CHECKING:
-    from .learner import Learner
+    from .mode import ModeLearner
 
 SAY_KEPT_ACCEPTED = ("Thank you. I could not write down a better way myself, so I will "
                      "remember the way you accepted it.")
@@ -37,7 +37,7 @@ FIRST_TURN_KEPT = (" The accepted attempt is not stored instead: it is the first
                    "user's lesson is about, unchanged.")
 
 
-def store_auto(learner: Learner, transcript: Transcript) -> LearnOutcome:
+def store_auto(learner: ModeLearner, transcript: Transcript) -> LearnOutcome:
     """Mode ``auto`` (see the module docstring)."""
     result = rewrite(learner, transcript)
     if result.ok:
@@ -58,7 +58,7 @@ def store_auto(learner: Learner, transcript: Transcript) -> LearnOutcome:
 
 
 def _keeps_the_rejected_turn(result: ImproveResult, transcript: Transcript,
-                             learner: Learner) -> bool:
+                             learner: ModeLearner) -> bool:
     """The ``final`` lesson would be the first turn unchanged although L_improve found a
     problem in the interaction (or could not be asked); a plan edit from the reading (what
     comes along, a route's speed) changes it (measured on the teach-once bench: the lesson to

@@ -28,7 +28,7 @@ from .outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED, LearnOutcome, LearnStat
 from .transcripts import cut_interaction, failed, opening, reply_of
 
 if TYPE_CHECKING:
-    from .learner import Learner
+    from .mode import ModeLearner
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ def corrected_example(transcript: Transcript, read=lambda utterance: None) -> Tr
     return Transcript(out + [Entry("wait_for_trigger()")])
 
 
-def store_corrected(learner: Learner, transcript: Transcript) -> LearnOutcome:
+def store_corrected(learner: ModeLearner, transcript: Transcript) -> LearnOutcome:
     """Mode ``corrected``: the request, what worked, the corrections as comments; refused if
     its replay shows other outputs or ends elsewhere than the live world."""
     example = corrected_example(transcript, learner.read)

@@ -73,7 +73,7 @@ from .transcripts import (
 )
 
 if TYPE_CHECKING:
-    from .learner import Learner
+    from .mode import ModeLearner
 
 Read = Callable[[str], Reading | None]
 
@@ -369,7 +369,8 @@ def worked_example(transcript: Transcript, outputs: bool = False) -> Transcript 
 
 # -- storing: the replay trials ------------------------------------------------------------
 
-def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL) -> LearnOutcome:
+def store_final(learner: ModeLearner, transcript: Transcript,
+                said: str = SAY_FINAL) -> LearnOutcome:
     """Mode ``final``: the accepted attempt (with the bindings it reads) if its replay works
     and ends like the live world; else, where the end can be compared, the first fuller form
     that does (the net moves, then every statement that worked) with the earlier statements
@@ -385,7 +386,7 @@ def store_final(learner: Learner, transcript: Transcript, said: str = SAY_FINAL)
     return outcome
 
 
-def _store_final(learner: Learner, parts: FinalParts | None, said: str) -> LearnOutcome:
+def _store_final(learner: ModeLearner, parts: FinalParts | None, said: str) -> LearnOutcome:
     if parts is None:
         return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                             "Nothing was learned: the interaction holds no request answered "
@@ -451,7 +452,7 @@ def _store_final(learner: Learner, parts: FinalParts | None, said: str) -> Learn
                                           f"end as the world is now)", said)
 
 
-def _store_working(learner: Learner, check: ReplayCheck, form: FinalParts, earlier: list[Entry],
+def _store_working(learner: ModeLearner, check: ReplayCheck, form: FinalParts, earlier: list[Entry],
                    works: _FinalTry, name: str, said: str) -> LearnOutcome:
     """Store the working form (``form`` with ``earlier``, replayed as ``works``), as a rule
     where its moves follow one and the rule's replay works too (:func:`_as_rule`)."""
@@ -524,7 +525,7 @@ def _drop_unneeded(check: ReplayCheck | None, form: FinalParts, best: _FinalTry,
     return kept, best, replays
 
 
-def _refuse_final(learner: Learner, why: str, last: _FinalTry) -> LearnOutcome:
+def _refuse_final(learner: ModeLearner, why: str, last: _FinalTry) -> LearnOutcome:
     log.info("final example refused: replayed from the start, nothing ends as the live world "
              "did (%s)", why)
     learner.say(SAY_REPLAY_FAILED if last.failure else SAY_END_DIFFERS)
@@ -533,7 +534,7 @@ def _refuse_final(learner: Learner, why: str, last: _FinalTry) -> LearnOutcome:
                         f"no form of the example ends as the world is now: {why}.")
 
 
-def _store_form(learner: Learner, example: Transcript, form: str, said: str,
+def _store_form(learner: ModeLearner, example: Transcript, form: str, said: str,
                 author: str = "attempt") -> LearnOutcome:
     """``author``: "reading" where the code wrote the program from the request's reading (a
     choice, a count, a loop over a kind), else the accepted attempt as it ran."""

@@ -33,8 +33,7 @@ import re
 import textwrap
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -42,7 +41,8 @@ import yaml
 from ..config_files import config_path
 from ..console.notes import without_console_notes
 from ..console.transcript import PS1, PS2, Entry, Transcript, output_value
-from ..llm import LLMError, TokenLedger, Usage
+from ..llm import LLMError, TokenLedger
+from .improve_result import Improvement, ImproveResult, ImproveStatus
 from .replay_check import ReplayCheck
 from .scope import unasked_moves, unasked_sentence
 from .shape import shape_problem
@@ -109,44 +109,6 @@ class FewShotExample:
     problem: str
     improvement: str
     improved: str
-
-
-@dataclass
-class Improvement:
-    problem: str
-    improvement: str
-    transcript: str
-
-
-class ImproveStatus(StrEnum):
-    """What L_improve did (:attr:`ImproveResult.status`)."""
-
-    IMPROVED = "improved"
-    NO_PROBLEM = "no_problem"
-    UNCHANGED = "unchanged"
-    INVALID = "invalid"
-    WRONG_SHAPE = "wrong_shape"         # not the request done the new way in the first turn
-    REPLAY_FAILED = "replay_failed"     # outputs differ from the world's, also after the re-ask
-    LLM_FAILED = "llm_error"
-    EMPTY = "empty"
-
-
-@dataclass
-class ImproveResult:
-    """What L_improve did. ``reason`` is a sentence a user can be told."""
-
-    status: ImproveStatus
-    reason: str = ""
-    improvement: Improvement | None = None
-    problem: str | None = None
-    suggestion: str | None = None          # the answer to question 2
-    answers: list[str] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    error: BaseException | None = None     # the LLMError, for status 'llm_error'
-
-    @property
-    def ok(self) -> bool:
-        return self.improvement is not None
 
 
 # -- few-shot examples ---------------------------------------------------------------------

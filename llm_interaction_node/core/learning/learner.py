@@ -12,7 +12,8 @@ L_interact LLM sees it. The learner only checks, stores and speaks:
    call for the same utterance stores nothing; one whose language model failed may be
    repeated);
 2. the mode builds the lesson, one table (:data:`STORES`: mode name -> the mode module's
-   store function): ``auto`` (the default, :mod:`.auto`: L_improve's rewrite, else the
+   store function, which sees the learner as :class:`.mode.ModeLearner` and never imports
+   this module): ``auto`` (the default, :mod:`.auto`: L_improve's rewrite, else the
    ``final`` lesson, and says which); ``improve`` (:mod:`.rewrite`: L_improve's validated,
    shape-checked, replayed rewrite); ``final`` (:mod:`.final`, no LLM: the request and the
    attempt the user accepted, replayed); ``corrected`` (:mod:`.corrected`, no LLM: the

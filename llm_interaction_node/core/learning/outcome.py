@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from .gate import GateDecision
-from .improve import ImproveResult
+from .improve_result import ImproveResult
 
 # What the user hears when a lesson does not survive the replay check (one sentence each).
 SAY_REPLAY_FAILED = ("Sorry, I did not learn this: when I tried the better way in my simulation "

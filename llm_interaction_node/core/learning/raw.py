@@ -12,10 +12,10 @@ from .outcome import LearnOutcome, LearnStatus, Lesson
 from .transcripts import interaction_text, without_closing_reply
 
 if TYPE_CHECKING:
-    from .learner import Learner
+    from .mode import ModeLearner
 
 
-def store_raw(learner: Learner, transcript: Transcript) -> LearnOutcome:
+def store_raw(learner: ModeLearner, transcript: Transcript) -> LearnOutcome:
     """Mode ``raw``: the interaction itself."""
     stored = without_closing_reply(interaction_text(transcript))
     return learner.store(Lesson(stored.render(), "raw", learner.interaction_id(),

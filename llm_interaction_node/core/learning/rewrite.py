@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING
 
 from ..console.transcript import Transcript
 from ..llm import LLMError
-from .improve import ImproveResult, ImproveStatus, improve
+from .improve import improve
+from .improve_result import ImproveResult, ImproveStatus
 from .outcome import SAY_REPLAY_FAILED, LearnOutcome, LearnStatus, Lesson
 from .transcripts import interaction_text
 
 if TYPE_CHECKING:
-    from .learner import Learner
+    from .mode import ModeLearner
 
 LEARNED_MESSAGE = "Learned from this interaction: {improvement}"
 SAY_LLM_FAILED = "Sorry, I cannot learn from this right now: my language model is not reachable."
@@ -33,13 +34,13 @@ def first_person(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def store_improved(learner: Learner, transcript: Transcript) -> LearnOutcome:
+def store_improved(learner: ModeLearner, transcript: Transcript) -> LearnOutcome:
     """Mode ``improve``: L_improve's rewrite if it passes every check, else nothing."""
     result = rewrite(learner, transcript)
     return store_rewrite(learner, result) if result.ok else refuse_rewrite(learner, result)
 
 
-def rewrite(learner: Learner, transcript: Transcript) -> ImproveResult:
+def rewrite(learner: ModeLearner, transcript: Transcript) -> ImproveResult:
     """L_improve's rewrite of the interaction, validated, its shape and replay checked
     (:func:`.improve.improve`); nothing is said or stored."""
     interaction = interaction_text(transcript)
@@ -51,7 +52,7 @@ def rewrite(learner: Learner, transcript: Transcript) -> ImproveResult:
                              error=exc)
 
 
-def refuse_rewrite(learner: Learner, result: ImproveResult) -> LearnOutcome:
+def refuse_rewrite(learner: ModeLearner, result: ImproveResult) -> LearnOutcome:
     """Nothing stored from a rewrite that failed: tell the user why (status ``llm_failed``:
     the learner lets the same request be tried again)."""
     if result.status == ImproveStatus.LLM_FAILED:
@@ -63,7 +64,7 @@ def refuse_rewrite(learner: Learner, result: ImproveResult) -> LearnOutcome:
     return LearnOutcome(status, f"Nothing was learned: {result.reason}.", improve=result)
 
 
-def store_rewrite(learner: Learner, result: ImproveResult,
+def store_rewrite(learner: ModeLearner, result: ImproveResult,
                   message: str = LEARNED_MESSAGE) -> LearnOutcome:
     """Store a rewrite that passed every check (``result.ok``) and say the lesson;
     ``message``: the console's text ({improvement}: L_improve's second answer)."""
