@@ -13,6 +13,8 @@ from llm_interaction_node.core.apis.tabletop import MOVE as TABLETOP_MOVE
 from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.core.constraint import ConsoleVocabulary
 from llm_interaction_node.core.correction import focus_from
+from llm_interaction_node.core.guides.focus import correction_focus
+from llm_interaction_node.core.guides.order import guidance
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.reading import ReadingVocabulary, parse
 from llm_interaction_node.core.reading.select import Scene
@@ -234,10 +236,10 @@ def test_reset_forgets_the_answered_attempt_and_its_focus():
     agent, _, _ = _tabletop_agent(ATTEMPT + ["wait_for_trigger()"], FEEDBACK)
     agent.run()
     assert len(agent._attempt_moves) == 3 and agent._answered
-    assert agent._focus(ConsoleVocabulary.of(agent.console)) is not None
+    assert correction_focus(agent) is not None
     agent._reset_interaction()
     assert agent._answered == [] and agent._task_utterances == [] and agent._attempt_moves == []
-    assert agent._focus(ConsoleVocabulary.of(agent.console)) is None
+    assert correction_focus(agent) is None
 
 
 @pytest.mark.slow
@@ -334,9 +336,9 @@ def test_forget_learned_is_offered_only_when_the_reply_is_read_as_forget():
         agent.console.builtins.utterances[:] = ["put all the blocks on the left side", utterance]
         agent._readings = [None, agent._read(utterance)]
         # neither is read as a request to learn: the learn call is left out too (issue 44)
-        assert agent._withheld(agent._must_act()) == withheld | {"learn_from_interaction"}
-        grammar = Constraint(frozenset({"forget_learned", "say"}),
-                             withheld=agent._withheld(agent._must_act())).gbnf()
+        left_out = guidance(agent, ConsoleVocabulary.of(agent.console)).withheld
+        assert left_out == withheld | {"learn_from_interaction"}
+        grammar = Constraint(frozenset({"forget_learned", "say"}), withheld=left_out).gbnf()
         known = next(r for r in grammar.splitlines() if r.startswith("known ::= "))
         assert ('"forget_learned"' in known) == (not withheld) and '"say"' in known
 

@@ -1,0 +1,19 @@
+"""The interaction loop (L_interact) and its parts, by concept: :class:`~.loop.Agent` (ask the
+LLM for a statement, run it, repeat), one LLM call with the grammar of the decoding guides
+(:mod:`.generate`; the guides themselves: :mod:`..guides`), how a turn ends (:mod:`.endings`)
+and what it records (:mod:`.records`), the task's memory (:mod:`.task`), the readings of the
+user's words (:mod:`.readings`), the examples and the prefills of a stateful LLM
+(:mod:`.prefill`), and the ``agent`` settings section (:mod:`.config`). The names other
+modules import from ``core.agent`` are re-exported here.
+"""
+from ..console.notes import LOOP_NOTE, REPEAT_NOTE
+from ..guides.calls import FORGET_ONLY_ASKED, LEARN_CALL, LEARN_FUNCTION, WAIT, WAIT_FUNCTION
+from .config import AgentConfig
+from .endings import SORRY, STOPPED
+from .loop import Agent
+from .prefill import ExampleSource, fitting_examples
+from .records import FAILED_STATUSES, TurnRecord, TurnStatus
+
+__all__ = ["FAILED_STATUSES", "FORGET_ONLY_ASKED", "LEARN_CALL", "LEARN_FUNCTION", "LOOP_NOTE",
+           "REPEAT_NOTE", "SORRY", "STOPPED", "WAIT", "WAIT_FUNCTION", "Agent", "AgentConfig",
+           "ExampleSource", "TurnRecord", "TurnStatus", "fitting_examples"]

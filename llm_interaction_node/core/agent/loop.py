@@ -1,0 +1,197 @@
+"""The interaction loop (L_interact): ask the LLM for a statement, run it, repeat.
+
+Each LLM call sees the prompt built from the examples and the transcript so far and
+returns (usually) one statement; it runs in the console at once and its output becomes
+part of the next prompt. A user turn ends when ``wait_for_trigger()`` blocks for the
+next utterance. Budgets, loop detection and the statement cap (see :mod:`..policy`) make
+sure a confused LLM ends its turn with a clear message instead of running forever.
+
+The reference method's rules: an empty answer is asked again with the temperature raised by
+0.1 up to 1.0, then ``wait_for_trigger()`` stands in for it; the first loop of a turn is not
+run (a note and the loop-prevention example take its place), a second loop resets the
+interaction, says sorry and hands back normally (``TurnStatus.LOOP_RESET``, not an error; the
+transcript before the reset stays in the turn's record); a function that a statement calls
+and nobody defined is written by :mod:`..fgen` and defined in the console first.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+
+from .. import claims
+from ..console.notes import LLM_FAILED
+from ..console.session import ConsoleSession
+from ..console.transcript import Entry
+from ..errors import BlockedError, EndOfInteraction, InteractionAborted
+from ..fgen import FunctionGenerator, load_fgen_prompt
+from ..guides.as_asked import as_asked
+from ..interrupt import StopSignal
+from ..lesson_follow import LessonPlan
+from ..llm import LLMClient, LLMError, TokenLedger, Usage
+from ..policy import TurnState, error_class
+from ..prompt import PromptBuilder
+from ..reading import Reader, Reading
+from ..reading.select import Scene
+from ..warmup import Warmup
+from .config import AgentConfig
+from .endings import Endings
+from .generate import BudgetSpent, Generation
+from .prefill import ExampleSource, Prefill
+from .readings import Readings
+from .records import TurnRecord, TurnStatus
+from .task import TaskMemory
+
+log = logging.getLogger(__name__)
+
+
+class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
+    """The interaction loop; its parts by concept: :class:`~.generate.Generation` (one LLM
+    call, with the decoding guides' grammar: :mod:`..guides`), :class:`~.endings.Endings`
+    (how a turn ends), :class:`~.task.TaskMemory` (what a turn takes over, what a reset
+    forgets), :class:`~.readings.Readings` (the readings of the user's words) and
+    :class:`~.prefill.Prefill` (the examples and the prefills of a stateful LLM)."""
+
+    def __init__(self, llm: LLMClient, console: ConsoleSession, prompt: PromptBuilder,
+                 examples: ExampleSource | Sequence[str] = (), loop_example: str = "",
+                 ledger: TokenLedger | None = None, config: AgentConfig | None = None,
+                 stop: StopSignal | None = None, fgen: FunctionGenerator | None = None,
+                 speaks: bool = True, reader: Reader | None = None):
+        self.llm = llm
+        self.reader = reader                 # reads each user utterance (None: no readings)
+        self.speaks = speaks                 # the API set has say(); without, give up silently
+        self.stop = stop or StopSignal()
+        self.console = console
+        self.prompt = prompt
+        self._examples = examples if callable(examples) else (lambda _u, e=list(examples): e)
+        self.loop_example = loop_example
+        self.ledger = ledger or TokenLedger()
+        self.config = config or AgentConfig()
+        self.turns: list[TurnRecord] = []
+        self.turn = TurnState(self.config)
+        self._turn_usage = Usage()
+        self._examples_cache: tuple[int, list[str]] = (-1, [])
+        self._head: list[str] | None = None    # the query-independent examples last prefilled
+        self._loop_intervention = False
+        self._answered: list[str] = []      # the attempt the user's last utterance answered
+        self._attempt_moves: list[tuple[str, str | None]] = []   # its moves (the API's log)
+        self._moves_seen = 0                # moves in the API's log before this turn
+        self._task_utterances: list[str] = []   # what the user said in this task
+        self._readings: list[Reading | None] = []    # ... as the model read it (core/reading)
+        self._request_scene: Scene | None = None     # the scene the task's request was said in
+        # a request to learn said with a change still to make waits until the user accepts
+        self._learn_waits = False           # asked, with the attempt not accepted yet
+        self._learn_held = False            # ... by this turn's latest reading (guides/learn.py)
+        self._learn_now = False             # this reply accepts what was asked to be learned
+        self._restated = False
+        self._blocked: BlockedError | None = None   # the last input's refusal, if it was that
+        self._turn_failed = False           # an input of this turn failed: no lesson followed
+        self._hand_change: LessonPlan | None = None   # the code's program for an asked hand
+        # what the console reported did not happen, which say() must keep to (core/claims.py)
+        self._report: claims.Report | None = None
+        self._reset_requested = threading.Event()
+        if fgen is None and self.config.function_generation:
+            fgen = FunctionGenerator(llm, prompt.api_listing, load_fgen_prompt(), self.ledger,
+                                     check=console.sandbox.prepare, call=self.stop.call,
+                                     max_tokens=self.llm.config.max_tokens)
+        self.fgen = fgen
+        # the start-up prefill running in the background (core/warmup.py; the ROS node's):
+        # a request waits for it before it is read; None: run() prefills before it listens
+        self.warmup: Warmup | None = None
+
+    # -- public -----------------------------------------------------------------------
+    def run(self) -> None:
+        """Run until the user channel ends (EndOfInteraction). Without a background
+        :attr:`warmup` the start-up prefill (:meth:`warm_up_steps`) runs here first."""
+        try:
+            if self.warmup is None:
+                try:
+                    for _what, step in self.warm_up_steps(self.stop.call):
+                        step()
+                except InteractionAborted:
+                    self.stop.clear()
+            if not self.console.transcript.statements():
+                try:
+                    self.start_task(marker=False)
+                except InteractionAborted as exc:
+                    self._after_abort(exc)
+            while True:
+                self.step()
+        except EndOfInteraction:
+            log.info("interaction ended")
+
+    def request_reset(self, reason: str = "reset requested") -> None:
+        """From any thread: end the current task (running or waiting) and start a fresh one;
+        utterances still waiting in the user channel belong to the old one and are dropped."""
+        self._reset_requested.set()
+        discard = getattr(self.console.builtins.channel, "discard_pending", None)
+        if discard is not None:
+            discard()
+        self.stop.request(reason, idle=True)
+
+    def start_task(self, marker: bool = True) -> None:
+        """Fresh locals and transcript, then wait for the user's first request."""
+        self.console.new_task(marker=marker)
+        self.ledger.new_interaction()
+        self.turn = TurnState(self.config)    # nothing of the last task is "answered"
+        self._forget_task()
+        self._wait()
+
+    def step(self) -> None:
+        """One LLM call and the execution of what it returned."""
+        try:
+            self.stop.check()
+            self._step()
+        except InteractionAborted as exc:
+            self._after_abort(exc)
+
+    # -- internals --------------------------------------------------------------------
+    def _step(self) -> None:
+        if self.turn.statements_left <= 0:
+            return self._give_up(f"the limit of {self.config.max_statements_per_turn} "
+                                 "statements in one turn was reached", TurnStatus.STATEMENT_CAP)
+        try:
+            statements = self._generate()
+        except BudgetSpent as exc:
+            return self._give_up(str(exc))
+        except LLMError as exc:
+            log.error("LLM failed: %s", exc)
+            self.console.annotate(f"{LLM_FAILED}{exc}")
+            return self._end_turn(TurnStatus.ERROR, f"LLM error: {exc}",
+                                  say=self._dropped_request_text(exc))
+        for source in statements:
+            if self.turn.would_loop(source):
+                return self._on_loop(source)
+            self.turn.record_statement(source)
+            if Entry(source).calls("wait_for_trigger"):
+                self._record_turn(TurnStatus.WAITING)
+                self._prepare_next_request()
+            self.stop.check()
+            self._define_missing(source)
+            source = as_asked(self, source)      # the reply's speed and hand
+            result = self.console.execute(source)
+            self._heard(result)
+            if not result.entry.is_comment:          # a comment first: the move still comes
+                self._blocked = result.error if isinstance(result.error, BlockedError) else None
+            self._turn_failed = self._turn_failed or result.error is not None
+            if result.new_turn:
+                return self._new_turn()
+            if result.error is not None:
+                reason = self.turn.record_error(error_class(result.error))
+                if reason:
+                    return self._give_up(reason)
+                return                     # the rest of the batch assumed success
+            self.turn.record_success()
+
+    def _define_missing(self, source: str) -> None:
+        """Function generation: define the functions ``source`` calls that nobody defined,
+        each as a console input of its own before the statement (see :mod:`..fgen`)."""
+        if self.fgen is None:
+            return
+        definitions = self.fgen.definitions_for(source, self.console.namespace)
+        self._turn_usage = self._turn_usage + self.fgen.last_usage
+        for definition in definitions:
+            log.info("function generation defined %s for %s", definition.name, definition.call)
+            self.stop.check()
+            self.console.execute(definition.source)
+

@@ -1,0 +1,77 @@
+"""The agent's reading helpers (core/reading): the scene as the readings see it, the model's
+reading of an utterance, the readings of the task's request and of the reply at hand, where
+they want things, the API's move log, and whether a turn answers an attempt. The guides read
+them through :class:`~..guides.state.GuideState`."""
+from __future__ import annotations
+
+import logging
+
+from ..console.session import ConsoleSession
+from ..interrupt import StopSignal
+from ..reading import Reader, Reading
+from ..reading.select import Scene, reading_scene
+
+log = logging.getLogger(__name__)
+
+
+class Readings:
+    """The reading part of :class:`~.loop.Agent` (its state is the agent's)."""
+
+    console: ConsoleSession
+    stop: StopSignal
+    reader: Reader | None
+    _answered: list[str]
+    _attempt_moves: list[tuple[str, str | None]]
+    _task_utterances: list[str]
+    _readings: list[Reading | None]
+    _request_scene: Scene | None
+
+    def _scene(self) -> Scene | None:
+        """The scene as the readings see it (names, spoken forms, positions); None when the
+        API cannot list it."""
+        try:
+            return reading_scene(self.console.api)
+        except Exception as exc:  # noqa: BLE001 - no scene: nothing read, nothing focused
+            log.warning("the scene's names are unknown (%s): utterances are not read", exc)
+            return None
+
+    def _read(self, utterance: str) -> Reading | None:
+        """The model's reading of ``utterance`` in the current scene (None without a reader
+        or a scene, or when the model gave none: then nothing acts on it)."""
+        if self.reader is None:
+            return None
+        scene = self._scene()
+        if scene is None:
+            return None
+        reply = len(self._task_utterances) >= 2      # the task's request is read as one
+        if not reply:        # its relations are meant in the scene it is said in
+            self._request_scene = scene.frozen()
+        # a reply answers the attempt: the reader sees what it moved (where the API logs moves)
+        moved = [o for o, _ in self._attempt_moves] \
+            if reply and self.console.api.move_function() else None
+        return self.stop.call(self.reader.read, utterance, scene.vocabulary, reply, moved)
+
+    def _reply_reading(self) -> Reading | None:
+        """The reading of the user's last utterance of this task, if it answers an attempt."""
+        return self._readings[-1] if len(self._readings) >= 2 else None
+
+    def _latest_reading(self) -> Reading | None:
+        return self._readings[-1] if self._readings else None
+
+    def _wanted_targets(self) -> set[str]:
+        """The names the readings of this task say things should go to."""
+        out: set[str] = set()
+        for reading in self._readings:
+            for clause in reading.moves if reading is not None else ():
+                if clause.where is not None and clause.where.name:
+                    out.add(clause.where.name)
+        return out
+
+    def _move_log(self) -> list[tuple[str, str | None]]:
+        """The moves the API made so far (:meth:`~..registry.ApiRegistry.moves`)."""
+        return self.console.api.moves()
+
+    def _answers_an_attempt(self) -> bool:
+        """This turn answers an attempt: the user spoke again after the robot acted."""
+        return bool(self._answered) and len(self._task_utterances) >= 2
+
