@@ -7,7 +7,7 @@ Each section is a dataclass whose fields carry their default and a description
 section    class                                           where
 =========  ==============================================  ================================
 llm        :class:`~.core.llm.config.LLMConfig`            ``core/llm/config.py``
-agent      :class:`~.core.agent.AgentConfig`               ``core/agent.py``
+agent      :class:`~.core.agent.AgentConfig`               ``core/agent/config.py``
 memory     :class:`MemorySettings` (= ``MemoryConfig``     here (``core/memory/config.py``)
            + ``enabled``)
 learning   :class:`LearningSettings`                       here

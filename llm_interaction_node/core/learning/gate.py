@@ -15,7 +15,7 @@ Two checks, both needed:
    decides that the reply was a request to learn.
 
 A request to learn said with a change still to make ("Try once more ... remember that") waits
-until the user accepts the next attempt (the agent, :meth:`..agent.Agent._learn_waits_now`);
+until the user accepts the next attempt (:func:`..guides.learn.learn_waits_now`);
 the robot makes the change, and the learn call right after it is honoured (rule ``done first``:
 the position rule gives way where the reply asked for a change and to learn it); an approving
 reply after it is honoured as that request too (``asked_before``).
