@@ -87,8 +87,12 @@ def test_a_replys_both_hands_denied_is_read_again_as_what_comes_along():
     reading = Reader(script).read(ALONG, HOME, reply=True, moved=["mango-juice_0"])
     assert reading.render(HOME.spoken) == "also: kitchen sponge with mango juice\nlearn"
     assert BOTH in script.checked and script.continued == [ALONG]
-    # the continuation: the reading's prompt, the rest of the reading, then the also line
-    assert script.along_prompts == [script.prompts[-1] + " learn\n- also:"]
+    # the also line begins the reading again, the thing the robot brought after "with"
+    assert script.along_prompts == [script.prompts[-1] + " also:"]
+    script = ReadingScript({ALONG: "hand: both\nlearn"}, answers={BOTH: "no"},
+                           along={ALONG: "mango juice with kitchen sponge"})
+    reading = Reader(script).read(ALONG, HOME, reply=True, moved=["mango-juice_0"])
+    assert reading.render(HOME.spoken) == "also: kitchen sponge with mango juice\nlearn"
 
 
 @pytest.mark.parametrize("answers, along, kept", [
@@ -116,5 +120,5 @@ def test_a_replys_other_hand_and_a_reply_with_an_also_line_are_not_asked():
 def test_the_grammar_of_what_comes_along_is_one_also_line():
     from llm_interaction_node.core.reading.grammar import also_rest_gbnf
     grammar = also_rest_gbnf(HOME)
-    assert grammar.splitlines()[0] == 'root ::= " " objects " with " objects "\\n\\n"'
+    assert grammar.splitlines()[0] == 'root ::= " " mover " with " mover "\\n\\n"'
     assert '"kitchen sponge"' in grammar and "mover ::=" in grammar

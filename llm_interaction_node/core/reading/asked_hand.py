@@ -13,10 +13,12 @@ A denied hand is left out. No rule over the user's words decides.
 A reply is asked one thing: whether its ``hand: both`` says both hands. Measured on the
 teach-once bench (7c59f73): "from now on, bring the sponge along with the cleaning spray" was
 read ``hand: both; learn`` (two things together read as two hands), so no plan edit was
-learned. Where the model, asked, says the reply does not say both hands, the reading goes on
-after ``- also:`` under the grammar of one ``also`` line (:func:`.grammar.also_rest_gbnf`,
-``along``); a line with two different things takes the hand's place, anything else leaves the
-reading as it was (a denial alone never drops what the reply is about).
+learned. Where the model, asked, says the reply does not say both hands, the reading is begun
+again with ``- also:`` under the grammar of one ``also`` line of one thing with one thing
+(:func:`.grammar.also_rest_gbnf`, ``along``; turned round where the model wrote what the robot
+brought first, :func:`.attempt.oriented`); a line with two different things takes the hand's
+place, anything else leaves the reading as it was (a denial alone never drops what the reply
+is about).
 """
 from __future__ import annotations
 

@@ -59,9 +59,11 @@ def move_rest_gbnf(vocabulary: ReadingVocabulary) -> str:
 
 
 def also_rest_gbnf(vocabulary: ReadingVocabulary) -> str:
-    """The grammar of the rest of one ``also`` line after ``- also:``, the reading's last
-    (:mod:`.asked_hand`: a reply's "both" the model, asked, says is no hand)."""
-    return _grammar('root ::= " " objects " with " objects "\\n\\n"', vocabulary)
+    """The grammar of the rest of one ``also`` line after ``- also:`` (:mod:`.asked_hand`: a
+    reply's "both" the model, asked, says is no hand): one thing with one thing (measured:
+    with ``objects`` the model wrote "cleaning spray and kitchen sponge and mineral water and
+    ..." until the token limit)."""
+    return _grammar('root ::= " " mover " with " mover "\\n\\n"', vocabulary)
 
 
 def _grammar(root: str, vocabulary: ReadingVocabulary) -> str:

@@ -36,7 +36,7 @@ from .asked_name import AskedNameCheck
 from .asked_name import prompt_file as asked_name_prompt
 from .asked_place import AskedPlaceCheck
 from .asked_place import prompt_file as asked_place_prompt
-from .attempt import answering
+from .attempt import answering, oriented
 from .check import SlotCheck
 from .check import prefix as check_prefix
 from .grammar import also_rest_gbnf, move_rest_gbnf, reading_gbnf
@@ -211,15 +211,14 @@ class Reader:
             return kept.moves[0] if kept.moves else None
 
         def along(rest: Reading) -> Clause | None:
-            lines = "\n- ".join(c.render(vocabulary.spoken) for c in rest.clauses)
             head = written[:written.rindex(END) + len(END)]        # the prompt, unread
-            text_ = self._ask(f"{head} {lines}\n- also:" if lines else f"{head} also:",
-                              also_rest_gbnf(vocabulary), MAX_TOKENS, STOP)
+            line = self._ask(head + " also:", also_rest_gbnf(vocabulary), MAX_TOKENS, STOP)
             try:
-                return parse_clause("also:" + text_.rstrip("\n"), vocabulary)
+                clause = parse_clause("also:" + line.rstrip("\n"), vocabulary)
             except ReadingError as exc:
-                log.warning("no also line in %r: %s", text_, exc)
+                log.warning("no also line in %r: %s", line, exc)
                 return None
+            return oriented(Reading(rest.utterance, (clause,)), moved or ()).clauses[0]
 
         checks = (
             ("completed", lambda r: OmissionCheck(self._ask, meant)(r, text, reply)),
