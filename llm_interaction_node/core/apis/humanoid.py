@@ -24,15 +24,21 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Iterable
-from typing import Literal, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 
-from ..errors import SemanticHintError, UnknownNameError
+from ..errors import SemanticHintError
 from ..registry import COMMENT_ATTR, MoveSpec, comment, moves, query, recommented
+from .humanoid_checks import HumanoidChecks
+from .humanoid_robot import (  # noqa: F401 - importable from here too
+    HumanoidRobot,
+    is_ladder,
+    navigation_location,
+    surface_name,
+)
 from .humanoid_scene import (
-    AFFORDANCES,
     FAILURE,
     GRASP,
     HANDOVER_LOCATION,
@@ -45,7 +51,6 @@ from .humanoid_scene import (
     SceneObject,
 )
 from .humanoid_words import (
-    Words,
     grasp_failed,
     handover_failed,
     ladder_failed,
@@ -72,67 +77,7 @@ MOVE = MoveSpec("object_name", "destination_object_name", (HANDOVER_LOCATION,),
                 to_user=HANDOVER_LOCATION, fixed_prefixes=(SURFACE_PREFIX, NAV_PREFIX))
 
 
-@runtime_checkable
-class HumanoidRobot(Protocol):
-    """What the API needs from a robot: scene knowledge and blocking skill calls.
-
-    Skill calls block until the skill finished and return ``'success'`` or ``'failure'``.
-    ``robot_pose`` is optional: without it a failure does not say where the robot is.
-    """
-
-    def scene(self) -> list[SceneObject]:
-        """All known objects and furniture (perception + static knowledge), in a stable order."""
-        ...
-
-    def named_locations(self) -> dict[str, np.ndarray]:
-        """Navigable locations, name -> base pose ``[x, y, yaw]``, in listing order."""
-        ...
-
-    def move_to(self, pose: np.ndarray, speed_factor: float) -> str:
-        """Drive the base to ``[x, y, yaw]`` with velocity limit ``base_speed * speed_factor``."""
-        ...
-
-    def grasp(self, object_name: str, hand: str) -> str:
-        """Grasp the object with ``'left'`` or ``'right'``."""
-        ...
-
-    def place(self, object_name: str, destination: str) -> str:
-        """Put the held object on top of the furniture named ``destination`` (no ``on_``)."""
-        ...
-
-    def handover(self, object_name: str) -> str:
-        """Hand the held object to the human."""
-        ...
-
-    def receive(self, object_name: str, hand: str) -> str:
-        """Take the object the human hands over into the (free) ``hand``."""
-        ...
-
-    def run_skill(self, name: str, arguments: dict) -> str:
-        """Robot-specific extra skills, e.g. ``'bring_ladder'``."""
-        ...
-
-    def robot_pose(self) -> np.ndarray | None:
-        """The base pose ``[x, y, yaw]`` as far as the robot knows it, None if unknown."""
-        ...
-
-
-def surface_name(furniture: str) -> str:
-    """``'table_0'`` -> ``'on_table_0'``."""
-    return SURFACE_PREFIX + furniture
-
-
-def navigation_location(furniture: str) -> str:
-    """``'table_0'`` -> ``'inFrontOf_table_0'``."""
-    return NAV_PREFIX + furniture
-
-
-def is_ladder(obj: SceneObject) -> bool:
-    """The ladder is brought with its own bimanual skill, never grasped directly."""
-    return "ladder" in obj.object_class
-
-
-class HumanoidApi:
+class HumanoidApi(HumanoidChecks):
     """The LLM-facing functions of the humanoid robot (all but the console built-ins).
 
     ``min_speed`` / ``max_speed`` bound the ``speed_factor`` of :meth:`move_to`;
@@ -198,91 +143,6 @@ class HumanoidApi:
             plain = text.split(f"; {FAILS_SAYING_WHY}")[0].split(FAILS_SAYING_WHY)[0].strip("; ")
             setattr(self, name, recommented(getattr(self, name), plain or None))
 
-    # ------------------------------------------------------------------ failures in words
-    def _words(self, scene: list[SceneObject] | None = None) -> Words:
-        """The household as the robot knows it now, for failure texts and hints."""
-        pose_of = getattr(self.robot, "robot_pose", None)
-        pose = pose_of() if callable(pose_of) else None
-        return Words(self._scene() if scene is None else scene,
-                     self.robot.named_locations(), pose)
-
-    def _why(self, result: str, why: Callable[..., str], *args: object) -> str:
-        """A bare 'failure' from the robot -> 'failure: <why>' (``why``: a function of
-        :mod:`.humanoid_words`, given the Words and ``args``); anything else unchanged."""
-        if result != FAILURE or not self.explain_failures:
-            return result
-        return why(self._words(), *args)
-
-    # ------------------------------------------------------------------ scene helpers
-    def _scene(self) -> list[SceneObject]:
-        return list(self.robot.scene())
-
-    @staticmethod
-    def _display_name(obj: SceneObject) -> str:
-        """The name the LLM sees: grasp objects by name, pure surfaces as ``on_<name>``."""
-        if GRASP in obj.affordances or PLACE_ON_TOP not in obj.affordances:
-            return obj.name
-        return surface_name(obj.name)
-
-    def _names(self, affordance: str | None, scene: list[SceneObject] | None = None) -> list[str]:
-        scene = self._scene() if scene is None else scene
-        if affordance == PLACE_ON_TOP:
-            return [surface_name(o.name) for o in scene if o.has(PLACE_ON_TOP)]
-        return [self._display_name(o) for o in scene if o.has(affordance)]
-
-    def _graspable(
-        self, name: object, scene: list[SceneObject], argument: str = "object"
-    ) -> SceneObject:
-        for obj in scene:
-            if isinstance(name, str) and obj.name == name and obj.has(GRASP):
-                return obj
-        message = (f"unknown {argument} {name!r}. Use one of the names returned by "
-                   f"list_objects(affordance='grasp'): {self._names(GRASP, scene)!r}")
-        if any(name in (o.name, self._display_name(o)) for o in scene):
-            raise SemanticHintError(message)         # known, but nothing to grasp
-        raise UnknownNameError(message, name)
-
-    def _any_object(self, name: object, scene: list[SceneObject]) -> SceneObject:
-        if isinstance(name, str):
-            for obj in scene:
-                if name in (obj.name, self._display_name(obj)) or (
-                        obj.has(PLACE_ON_TOP) and name == surface_name(obj.name)):
-                    return obj
-        raise UnknownNameError(
-            f"unknown object {name!r}. Use one of the names returned by "
-            f"list_objects(affordance=None): {self._names(None, scene)!r}", name)
-
-    def _surface(self, name: object, scene: list[SceneObject]) -> SceneObject | None:
-        if isinstance(name, str):
-            for obj in scene:
-                if obj.has(PLACE_ON_TOP) and name in (obj.name, surface_name(obj.name)):
-                    return obj
-        return None
-
-    def _destination(self, name: object, scene: list[SceneObject]) -> SceneObject:
-        dest = self._surface(name, scene)
-        if dest is None:
-            raise SemanticHintError(
-                f"Invalid value for destination_object_name {name!r}: it is not an object with "
-                f"the affordance {PLACE_ON_TOP}. Pass one of the names returned by "
-                f"list_objects(affordance='{PLACE_ON_TOP}'): {self._names(PLACE_ON_TOP, scene)!r}")
-        return dest
-
-    @staticmethod
-    def _check_hand(hand: object) -> None:
-        if hand is not None and hand not in HANDS:
-            raise SemanticHintError(
-                f"invalid hand {hand!r}. Use 'left', 'right' or None (any free hand)"
-            )
-
-    @staticmethod
-    def _holding(scene: Iterable[SceneObject]) -> dict[str, str | None]:
-        held: dict[str, str | None] = {h: None for h in HANDS}
-        for obj in scene:
-            if obj.held_by in HANDS:
-                held[obj.held_by] = obj.name
-        return held
-
     def _taught_hand(self, name: str, scene: list[SceneObject]) -> str | None:
         """The hand the user taught for ``name`` (:attr:`hand_for`) where it is free, else None
         (any free hand); None where the memory cannot say."""
@@ -294,49 +154,6 @@ class HumanoidApi:
             log.warning("the taught hand for %r is unknown: %s", name, exc)
             return None
         return hand if hand in HANDS and self._holding(scene)[hand] is None else None
-
-    def _free_hand(self, hand: str | None, scene: list[SceneObject], action: str) -> str:
-        held = self._holding(scene)
-        if hand is not None:
-            if held[hand] is None:
-                return hand
-            other = "left" if hand == "right" else "right"
-            tip = (f"use the other hand ({other!r})" if held[other] is None
-                   else "place it or hand it over first")
-            raise SemanticHintError(
-                f"cannot {action}: the {hand} hand already holds {held[hand]!r}; {tip}"
-            )
-        for h in ("right", "left"):
-            if held[h] is None:
-                return h
-        raise SemanticHintError(
-            f"cannot {action}: both hands are full (left: {held['left']!r}, right: "
-            f"{held['right']!r}). "
-            "Put an object down with place_object(...) or give it with "
-            "handover_object_to_human(...) first"
-        )
-
-    def _not_held_hint(self, obj: SceneObject, scene: list[SceneObject]) -> SemanticHintError:
-        where = (
-            "the human holds it" if obj.held_by == HUMAN else f"its location is {obj.location!r}"
-        )
-        if not self.explain_failures:           # the hint as it was before failures said why
-            held = [n for n in self._holding(scene).values() if n]
-            return SemanticHintError(
-                f"{obj.name!r} is not in a hand of the robot ({where}; the hands hold {held!r}). "
-                "Move to its location and grasp(...) it first")
-        words = self._words(scene)
-        return SemanticHintError(
-            f"{obj.name!r} is not in a hand of the robot ({words.hands()}; {words.object_is(obj)}, "
-            f"{where}). Move to its location and grasp(...) it first")
-
-    def _nav_pose(self, location: str) -> np.ndarray:
-        locations = self.robot.named_locations()
-        if location not in locations:
-            raise SemanticHintError(
-                f"no navigation location {location!r} is known. Locations returned by "
-                f"list_locations(): {list(locations)!r}")
-        return np.asarray(locations[location], dtype=float).copy()
 
     # ------------------------------------------------------------------ API functions
     @comment("full pick and place: the object must already be detected, so check it with "
@@ -393,21 +210,6 @@ class HumanoidApi:
                 self.robot.handover(obj.name), handover_failed, obj.name))
         return self._moved(obj.name, surface_name(dest.name), self._why(
             self.robot.place(obj.name, dest.name), place_failed, obj.name, dest.name))
-
-    def _moved(self, name: str, where: str, result: str) -> str:
-        """Keep a move that worked in :attr:`moves`; ``result`` unchanged."""
-        if result == SUCCESS:
-            self.moves.append((name, where))
-        return result
-
-    def _source_location(self, obj: SceneObject) -> str:
-        loc = obj.location
-        if loc is None:
-            raise SemanticHintError(
-                f"the location of {obj.name!r} is unknown; ask the user where it is")
-        if loc.startswith(SURFACE_PREFIX):
-            return navigation_location(loc[len(SURFACE_PREFIX):])
-        return loc
 
     def _bring_ladder(
         self, ladder: SceneObject, destination: object, scene: list[SceneObject]
@@ -491,19 +293,6 @@ class HumanoidApi:
                                f"grasp {obj.name!r}")
         return self._why(self.robot.grasp(obj.name, hand), grasp_failed, obj.name, hand)
 
-    def _held_already(self, obj: SceneObject, hand: str | None) -> str:
-        """Why a held object is not grasped; to hold it in the other hand, how (measured, issue
-        44: after "use your left hand" the model grasped again with the left and got only
-        "already in the right hand")."""
-        held = f"{obj.name!r} is already in the {obj.held_by} hand"
-        if hand is None or hand == obj.held_by:
-            return held
-        here = self.at[len(NAV_PREFIX):] if self.at and self.at.startswith(NAV_PREFIX) else None
-        down = f"place_object({obj.name!r}, {surface_name(here)!r})" if here else \
-            "place_object(...) on a surface"
-        return (f"{held}; to hold it in the {hand} hand, put it down first ({down}) and grasp "
-                f"it again: grasp({obj.name!r}, {hand!r})")
-
     @comment(FAILS_SAYING_WHY)
     def handover_object_to_human(self, object_name: str) -> str:
         """Hand a held object to the human (move to 'handover_to_human' first)."""
@@ -545,11 +334,6 @@ class HumanoidApi:
         """Names of all locations the robot can navigate to."""
         return list(self.robot.named_locations())
 
-    def _check_affordance(self, affordance: object) -> None:
-        if affordance not in AFFORDANCES:
-            raise SemanticHintError(
-                f"invalid affordance {affordance!r}. Use one of {list(AFFORDANCES)!r}")
-
     @query
     def list_object_locations(
         self, affordance: Literal[None, 'grasp', 'place_something_on_top'] = 'grasp'
@@ -569,15 +353,6 @@ class HumanoidApi:
         """Names of the objects with the affordance (None: all objects)."""
         self._check_affordance(affordance)
         return self._names(affordance)
-
-    def _speed(self, speed_factor: object) -> float:
-        """``speed_factor`` checked against the limits."""
-        if isinstance(speed_factor, bool) or not isinstance(speed_factor, (int, float, np.number)) \
-                or not self.min_speed <= float(speed_factor) <= self.max_speed:
-            raise SemanticHintError(
-                f"speed_factor must be a number between {self.min_speed} and {self.max_speed} "
-                f"(1.0 is the normal speed), got {speed_factor!r}")
-        return float(speed_factor)
 
     @comment("Change speed only on user request")
     def move_to(self, position: np.ndarray, speed_factor: float = 1.0) -> str:
@@ -621,13 +396,6 @@ class HumanoidApi:
         if factor is None:
             return None
         return min(max(float(factor), self.min_speed), self.max_speed)
-
-    def _location_at(self, pose: np.ndarray) -> str | None:
-        """The named location whose pose this is (None: a pose of its own)."""
-        for name, p in self.robot.named_locations().items():
-            if np.allclose(np.asarray(p, dtype=float)[:2], pose[:2], atol=1e-3):
-                return name
-        return None
 
     @comment("put the grasped object on top of the destination object; move to the location "
              f"of the destination object before placing; {FAILS_SAYING_WHY}")
