@@ -3,8 +3,8 @@
 This module is the store's Chroma I/O with its caches; the pieces it uses are each in a
 module of their own: opening Chroma and its outages (:mod:`.connection`), the records' format
 and the making of an Example (:mod:`.records`), the retrieval strategies (:mod:`.strategies`,
-scores in :mod:`.retrieval`), the prompt order (:mod:`.order`), seed and YAML files
-(:mod:`.interchange`).
+scores in :mod:`.retrieval`; the records' I/O for them: :mod:`.store_records`), the prompt
+order (:mod:`.order`), seed and YAML files (:mod:`.interchange`).
 
 Layout (one Chroma collection per API set, ``examples_<api>``, cosine space):
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -47,11 +46,14 @@ from .records import (
     record_metadata,
     sibling_ids,
 )
+from .store_records import (  # noqa: F401 - importable from here too
+    EXAMPLE_CACHE_SIZE,
+    VECTOR_CACHE_SIZE,
+    StrategyRecords,
+)
 from .strategies import STRATEGIES
 
 QUERY_CACHE_SIZE = 256          # query utterance embeddings kept per ExampleMemory
-VECTOR_CACHE_SIZE = 20000       # stored key vectors kept (records are immutable: ids carry a
-EXAMPLE_CACHE_SIZE = 2000       # digest of the transcript) ... and examples
 
 Embedder = Callable[[list[str]], np.ndarray]
 
@@ -67,7 +69,7 @@ def _locked(method):
     return server_errors(run)
 
 
-class ExampleMemory:
+class ExampleMemory(StrategyRecords):
     """Example transcripts of one API set, indexed by the user utterances they contain.
 
     Thread-safe: every public operation on the collection or the caches holds one RLock
@@ -370,61 +372,6 @@ class ExampleMemory:
             seeds = sorted(primaries.values(), key=lambda ex: (ex.created, ex.id))
             self._centrality = (signature, seeds, seed_centrality(by_origin))
         return self._centrality
-
-    # ------------------------------------ I/O for the strategies (lock held; .strategies.Records)
-    def nearest(self, probe, n: int) -> tuple[list[list[str]], list[list[float]]]:
-        """Ids and cosine distances of the ``n`` records nearest to each probe vector."""
-        result = self.collection.query(query_embeddings=probe, n_results=n,
-                                       include=["distances"])
-        return result["ids"], result["distances"]
-
-    def record_count(self) -> int:
-        """collection.count(), reused for a second (it only decides exact vs. candidate search)."""
-        now = time.monotonic()
-        if self._count_cache is None or now - self._count_cache[0] > 1.0:
-            self._count_cache = (now, self.collection.count())
-        return self._count_cache[1]
-
-    def has_key_vectors(self, record_ids: Sequence[str]) -> bool:
-        """Whether the key vectors of all these records are cached."""
-        return all(rid in self._vectors for rid in record_ids)
-
-    def key_vectors(self, record_ids: Sequence[str]) -> list[np.ndarray]:
-        """The cached key vectors among these records (most recently used kept longest)."""
-        rows = []
-        for rid in record_ids:
-            vec = self._vectors.get(rid)
-            if vec is not None:
-                self._vectors.move_to_end(rid)
-                rows.append(vec)
-        return rows
-
-    def fetch_key_vectors(self, record_ids: Sequence[str]) -> None:
-        """Read these records' key vectors into the cache."""
-        for start in range(0, len(record_ids), self.max_batch_size):
-            got = self.collection.get(ids=list(record_ids[start:start + self.max_batch_size]),
-                                      include=["embeddings"])
-            for rid, vec in zip(got["ids"], got["embeddings"], strict=False):
-                self._vectors[rid] = np.asarray(vec, dtype=np.float32)
-        while len(self._vectors) > VECTOR_CACHE_SIZE:
-            self._vectors.popitem(last=False)
-
-    def examples_by_primary(self, primary_ids: Sequence[str]) -> dict[str, Example]:
-        """Examples by id from their primary record ids (cached: records never change)."""
-        missing = [rid for rid in primary_ids if rid not in self._example_cache]
-        if missing:
-            got = self.collection.get(ids=missing, include=["metadatas"])
-            for rid, meta in zip(got["ids"], got["metadatas"], strict=False):
-                self._example_cache[rid] = example_from_metadata(meta)
-        out = {}
-        for rid in primary_ids:
-            if rid in self._example_cache:
-                self._example_cache.move_to_end(rid)
-                example = self._example_cache[rid]
-                out[example.id] = example
-        while len(self._example_cache) > EXAMPLE_CACHE_SIZE:
-            self._example_cache.popitem(last=False)
-        return out
 
     # ---------------------------------------------------------------- removing
     @_locked
