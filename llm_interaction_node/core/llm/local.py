@@ -37,7 +37,6 @@ import logging
 import os
 import threading
 import time
-import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -45,12 +44,17 @@ from pathlib import Path
 import numpy as np
 
 from ..console.statements import input_complete
-from ..console.transcript import PS2
 from .base import Backend, Completion, LLMRequest, normalize_stop
 from .config import MODES, LLMConfig
-from .decoding import Decoder, GrammarMask, PromptLookup
+from .decoding import Decoder, PromptLookup
 from .errors import Failure, LLMError, LLMNotConfigured
-from .models import _installed, available
+from .local_grammar import (  # noqa: F401 - importable from here too
+    GRAMMARS_KEPT,
+    LocalGrammar,
+    _llguidance_installed,
+)
+from .local_text import _chat_formatter, console_input
+from .models import available
 from .models import get as get_model
 from .progress import DONE, PROMPT, LLMProgress, ProgressSink, report
 from .scripted import render_chat
@@ -69,7 +73,6 @@ MIN_RESTORE_GAIN = 32       # restore a saved state only if it saves this many t
 # kept in RAM first (a reading between two console statements, core/reading: the console
 # state comes back with one restore instead of evaluating the interaction again)
 STASH_MIN_TOKENS = 256
-GRAMMARS_KEPT = 16          # compiled grammars kept (one per distinct scene and namespace)
 _SENTINEL = "\u0000PROMPT\u0000"
 
 
@@ -77,7 +80,7 @@ def local_available(name: str | None = None) -> bool:
     return available(name)
 
 
-class LocalLlamaClient(Backend):
+class LocalLlamaClient(LocalGrammar, Backend):
     """LLMClient over an in-process llama.cpp model. Thread-safe (one call at a time)."""
 
     def __init__(self, config: LLMConfig | None = None, model_path: str | Path | None = None,
@@ -421,72 +424,3 @@ class LocalLlamaClient(Backend):
                                       cached_tokens=cached,
                                       evaluated_tokens=n_prompt - cached,
                                       calls=1, wall_s=wall))
-
-    # -- grammar -----------------------------------------------------------------------
-    def _grammar_tokenizer(self):
-        """llguidance's view of the model's vocabulary (built once: seconds on 2 cores)."""
-        if self._lltokenizer is None:
-            import llguidance.llamacpp
-            with warnings.catch_warnings():      # one deprecation warning per vocabulary entry
-                warnings.simplefilter("ignore", DeprecationWarning)
-                self._lltokenizer = llguidance.llamacpp.lltokenizer_from_vocab(self._vocab)
-        return self._lltokenizer
-
-    def _mask(self, gbnf: str) -> GrammarMask:
-        """A fresh llguidance matcher for the GBNF grammar (compiled once per text)."""
-        try:
-            import llguidance
-            import llguidance.llamacpp
-        except ImportError as exc:
-            raise LLMError("the console grammar needs llguidance (requirements-llm.txt); set "
-                           "llm.local_grammar: false to decode without it",
-                           endpoint="embedded", model=self.spec.name) from exc
-        matcher = self._grammars.get(gbnf)
-        if matcher is None:
-            matcher = llguidance.LLMatcher(self._grammar_tokenizer(),
-                                           llguidance.grammar_from("gbnf", gbnf), log_level=0)
-            if matcher.is_error():
-                raise LLMError(f"the console grammar is invalid: {matcher.get_error()}",
-                               endpoint="embedded", model=self.spec.name)
-            self._grammars[gbnf] = matcher
-            while len(self._grammars) > GRAMMARS_KEPT:
-                self._grammars.popitem(last=False)
-        else:
-            self._grammars.move_to_end(gbnf)
-            matcher.reset()
-        return GrammarMask(matcher, self.llama.n_vocab())
-
-
-def _llguidance_installed() -> bool:
-    return _installed("llguidance")
-
-
-def console_input(text: str) -> str:
-    """The console input at the start of generated text: its first line and the ``...``
-    continuation lines after it, without what follows (the output the model imagined)."""
-    lines = text.split("\n")
-    end = 1
-    while end < len(lines) and lines[end].startswith(PS2.rstrip()):
-        end += 1
-    return "\n".join(lines[:end]).rstrip()
-
-
-def _chat_formatter(llama):
-    """The GGUF's chat template as llama.cpp's jinja formatter, or None."""
-    template = llama.metadata.get("tokenizer.chat_template")
-    if not template:
-        return None
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-    def token_text(key: str) -> str:
-        try:
-            return llama.detokenize([int(llama.metadata[key])], special=True).decode(
-                "utf-8", "replace")
-        except (KeyError, ValueError):
-            return ""
-
-    return Jinja2ChatFormatter(
-        template=template,
-        eos_token=token_text("tokenizer.ggml.eos_token_id"),
-        bos_token=token_text("tokenizer.ggml.bos_token_id"),
-    )
