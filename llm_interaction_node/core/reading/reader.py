@@ -200,23 +200,27 @@ class Reader:
         (:mod:`.asked_hand`) left out where it says the request does not say them, a reply's
         both hands read again as what comes along where it says they are not said. A check
         whose LLM call fails leaves the reading as it was."""
-        def meant():
-            rest = self._ask(written + "\n- do:", move_rest_gbnf(vocabulary), MAX_TOKENS, STOP)
+        def line(prompt: str, kind: str, grammar: str, what: str) -> Clause | None:
+            """The ``kind`` line the model writes after ``prompt`` under ``grammar``."""
+            rest = self._ask(prompt, grammar, MAX_TOKENS, STOP)
             try:
-                clause = parse_clause("do:" + rest.rstrip("\n"), vocabulary)
+                return parse_clause(f"{kind}:" + rest.rstrip("\n"), vocabulary)
             except ReadingError as exc:
-                log.warning("no line for the one meant in %r: %s", rest, exc)
+                log.warning("no %s in %r: %s", what, rest, exc)
+                return None
+
+        def meant():
+            clause = line(written + "\n- do:", "do", move_rest_gbnf(vocabulary),
+                          "line for the one meant")
+            if clause is None:
                 return None
             kept = answering(Reading(reading.utterance, (Clause("wrong object"), clause)), moved)
             return kept.moves[0] if kept.moves else None
 
         def along(rest: Reading) -> Clause | None:
             head = written[:written.rindex(END) + len(END)]        # the prompt, unread
-            line = self._ask(head + " also:", also_rest_gbnf(vocabulary), MAX_TOKENS, STOP)
-            try:
-                clause = parse_clause("also:" + line.rstrip("\n"), vocabulary)
-            except ReadingError as exc:
-                log.warning("no also line in %r: %s", line, exc)
+            clause = line(head + " also:", "also", also_rest_gbnf(vocabulary), "also line")
+            if clause is None:
                 return None
             return oriented(Reading(rest.utterance, (clause,)), moved or ()).clauses[0]
 
