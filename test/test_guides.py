@@ -15,8 +15,8 @@ def test_every_guide_has_a_switch_of_the_agent_section_and_a_measured_reason():
     assert [g.name for g in GUIDES] == [
         "correction focus", "act on correction", "forget only when asked",
         "learn only when asked", "no bare hand-back", "learn on request", "change of hands",
-        "follow lessons", "move after correction", "comments in a row", "say what happened",
-        "unblock first"]
+        "follow lessons", "no needless question", "move after correction", "comments in a row",
+        "say what happened", "unblock first"]
     for guide in GUIDES:
         assert guide.switch is None or guide.switch in switches
         module = importlib.import_module(guide.decide.__module__)

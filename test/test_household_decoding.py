@@ -176,3 +176,48 @@ def test_a_complaint_read_without_learn_is_refused_by_the_learn_gate_and_stores_
     assert statuses[0] == LearnStatus.REFUSED
     assert statuses[1] == LearnStatus.STORED_FINAL, session.console.transcript.render()
     assert session.memory.count("final") == 1 and session.memory.count("learned") == 0
+
+
+JUICE = "I want to have some juice"
+DRINK = "I am thirsty, bring me something"
+ASK = "ask('I can bring you mango juice or milk. Which one would you like?')"
+
+
+def test_no_question_where_the_request_names_the_one_thing_its_words_pick():
+    world = H.household_world("drinks_and_cup")
+    look = "list_object_locations(affordance='grasp')"
+    attempt = [look] + bring("mango-juice_0", H.state(world)) + [WAIT]
+    agent, llm, world = household_agent("drinks_and_cup", attempt, [JUICE],
+                                        readings={JUICE: "do: mango juice -> me"})
+    agent.run()
+    grammar = llm.calls[1]["grammar"]        # after the look, before the first move
+    assert not accepted(grammar, " " + ASK, whole=False)
+    assert accepted(grammar, f" {attempt[1]}", whole=False)
+    assert H.state(world)["mango-juice_0"] == (None, H.HUMAN)
+    # once the robot moved, it may ask again (anything else?)
+    assert accepted(llm.calls[len(attempt) - 1]["grammar"], " ask('Anything else?')", whole=False)
+
+
+@pytest.mark.parametrize("request_, reading, may_ask", [
+    (DRINK, "do: none -> me", True),                    # the reading names no thing
+    ("bring me a drink", "do: milk carton -> me", True),   # no word of it said: a choice
+    ("bring me the cup", "do: coffee cup -> me", False),   # its word, no other thing's
+])
+def test_a_question_stays_where_the_words_leave_a_choice(request_, reading, may_ask):
+    world = H.household_world("drinks_and_cup")
+    look = "list_object_locations(affordance='grasp')"
+    agent, llm, world = household_agent("drinks_and_cup", [look, ASK, WAIT],
+                                        [request_, "the juice"],
+                                        readings={request_: reading, "the juice": reading})
+    agent.run()
+    assert accepted(llm.calls[1]["grammar"], " " + ASK, whole=False) is may_ask
+
+
+def test_picked_by_words_needs_a_word_said_that_no_other_thing_shares():
+    from llm_interaction_node.core.guides.needless_question import picked_by_words
+    from llm_interaction_node.core.reading.vocabulary import spoken_form
+    things = ["mango-juice_0", "orange-juice_0", "coffee-cup_0"]
+    assert picked_by_words("mango-juice_0", "some mango juice please", things, spoken_form)
+    assert not picked_by_words("mango-juice_0", "some juice please", things, spoken_form)
+    assert picked_by_words("coffee-cup_0", "the cup", things, spoken_form)
+    assert not picked_by_words("coffee-cup_0", "a glass", things, spoken_form)

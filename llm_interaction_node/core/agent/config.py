@@ -69,6 +69,12 @@ class AgentConfig:
                                    "is decoded to follow them, statement by statement, until "
                                    "one differs (grammar only; core/lesson_follow.py; "
                                    "measured: the 1.5B model did not copy such a lesson)")
+    no_needless_question: bool = setting(True, "before the robot's first move of a task, "
+                                         "ask() is left out where the request's words alone "
+                                         "pick every thing its reading names (grammar only; "
+                                         "core/guides/needless_question.py; measured: the "
+                                         "1.5B model copied a seed example's 'mango juice or "
+                                         "milk?' after 'I want to have some juice', section E)")
     say_what_happened: bool = setting(True, "after the console reported that something did "
                                       "not happen (a learn call that stored nothing, a skill "
                                       "that failed, a name the robot does not know), say() may "

@@ -2,7 +2,8 @@
 ``AgentConfig`` switch that turns it on, and the composition written into a statement's
 vocabulary (:func:`guide`). The order matters: the hand-back and the move read ``must_act``,
 the move reads the correction's focus, the first required statement stands (the learn call,
-then the change of hands, then the lesson), and unblocking replaces the correction's focus."""
+then the change of hands, then the lesson; no question is left out where a lesson's statement is
+required), and unblocking replaces the correction's focus."""
 from __future__ import annotations
 
 from ..constraint import ConsoleVocabulary
@@ -16,6 +17,7 @@ from .learn import decide as learn_on_request
 from .learn_withheld import decide as learn_only_asked
 from .lessons import decide as follow_lessons
 from .move_now import decide as move_after_correction
+from .needless_question import decide as no_needless_question
 from .speech import decide as say_what_happened
 from .state import Guidance, Guide, GuideState
 from .unblock import decide as unblock_first
@@ -29,6 +31,7 @@ GUIDES: tuple[Guide, ...] = (
     Guide("learn on request", "learn_on_request", learn_on_request),
     Guide("change of hands", None, change_of_hands),
     Guide("follow lessons", "follow_lessons", follow_lessons),
+    Guide("no needless question", "no_needless_question", no_needless_question),
     Guide("move after correction", "move_after_correction", move_after_correction),
     Guide("comments in a row", "comments_in_a_row", comments_in_a_row),
     Guide("say what happened", "say_what_happened", say_what_happened),

@@ -1,0 +1,71 @@
+"""No question the request's words already answered (``agent.no_needless_question``): before
+the robot's first move of a task, the grammar leaves ``ask`` out where every thing the
+request's reading names is picked by the user's own words alone (a word of its spoken name
+was said, and no other thing of the scene has all the words said of it).
+
+Measured (section E with the development pool, aef6863 ... ab71ffb, 5 runs): in the drinks
+world the model copied the seed example's question ``ask('I can bring you mango juice or
+milk. Which one would you like?')`` after "I want to have some juice", "could I get some
+juice?", "some mango juice would be nice" and even "could you bring me the sponge please"
+(25 of 1,102 household first turns, every one that copy); the user's next words were taken as
+the answer and the juice never came. Where the words leave a choice ("the juice" beside an
+orange juice and a mango juice), or a lesson shown to the request asks, the model may ask.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from ..constraint import ConsoleVocabulary
+from ..reading.structure import Reading
+from .state import Guidance, GuideState
+
+ASK_FUNCTION = "ask"
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def picked_by_words(name: str, said: str, things: Iterable[str],
+                    spoken: Callable[[str], str]) -> bool:
+    """Whether the words of ``said`` pick ``name`` alone among ``things``: some word of its
+    spoken form was said, and no other thing's spoken form has every such word."""
+    mine = _words(spoken(name)) & _words(said)
+    return bool(mine) and not any(mine <= _words(spoken(other))
+                                  for other in things if other != name)
+
+
+def named_things(reading: Reading | None) -> tuple[str, ...]:
+    """The things the request's ``do`` clauses name outright (none: a relation, a kind...)."""
+    if reading is None:
+        return ()
+    return tuple(name for clause in reading.clauses if clause.kind == "do"
+                 and clause.objects is not None and clause.objects.how == "named"
+                 for name in clause.objects.names)
+
+
+def answered_by_request(state: GuideState) -> bool:
+    """The task's request (its first utterance, no reply yet) names only things its words
+    pick alone, and the robot has not moved since."""
+    if len(state._task_utterances) != 1 or not state._readings:
+        return False
+    names = named_things(state._readings[0])
+    scene = state._scene()
+    if not names or scene is None or len(state._move_log()) > state._moves_seen:
+        return False
+    said = state._task_utterances[0]
+    things = tuple(scene.vocabulary.things.values())
+    return all(picked_by_words(n, said, things, scene.vocabulary.spoken) for n in names)
+
+
+def _lesson_asks(state: GuideState) -> bool:
+    lesson = getattr(state._examples, "nearest_lesson", None)
+    return lesson is not None and f"{ASK_FUNCTION}(" in lesson
+
+
+def decide(state: GuideState, vocabulary: ConsoleVocabulary, so_far: Guidance) -> Guidance | None:
+    if so_far.required is not None or _lesson_asks(state) or not answered_by_request(state):
+        return None
+    return Guidance(withheld=frozenset({ASK_FUNCTION}))
