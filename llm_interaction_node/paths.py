@@ -1,11 +1,11 @@
 """Where the package's world files are (household scenarios, also the static knowledge of a
 real robot), searched in the extra world directories, then in each config directory
-(``core/config_files.py``, where core finds its own config files: every caller imports
+(``core/settings/config_files.py``, where core finds its own config files: every caller imports
 ``config_path`` from there).
 
 The extra world directories are a setting like every other (:class:`WorldSettings`, its
 ``LLM_INTERACTION_WORLDS`` read by the one settings mechanism), but a process-wide one, as
-the cache directory is (``core/cache.py``): the simulator node, the interaction node's
+the cache directory is (``core/settings/cache.py``): the simulator node, the interaction node's
 static knowledge and the benchmarks all look worlds up, most of them without an agent's
 :class:`~.settings.Settings`."""
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .core.config import load_section, setting
-from .core.config_files import config_dirs
+from .core.settings.config import load_section, setting
+from .core.settings.config_files import config_dirs
 
 __all__ = ["DEFAULT_WORLD", "WorldSettings", "list_worlds", "world_dirs", "world_path"]
 

@@ -67,9 +67,9 @@ def open_memory(api: ApiName, config=None, seed: bool = True):
     """The example memory of an API set (``config``: a MemoryConfig such as
     ``settings.memory``, or its fields as a mapping), with the seed examples of
     ``config/transcripts/<api>`` added if missing."""
-    from .core.config import from_mapping
     from .core.memory.config import MemoryConfig
     from .core.memory.store import ExampleMemory
+    from .core.settings.config import from_mapping
     api = api_set(api)
     if not isinstance(config, MemoryConfig):
         config = from_mapping(MemoryConfig, config, "memory")

@@ -1,7 +1,7 @@
 """The settings: one typed object for chat, run, the interaction node, memory and eval.
 
 Each section is a dataclass whose fields carry their default and a description
-(:func:`~.core.config.setting`), written once:
+(:func:`~.core.settings.config.setting`), written once:
 
 =========  ==============================================  ================================
 section    class                                           where
@@ -14,7 +14,7 @@ learning   :class:`LearningSettings`                       here
 robot_api  :class:`RobotApiSettings`                       here
 =========  ==============================================  ================================
 
-Sources, later ones win (:func:`~.core.config.load_section`, the same for every section):
+Sources, later ones win (:func:`~.core.settings.config.load_section`, the same for every section):
 the defaults; the fallback variables OPENAI_BASE_URL / OPENAI_API_KEY; ``config/agent.yaml``
 (``--config FILE``) or, in the interaction node, its ROS parameters \
 (:mod:`.ros.interaction_parameters`
@@ -34,11 +34,11 @@ import yaml
 
 from .core.agent import AgentConfig
 from .core.apis.sets import ApiPreset
-from .core.config import SettingInfo, check_section, describe, load_section, nest, setting
-from .core.config_files import config_path
 from .core.learning.learner import LearningMode
 from .core.llm.config import LLMConfig
 from .core.memory.config import MemoryConfig
+from .core.settings.config import SettingInfo, check_section, describe, load_section, nest, setting
+from .core.settings.config_files import config_path
 
 SETTINGS_FILE = "agent.yaml"
 
@@ -105,7 +105,7 @@ class Settings:
                   overrides: Mapping[str, Any] | None = None) -> Settings:
         """From the ``config/agent.yaml`` structure, the environment and dotted
         ``overrides`` (``{'agent.statement_timeout_s': 5}``; None values are skipped), in the
-        one precedence of :func:`~.core.config.load_section`."""
+        one precedence of :func:`~.core.settings.config.load_section`."""
         data = {} if data is None else data
         if not isinstance(data, Mapping):
             raise ValueError(f"the settings must be a mapping of sections, not {data!r}")

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import yaml
 
-from llm_interaction_node.core.config_files import config_path
+from llm_interaction_node.core.settings.config_files import config_path
 from llm_interaction_node.ros.nodes.wav_source import schedule
 from llm_interaction_node.ros.speech import whisper_model
 from llm_interaction_node.ros.speech.asr_engine import (

@@ -68,7 +68,7 @@ def cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_graph_is_read_and_a_cycle_found():
     assert f"{PACKAGE}.core.memory.records" in imported(f"{PACKAGE}.core.memory.store")
     assert f"{PACKAGE}.core.memory.interchange" in imported(f"{PACKAGE}.core.memory.store")
-    assert f"{PACKAGE}.core.config" in imported(f"{PACKAGE}.paths")
+    assert f"{PACKAGE}.core.settings.config" in imported(f"{PACKAGE}.paths")
     assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
 

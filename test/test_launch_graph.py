@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from llm_interaction_node.core.config import flatten
-from llm_interaction_node.core.config_files import config_path
+from llm_interaction_node.core.settings.config import flatten
+from llm_interaction_node.core.settings.config_files import config_path
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.graph import (
     GRAPHS,

@@ -10,7 +10,6 @@ import time
 import pytest
 
 from fake_llm_server import FakeLLMServer
-from llm_interaction_node.core.config import load_section
 from llm_interaction_node.core.llm import (
     Completion,
     LLMClient,
@@ -25,6 +24,7 @@ from llm_interaction_node.core.llm import (
     estimate_tokens,
     make_client,
 )
+from llm_interaction_node.core.settings.config import load_section
 
 
 def llm_section(values=None, env=None, overrides=None):

@@ -9,8 +9,8 @@ import yaml
 rclpy = pytest.importorskip("rclpy")
 from rclpy.parameter import Parameter  # noqa: E402
 
-from llm_interaction_node.core.config import describe, flatten  # noqa: E402
-from llm_interaction_node.core.config_files import config_path  # noqa: E402
+from llm_interaction_node.core.settings.config import describe, flatten  # noqa: E402
+from llm_interaction_node.core.settings.config_files import config_path  # noqa: E402
 from llm_interaction_node.ros.node_parameters import declare_section  # noqa: E402
 from llm_interaction_node.ros.nodes.asr import AsrSettings  # noqa: E402
 from llm_interaction_node.ros.nodes.household_sim import HouseholdSimSettings  # noqa: E402

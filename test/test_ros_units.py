@@ -10,9 +10,9 @@ from llm_interaction_interfaces.msg import SceneObject as SceneObjectMsg
 
 from llm_interaction_node.core.apis.humanoid import GRASP, PLACE_ON_TOP
 from llm_interaction_node.core.apis.knowledge import StaticKnowledge
-from llm_interaction_node.core.config import flatten
 from llm_interaction_node.core.llm import LLMConfig
 from llm_interaction_node.core.memory.config import MemoryConfig
+from llm_interaction_node.core.settings.config import flatten
 from llm_interaction_node.paths import world_path
 from llm_interaction_node.ros import interaction_parameters as parameters
 from llm_interaction_node.ros import names

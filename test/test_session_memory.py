@@ -2,11 +2,11 @@
 import pytest
 
 from learning_support import learning_session
-from llm_interaction_node.core.config import from_mapping
 from llm_interaction_node.core.console.builtins import FORGET_REFUSAL
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.source import ExampleSource
+from llm_interaction_node.core.settings.config import from_mapping
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.eval.systems.ours import store_episode
 from llm_interaction_node.session import build_session, make_world, open_memory

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from llm_interaction_node.core.config import describe, flatten, from_mapping, setting
-from llm_interaction_node.core.config_files import config_path
 from llm_interaction_node.core.llm import LLMConfig
+from llm_interaction_node.core.settings.config import describe, flatten, from_mapping, setting
+from llm_interaction_node.core.settings.config_files import config_path
 from llm_interaction_node.settings import Settings, load_settings, settings_info
 
 
@@ -159,7 +159,7 @@ def test_world_directories_are_a_setting_read_from_the_environment(tmp_path):
     without agent settings look worlds up), read by the one settings mechanism."""
     import os
 
-    from llm_interaction_node.core.config import environment_variables
+    from llm_interaction_node.core.settings.config import environment_variables
     from llm_interaction_node.paths import WorldSettings, list_worlds, world_dirs, world_path
 
     assert environment_variables(WorldSettings) == {"dirs": "LLM_INTERACTION_WORLDS"}

@@ -17,7 +17,7 @@ from llm_interaction_interfaces.msg import ConsoleEntry
 from std_msgs.msg import Empty, String
 from std_srvs.srv import Trigger
 
-from llm_interaction_node.core.config_files import config_path
+from llm_interaction_node.core.settings.config_files import config_path
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.graph import TTS, GraphRunner
 from llm_interaction_node.ros.nodes.speech_console import render_entry, render_heard, run_console

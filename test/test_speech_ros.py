@@ -22,7 +22,7 @@ from llm_interaction_interfaces.msg import AsrResult, AudioData
 from std_msgs.msg import Bool, Empty, String
 
 from fake_llm_server import FakeLLMServer
-from llm_interaction_node.core.config_files import config_path
+from llm_interaction_node.core.settings.config_files import config_path
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.nodes.tts import SPEAKING_QOS, TTS_DONE, TTS_DONE_QOS
 from llm_interaction_node.ros.nodes.wav_source import stream

@@ -121,7 +121,7 @@ def asr_settings() -> dict:
     """The asr node's parameters from config/asr.yaml (flattened: 'vad.min_silence_s')."""
     import yaml
 
-    from ..core.config_files import config_path
+    from ..core.settings.config_files import config_path
     params = yaml.safe_load(config_path("asr.yaml").read_text())["asr"]["ros__parameters"]
     flat = {}
     for key, value in params.items():
@@ -217,7 +217,7 @@ class _Listener:
 
 
 def through_ros(corpus, cpu_threads: int, beam_size: int, gap_s: float, log_dir: Path) -> dict:
-    from ..core.config_files import config_path
+    from ..core.settings.config_files import config_path
     from ..ros.nodes.wav_source import stream
     env = {**os.environ, "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST", "PYTHONUNBUFFERED": "1"}
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")

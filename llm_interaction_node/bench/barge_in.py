@@ -51,9 +51,9 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
     from std_msgs.msg import Empty, String
 
     from ..core.apis.knowledge import StaticKnowledge
-    from ..core.config_files import config_path
     from ..core.errors import InteractionAborted
     from ..core.interrupt import StopSignal
+    from ..core.settings.config_files import config_path
     from ..paths import world_path
     from ..ros import names
     from ..ros.conversions import base_pose_to_msg

@@ -40,7 +40,6 @@ import sys
 import tempfile
 import time
 
-from ..core.config_files import config_path
 from ..core.console.statements import input_complete
 from ..core.constraint import ConsoleVocabulary
 from ..core.llm.local import LocalLlamaClient, console_input
@@ -49,6 +48,7 @@ from ..core.memory.config import MemoryConfig
 from ..core.memory.source import ExampleSource
 from ..core.memory.store import ExampleMemory
 from ..core.prompt import STOP
+from ..core.settings.config_files import config_path
 from ..core.user import CallbackUser
 from ..session import build_session
 from ..settings import Settings

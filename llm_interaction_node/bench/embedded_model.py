@@ -41,12 +41,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..core.config_files import config_path
 from ..core.llm import TokenLedger
 from ..core.llm.local import LocalLlamaClient
 from ..core.memory.config import MemoryConfig
 from ..core.memory.order import Order
 from ..core.memory.store import ExampleMemory
+from ..core.settings.config_files import config_path
 from ..core.user import CallbackUser
 from ..eval.harness import run_seed
 from ..eval.tasks import (

@@ -46,7 +46,7 @@ def fresh_cache(root: Path, keep_models: bool) -> Path:
     usual cache but the saved model states linked into it (the joined GGUF in ``models/``,
     the exported embedding model): made at a first start before the robot listens, so they
     do not change the time to the first action, only the wait for the start."""
-    from ..core.cache import cache_dir
+    from ..core.settings.cache import cache_dir
     cache = root / "cache"
     cache.mkdir(parents=True)
     if keep_models:

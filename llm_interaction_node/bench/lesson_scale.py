@@ -62,7 +62,6 @@ import yaml
 
 from ..core.agent import AgentConfig
 from ..core.apis.tabletop import PLACE_NAMES
-from ..core.config_files import config_path
 from ..core.learning.choice import ChoiceRule, Relation
 from ..core.learning.general import EveryOfKind
 from ..core.learning.scenes_check import RULE, SCENE
@@ -74,6 +73,7 @@ from ..core.memory.store import ExampleMemory
 from ..core.reading import ReadingVocabulary, parse
 from ..core.reading.record import reading_to_json
 from ..core.reading.structure import SIDE_WORDS, Reading
+from ..core.settings.config_files import config_path
 from ..core.user import CallbackUser, EventQueue
 from ..eval.harness import run_seed
 from ..eval.phrasings import instruction_fields, load_phrasings

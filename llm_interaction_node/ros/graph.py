@@ -23,8 +23,8 @@ from typing import Any, TextIO
 
 import yaml
 
-from ..core.config_files import config_path
 from ..core.llm.config import ENV_VARS as LLM_ENV_VARS
+from ..core.settings.config_files import config_path
 from . import names
 
 DEFAULT_LOG_ROOT = "~/.cache/llm_interaction_node/run"

@@ -28,7 +28,7 @@ import yaml
 
 from ..core.apis.humanoid import HumanoidApi
 from ..core.apis.sets import api_set
-from ..core.config import SettingInfo, describe, flatten, from_mapping, nest, setting
+from ..core.settings.config import SettingInfo, describe, flatten, from_mapping, nest, setting
 from ..paths import DEFAULT_WORLD
 from ..settings import Settings, settings_info
 from . import names

@@ -1,6 +1,6 @@
 """A node's ROS parameters from a typed settings section: declared and read by one helper.
 
-The section is a dataclass of :func:`~..core.config.setting` fields (default, description,
+The section is a dataclass of :func:`~..core.settings.config.setting` fields (default, description,
 range); :func:`declare_section` declares each field as a parameter and reads the values back
 through the one settings parser (``core/config.from_mapping``). Every node declares its
 parameters here; the interaction node (:mod:`.interaction_parameters`) declares the fields of
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..core.config import SettingInfo, describe, from_mapping, nest
+from ..core.settings.config import SettingInfo, describe, from_mapping, nest
 
 
 def declare_settings(node, settings: Iterable[SettingInfo], prefix: str = "",

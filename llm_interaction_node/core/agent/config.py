@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..config import check_section, setting
+from ..settings.config import check_section, setting
 
 
 @dataclass

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from ..config import check_section, environment_variables, setting
+from ..settings.config import check_section, environment_variables, setting
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 Mode = Literal["completion", "chat"]

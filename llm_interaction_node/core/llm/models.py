@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cache import cache_dir
+from ..settings.cache import cache_dir
 from .errors import LLMNotConfigured
 
 QWEN_PARTS = 22

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cache import cache_dir
+from ..settings.cache import cache_dir
 
 log = logging.getLogger(__name__)
 

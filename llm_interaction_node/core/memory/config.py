@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..config import check_section, setting
+from ..settings.config import check_section, setting
 from .meaning import Reuse
 from .order import LearnedOrder, Order
 from .strategies import Scoring

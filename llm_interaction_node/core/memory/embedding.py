@@ -31,8 +31,8 @@ import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
-from ..cache import cache_dir
-from ..config import load_section, setting
+from ..settings.cache import cache_dir
+from ..settings.config import load_section, setting
 
 log = logging.getLogger(__name__)
 

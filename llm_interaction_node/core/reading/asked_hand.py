@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..config_files import config_path
+from ..settings.config_files import config_path
 from .check import NO, answer
 from .structure import Clause, Reading, names_said
 

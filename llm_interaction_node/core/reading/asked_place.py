@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from ..config_files import config_path
+from ..settings.config_files import config_path
 from .check import NO, answer
 from .structure import Reading
 from .vocabulary import ReadingVocabulary

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import yaml
 
-from ..config_files import config_path
+from ..settings.config_files import config_path
 from .structure import SPEEDS, Clause, Reading
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import yaml
 
-from ..config_files import config_path
+from ..settings.config_files import config_path
 
 MAX_UTTERANCE_CHARS = 400       # what is read of one utterance (a flood stays a flood)
 # the prompt ends before the space of the first clause's "- ": the model writes " do", as the

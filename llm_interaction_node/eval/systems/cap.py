@@ -41,7 +41,6 @@ import yaml
 
 from ...core.apis.sets import TABLETOP
 from ...core.apis.tabletop import TabletopApi, TabletopRobot
-from ...core.config_files import config_path
 from ...core.console.transcript import Entry, Transcript
 from ...core.constraint import program_constraint
 from ...core.errors import SemanticHintError, StatementTimeout
@@ -50,6 +49,7 @@ from ...core.llm import LLMClient, LLMError, TokenLedger
 from ...core.memory.config import MemoryConfig
 from ...core.registry import ApiRegistry, public_functions
 from ...core.sandbox import Sandbox, SandboxViolation
+from ...core.settings.config_files import config_path
 from .base import Round, UserTurn
 
 DEFAULT_K = MemoryConfig.k      # the settings' memory.k (the protocol's k = 16)

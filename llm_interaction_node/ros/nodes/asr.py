@@ -49,7 +49,7 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, Empty, String
 
-from ...core.config import setting
+from ...core.settings.config import setting
 from .. import names
 from ..node_main import run_node
 from ..node_parameters import declare_section

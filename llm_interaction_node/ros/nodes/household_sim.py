@@ -51,7 +51,7 @@ from std_srvs.srv import Trigger
 from visualization_msgs.msg import MarkerArray
 
 from ...core.apis.humanoid import FAILURE, SUCCESS
-from ...core.config import setting
+from ...core.settings.config import setting
 from ...sims.household import CANCELED, HouseholdWorld
 from ...sims.worlds import DEFAULT_WORLD, load_household_world
 from .. import names

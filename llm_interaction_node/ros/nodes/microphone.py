@@ -26,7 +26,7 @@ import numpy as np
 from llm_interaction_interfaces.msg import AudioData
 from rclpy.node import Node
 
-from ...core.config import setting
+from ...core.settings.config import setting
 from .. import names
 from ..node_main import run_node
 from ..node_parameters import declare_section

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-from ...core.config import setting
+from ...core.settings.config import setting
 from .. import names
 from ..bag import FLUSH_S, SEGMENT_S, CrashSafeBagWriter, TopicSpec
 from ..node_main import run_node

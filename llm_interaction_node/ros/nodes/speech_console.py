@@ -42,7 +42,7 @@ from rclpy.utilities import remove_ros_args
 from std_msgs.msg import Empty, String
 from std_srvs.srv import Trigger
 
-from ...core.config import setting
+from ...core.settings.config import setting
 from .. import names
 from ..node_parameters import declare_section
 

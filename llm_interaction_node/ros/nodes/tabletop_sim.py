@@ -36,7 +36,7 @@ from std_srvs.srv import Trigger
 from visualization_msgs.msg import MarkerArray
 
 from ...core.apis.humanoid import GRASP, PLACE_ON_TOP, SceneObject
-from ...core.config import setting
+from ...core.settings.config import setting
 from .. import names
 from ..conversions import scene_to_msg
 from ..markers import MARKERS_QOS, tabletop_markers

@@ -21,7 +21,7 @@ from llm_interaction_interfaces.action import Grasp, Handover, MoveTo, Place, Re
 
 from ...core.apis.humanoid import FAILURE, SUCCESS, SceneObject
 from ...core.apis.sets import HUMANOID
-from ...core.config import setting
+from ...core.settings.config import setting
 from ..conversions import base_pose_to_msg, msg_to_base_pose
 from ..skills import SKILLS
 from .scene_memory import SceneMemory

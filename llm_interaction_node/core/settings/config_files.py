@@ -13,7 +13,7 @@ PACKAGE = "llm_interaction_node"
 
 def config_dirs() -> list[Path]:
     """``config/`` directories in search order (source tree, ament index, pip prefix)."""
-    dirs = [Path(__file__).resolve().parent.parent.parent / "config"]
+    dirs = [Path(__file__).resolve().parents[3] / "config"]
     try:  # ROS install space, if ament_index is around
         from ament_index_python.packages import get_package_share_directory  # type: ignore
         dirs.append(Path(get_package_share_directory(PACKAGE)) / "config")
