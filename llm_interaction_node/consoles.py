@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from .core.agent import AgentConfig
 from .core.apis.sets import ApiSet, api_set
 from .core.console.builtins import InteractionBuiltins
+from .core.console.registry import ApiRegistry
 from .core.console.session import ConsoleSession
 from .core.console.transcript import Entry
-from .core.registry import ApiRegistry
 from .core.sandbox import Sandbox
 from .core.user import UserChannel
 

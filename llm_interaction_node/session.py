@@ -23,6 +23,7 @@ from typing import Any
 from .consoles import ApiName, build_console
 from .core.agent import Agent, AgentConfig
 from .core.apis.sets import API_NAMES, ApiSet, api_set  # noqa: F401 - API_NAMES: --api choices
+from .core.console.prompt import PromptBuilder
 from .core.console.session import ConsoleSession
 from .core.console.transcript import Entry, Transcript
 from .core.constraint import names_to_say
@@ -32,7 +33,6 @@ from .core.learning.outbox import Outbox
 from .core.learning.outcome import LearnOutcome
 from .core.llm import LLMClient, ScriptedLLM, TokenLedger, make_client
 from .core.memory.source import ExampleSource
-from .core.prompt import PromptBuilder
 from .core.reading import Reader, Reading
 from .core.reading.select import reading_scene
 from .core.user import UserChannel

@@ -10,9 +10,9 @@ import pytest
 
 from llm_interaction_node.core.apis.sets import API_PRESETS, HUMANOID, TABLETOP
 from llm_interaction_node.core.apis.tabletop import TabletopApi
-from llm_interaction_node.core.errors import SemanticHintError
+from llm_interaction_node.core.console.errors import SemanticHintError
+from llm_interaction_node.core.console.registry import ApiRegistry
 from llm_interaction_node.core.llm import ScriptedLLM
-from llm_interaction_node.core.registry import ApiRegistry
 from llm_interaction_node.core.user import CallbackUser
 from llm_interaction_node.eval.harness import run_once, run_protocol
 from llm_interaction_node.eval.systems import make_system

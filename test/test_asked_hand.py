@@ -7,7 +7,7 @@ import pytest
 
 from llm_interaction_node.bench.household_situations import household_world
 from llm_interaction_node.core.apis.humanoid import HumanoidApi
-from llm_interaction_node.core.errors import SemanticHintError
+from llm_interaction_node.core.console.errors import SemanticHintError
 from llm_interaction_node.core.learning.hand import (
     asked_hand,
     at_asked_hand,

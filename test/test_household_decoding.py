@@ -12,12 +12,12 @@ from llm_interaction_node.bench import household_situations as H
 from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.apis import humanoid
 from llm_interaction_node.core.apis.humanoid import HumanoidApi
+from llm_interaction_node.core.console.registry import ApiRegistry, public_functions
 from llm_interaction_node.core.correction import focus_from
 from llm_interaction_node.core.learning.outcome import LearnStatus
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.reading import parse
 from llm_interaction_node.core.reading.select import reading_scene
-from llm_interaction_node.core.registry import ApiRegistry, public_functions
 from llm_interaction_node.core.user import EventQueue
 from llm_interaction_node.session import build_agent, build_console, build_session
 from llm_interaction_node.settings import Settings

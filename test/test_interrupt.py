@@ -5,7 +5,7 @@ import time
 import pytest
 
 from llm_interaction_node.core.agent import STOPPED
-from llm_interaction_node.core.errors import InteractionAborted
+from llm_interaction_node.core.console.errors import InteractionAborted
 from llm_interaction_node.core.interrupt import StopSignal
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.user import EventQueue

@@ -9,8 +9,8 @@ import pytest
 from learning_support import COUNTER, HUMAN, LOCATIONS, both_hands_trip, learning_session
 from llm_interaction_node.core.apis.humanoid import SceneObject
 from llm_interaction_node.core.apis.tabletop import PLACE_NAMES
+from llm_interaction_node.core.console.errors import EndOfInteraction
 from llm_interaction_node.core.console.transcript import Transcript
-from llm_interaction_node.core.errors import EndOfInteraction
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.corrected import corrected_example
 from llm_interaction_node.core.learning.final import (

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy
 import pytest
 
-from llm_interaction_node.core.errors import StatementTimeout
+from llm_interaction_node.core.console.errors import StatementTimeout
 from llm_interaction_node.core.sandbox import Sandbox, SandboxViolation
 
 CORPUS = Path(__file__).parent / "data" / "escape_attempts"

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from llm_interaction_node.core.errors import InteractionAborted
+from llm_interaction_node.core.console.errors import InteractionAborted
 from llm_interaction_node.core.interrupt import StopSignal
 from llm_interaction_node.core.speech_pause import SpeechPause
 

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
+from llm_interaction_node.core.console.errors import EndOfInteraction, InteractionAborted
 from llm_interaction_node.core.console.notes import STOPPED as STOPPED_NOTE
-from llm_interaction_node.core.errors import EndOfInteraction, InteractionAborted
 from llm_interaction_node.core.interrupt import StopSignal
 from llm_interaction_node.core.llm import ScriptedLLM, Usage
 from llm_interaction_node.core.llm.progress import PROMPT, LLMProgress, report

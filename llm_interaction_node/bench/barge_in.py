@@ -51,7 +51,7 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
     from std_msgs.msg import Empty, String
 
     from ..core.apis.knowledge import StaticKnowledge
-    from ..core.errors import InteractionAborted
+    from ..core.console.errors import InteractionAborted
     from ..core.interrupt import StopSignal
     from ..core.settings.config_files import config_path
     from ..paths import world_path

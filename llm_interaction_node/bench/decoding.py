@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 
+from ..core.console.prompt import STOP
 from ..core.console.statements import input_complete
 from ..core.constraint import ConsoleVocabulary
 from ..core.llm.local import LocalLlamaClient, console_input
@@ -47,7 +48,6 @@ from ..core.llm.scripted import ScriptedLLM
 from ..core.memory.config import MemoryConfig
 from ..core.memory.source import ExampleSource
 from ..core.memory.store import ExampleMemory
-from ..core.prompt import STOP
 from ..core.settings.config_files import config_path
 from ..core.user import CallbackUser
 from ..session import build_session

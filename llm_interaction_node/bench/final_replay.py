@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from ..core.apis.tabletop import TabletopApi
-from ..core.errors import EndOfInteraction
+from ..core.console.errors import EndOfInteraction
 from ..core.learning.final import MAX_FINAL_REPLAYS, worked_example
 from ..core.user import EventQueue
 from ..replay import interaction_start, live_end, replay_check

@@ -36,12 +36,12 @@ import tempfile
 from pathlib import Path
 
 from ..core.apis.sets import TABLETOP
+from ..core.console.prompt import PromptBuilder
 from ..core.llm.models import get as get_model
 from ..core.llm.states import common_prefix
 from ..core.memory.config import MemoryConfig
 from ..core.memory.order import Order, stable_order
 from ..core.memory.store import ExampleMemory
-from ..core.prompt import PromptBuilder
 from ..core.settings.config_files import config_path
 from ..core.user import EventQueue
 from ..eval.harness import load_records, plan, run_seed

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .errors import UnknownNameError
+from .console.errors import UnknownNameError
 from .learning.outcome import LearnStatus
 from .reading.vocabulary import spoken_form
 

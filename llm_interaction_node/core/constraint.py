@@ -31,10 +31,10 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 
+from .console.registry import ApiRegistry
 from .constraint_rules import _IDENT, SAY, Constraint
 from .correction import Focus
 from .gbnf import gbnf_literal, word_except  # noqa: F401 - importable from here too
-from .registry import ApiRegistry
 from .scene_functions import SceneFunction, scene_function  # noqa: F401
 
 # Keywords a console input may start with (value keywords like None are echoed output).

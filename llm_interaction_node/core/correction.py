@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .console.registry import MoveSpec
 from .reading.select import Scene
 from .reading.structure import ME, Reading
-from .registry import MoveSpec
 
 
 @dataclass(frozen=True)

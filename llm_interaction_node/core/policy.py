@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from .errors import SemanticHintError, StatementTimeout
+from .console.errors import SemanticHintError, StatementTimeout
 from .sandbox import ImportRefused, SandboxViolation
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import logging
 import threading
 
+from ..console.errors import InteractionAborted
 from ..console.notes import GIVING_UP, LOOP_NOTE
 from ..console.notes import STOPPED as STOPPED_NOTE
 from ..console.session import ConsoleSession
 from ..console.transcript import Entry
-from ..errors import InteractionAborted
 from ..guides.calls import WAIT
 from ..interrupt import StopSignal
 from ..llm import TokenLedger, Usage

@@ -8,6 +8,7 @@ import logging
 
 from .. import claims
 from ..console.notes import NOT_RUN, REPEAT_NOTE, in_the_consoles_voice
+from ..console.prompt import CHAT_SYSTEM, STOP, PromptBuilder
 from ..console.session import ConsoleSession
 from ..console.statements import extract_statements
 from ..constraint import ConsoleVocabulary
@@ -20,7 +21,6 @@ from ..interrupt import StopSignal
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..llm.errors import spoken
 from ..policy import ErrorClass, TurnState
-from ..prompt import CHAT_SYSTEM, STOP, PromptBuilder
 from .config import AgentConfig
 from .prefill import fitting_examples
 

@@ -20,17 +20,17 @@ import threading
 from collections.abc import Sequence
 
 from .. import claims
+from ..console.errors import BlockedError, EndOfInteraction, InteractionAborted
 from ..console.notes import LLM_FAILED
+from ..console.prompt import PromptBuilder
 from ..console.session import ConsoleSession
 from ..console.transcript import Entry
-from ..errors import BlockedError, EndOfInteraction, InteractionAborted
 from ..fgen import FunctionGenerator, load_fgen_prompt
 from ..guides.as_asked import as_asked
 from ..interrupt import StopSignal
 from ..lesson_follow import LessonPlan
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..policy import TurnState, error_class
-from ..prompt import PromptBuilder
 from ..reading import Reader, Reading
 from ..reading.select import Scene
 from ..warmup import Warmup

@@ -9,11 +9,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
+from ..console.prompt import CHAT_SYSTEM, PromptBuilder
 from ..console.session import ConsoleSession
 from ..interrupt import StopSignal
 from ..llm import LLMClient, LLMError, TokenLedger, Usage, estimate_tokens
 from ..llm.errors import Failure
-from ..prompt import CHAT_SYSTEM, PromptBuilder
 from ..reading import Reader
 from ..warmup import Warmup
 

@@ -7,8 +7,8 @@ import logging
 import threading
 
 from .. import claims
+from ..console.errors import BlockedError
 from ..console.session import ConsoleSession
-from ..errors import BlockedError
 from ..guides.hands import plan as hand_change_plan
 from ..guides.learn import learn_waits_now
 from ..guides.repeat import actions

@@ -29,8 +29,8 @@ from typing import Literal
 
 import numpy as np
 
-from ..errors import SemanticHintError
-from ..registry import COMMENT_ATTR, MoveSpec, comment, moves, query, recommented
+from ..console.errors import SemanticHintError
+from ..console.registry import COMMENT_ATTR, MoveSpec, comment, moves, query, recommented
 from .humanoid_checks import HumanoidChecks
 from .humanoid_robot import (  # noqa: F401 - importable from here too
     HumanoidRobot,

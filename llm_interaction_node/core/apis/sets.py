@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from ..registry import public_functions
+from ..console.registry import public_functions
 from ..settings.config_files import config_path
 from .humanoid import HumanoidApi
 from .tabletop import TabletopApi

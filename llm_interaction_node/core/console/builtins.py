@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..registry import comment
 from ..sandbox.statement_runner import ConsoleOutput
 from ..user import UserChannel
+from .registry import comment
 
 if TYPE_CHECKING:
     from ..learning.outcome import LearnOutcome

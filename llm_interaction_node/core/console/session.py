@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import EndOfInteraction, InteractionAborted
-from ..registry import ApiRegistry
 from ..sandbox import Sandbox
 from ..sandbox.statement_runner import DISPLAY, FILENAME, StatementRunner, format_console_traceback  # noqa: F401
 from .builtins import InteractionBuiltins
+from .errors import EndOfInteraction, InteractionAborted
 from .notes import NEW_TASK_MARKER
+from .registry import ApiRegistry
 from .transcript import Entry, Transcript
 
 if TYPE_CHECKING:

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from ..agent.config import AgentConfig
     from ..claims import Report
+    from ..console.errors import BlockedError
     from ..console.session import ConsoleSession
     from ..constraint import ConsoleVocabulary
     from ..correction import Focus
-    from ..errors import BlockedError
     from ..lesson_follow import LessonPlan
     from ..policy import TurnState
     from ..reading import Reading

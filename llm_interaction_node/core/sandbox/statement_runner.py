@@ -14,7 +14,12 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ..errors import EndOfInteraction, InteractionAborted, SemanticHintError, StatementTimeout
+from ..console.errors import (
+    EndOfInteraction,
+    InteractionAborted,
+    SemanticHintError,
+    StatementTimeout,
+)
 from .numpy_view import restore_numpy_settings
 from .sandbox import Sandbox, SandboxViolation
 

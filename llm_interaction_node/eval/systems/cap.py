@@ -41,13 +41,13 @@ import yaml
 
 from ...core.apis.sets import TABLETOP
 from ...core.apis.tabletop import TabletopApi, TabletopRobot
+from ...core.console.errors import SemanticHintError, StatementTimeout
+from ...core.console.registry import ApiRegistry, public_functions
 from ...core.console.transcript import Entry, Transcript
 from ...core.constraint import program_constraint
-from ...core.errors import SemanticHintError, StatementTimeout
 from ...core.fgen import undefined_calls
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from ...core.memory.config import MemoryConfig
-from ...core.registry import ApiRegistry, public_functions
 from ...core.sandbox import Sandbox, SandboxViolation
 from ...core.settings.config_files import config_path
 from .base import Round, UserTurn

@@ -33,8 +33,8 @@ from std_msgs.msg import Bool, Empty, String
 from std_srvs.srv import Trigger
 
 from ...core.apis.knowledge import StaticKnowledge
+from ...core.console.errors import EndOfInteraction
 from ...core.console.transcript import Entry
-from ...core.errors import EndOfInteraction
 from ...core.interrupt import StopSignal
 from ...core.llm import NoLLM, make_client
 from ...core.llm.progress import ProgressReporter

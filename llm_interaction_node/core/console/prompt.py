@@ -4,7 +4,7 @@ The parts that do not change during an interaction come first (header, listing, 
 so that servers with prefix caching (OpenAI, vLLM, llama.cpp) reuse them between the many
 calls of one interaction. The prompt ends with a bare ``>>>`` that the LLM completes. The
 header and the loop-prevention example of each API set are part of its definition
-(:mod:`.apis.sets`).
+(:mod:`..apis.sets`).
 """
 from __future__ import annotations
 
