@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .core.agent import AgentConfig
 from .core.console.transcript import Transcript
-from .core.user import CallbackUser
+from .core.user.channel import CallbackUser
 from .llm_options import add_llm_options, endpoint_line, llm_overrides
 from .preset_option import add_api_preset_option, preset_overrides
 from .replay import output_mismatches, replay_transcript

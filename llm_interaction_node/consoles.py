@@ -15,7 +15,7 @@ from .core.console.registry import ApiRegistry
 from .core.console.session import ConsoleSession
 from .core.console.transcript import Entry
 from .core.sandbox import Sandbox
-from .core.user import UserChannel
+from .core.user.channel import UserChannel
 
 if TYPE_CHECKING:
     from .core.learning.outcome import LearnOutcome

@@ -24,7 +24,7 @@ from .core.learning.replay_check import ReplayCheck, Replayed, mismatch_sentence
 from .core.learning.scenes_check import ScenesCheck, SceneVerdict, expected_moves, judged
 from .core.reading.select import reading_scene
 from .core.reading.structure import Reading
-from .core.user import EventQueue
+from .core.user.channel import EventQueue
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,6 @@ from .core.console.prompt import PromptBuilder
 from .core.console.session import ConsoleSession
 from .core.console.transcript import Entry, Transcript
 from .core.constraint import names_to_say
-from .core.interrupt import StopSignal
 from .core.learning.learner import Learner
 from .core.learning.outbox import Outbox
 from .core.learning.outcome import LearnOutcome
@@ -35,7 +34,8 @@ from .core.llm import LLMClient, ScriptedLLM, TokenLedger, make_client
 from .core.memory.source import ExampleSource
 from .core.reading import Reader, Reading
 from .core.reading.select import reading_scene
-from .core.user import UserChannel
+from .core.user.channel import UserChannel
+from .core.user.interrupt import StopSignal
 from .replay import (
     FirstInputStart,
     LiveEnd,

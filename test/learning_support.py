@@ -11,7 +11,7 @@ from llm_interaction_node.core.learning.improve import stored_example
 from llm_interaction_node.core.learning.route import without_speeds
 from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
 from llm_interaction_node.core.reading import ReadingVocabulary
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.replay import interaction_start, live_end
 from llm_interaction_node.session import learning_console, make_world
 from llm_interaction_node.settings import LearningSettings

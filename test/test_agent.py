@@ -5,7 +5,7 @@ from llm_interaction_node.core.agent import LOOP_NOTE, SORRY, AgentConfig
 from llm_interaction_node.core.apis.sets import HUMANOID
 from llm_interaction_node.core.console.session import NEW_TASK_MARKER
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_agent, build_console, load_examples, make_world
 from reading_support import scripted_reader
 

@@ -13,7 +13,7 @@ from llm_interaction_node.core.apis.tabletop import TabletopApi
 from llm_interaction_node.core.console.errors import SemanticHintError
 from llm_interaction_node.core.console.registry import ApiRegistry
 from llm_interaction_node.core.llm import ScriptedLLM
-from llm_interaction_node.core.user import CallbackUser
+from llm_interaction_node.core.user.channel import CallbackUser
 from llm_interaction_node.eval.harness import run_once, run_protocol
 from llm_interaction_node.eval.systems import make_system
 from llm_interaction_node.session import build_session, make_world

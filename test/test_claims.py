@@ -12,7 +12,7 @@ from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.console.transcript import Entry
 from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
 from llm_interaction_node.core.llm import ScriptedLLM
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_agent, build_console, build_session
 from llm_interaction_node.settings import Settings
 from llm_interaction_node.sims import load_household_world

@@ -10,7 +10,7 @@ from llm_interaction_node.core.console.registry import ApiRegistry
 from llm_interaction_node.core.console.session import NEW_TASK_MARKER, ConsoleSession
 from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
 from llm_interaction_node.core.sandbox import Sandbox
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 
 
 def count_items(items: list) -> int:

@@ -4,7 +4,7 @@ vocabulary, so every case is decided by the grammar text the models get."""
 import pytest
 
 from llm_interaction_node.core.constraint import ConsoleVocabulary, word_except
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_console, make_world
 
 pytest.importorskip("llguidance")

@@ -18,7 +18,7 @@ from llm_interaction_node.core.guides.order import guidance
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.reading import ReadingVocabulary, parse
 from llm_interaction_node.core.reading.select import Scene
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_agent, build_console, make_world
 from reading_support import scripted_reader
 

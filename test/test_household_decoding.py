@@ -18,7 +18,7 @@ from llm_interaction_node.core.learning.outcome import LearnStatus
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.reading import parse
 from llm_interaction_node.core.reading.select import reading_scene
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_agent, build_console, build_session
 from llm_interaction_node.settings import Settings
 from reading_support import ReadingScript, scripted_reader

@@ -380,7 +380,7 @@ def test_the_ros_robot_says_why_a_skill_failed_in_the_same_words_as_the_world(fa
     the move's result): the API's failure texts equal those over the in-process world."""
     from llm_interaction_node.core.apis.humanoid import HumanoidApi
     from llm_interaction_node.core.apis.knowledge import StaticKnowledge
-    from llm_interaction_node.core.interrupt import StopSignal
+    from llm_interaction_node.core.user.interrupt import StopSignal
     from llm_interaction_node.paths import world_path
     from llm_interaction_node.ros.robot.humanoid import RosHumanoidRobot
     from llm_interaction_node.ros.robot.scene_memory import SceneMemory
@@ -422,7 +422,7 @@ def test_a_result_the_server_no_longer_has_is_said_so_by_the_skill_client(
     SkillClient says the result was gone instead of an empty failure ('no reason given')."""
     from rclpy.action.client import ClientGoalHandle
 
-    from llm_interaction_node.core.interrupt import StopSignal
+    from llm_interaction_node.core.user.interrupt import StopSignal
     from llm_interaction_node.ros.robot.skill_client import SkillClient
     proc = sim_process(tmp_path, "/sim_expiring", "time_scale:=0.0", "result_timeout_s:=1.0")
     node = None

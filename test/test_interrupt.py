@@ -6,9 +6,9 @@ import pytest
 
 from llm_interaction_node.core.agent import STOPPED
 from llm_interaction_node.core.console.errors import InteractionAborted
-from llm_interaction_node.core.interrupt import StopSignal
 from llm_interaction_node.core.llm import ScriptedLLM
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
+from llm_interaction_node.core.user.interrupt import StopSignal
 from llm_interaction_node.session import build_agent, build_console, make_world
 
 # an agent thread that dies of an exception (a script one response short) fails its test:

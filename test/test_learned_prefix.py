@@ -7,7 +7,7 @@ The LLM is a scripted stand-in that records what it is asked to prefill; the mem
 (ChromaDB, the embedding model) and the household world are real."""
 from llm_interaction_node.core.console.prompt import CURRENT_HEADING, EXAMPLE_HEADING
 from llm_interaction_node.core.llm import ScriptedLLM, Usage
-from llm_interaction_node.core.user import CallbackUser
+from llm_interaction_node.core.user.channel import CallbackUser
 from llm_interaction_node.session import build_session, make_world
 from llm_interaction_node.settings import Settings
 

@@ -13,7 +13,7 @@ from llm_interaction_node.core.memory.adapt import adapted
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.source import ExampleSource
 from llm_interaction_node.core.memory.store import ExampleMemory
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_agent, build_console, make_world
 
 LOOK = "get_obj_names()"

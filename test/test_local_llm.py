@@ -16,7 +16,7 @@ from llm_interaction_node.core.llm import (
 )
 from llm_interaction_node.core.llm.local import LocalLlamaClient, local_available
 from llm_interaction_node.core.settings.config import load_section
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_agent, build_console, load_examples, make_world
 
 

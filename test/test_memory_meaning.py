@@ -194,7 +194,7 @@ def test_the_agent_follows_a_loop_lesson_asked_in_other_words(tmp_path):
     from llm_interaction_node.core.apis.tabletop import IN_BOWL
     from llm_interaction_node.core.constraint import names_to_say
     from llm_interaction_node.core.llm import ScriptedLLM
-    from llm_interaction_node.core.user import EventQueue
+    from llm_interaction_node.core.user.channel import EventQueue
     from llm_interaction_node.session import build_agent, build_console, make_world, reading_of
     from reading_support import scripted_reader
     from test_lesson_follow import LESSON, LISTED, LOOK, LOOP, SCENE
@@ -296,7 +296,7 @@ def test_the_ablations_of_lessons_by_meaning_reach_the_session(tmp_path):
     """Issue 43's ablation rows: reuse by words, no following, no changed-scene check; each
     variant's settings, and the learner of a session without the check judges nothing."""
     from llm_interaction_node.core.llm import ScriptedLLM
-    from llm_interaction_node.core.user import EventQueue
+    from llm_interaction_node.core.user.channel import EventQueue
     from llm_interaction_node.eval.systems.variants import VARIANTS
     from llm_interaction_node.session import interaction_start, learning_console, make_world
     from llm_interaction_node.settings import Settings
@@ -328,7 +328,7 @@ def test_the_agent_follows_an_own_colour_loop_lesson_in_another_scene(tmp_path):
     from llm_interaction_node.core.apis.tabletop import IN_BOWL
     from llm_interaction_node.core.constraint import names_to_say
     from llm_interaction_node.core.llm import ScriptedLLM
-    from llm_interaction_node.core.user import EventQueue
+    from llm_interaction_node.core.user.channel import EventQueue
     from llm_interaction_node.session import build_agent, build_console, make_world, reading_of
     from reading_support import scripted_reader
     from test_lesson_follow import LISTED, LOOK

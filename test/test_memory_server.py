@@ -159,7 +159,7 @@ def test_a_frozen_server_costs_one_timeout_and_a_stop_does_not_wait_for_it(tmp_p
     from llm_interaction_node.core.agent import STOPPED
     from llm_interaction_node.core.llm import ScriptedLLM
     from llm_interaction_node.core.memory.source import MEMORY_OUTAGE
-    from llm_interaction_node.core.user import EventQueue
+    from llm_interaction_node.core.user.channel import EventQueue
     from llm_interaction_node.session import build_session, make_world
     from llm_interaction_node.settings import Settings
 
@@ -214,7 +214,7 @@ def test_a_lesson_that_cannot_be_kept_on_disk_is_said_to_be_so(tmp_path):
     from llm_interaction_node.core.learning.learner import SAY_DEFERRED, SAY_NOT_KEPT
     from llm_interaction_node.core.learning.outcome import LearnStatus
     from llm_interaction_node.core.llm import ScriptedLLM
-    from llm_interaction_node.core.user import EventQueue
+    from llm_interaction_node.core.user.channel import EventQueue
     from llm_interaction_node.session import build_session, make_world
     from llm_interaction_node.settings import Settings
 
@@ -255,7 +255,7 @@ def test_a_lesson_kept_in_an_outage_is_stored_when_the_server_is_back(tmp_path):
     from llm_interaction_node.core.learning.learner import SAY_DEFERRED
     from llm_interaction_node.core.llm import ScriptedLLM
     from llm_interaction_node.core.memory.source import MEMORY_BACK
-    from llm_interaction_node.core.user import EventQueue
+    from llm_interaction_node.core.user.channel import EventQueue
     from llm_interaction_node.session import build_session, make_world
     from llm_interaction_node.settings import Settings
 

@@ -221,7 +221,7 @@ def test_a_skill_without_a_server_returns_what_the_api_promises_and_the_reason_g
     world's terms (the robot has not moved, so its place is not known); the server's reason
     travels as a typed SkillOutcome to the node (which says it) and the log."""
     from llm_interaction_node.core.apis.humanoid import FAILURE, HumanoidApi
-    from llm_interaction_node.core.interrupt import StopSignal
+    from llm_interaction_node.core.user.interrupt import StopSignal
     from llm_interaction_node.ros.robot.humanoid import RosHumanoidRobot
     from llm_interaction_node.ros.robot.skill_client import SkillClient
     from ros_support import probe_node

@@ -33,7 +33,7 @@ from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
 from llm_interaction_node.core.policy import ErrorClass, error_class
 from llm_interaction_node.core.sandbox import Sandbox
 from llm_interaction_node.core.sandbox.process import WorkerRunner
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_console, make_world
 
 ROOT = Path(__file__).resolve().parent.parent

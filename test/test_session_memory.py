@@ -7,7 +7,7 @@ from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.source import ExampleSource
 from llm_interaction_node.core.settings.config import from_mapping
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.eval.systems.ours import store_episode
 from llm_interaction_node.session import build_session, make_world, open_memory
 from llm_interaction_node.settings import LearningSettings, Settings
@@ -163,8 +163,8 @@ def test_a_lesson_after_a_reset_is_stored_not_refused_as_a_repeat(tmp_path):
     import threading
     import time
 
-    from llm_interaction_node.core.interrupt import StopSignal
     from llm_interaction_node.core.learning.outcome import LearnStatus
+    from llm_interaction_node.core.user.interrupt import StopSignal
     stop = StopSignal()                 # shared by the queue and the agent, as in the node
     queue = EventQueue(["go to the counter", "thanks, remember that"], stop=stop)
     llm = ScriptedLLM(["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",

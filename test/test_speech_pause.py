@@ -6,8 +6,8 @@ import time
 import pytest
 
 from llm_interaction_node.core.console.errors import InteractionAborted
-from llm_interaction_node.core.interrupt import StopSignal
-from llm_interaction_node.core.speech_pause import SpeechPause
+from llm_interaction_node.core.user.interrupt import StopSignal
+from llm_interaction_node.core.user.speech_pause import SpeechPause
 
 
 def later(delay, fn, *args):

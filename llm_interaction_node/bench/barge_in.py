@@ -52,8 +52,8 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
 
     from ..core.apis.knowledge import StaticKnowledge
     from ..core.console.errors import InteractionAborted
-    from ..core.interrupt import StopSignal
     from ..core.settings.config_files import config_path
+    from ..core.user.interrupt import StopSignal
     from ..paths import world_path
     from ..ros import names
     from ..ros.conversions import base_pose_to_msg

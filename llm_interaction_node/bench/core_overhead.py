@@ -24,7 +24,7 @@ from itertools import cycle, islice
 
 from ..core.agent import AgentConfig
 from ..core.llm import ScriptedLLM, estimate_tokens
-from ..core.user import EventQueue
+from ..core.user.channel import EventQueue
 from ..session import build_agent, build_console, load_examples, make_world
 
 # One user turn: fetch an item, put it back; every statement succeeds in drinks_and_cup.

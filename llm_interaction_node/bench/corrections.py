@@ -47,7 +47,7 @@ from pathlib import Path
 
 from ..core.console.statements import code_lines
 from ..core.llm import Completion, ScriptedLLM, Usage
-from ..core.user import CallbackUser
+from ..core.user.channel import CallbackUser
 from ..eval import tasks as T
 from ..eval.harness import run_seed
 from ..eval.observe import PLACES, at_place, in_bowl, observe, on_block

@@ -49,7 +49,7 @@ from ..core.memory.config import MemoryConfig
 from ..core.memory.source import ExampleSource
 from ..core.memory.store import ExampleMemory
 from ..core.settings.config_files import config_path
-from ..core.user import CallbackUser
+from ..core.user.channel import CallbackUser
 from ..session import build_session
 from ..settings import Settings
 from ..sims.tabletop2d import TabletopWorld2D
@@ -196,7 +196,7 @@ def grammar_cost(repeats: int = 3) -> dict:
     import numpy as np
 
     from ..core.llm import models
-    from ..core.user import EventQueue
+    from ..core.user.channel import EventQueue
     from ..session import build_console, make_world
     llama = llama_cpp.Llama(model_path=str(models.get(None).ensure()), vocab_only=True,
                             verbose=False)

@@ -47,7 +47,7 @@ from ..core.memory.config import MemoryConfig
 from ..core.memory.order import Order
 from ..core.memory.store import ExampleMemory
 from ..core.settings.config_files import config_path
-from ..core.user import CallbackUser
+from ..core.user.channel import CallbackUser
 from ..eval.harness import run_seed
 from ..eval.tasks import (
     TEMPLATES,

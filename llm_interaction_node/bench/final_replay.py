@@ -27,7 +27,7 @@ import numpy as np
 from ..core.apis.tabletop import TabletopApi
 from ..core.console.errors import EndOfInteraction
 from ..core.learning.final import MAX_FINAL_REPLAYS, worked_example
-from ..core.user import EventQueue
+from ..core.user.channel import EventQueue
 from ..replay import interaction_start, live_end, replay_check
 from ..session import build_console, make_world
 from ..sims.tabletop2d import TabletopWorld2D

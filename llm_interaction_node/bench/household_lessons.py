@@ -248,7 +248,7 @@ def run_session(spec: dict, llm=None) -> dict:
     ``spec['settings']``; ``llm`` None: the client those settings name (no endpoint: the
     embedded model), else the given client (tests script it)."""
     from ..core.llm import make_client
-    from ..core.user import CallbackUser
+    from ..core.user.channel import CallbackUser
     from ..session import build_session
     from ..settings import Settings
 

@@ -74,7 +74,7 @@ from ..core.reading import ReadingVocabulary, parse
 from ..core.reading.record import reading_to_json
 from ..core.reading.structure import SIDE_WORDS, Reading
 from ..core.settings.config_files import config_path
-from ..core.user import CallbackUser, EventQueue
+from ..core.user.channel import CallbackUser, EventQueue
 from ..eval.harness import run_seed
 from ..eval.phrasings import instruction_fields, load_phrasings
 from ..eval.tasks import make_task, tasks_for_split

@@ -43,7 +43,7 @@ from ..core.memory.config import MemoryConfig
 from ..core.memory.order import Order, stable_order
 from ..core.memory.store import ExampleMemory
 from ..core.settings.config_files import config_path
-from ..core.user import EventQueue
+from ..core.user.channel import EventQueue
 from ..eval.harness import load_records, plan, run_seed
 from ..eval.report import STORED
 from ..eval.tasks import make_task, tasks_for_split

@@ -173,7 +173,7 @@ def run_session(spec: dict, llm=None) -> dict:
     """One teach or check session; ``llm`` None: the embedded model (the bench), else the
     given client (tests script it)."""
     from ..core.llm.local import LocalLlamaClient
-    from ..core.user import CallbackUser
+    from ..core.user.channel import CallbackUser
     from ..session import build_session, make_world
     from ..settings import Settings
 

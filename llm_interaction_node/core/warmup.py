@@ -23,9 +23,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from .interrupt import StopSignal
 from .llm.progress import PROMPT, LLMProgress, ProgressSink
 from .llm.usage import Usage
+from .user.interrupt import StopSignal
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 
 from ..core.console.errors import EndOfInteraction
-from ..core.user import EventQueue
+from ..core.user.channel import EventQueue
 
 IDLE, BUSY, LEARNING, WARMING = "idle", "busy", "learning", "warming"
 RESTING = (IDLE, WARMING)                # nothing runs

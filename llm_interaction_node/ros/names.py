@@ -21,7 +21,7 @@ SPEAKING = "speech/speaking"
 ASR_RESULT = "speech/asr_result"
 # std_msgs/Bool, latched: true from when the asr node's VAD hears the user start speaking
 # until the speech ended (not the robot's own voice); the interaction node starts nothing new
-# meanwhile (core/speech_pause.py), so a spoken stop beats the next statement
+# meanwhile (core/user/speech_pause.py), so a spoken stop beats the next statement
 VOICE_ACTIVITY = "speech/voice_activity"
 
 # the interaction node's own interfaces

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.source import ExampleSource
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.replay import interaction_start
 from llm_interaction_node.session import build_agent, learning_console, make_world, open_memory
 from llm_interaction_node.settings import LearningSettings

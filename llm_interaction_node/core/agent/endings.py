@@ -13,9 +13,9 @@ from ..console.notes import STOPPED as STOPPED_NOTE
 from ..console.session import ConsoleSession
 from ..console.transcript import Entry
 from ..guides.calls import WAIT
-from ..interrupt import StopSignal
 from ..llm import TokenLedger, Usage
 from ..policy import TurnState
+from ..user.interrupt import StopSignal
 from .records import TurnRecord, TurnStatus
 
 log = logging.getLogger(__name__)

@@ -17,10 +17,10 @@ from ..guides.idle import ignores_the_user
 from ..guides.order import guide
 from ..guides.repeat import repeats_the_answered_attempt
 from ..guides.restate import restatement
-from ..interrupt import StopSignal
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..llm.errors import spoken
 from ..policy import ErrorClass, TurnState
+from ..user.interrupt import StopSignal
 from .config import AgentConfig
 from .prefill import fitting_examples
 

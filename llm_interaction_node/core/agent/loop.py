@@ -27,12 +27,12 @@ from ..console.session import ConsoleSession
 from ..console.transcript import Entry
 from ..fgen import FunctionGenerator, load_fgen_prompt
 from ..guides.as_asked import as_asked
-from ..interrupt import StopSignal
 from ..lesson_follow import LessonPlan
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..policy import TurnState, error_class
 from ..reading import Reader, Reading
 from ..reading.select import Scene
+from ..user.interrupt import StopSignal
 from ..warmup import Warmup
 from .config import AgentConfig
 from .endings import Endings

@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 
 from ..console.prompt import CHAT_SYSTEM, PromptBuilder
 from ..console.session import ConsoleSession
-from ..interrupt import StopSignal
 from ..llm import LLMClient, LLMError, TokenLedger, Usage, estimate_tokens
 from ..llm.errors import Failure
 from ..reading import Reader
+from ..user.interrupt import StopSignal
 from ..warmup import Warmup
 
 log = logging.getLogger(__name__)

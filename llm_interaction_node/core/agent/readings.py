@@ -7,9 +7,9 @@ from __future__ import annotations
 import logging
 
 from ..console.session import ConsoleSession
-from ..interrupt import StopSignal
 from ..reading import Reader, Reading
 from ..reading.select import Scene, reading_scene
+from ..user.interrupt import StopSignal
 
 log = logging.getLogger(__name__)
 

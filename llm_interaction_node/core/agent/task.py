@@ -12,12 +12,12 @@ from ..console.session import ConsoleSession
 from ..guides.hands import plan as hand_change_plan
 from ..guides.learn import learn_waits_now
 from ..guides.repeat import actions
-from ..interrupt import StopSignal
 from ..lesson_follow import LessonPlan
 from ..llm import Usage
 from ..policy import TurnState
 from ..reading import Reading
 from ..reading.select import Scene
+from ..user.interrupt import StopSignal
 from .config import AgentConfig
 
 log = logging.getLogger(__name__)

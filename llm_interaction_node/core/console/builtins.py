@@ -2,7 +2,7 @@
 
 They are API functions like the robot's skills, but belong to the interaction rather than
 the robot: speech goes to a sink (terminal, TTS topic), user input comes from a
-:class:`~llm_interaction_node.core.user.UserChannel`, and learning is a hook the memory
+:class:`~llm_interaction_node.core.user.channel.UserChannel`, and learning is a hook the memory
 layer provides.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..sandbox.statement_runner import ConsoleOutput
-from ..user import UserChannel
+from ..user.channel import UserChannel
 from .registry import comment
 
 if TYPE_CHECKING:

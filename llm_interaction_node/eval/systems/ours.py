@@ -16,7 +16,7 @@ from ...core.apis.sets import TABLETOP
 from ...core.apis.tabletop import TabletopRobot
 from ...core.console.session import ConsoleSession
 from ...core.llm import LLMClient, TokenLedger
-from ...core.user import CallbackUser
+from ...core.user.channel import CallbackUser
 from ...session import Session, build_session, open_memory
 from ...settings import LearningSettings, Settings
 from .base import Round, UserTurn

@@ -35,12 +35,12 @@ from std_srvs.srv import Trigger
 from ...core.apis.knowledge import StaticKnowledge
 from ...core.console.errors import EndOfInteraction
 from ...core.console.transcript import Entry
-from ...core.interrupt import StopSignal
 from ...core.llm import NoLLM, make_client
 from ...core.llm.progress import ProgressReporter
 from ...core.memory.connection import MemoryStoreError
-from ...core.speech_pause import SpeechPause
-from ...core.user import EventQueue
+from ...core.user.channel import EventQueue
+from ...core.user.interrupt import StopSignal
+from ...core.user.speech_pause import SpeechPause
 from ...core.warmup import Warmup, route_progress
 from ...paths import world_path
 from ...replay import household_start_from_scene

@@ -26,7 +26,7 @@ from rclpy.node import Node
 
 from ...core.apis.humanoid import FAILURE, SUCCESS
 from ...core.console.errors import InteractionAborted
-from ...core.interrupt import StopSignal
+from ...core.user.interrupt import StopSignal
 
 SLICE_S = 0.02          # how often a waiting call looks at the stop signal
 SETTLE_S = 0.5          # a server seen for less than this may not yet see our response reader

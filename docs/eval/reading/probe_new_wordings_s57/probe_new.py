@@ -5,7 +5,7 @@ import logging
 from llm_interaction_node.core.llm.factory import make_client
 from llm_interaction_node.core.reading import Reader
 from llm_interaction_node.core.reading.select import reading_scene
-from llm_interaction_node.core.user import EventQueue
+from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_console, make_world
 from llm_interaction_node.settings import Settings
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TypeVar
 
-from .console.errors import InteractionAborted
+from ..console.errors import InteractionAborted
 
 T = TypeVar("T")
 
