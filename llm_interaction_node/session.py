@@ -26,7 +26,7 @@ from .core.apis.sets import API_NAMES, ApiSet, api_set  # noqa: F401 - API_NAMES
 from .core.console.prompt import PromptBuilder
 from .core.console.session import ConsoleSession
 from .core.console.transcript import Entry, Transcript
-from .core.constraint import names_to_say
+from .core.decoding.constraint import names_to_say
 from .core.learning.learner import Learner
 from .core.learning.outbox import Outbox
 from .core.learning.outcome import LearnOutcome

@@ -104,7 +104,7 @@ def test_malformed_llm_output_is_handled_and_fed_back():
         " wait_for_trigger()",
     ]
     agent, _, world, _ = make_agent(responses, ["get me the juice"])
-    # refused inputs (core/constraint.py) are noted at once (agent.refused_retries = 0)
+    # refused inputs (core/decoding/constraint.py) are noted at once (agent.refused_retries = 0)
     agent.run()
     entries = agent.console.transcript.entries
     assert entries[1].source.startswith("# not run: 'Sure' is not a function")   # never run

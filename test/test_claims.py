@@ -1,6 +1,6 @@
 """Issue 44 item 3: the robot never says what did not happen. After a learn call that stored
 nothing, a skill that failed or a name the robot does not know, what say() says is the
-console's to decide (core/claims.py): the grammar offers only the console's sentence, the
+console's to decide (core/decoding/claims.py): the grammar offers only the console's sentence, the
 console refuses another say (a model without the grammar, here the scripted stand-in), until
 the robot acts and that works or the user speaks. Real household worlds (with the world file's
 injected failures where said), a real console and agent, real memory for the learn call; only
@@ -127,8 +127,8 @@ def test_a_name_the_robot_does_not_know_is_not_said_to_be_brought():
 
 
 def test_the_user_speaking_again_ends_what_was_reported():
-    from llm_interaction_node.core import claims
     from llm_interaction_node.core.console.session import ApiCall, ExecResult
+    from llm_interaction_node.core.decoding import claims
     report = claims.Report("x() returned 'failure'", ("Sorry, that did not work.",))
     spoke = ExecResult(Entry(WAIT), new_turn=True, calls=(ApiCall("wait_for_trigger", {}),))
     looked = ExecResult(Entry("list_objects()"), calls=(ApiCall("list_objects", []),))

@@ -1,9 +1,9 @@
-"""The console's constraint (core/constraint.py) on real consoles, without a model: the check
-endpoints get, and the GBNF grammar run by a real grammar engine (llguidance) over a byte
+"""The console's constraint (core/decoding/constraint.py) on real consoles, without a model: the
+check endpoints get, and the GBNF grammar run by a real grammar engine (llguidance) over a byte
 vocabulary, so every case is decided by the grammar text the models get."""
 import pytest
 
-from llm_interaction_node.core.constraint import ConsoleVocabulary, word_except
+from llm_interaction_node.core.decoding.constraint import ConsoleVocabulary, word_except
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_console, make_world
 
@@ -118,7 +118,7 @@ def test_word_except_excludes_exact_words_and_dead_prefixes():
 def test_program_grammar_for_cap_and_helper_holds_only_the_scene_names():
     from llm_interaction_node.core.apis.tabletop import TabletopApi
     from llm_interaction_node.core.console.registry import public_functions
-    from llm_interaction_node.core.constraint import program_constraint
+    from llm_interaction_node.core.decoding.constraint import program_constraint
     world = make_world("tabletop", SCENE, seed=1)
     api = TabletopApi(world)
     gbnf = program_constraint(public_functions(api), api.get_obj_names()).gbnf(program=True)

@@ -1,5 +1,5 @@
-"""Decoding after a correction (core/correction.py), the tabletop's named places, and the agent
-on a real 2-D tabletop with a scripted LLM: what the model READ of the request and the reply
+"""Decoding after a correction (core/decoding/correction.py), the tabletop's named places, and the
+agent on a real 2-D tabletop with a scripted LLM: what the model READ of the request and the reply
 (core/reading; the reading stand-in gives it), computed in the scene, becomes the only
 objects and targets the next move can take, and the rejected move cannot be written again."""
 import json
@@ -11,8 +11,8 @@ import pytest
 from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.apis.tabletop import MOVE as TABLETOP_MOVE
 from llm_interaction_node.core.apis.tabletop import TabletopApi
-from llm_interaction_node.core.constraint import ConsoleVocabulary
-from llm_interaction_node.core.correction import focus_from
+from llm_interaction_node.core.decoding.constraint import ConsoleVocabulary
+from llm_interaction_node.core.decoding.correction import focus_from
 from llm_interaction_node.core.guides.focus import correction_focus
 from llm_interaction_node.core.guides.order import guidance
 from llm_interaction_node.core.llm import ScriptedLLM
@@ -327,7 +327,7 @@ def test_forget_learned_is_offered_only_when_the_reply_is_read_as_forget():
     """Measured in the household: "You forgot the glass." -> forget_learned('glass'), which
     its gate refuses, and the turn was lost; the grammar leaves it out unless the model read
     the reply as a request to forget ("forgot" is a missing thing)."""
-    from llm_interaction_node.core.constraint import Constraint
+    from llm_interaction_node.core.decoding.constraint import Constraint
     forgot, forget = "You forgot the blue block.", "please forget what you learned about blocks"
     agent, _, _ = _tabletop_agent(["wait_for_trigger()"], [],
                                   readings={forgot: "do: blue block -> none",
@@ -403,7 +403,7 @@ def test_a_comment_before_the_move_is_a_whole_input():
     whole input now; the move's own input may still go on."""
     pytest.importorskip("llguidance")
     from grammar_support import accepted
-    from llm_interaction_node.core.constraint import ConsoleVocabulary
+    from llm_interaction_node.core.decoding.constraint import ConsoleVocabulary
     agent, _, _ = _tabletop_agent(["wait_for_trigger()"], [])
     vocabulary = ConsoleVocabulary.of(agent.console)
     scene = scene_of(SCENE)
@@ -440,7 +440,7 @@ def test_a_comment_before_the_move_is_a_whole_input():
      ["green block"]),
 ])
 def test_the_objects_meant_weigh_the_request_over_the_reply(request_text, reply, taken, meant):
-    from llm_interaction_node.core.correction import objects_meant
+    from llm_interaction_node.core.decoding.correction import objects_meant
     positions = {"yellow block": (-0.2, -0.5), "green block": (0.2, -0.5),
                  "blue block": (-0.05, -0.45), "red block": (0.1, -0.6),
                  "red bowl": (0.2, -0.3), "green bowl": (0.05, -0.45)}

@@ -224,7 +224,7 @@ def test_the_adapted_lesson_runs_and_takes_the_block_the_request_means():
 
 
 def test_the_adapted_choice_lesson_is_followed_statement_by_statement():
-    from llm_interaction_node.core.lesson_follow import plan_of
+    from llm_interaction_node.core.decoding.lesson_follow import plan_of
     asked = "pick up the block to the top of the orange bowl and place it on the top left corner"
     known = ["green block", "orange bowl", "yellow bowl", "top left corner", "top right corner"]
     plan = plan_of(adapted(LESSON, [asked], known), asked, known)

@@ -1,4 +1,4 @@
-"""Following the nearest lesson in a task's first turn (core/lesson_follow.py)."""
+"""Following the nearest lesson in a task's first turn (core/decoding/lesson_follow.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,8 +6,8 @@ import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.apis.tabletop import IN_BOWL, PLACE_NAMES
-from llm_interaction_node.core.constraint import names_to_say
-from llm_interaction_node.core.lesson_follow import as_typed, plan_of
+from llm_interaction_node.core.decoding.constraint import names_to_say
+from llm_interaction_node.core.decoding.lesson_follow import as_typed, plan_of
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.adapt import adapted
 from llm_interaction_node.core.memory.config import MemoryConfig

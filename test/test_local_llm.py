@@ -251,7 +251,7 @@ def test_the_console_grammar_on_the_real_vocabulary(qwen):
     console.execute("names = get_obj_names()")
     console.execute("put_first_on_second('green block', 'red block')")
     console.transcript.entries[-1].output = "cannot pick 'red block': it lies under another"
-    from llm_interaction_node.core.constraint import ConsoleVocabulary
+    from llm_interaction_node.core.decoding.constraint import ConsoleVocabulary
     gbnf = ConsoleVocabulary.of(console).current().gbnf()
 
     def writable(text):

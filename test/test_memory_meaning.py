@@ -9,8 +9,8 @@ import pytest
 
 from llm_interaction_node.core.apis.tabletop import PLACE_NAMES
 from llm_interaction_node.core.console.transcript import Transcript
+from llm_interaction_node.core.decoding.lesson_follow import as_typed, plan_of
 from llm_interaction_node.core.learning.learner import LearnStatus
-from llm_interaction_node.core.lesson_follow import as_typed, plan_of
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.meaning import Reuse, names_meant, same_shape, slot_mapping
 from llm_interaction_node.core.memory.source import ExampleSource
@@ -192,7 +192,7 @@ def test_the_agent_follows_a_loop_lesson_asked_in_other_words(tmp_path):
     from grammar_support import accepted
     from llm_interaction_node.core.agent import AgentConfig
     from llm_interaction_node.core.apis.tabletop import IN_BOWL
-    from llm_interaction_node.core.constraint import names_to_say
+    from llm_interaction_node.core.decoding.constraint import names_to_say
     from llm_interaction_node.core.llm import ScriptedLLM
     from llm_interaction_node.core.user.channel import EventQueue
     from llm_interaction_node.session import build_agent, build_console, make_world, reading_of
@@ -326,7 +326,7 @@ def test_the_agent_follows_an_own_colour_loop_lesson_in_another_scene(tmp_path):
     from grammar_support import accepted
     from llm_interaction_node.core.agent import AgentConfig
     from llm_interaction_node.core.apis.tabletop import IN_BOWL
-    from llm_interaction_node.core.constraint import names_to_say
+    from llm_interaction_node.core.decoding.constraint import names_to_say
     from llm_interaction_node.core.llm import ScriptedLLM
     from llm_interaction_node.core.user.channel import EventQueue
     from llm_interaction_node.session import build_agent, build_console, make_world, reading_of

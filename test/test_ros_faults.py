@@ -89,7 +89,7 @@ def test_a_killed_skill_server_gives_a_failure_and_the_node_keeps_running(robot)
 
 def test_an_unknown_object_is_not_run_and_the_llm_hears_why(robot):
     """The console refuses a scene function called with a name the scene does not have
-    (core/constraint.py, checked before executing for an endpoint without a grammar): the
+    (core/decoding/constraint.py, checked before executing for an endpoint without a grammar): the
     skill never starts, and the next prompt says why and which names there are."""
     user, llm, _procs, _ = robot
     llm.texts = ["grasp('unicorn_0')", "wait_for_trigger()"]

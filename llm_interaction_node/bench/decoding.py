@@ -42,7 +42,7 @@ import time
 
 from ..core.console.prompt import STOP
 from ..core.console.statements import input_complete
-from ..core.constraint import ConsoleVocabulary
+from ..core.decoding.constraint import ConsoleVocabulary
 from ..core.llm.local import LocalLlamaClient, console_input
 from ..core.llm.scripted import ScriptedLLM
 from ..core.memory.config import MemoryConfig

@@ -62,10 +62,10 @@ import yaml
 
 from ..core.agent import AgentConfig
 from ..core.apis.tabletop import PLACE_NAMES
+from ..core.decoding.lesson_follow import as_typed
 from ..core.learning.choice import ChoiceRule, Relation
 from ..core.learning.general import EveryOfKind
 from ..core.learning.scenes_check import RULE, SCENE
-from ..core.lesson_follow import as_typed
 from ..core.llm import LLMClient, ScriptedLLM, TokenLedger
 from ..core.llm.usage import estimate_tokens
 from ..core.memory.source import ExampleSource

@@ -44,7 +44,7 @@ class AgentConfig:
                                      "something, the move function may only take the objects "
                                      "and targets the readings of the request and the reply "
                                      "mean, computed in the scene, never a move the attempt "
-                                     "made (decoding: core/correction.py)")
+                                     "made (decoding: core/decoding/correction.py)")
     act_on_correction: bool = setting(True, "after a user reply to an attempt that the "
                                       "model read as a correction or a request (core/reading: "
                                       "missing, wrong object, wrong place, retry, do) the robot "
@@ -67,7 +67,7 @@ class AgentConfig:
                                    "names: memory.adapt_names) is the request at hand and its "
                                    "statements can run in this scene, the task's first turn "
                                    "is decoded to follow them, statement by statement, until "
-                                   "one differs (grammar only; core/lesson_follow.py; "
+                                   "one differs (grammar only; core/decoding/lesson_follow.py; "
                                    "measured: the 1.5B model did not copy such a lesson)")
     no_needless_question: bool = setting(True, "before the robot's first move of a task, "
                                          "ask() is left out where the request's words alone "
@@ -80,8 +80,8 @@ class AgentConfig:
                                       "that failed, a name the robot does not know), say() may "
                                       "only say the console's own sentence about it, until the "
                                       "robot acts and that works or the user speaks (grammar "
-                                      "and check; core/claims.py; measured: 'I will remember "
-                                      "that.' right after 'I stored nothing', issue 44)")
+                                      "and check; core/decoding/claims.py; measured: 'I will "
+                                      "remember that.' right after 'I stored nothing', issue 44)")
     comments_in_a_row: int = setting(2, "after this many console inputs in a row that are "
                                      "comments only, the grammar lets the next input be a "
                                      "statement only (measured: the 1.5B model wrote 6 to 12 "
@@ -103,8 +103,8 @@ class AgentConfig:
                                         "are written by a second LLM prompt first "
                                         "(config/fgen.yaml)")
     # a console input the console refuses (echoed output, an object not in the scene: see
-    # core/constraint.py) is noted in the transcript in its place ("# not run: why"), so the
-    # model sees why, as it sees an error; > 0: first asked again this often, silently, at a
+    # core/decoding/constraint.py) is noted in the transcript in its place ("# not run: why"), so
+    # the model sees why, as it sees an error; > 0: first asked again this often, silently, at a
     # raised temperature (the same prompt tells a capable endpoint model nothing new)
     refused_retries: int = setting(0, "a console input the console refuses is asked again "
                                    "this often, silently, before a note takes its place",

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import logging
 
-from .. import claims
 from ..console.notes import NOT_RUN, REPEAT_NOTE, in_the_consoles_voice
 from ..console.prompt import CHAT_SYSTEM, STOP, PromptBuilder
 from ..console.session import ConsoleSession
 from ..console.statements import extract_statements
-from ..constraint import ConsoleVocabulary
+from ..decoding import claims
+from ..decoding.constraint import ConsoleVocabulary
 from ..guides.calls import WAIT
 from ..guides.idle import ignores_the_user
 from ..guides.order import guide
@@ -130,7 +130,7 @@ class Generation:
 
     def _heard(self, result) -> None:
         """What the console reported with an input that say() must keep to, until the robot
-        acts and that works or the user speaks (core/claims.py)."""
+        acts and that works or the user speaks (core/decoding/claims.py)."""
         self._report = claims.after(self._report, result, self.console.api.queries)
 
     def _dropped_request_text(self, error: LLMError) -> str:

@@ -19,15 +19,15 @@ import logging
 import threading
 from collections.abc import Sequence
 
-from .. import claims
 from ..console.errors import BlockedError, EndOfInteraction, InteractionAborted
 from ..console.notes import LLM_FAILED
 from ..console.prompt import PromptBuilder
 from ..console.session import ConsoleSession
 from ..console.transcript import Entry
+from ..decoding import claims
+from ..decoding.lesson_follow import LessonPlan
 from ..fgen import FunctionGenerator, load_fgen_prompt
 from ..guides.as_asked import as_asked
-from ..lesson_follow import LessonPlan
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..policy import TurnState, error_class
 from ..reading import Reader, Reading
@@ -87,7 +87,8 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
         self._blocked: BlockedError | None = None   # the last input's refusal, if it was that
         self._turn_failed = False           # an input of this turn failed: no lesson followed
         self._hand_change: LessonPlan | None = None   # the code's program for an asked hand
-        # what the console reported did not happen, which say() must keep to (core/claims.py)
+        # what the console reported did not happen, which say() must keep to
+        # (core/decoding/claims.py)
         self._report: claims.Report | None = None
         self._reset_requested = threading.Event()
         if fgen is None and self.config.function_generation:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import logging
 import threading
 
-from .. import claims
 from ..console.errors import BlockedError
 from ..console.session import ConsoleSession
+from ..decoding import claims
+from ..decoding.lesson_follow import LessonPlan
 from ..guides.hands import plan as hand_change_plan
 from ..guides.learn import learn_waits_now
 from ..guides.repeat import actions
-from ..lesson_follow import LessonPlan
 from ..llm import Usage
 from ..policy import TurnState
 from ..reading import Reading

@@ -71,8 +71,8 @@ FAILS_SAYING_WHY = "a failure says why"     # in the listing comments; left out 
 PAPER_BRING_COMMENT = ("full pick and place: the object must already be detected, so check it "
                        "with list_objects() before calling this")
 # bring_object_to is the household's one move (the decoding after a correction restricts its
-# arguments, core/correction.py): an object (never a surface or a place) to a surface, or to
-# the user through the handover place (a reading's "me")
+# arguments, core/decoding/correction.py): an object (never a surface or a place) to a surface,
+# or to the user through the handover place (a reading's "me")
 MOVE = MoveSpec("object_name", "destination_object_name", (HANDOVER_LOCATION,),
                 to_user=HANDOVER_LOCATION, fixed_prefixes=(SURFACE_PREFIX, NAV_PREFIX))
 

@@ -27,7 +27,7 @@ class BlockedError(SemanticHintError):
 
 class UnknownNameError(SemanticHintError):
     """A call named something the robot does not know of (``name``): what the robot says next
-    may not claim it was found or brought (core/claims.py)."""
+    may not claim it was found or brought (core/decoding/claims.py)."""
 
     def __init__(self, message: str, name: object):
         super().__init__(message)

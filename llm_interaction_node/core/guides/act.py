@@ -9,8 +9,8 @@ hand-back, then its call, to get around the grammar; "You forgot the sponge." an
 act on it."""
 from __future__ import annotations
 
-from .. import claims
-from ..constraint import ConsoleVocabulary
+from ..decoding import claims
+from ..decoding.constraint import ConsoleVocabulary
 from ..learning.transcripts import calls_any
 from ..reading.attempt import still_to_do
 from ..reading.structure import CORRECTIONS

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import logging
 
-from ..constraint import ConsoleVocabulary
-from ..correction import Focus, focus_from
+from ..decoding.constraint import ConsoleVocabulary
+from ..decoding.correction import Focus, focus_from
 from .state import Guidance, GuideState
 
 log = logging.getLogger(__name__)
 
 
 def correction_focus(state: GuideState) -> Focus | None:
-    """What the move function may take in this turn (core/correction.py: from the
+    """What the move function may take in this turn (core/decoding/correction.py: from the
     readings of the request and of the reply), or None."""
     move = state.console.api.move_function()
     if move is None or not state._answers_an_attempt():

@@ -5,7 +5,7 @@ veto, ``builtins.asked_to_forget``). Measured: "you forgot the glass" ->
 from __future__ import annotations
 
 from ..console.builtins import asked_to_forget
-from ..constraint import ConsoleVocabulary
+from ..decoding.constraint import ConsoleVocabulary
 from .calls import FORGET_ONLY_ASKED
 from .state import Guidance, GuideState
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 
-from ..constraint import ConsoleVocabulary
+from ..decoding.constraint import ConsoleVocabulary
 from .calls import WAIT, WAIT_FUNCTION
 from .state import Guidance, GuideState
 

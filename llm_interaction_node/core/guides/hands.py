@@ -16,10 +16,10 @@ from __future__ import annotations
 import logging
 
 from ..console.transcript import Entry
-from ..constraint import ConsoleVocabulary
+from ..decoding.constraint import ConsoleVocabulary
+from ..decoding.lesson_follow import LessonPlan
 from ..learning.hand import change_of_hands, holding_of, resolved, with_unmet_hand
 from ..learning.route import destination
-from ..lesson_follow import LessonPlan
 from .state import Guidance, GuideState
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from ..constraint import ConsoleVocabulary
+from ..decoding.constraint import ConsoleVocabulary
 from ..reading import Reading
 from ..reading.attempt import still_to_do
 from .calls import LEARN_CALL

@@ -6,7 +6,7 @@ The learn gate refuses the call then; measured: "that is the cleaning spray, I a
 sponge" answered with it (issue 44)."""
 from __future__ import annotations
 
-from ..constraint import ConsoleVocabulary
+from ..decoding.constraint import ConsoleVocabulary
 from .calls import LEARN_FUNCTION
 from .learn import learn_due
 from .state import Guidance, GuideState

@@ -8,8 +8,8 @@ from __future__ import annotations
 import logging
 
 from ..console.transcript import Entry
-from ..constraint import ConsoleVocabulary, names_to_say
-from ..lesson_follow import as_typed, plan_of
+from ..decoding.constraint import ConsoleVocabulary, names_to_say
+from ..decoding.lesson_follow import as_typed, plan_of
 from .state import Guidance, GuideState
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ where things go), the first statement is a call of the move function within the 
 hand-back instead of acting."""
 from __future__ import annotations
 
-from ..constraint import ConsoleVocabulary
+from ..decoding.constraint import ConsoleVocabulary
 from .state import Guidance, GuideState
 
 

@@ -6,7 +6,7 @@ then the change of hands, then the lesson; no question is left out where a lesso
 required), and unblocking replaces the correction's focus."""
 from __future__ import annotations
 
-from ..constraint import ConsoleVocabulary
+from ..decoding.constraint import ConsoleVocabulary
 from .act import decide as act_on_correction
 from .comments import decide as comments_in_a_row
 from .focus import decide as correction_focus

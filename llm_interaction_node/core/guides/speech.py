@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from ..constraint import ConsoleVocabulary
+from ..decoding.constraint import ConsoleVocabulary
 from .state import Guidance, GuideState
 
 log = logging.getLogger(__name__)

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..agent.config import AgentConfig
-    from ..claims import Report
     from ..console.errors import BlockedError
     from ..console.session import ConsoleSession
-    from ..constraint import ConsoleVocabulary
-    from ..correction import Focus
-    from ..lesson_follow import LessonPlan
+    from ..decoding.claims import Report
+    from ..decoding.constraint import ConsoleVocabulary
+    from ..decoding.correction import Focus
+    from ..decoding.lesson_follow import LessonPlan
     from ..policy import TurnState
     from ..reading import Reading
     from ..reading.select import Scene

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 
-from ..constraint import ConsoleVocabulary, names_to_say
-from ..correction import Focus
+from ..decoding.constraint import ConsoleVocabulary, names_to_say
+from ..decoding.correction import Focus
 from .state import Guidance, GuideState
 
 log = logging.getLogger(__name__)

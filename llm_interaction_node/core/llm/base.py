@@ -36,7 +36,7 @@ class LLMRequest:
     the config. ``one_input``: only the next console input is wanted; a backend that sees
     the text as it is generated may stop as soon as that input is complete (the embedded
     model does; endpoints rely on ``stop``). ``grammar``: a GBNF grammar the continuation
-    should follow (core/constraint.py); a backend applies it where its model or server can
+    should follow (core/decoding/constraint.py); a backend applies it where its model or server can
     (the embedded model; an endpoint with ``llm.endpoint_grammar``) and otherwise ignores
     it (the caller checks).
     """

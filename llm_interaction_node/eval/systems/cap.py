@@ -44,7 +44,7 @@ from ...core.apis.tabletop import TabletopApi, TabletopRobot
 from ...core.console.errors import SemanticHintError, StatementTimeout
 from ...core.console.registry import ApiRegistry, public_functions
 from ...core.console.transcript import Entry, Transcript
-from ...core.constraint import program_constraint
+from ...core.decoding.constraint import program_constraint
 from ...core.fgen import undefined_calls
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from ...core.memory.config import MemoryConfig
@@ -199,7 +199,7 @@ class ProgramSystem:
     with the TabletopApi bound, and the parse_obj_name / parse_position sub-programs."""
 
     name = "program_system"
-    grammar: str | None = None     # the scene's program grammar (core/constraint.py)
+    grammar: str | None = None     # the scene's program grammar (core/decoding/constraint.py)
 
     def __init__(self, llm: LLMClient, memory_dir: str | Path | None = None, k: int = DEFAULT_K,
                  ledger: TokenLedger | None = None, *, prompts: str | Path | None = None,

@@ -1,4 +1,4 @@
-"""GBNF text for the console constraint (core/constraint.py): string literals, character
+"""GBNF text for the console constraint (core/decoding/constraint.py): string literals, character
 classes, a word that is none of some words (``word_except``) and quoted names."""
 from __future__ import annotations
 

@@ -4,10 +4,10 @@ happen, what the robot says is the console's to decide (issue 44).
 Measured (issue 44, the embedded model in a household world of the lead's own): the learner's
 "Sorry, I did not learn this ... so I stored nothing", and right after it the model's
 ``say("I will remember that.")``, a promise the system had just refused. The console knows
-what happened: a learn call that stored nothing (its :class:`~.learning.outcome.LearnOutcome`),
+what happened: a learn call that stored nothing (its :class:`~..learning.outcome.LearnOutcome`),
 a skill that returned ``'failure'`` or ``'failure: <why>'``, a name the robot does not know
-(:class:`~.errors.UnknownNameError`). From such an input on (:func:`after`), until the robot
-next acts and that works, or the user speaks again, ``say()`` may say only the console's own
+(:class:`~..console.errors.UnknownNameError`). From such an input on (:func:`after`), until the
+robot next acts and that works, or the user speaks again, ``say()`` may say only the console's own
 sentence about it (:class:`Report`): nothing after a learn call that stored nothing (the
 learner said why where it said anything), "Sorry, that did not work: <why, in words>." after a
 failed skill, "Sorry, I cannot find the <name>." after an unknown name. The grammar offers only
@@ -23,9 +23,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .console.errors import UnknownNameError
-from .learning.outcome import LearnStatus
-from .reading.vocabulary import spoken_form
+from ..console.errors import UnknownNameError
+from ..learning.outcome import LearnStatus
+from ..reading.vocabulary import spoken_form
 
 SAY = "say"
 SPEECH = frozenset({SAY, "ask"})            # calls that speak
@@ -70,7 +70,7 @@ def failure_sentence(value: str) -> str:
 
 
 def report_of(result, queries: Iterable[str] = ()) -> Report | None:
-    """What the console reported with this input (an :class:`~.console.ExecResult`) that the
+    """What the console reported with this input (an :class:`~..console.ExecResult`) that the
     robot's words must keep to, if anything: its last learn call that stored nothing, else its
     last act if that failed, else a name the robot does not know."""
     for outcome in reversed(result.lessons):
@@ -90,7 +90,8 @@ def report_of(result, queries: Iterable[str] = ()) -> Report | None:
 
 def missing(name: object) -> Report:
     """What stands after a call named something the robot does not know (the API's
-    :class:`~.errors.UnknownNameError`, or the console's refusal of a name not in the scene)."""
+    :class:`~..console.errors.UnknownNameError`, or the console's refusal of a name not in the
+    scene)."""
     said = in_words(spoken_form(str(name)))
     return Report(f"there is no {name!r} here", (f"Sorry, I cannot find the {said}.",))
 

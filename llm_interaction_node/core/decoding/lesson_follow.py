@@ -2,11 +2,11 @@
 
 A lesson is an example in the prompt; the paper's model copies it. Measured (issue 30,
 session 40, embedded 1.5B model): with the nearest lesson shown in the request's own words
-(:mod:`.memory.adapt`: "put the blocks in the yellow bowl", a loop over every block), the
+(:mod:`..memory.adapt`: "put the blocks in the yellow bowl", a loop over every block), the
 model still put one block, the yellow one, and handed back. So where the nearest lesson's
 request is the request at hand (its words, after the names were adapted) and the lesson's
 statements can run here (every name it says is in the scene or a place of the API, and it
-chose no object by name: :func:`.memory.adapt.chooses_by_name`), the first turn of the task
+chose no object by name: :func:`..memory.adapt.chooses_by_name`), the first turn of the task
 is decoded under a grammar that requires the lesson's next statement (``agent.follow_lessons``).
 It stops at the first statement that differs (an error, a note) and after the first turn:
 a correction is answered freely, and the user's words after it may teach the lesson anew.
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .console.transcript import PS2, Entry, Transcript
-from .memory.adapt import chooses_by_name, lesson_names, words
+from ..console.transcript import PS2, Entry, Transcript
+from ..memory.adapt import chooses_by_name, lesson_names, words
 
 WAIT = "wait_for_trigger()"
 

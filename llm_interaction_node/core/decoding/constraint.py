@@ -31,7 +31,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from .console.registry import ApiRegistry
+from ..console.registry import ApiRegistry
 from .constraint_rules import _IDENT, SAY, Constraint
 from .correction import Focus
 from .gbnf import gbnf_literal, word_except  # noqa: F401 - importable from here too
@@ -71,7 +71,7 @@ class ConsoleVocabulary:
         self.required: str | None = None                # set by the agent for a statement
         self.move_now: bool = False                     # set by the agent for a statement
         self.comment_allowed: bool = True               # set by the agent for a statement
-        self.speech: tuple[str, ...] | None = None      # set by the agent (core/claims.py)
+        self.speech: tuple[str, ...] | None = None      # set by the agent (core/decoding/claims.py)
         self.speech_refusal: str = ""
         self._list_scene = scene_names or (lambda: listed_scene_names(api))
         self._listed: tuple[str, ...] | None = None
@@ -80,7 +80,7 @@ class ConsoleVocabulary:
 
     @classmethod
     def of(cls, console) -> ConsoleVocabulary:
-        """The vocabulary of a :class:`~.console.ConsoleSession` (its namespace is re-read on
+        """The vocabulary of a :class:`~..console.ConsoleSession` (its namespace is re-read on
         every call: a new task replaces it)."""
         return cls(console.api, lambda: console.namespace,
                    outputs=lambda: [e.output for e in console.transcript])

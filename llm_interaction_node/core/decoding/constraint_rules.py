@@ -1,4 +1,4 @@
-"""The :class:`Constraint`: a snapshot of what the console accepts (core/constraint.py's
+"""The :class:`Constraint`: a snapshot of what the console accepts (core/decoding/constraint.py's
 docstring says what), its check of an input and its rendering as a GBNF grammar."""
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .console.statements import bound_names, module_bindings
+from ..console.statements import bound_names, module_bindings
 from .correction import Focus
 from .gbnf import _double_quoted, _quoted, gbnf_literal, word_except
 from .scene_functions import SceneFunction
 
-SAY = "say"             # the built-in that speaks (held to the console's report: core/claims.py)
+SAY = "say"             # the built-in that speaks (held to the console's report: claims.py)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"\s*[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*=(?!=)")
 
@@ -27,7 +27,7 @@ class Constraint:
     # words of this task's console output (outside quotes): the grammar does not let a new
     # name be one of them (``cannot = ...`` is the model echoing "cannot pick ...")
     echo_words: frozenset[str] = frozenset()
-    # after a correction: what the move function may take (core/correction.py)
+    # after a correction: what the move function may take (core/decoding/correction.py)
     focus: Focus | None = None
     # words the grammar does not let an input start with in this turn, though they are known
     # (``forget_learned`` when the user did not say "forget": its gate would refuse it)
@@ -45,7 +45,7 @@ class Constraint:
     # the input may be a comment (the agent says no after comments_in_a_row of them: grammar
     # only, like the focus; a comment at the end of a statement's line stays allowed)
     comment_allowed: bool = True
-    # after the console reported that something did not happen (core/claims.py): what say()
+    # after the console reported that something did not happen (core/decoding/claims.py): what say()
     # may say now (the texts; empty: nothing), None: say() is free. Grammar and check.
     speech: tuple[str, ...] | None = None
     speech_refusal: str = ""
@@ -87,7 +87,7 @@ class Constraint:
         return None
 
     def _speech_reason(self, call: ast.Call) -> str | None:
-        """A ``say`` the console's last report does not allow (core/claims.py)."""
+        """A ``say`` the console's last report does not allow (core/decoding/claims.py)."""
         if self.speech is None or call.func.id != SAY:
             return None
         text = _literal(call.args[0]) if len(call.args) == 1 and not call.keywords else None
@@ -111,7 +111,7 @@ class Constraint:
 
     def missing_name(self, source: str) -> str | None:
         """The first name ``source`` passes to a scene function that the scene does not have
-        (None: none, or no Python): what the robot may not say it found (core/claims.py)."""
+        (None: none, or no Python): what the robot may not say it found (claims.py)."""
         try:
             tree = ast.parse(source)
         except SyntaxError:
@@ -256,7 +256,7 @@ tail ::= [^.] [^\x00]*
         if c.required is not None and not program:
             return self.REQUIRED.format(statement=gbnf_literal(c.required))
         fns = sorted(c.scene_functions)
-        # say() held to the console's report (core/claims.py): not a word, only its sentences
+        # say() held to the console's report (claims.py): not a word, only its sentences
         held = c.speech is not None and not program
         withheld = c.withheld | ({SAY} if held else set())
         starts = {w for w in c.known - set(fns) if not w.startswith(tuple(withheld))}
@@ -349,7 +349,7 @@ tail ::= [^.] [^\x00]*
         """The move function after a correction: ``name(object, target)`` with the object one
         of ``focus.objects`` (or any movable scene name or an expression, when the user named
         none) and the target one of the named targets allowed for that object
-        (core/correction.py); an expression as target only where the user asked for an offset."""
+        (correction.py); an expression as target only where the user asked for an offset."""
         expression = self.EXPRESSION
         objects = focus.objects if focus.objects is not None else [
             n for n in self.c.scene_names if focus.spec.movable(n)]   # a bowl cannot be moved

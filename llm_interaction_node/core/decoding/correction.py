@@ -4,9 +4,9 @@ Measured with the 1.5B embedded model (issue 31): after "in the bottom left corn
 left side" it copies or nudges its rejected arguments (``denormalize_xy([0, 0])`` again); it
 reads neither the listing, nor the examples, nor its own outputs. So the help acts where the
 model cannot ignore it, in the decoding: in the turn after the user answered an attempt that
-moved something, the move function's arguments (:class:`~.registry.MoveSpec`) are limited to
-what the user meant, as the model READ it (:mod:`.reading`) and the code computed it
-(:class:`~.reading.select.Scene`):
+moved something, the move function's arguments (:class:`~..console.registry.MoveSpec`) are limited
+to what the user meant, as the model READ it (:mod:`..reading`) and the code computed it
+(:class:`~..reading.select.Scene`):
 
 * the objects: those the request selects, computed in this scene ("the second block from
   the left" is one block here, "every block" all of them), narrowed to those the reply names
@@ -20,7 +20,7 @@ what the user meant, as the model READ it (:mod:`.reading`) and the code compute
   one this turn made already.
 
 The same code serves the household (issue 44): its move is ``bring_object_to`` (the humanoid
-API's :data:`~.apis.humanoid.MOVE`), a target read as ``me`` is the function's own way to the
+API's :data:`~..apis.humanoid.MOVE`), a target read as ``me`` is the function's own way to the
 user (``MoveSpec.to_user``: the handover place), and its surfaces are targets by their spoken
 names ("the dining table" is ``on_dining-table_0``).
 
@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .console.registry import MoveSpec
-from .reading.select import Scene
-from .reading.structure import ME, Reading
+from ..console.registry import MoveSpec
+from ..reading.select import Scene
+from ..reading.structure import ME, Reading
 
 
 @dataclass(frozen=True)
