@@ -259,7 +259,7 @@ def test_a_plan_done_twice_in_a_row_is_a_loop():
 
 
 def test_repeated_cycle_lengths():
-    from llm_interaction_node.core.policy import repeated_cycle
+    from llm_interaction_node.core.agent.limits import repeated_cycle
     a, b, c = "a()", "b()", "c()"
     assert repeated_cycle([a, a, a], 3, 6) == 1 and repeated_cycle([a, a], 3, 6) is None
     assert repeated_cycle([a, b, a, b], 3, 6, redo_cycle=3) is None      # a pair needs 3
@@ -290,7 +290,7 @@ def test_a_success_starts_the_error_budgets_again():
     (IndexError("i"), "lookup"), (TypeError("t"), "name"), (NameError("n"), "name"),
     (ValueError("v"), "argument"), (AttributeError("a"), "argument")])
 def test_error_classes_and_reference_budgets(error, kind):
-    from llm_interaction_node.core.policy import DEFAULT_BUDGETS, error_class
+    from llm_interaction_node.core.agent.limits import DEFAULT_BUDGETS, error_class
     assert error_class(error) == kind
     assert DEFAULT_BUDGETS["name"] == DEFAULT_BUDGETS["argument"] == 3
     assert DEFAULT_BUDGETS["semantic"] == 4
@@ -397,7 +397,7 @@ def test_an_import_is_refused_with_a_typed_error():
     """The import class is a type (ImportRefused), not a message the policy reads."""
     import ast
 
-    from llm_interaction_node.core.policy import error_class
+    from llm_interaction_node.core.agent.limits import error_class
     from llm_interaction_node.core.sandbox import ImportRefused, Sandbox, SandboxViolation
     for source in ("import os", "from math import pi", "def f():\n    import os"):
         with pytest.raises(ImportRefused) as caught:
@@ -490,7 +490,7 @@ def test_function_generation_follows_the_setting():
 def test_the_fgen_prompt_file_is_checked_and_calls_are_found_with_their_assignment(tmp_path):
     import ast
 
-    from llm_interaction_node.core.fgen import load_fgen_prompt, undefined_calls
+    from llm_interaction_node.core.agent.fgen import load_fgen_prompt, undefined_calls
     prompt = load_fgen_prompt()
     assert len(prompt.examples) >= 6 and all(ex.code.lstrip().startswith("def ")
                                              for ex in prompt.examples)

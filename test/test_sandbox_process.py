@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
+from llm_interaction_node.core.agent.limits import ErrorClass, error_class
 from llm_interaction_node.core.console.builtins import InteractionBuiltins
 from llm_interaction_node.core.console.errors import (
     EndOfInteraction,
@@ -30,7 +31,6 @@ from llm_interaction_node.core.console.registry import ApiRegistry
 from llm_interaction_node.core.console.session import ConsoleSession
 from llm_interaction_node.core.console.transcript import Transcript
 from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
-from llm_interaction_node.core.policy import ErrorClass, error_class
 from llm_interaction_node.core.sandbox import Sandbox
 from llm_interaction_node.core.sandbox.process import WorkerRunner
 from llm_interaction_node.core.user.channel import EventQueue

@@ -14,8 +14,8 @@ from ..console.session import ConsoleSession
 from ..console.transcript import Entry
 from ..guides.calls import WAIT
 from ..llm import TokenLedger, Usage
-from ..policy import TurnState
 from ..user.interrupt import StopSignal
+from .limits import TurnState
 from .records import TurnRecord, TurnStatus
 
 log = logging.getLogger(__name__)

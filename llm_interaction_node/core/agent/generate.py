@@ -19,9 +19,9 @@ from ..guides.repeat import repeats_the_answered_attempt
 from ..guides.restate import restatement
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..llm.errors import spoken
-from ..policy import ErrorClass, TurnState
 from ..user.interrupt import StopSignal
 from .config import AgentConfig
+from .limits import ErrorClass, TurnState
 from .prefill import fitting_examples
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 Each LLM call sees the prompt built from the examples and the transcript so far and
 returns (usually) one statement; it runs in the console at once and its output becomes
 part of the next prompt. A user turn ends when ``wait_for_trigger()`` blocks for the
-next utterance. Budgets, loop detection and the statement cap (see :mod:`..policy`) make
+next utterance. Budgets, loop detection and the statement cap (see :mod:`.limits`) make
 sure a confused LLM ends its turn with a clear message instead of running forever.
 
 The reference method's rules: an empty answer is asked again with the temperature raised by
@@ -26,17 +26,17 @@ from ..console.session import ConsoleSession
 from ..console.transcript import Entry
 from ..decoding import claims
 from ..decoding.lesson_follow import LessonPlan
-from ..fgen import FunctionGenerator, load_fgen_prompt
 from ..guides.as_asked import as_asked
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
-from ..policy import TurnState, error_class
 from ..reading import Reader, Reading
 from ..reading.select import Scene
 from ..user.interrupt import StopSignal
 from ..warmup import Warmup
 from .config import AgentConfig
 from .endings import Endings
+from .fgen import FunctionGenerator, load_fgen_prompt
 from .generate import BudgetSpent, Generation
+from .limits import TurnState, error_class
 from .prefill import ExampleSource, Prefill
 from .readings import Readings
 from .records import TurnRecord, TurnStatus

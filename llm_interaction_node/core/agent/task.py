@@ -14,11 +14,11 @@ from ..guides.hands import plan as hand_change_plan
 from ..guides.learn import learn_waits_now
 from ..guides.repeat import actions
 from ..llm import Usage
-from ..policy import TurnState
 from ..reading import Reading
 from ..reading.select import Scene
 from ..user.interrupt import StopSignal
 from .config import AgentConfig
+from .limits import TurnState
 
 log = logging.getLogger(__name__)
 

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..agent.config import AgentConfig
+    from ..agent.limits import TurnState
     from ..console.errors import BlockedError
     from ..console.session import ConsoleSession
     from ..decoding.claims import Report
     from ..decoding.constraint import ConsoleVocabulary
     from ..decoding.correction import Focus
     from ..decoding.lesson_follow import LessonPlan
-    from ..policy import TurnState
     from ..reading import Reading
     from ..reading.select import Scene
 

@@ -39,13 +39,13 @@ from typing import Any
 
 import yaml
 
+from ...core.agent.fgen import undefined_calls
 from ...core.apis.sets import TABLETOP
 from ...core.apis.tabletop import TabletopApi, TabletopRobot
 from ...core.console.errors import SemanticHintError, StatementTimeout
 from ...core.console.registry import ApiRegistry, public_functions
 from ...core.console.transcript import Entry, Transcript
 from ...core.decoding.constraint import program_constraint
-from ...core.fgen import undefined_calls
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from ...core.memory.config import MemoryConfig
 from ...core.sandbox import Sandbox, SandboxViolation
