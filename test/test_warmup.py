@@ -1,5 +1,5 @@
 """Issue 44 item 6: the start-up warm-up of a stateful model runs in the background
-(core/warmup.py). The robot listens at once; a request that comes during the warm-up waits for
+(core/llm/warmup.py). The robot listens at once; a request that comes during the warm-up waits for
 it (nothing is read or generated before the prefill is done) and is then served; a stop ends the
 wait and never the warm-up; progress lines say how far it is in percent; the interaction node's
 state is ``warming`` while it runs and the robot is idle.
@@ -16,9 +16,9 @@ from llm_interaction_node.core.console.errors import EndOfInteraction, Interacti
 from llm_interaction_node.core.console.notes import STOPPED as STOPPED_NOTE
 from llm_interaction_node.core.llm import ScriptedLLM, Usage
 from llm_interaction_node.core.llm.progress import PROMPT, LLMProgress, report
+from llm_interaction_node.core.llm.warmup import Warmup, route_progress
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.core.user.interrupt import StopSignal
-from llm_interaction_node.core.warmup import Warmup, route_progress
 from llm_interaction_node.ros.interaction_state import (
     BUSY,
     IDLE,

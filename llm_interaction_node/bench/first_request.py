@@ -7,7 +7,7 @@ joined from its PyPI parts again: only the saved model states are fresh) and a f
 and says the first request on ``speech/asr_text``:
 
 * ``--when warm`` (default): once the robot's state says the start-up warm-up is over
-  (``interaction/state`` turns ``idle``; core/warmup.py): what a person who waits for the robot
+  (``interaction/state`` turns ``idle``; core/llm/warmup.py): what a person who waits for the robot
   to be ready gets (target: the first action <= 15 s after the request);
 * ``--when ready``: as soon as the interaction node listens (state ``warming``): the request
   waits for the warm-up; the time to the first action then includes the rest of it.

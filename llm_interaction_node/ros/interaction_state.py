@@ -5,7 +5,7 @@ change happens under one condition lock and is published inside it: the state to
 the changes in the order they happened. The console's user channel (:class:`StateChannel`)
 drives it: idle while the agent waits for a request, busy once it has one (after a running
 learn call ended); the learn service takes idle -> learning in one step. While the start-up
-warm-up of the model runs (core/warmup.py), the idle robot is ``warming``: it listens, and a
+warm-up of the model runs (core/llm/warmup.py), the idle robot is ``warming``: it listens, and a
 request waits for the warm-up; for stop, speech and learning it is idle
 (:attr:`InteractionState.idle`).
 """

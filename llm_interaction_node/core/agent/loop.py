@@ -28,10 +28,10 @@ from ..decoding import claims
 from ..decoding.lesson_follow import LessonPlan
 from ..guides.as_asked import as_asked
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
+from ..llm.warmup import Warmup
 from ..reading import Reader, Reading
 from ..reading.select import Scene
 from ..user.interrupt import StopSignal
-from ..warmup import Warmup
 from .config import AgentConfig
 from .endings import Endings
 from .fgen import FunctionGenerator, load_fgen_prompt
@@ -96,7 +96,7 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
                                      check=console.sandbox.prepare, call=self.stop.call,
                                      max_tokens=self.llm.config.max_tokens)
         self.fgen = fgen
-        # the start-up prefill running in the background (core/warmup.py; the ROS node's):
+        # the start-up prefill running in the background (core/llm/warmup.py; the ROS node's):
         # a request waits for it before it is read; None: run() prefills before it listens
         self.warmup: Warmup | None = None
 

@@ -13,9 +13,9 @@ from ..console.prompt import CHAT_SYSTEM, PromptBuilder
 from ..console.session import ConsoleSession
 from ..llm import LLMClient, LLMError, TokenLedger, Usage, estimate_tokens
 from ..llm.errors import Failure
+from ..llm.warmup import Warmup
 from ..reading import Reader
 from ..user.interrupt import StopSignal
-from ..warmup import Warmup
 
 log = logging.getLogger(__name__)
 

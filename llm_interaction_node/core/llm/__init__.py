@@ -1,5 +1,6 @@
 """LLM client layer: configuration, the request every backend executes, the client factory, the
-OpenAI-compatible client, NoLLM, the scripted stand-in, token accounting."""
+OpenAI-compatible client, NoLLM, the scripted stand-in, token accounting, and the start-up
+warm-up of a stateful model in the background (:mod:`.warmup`, not imported here)."""
 from .base import MAX_STOP_SEQUENCES, Backend, Completion, LLMClient, LLMRequest, normalize_stop
 from .config import ENV_VARS, OPENAI_DEFAULT_BASE_URL, LLMConfig
 from .errors import LLMError, LLMNotConfigured

@@ -37,11 +37,11 @@ from ...core.console.errors import EndOfInteraction
 from ...core.console.transcript import Entry
 from ...core.llm import NoLLM, make_client
 from ...core.llm.progress import ProgressReporter
+from ...core.llm.warmup import Warmup, route_progress
 from ...core.memory.connection import MemoryStoreError
 from ...core.user.channel import EventQueue
 from ...core.user.interrupt import StopSignal
 from ...core.user.speech_pause import SpeechPause
-from ...core.warmup import Warmup, route_progress
 from ...paths import world_path
 from ...replay import household_start_from_scene
 from ...session import build_session
@@ -183,7 +183,7 @@ class InteractionNode(Node):
         self.console, self.agent = self.session.console, self.session.agent
         # a stateful model (the embedded one) evaluates the start of its prompts when the node
         # starts, in the background: the robot listens at once (state `warming`), a request
-        # waits for it (core/warmup.py); progress lines with the percentage in the log and on
+        # waits for it (core/llm/warmup.py); progress lines with the percentage in the log and on
         # the progress topic
         steps = self.agent.warm_up_steps()
         self.warmup = Warmup(steps, write=self._report_warm_up,

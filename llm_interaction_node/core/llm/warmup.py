@@ -2,7 +2,7 @@
 
 A stateful model evaluates the stable part of its prompts once (the agent's console prefix:
 header, API listing, the seed block; the reading prompts' examples) and keeps the state, in RAM
-and on disk for the next start (:meth:`~.agent.Agent.warm_up_steps`). On a fresh install no
+and on disk for the next start (:meth:`~..agent.Agent.warm_up_steps`). On a fresh install no
 state is on disk: the console prefix alone is ~4.5k tokens, 90-100 s on 2 CPU cores (issue 44:
 the first request after install waited 102 s for it). :class:`Warmup` runs those prefills in a
 thread of its own as soon as the robot starts, so the robot listens at once:
@@ -23,9 +23,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from .llm.progress import PROMPT, LLMProgress, ProgressSink
-from .llm.usage import Usage
-from .user.interrupt import StopSignal
+from ..user.interrupt import StopSignal
+from .progress import PROMPT, LLMProgress, ProgressSink
+from .usage import Usage
 
 log = logging.getLogger(__name__)
 
