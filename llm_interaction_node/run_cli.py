@@ -27,7 +27,7 @@ from pathlib import Path
 import yaml
 
 from .core.settings.config_files import config_path
-from .core.world_file import read_world_file
+from .core.settings.world_file import read_world_file
 from .llm_options import add_llm_options, endpoint_line, llm_environment
 from .paths import world_path
 from .ros.graph import (

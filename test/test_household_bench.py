@@ -14,7 +14,7 @@ from llm_interaction_node.bench import household_situations as H
 from llm_interaction_node.bench.corrections import bench_settings, run_household_situation
 from llm_interaction_node.core.apis.humanoid import HumanoidApi
 from llm_interaction_node.core.llm import ScriptedLLM
-from llm_interaction_node.core.world_file import read_world_file
+from llm_interaction_node.core.settings.world_file import read_world_file
 from llm_interaction_node.eval.phrasings import load_phrasings
 from llm_interaction_node.paths import world_path
 from llm_interaction_node.session import open_memory

@@ -59,7 +59,7 @@ from ..core.apis.humanoid import (
     navigation_location,
     surface_name,
 )
-from ..core.world_file import check_world, read_world_file
+from ..core.settings.world_file import check_world, read_world_file
 from .world_end import WorldEnd
 
 DEFAULT_ROBOT = {
@@ -155,7 +155,7 @@ class HouseholdWorld:
     @classmethod
     def from_yaml(cls, path: str | Path, **kwargs: Any) -> HouseholdWorld:
         """The world of a world file (ValueError of one line for a file not in the format,
-        :mod:`~..core.world_file`)."""
+        :mod:`~..core.settings.world_file`)."""
         kwargs.setdefault("source", str(path))
         return cls(read_world_file(path), **kwargs)
 

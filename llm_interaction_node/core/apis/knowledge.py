@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..world_file import read_world_file
+from ..settings.world_file import read_world_file
 from .humanoid import GRASP, PLACE_ON_TOP, SceneObject, navigation_location
 
 

@@ -1,7 +1,7 @@
 """The household world file format (``config/worlds/*.yaml``), read and checked in one place.
 
-The simulator's worlds (:class:`~..sims.household.HouseholdWorld`) and the interaction node's
-static knowledge (:class:`~.apis.knowledge.StaticKnowledge`) read the same files. A file that
+The simulator's worlds (:class:`~...sims.household.HouseholdWorld`) and the interaction node's
+static knowledge (:class:`~..apis.knowledge.StaticKnowledge`) read the same files. A file that
 is not YAML, or holds a key the format does not know (a misspelt ``loaction`` was taken
 silently), or a value of the wrong kind, is a ``ValueError`` of one line that says where:
 ``worlds/mine.yaml: objects.cup_0: unknown key 'loaction' (did you mean 'location'?)``.
