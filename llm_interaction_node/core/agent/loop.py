@@ -11,7 +11,7 @@ The reference method's rules: an empty answer is asked again with the temperatur
 run (a note and the loop-prevention example take its place), a second loop resets the
 interaction, says sorry and hands back normally (``TurnStatus.LOOP_RESET``, not an error; the
 transcript before the reset stays in the turn's record); a function that a statement calls
-and nobody defined is written by :mod:`..fgen` and defined in the console first.
+and nobody defined is written by :mod:`.fgen` and defined in the console first.
 """
 from __future__ import annotations
 
@@ -186,7 +186,7 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
 
     def _define_missing(self, source: str) -> None:
         """Function generation: define the functions ``source`` calls that nobody defined,
-        each as a console input of its own before the statement (see :mod:`..fgen`)."""
+        each as a console input of its own before the statement (see :mod:`.fgen`)."""
         if self.fgen is None:
             return
         definitions = self.fgen.definitions_for(source, self.console.namespace)

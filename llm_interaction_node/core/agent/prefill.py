@@ -1,7 +1,7 @@
 """What the model evaluates before it is asked: the prompt's examples for the request at hand
 (:meth:`Prefill._current_examples`, fitted to the model's context by
 :func:`fitting_examples`), and the prefills of a stateful LLM: at start-up (the warm-up,
-:meth:`Prefill.warm_up_steps`, run here or in the background by :class:`~..warmup.Warmup`),
+:meth:`Prefill.warm_up_steps`, run here or in the background by :class:`~..llm.warmup.Warmup`),
 for each new example set, and before the robot waits for the user when the examples every
 request starts with changed (:meth:`Prefill._prepare_next_request`)."""
 from __future__ import annotations
@@ -68,7 +68,7 @@ class Prefill:
         prefix with the examples known before the user speaks, then the reading prompts'
         examples, both kept on disk for the next start; none for a model without state.
         ``call`` runs each model call (default: directly, so nothing but the process ends
-        them: a background :class:`~.warmup.Warmup`; :meth:`run` passes the stop signal's)."""
+        them: a background :class:`~..llm.warmup.Warmup`; :meth:`run` passes the stop signal's)."""
         if getattr(self.llm, "prefill", None) is None:
             return []
         direct = call or (lambda fn, *a, **k: fn(*a, **k))

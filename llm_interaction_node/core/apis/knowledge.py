@@ -69,7 +69,7 @@ class StaticKnowledge:
     @classmethod
     def from_yaml(cls, path: str | Path) -> StaticKnowledge:
         """The knowledge of a world file (ValueError of one line for a file not in the
-        format, :mod:`..world_file`)."""
+        format, :mod:`..settings.world_file`)."""
         return cls.from_dict(read_world_file(path))
 
     def affordances_of(self, klass: str) -> tuple[str, ...]:

@@ -23,7 +23,7 @@ MOVE_ATTR = "api_move"
 class MoveSpec:
     """What a function that moves an object takes: the parameter naming the object, the one
     naming where it goes, the named places a target may be, and which scene names can be
-    moved (see :mod:`..correction`). ``to_user``: the target that hands the object to the
+    moved (see :mod:`..decoding.correction`). ``to_user``: the target that hands the object to the
     user (a reading's ``me``; the household's ``'handover_to_human'``), None where the robot
     cannot; ``fixed_prefixes``: scene names starting so are places, never moved (the
     household's surfaces ``on_...`` and navigation locations ``inFrontOf_...``)."""

@@ -1,8 +1,8 @@
 """The correction focus (``agent.correction_focus``): in a turn that answers an attempt that
 moved something, the move function may only take the objects and targets the readings of the
-request and the reply mean, computed in the scene, never a move the attempt made (decoding:
-:mod:`..correction`). A move this turn already made is no move to offer again (measured: the
-yellow block put on the left side twice, the blue one never)."""
+request and the reply mean, computed in the scene, never a move the attempt made
+(:mod:`..decoding.correction`). A move this turn already made is no move to offer again
+(measured: the yellow block put on the left side twice, the blue one never)."""
 from __future__ import annotations
 
 import logging

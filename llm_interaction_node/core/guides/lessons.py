@@ -1,8 +1,8 @@
 """Follow lessons (``agent.follow_lessons``): where the nearest lesson's request (in the
 request's names: ``memory.adapt_names``) is the request at hand and its statements can run in
 this scene, the task's first turn is decoded to follow them, statement by statement, until
-one differs (grammar only; :mod:`..lesson_follow`). Measured: the 1.5B model did not copy such
-a lesson."""
+one differs (grammar only; :mod:`..decoding.lesson_follow`). Measured: the 1.5B model did not
+copy such a lesson."""
 from __future__ import annotations
 
 import logging
@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 def lesson_statement(state: GuideState, vocabulary: ConsoleVocabulary) -> str | None:
     """The nearest lesson's next statement, where the first turn of a task follows it
-    (``follow_lessons``, :mod:`..lesson_follow`), as the model types it; else None."""
+    (``follow_lessons``, :mod:`..decoding.lesson_follow`), as the model types it; else None."""
     lesson = getattr(state._examples, "nearest_lesson", None)
     if lesson is None or len(state._task_utterances) != 1 \
             or state._turn_failed:         # the lesson does not work here: the model decides

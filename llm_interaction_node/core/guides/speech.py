@@ -1,7 +1,7 @@
 """Say what happened (``agent.say_what_happened``): after the console reported that something
 did not happen (a learn call that stored nothing, a skill that failed, a name the robot does
 not know), ``say()`` may only say the console's own sentence about it, until the robot acts
-and that works or the user speaks (grammar and check; :mod:`..claims`). Measured: "I will
+and that works or the user speaks (grammar and check; :mod:`..decoding.claims`). Measured: "I will
 remember that." right after "I stored nothing" (issue 44)."""
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ on disk for the next start; all exact.
 
 Decoding (:mod:`.decoding`): greedy with prompt-lookup drafts (``llm.local_draft`` tokens,
 the same output as plain greedy decoding) and, when the caller passes a ``grammar`` (GBNF,
-:mod:`..constraint`) and ``llm.local_grammar`` is on, llguidance masks over the model's
+:mod:`..decoding.constraint`) and ``llm.local_grammar`` is on, llguidance masks over the model's
 vocabulary (measured far cheaper per token than llama.cpp's own grammar sampler on a 152k
 vocabulary: docs/benchmarks.md). With ``one_input`` the text returned is the console input
 alone, not the start of the output the model imagined after it.

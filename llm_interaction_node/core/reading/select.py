@@ -113,8 +113,8 @@ class Scene:
 
 
 def reading_scene(api) -> Scene:
-    """The scene of a robot API (an :class:`~..registry.ApiRegistry`) as readings see it: the
-    tabletop's objects (``get_obj_names()``) with the move function's named places, or the
+    """The scene of a robot API (an :class:`~..console.registry.ApiRegistry`) as readings see
+    it: the tabletop's objects (``get_obj_names()``) with the move function's named places, or the
     household's objects, surfaces (``list_objects()``), navigation locations
     (``list_locations()``) and where each thing lies (``list_object_locations()``); positions
     from ``get_obj_pos``. Raises what the listings raise."""
