@@ -101,3 +101,19 @@ def test_no_module_of_the_package_is_in_an_import_cycle():
     (``from . import x`` makes a cycle with an ``__init__`` that imports the module)."""
     assert len(MODULES) > 100
     assert cycle({m: imported(m) for m in MODULES}) is None
+
+
+def test_core_holds_only_packages_each_saying_what_is_in_it():
+    """Issue 46: ``core/`` is packages by concept, no loose module beside them, and every
+    package's ``__init__`` has a docstring that says what is in it and why."""
+    core = ROOT / "core"
+    loose = sorted(p.name for p in core.glob("*.py") if p.name != "__init__.py")
+    assert not loose, f"loose modules in core/: {loose}"
+    packages = sorted(p for p in core.rglob("*") if p.is_dir() and p.name != "__pycache__"
+                      and any(p.glob("*.py")))
+    assert len(packages) >= 10
+    for package in packages:
+        init = package / "__init__.py"
+        assert init.is_file(), f"{package.relative_to(ROOT)} has no __init__.py"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc and doc.strip(), f"{init.relative_to(ROOT)} has no docstring"

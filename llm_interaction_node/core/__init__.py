@@ -1,1 +1,6 @@
-"""The ROS-free core: console session, sandbox, API registry, prompts, LLM clients, agent."""
+"""The ROS-free core, in packages by concept (each ``__init__`` says what is in it and why):
+the user's side (``user``), what the user said, read (``reading``), the decoding guides
+(``guides``) and the grammar (``decoding``), the console and its sandbox (``console``,
+``sandbox``), the robot APIs (``apis``), the interaction loop (``agent``), learning and the
+example memory (``learning``, ``memory``), the LLM clients (``llm``) and the settings
+(``settings``). No module lies loose here (``test/test_import_graph.py``)."""
