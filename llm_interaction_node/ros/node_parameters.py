@@ -2,7 +2,7 @@
 
 The section is a dataclass of :func:`~..core.settings.config.setting` fields (default, description,
 range); :func:`declare_section` declares each field as a parameter and reads the values back
-through the one settings parser (``core/config.from_mapping``). Every node declares its
+through the one settings parser (``core/settings/config.py: from_mapping``). Every node declares its
 parameters here; the interaction node (:mod:`.interaction_parameters`) declares the fields of
 its sections with :func:`declare_settings` and reads them in the settings' precedence (the
 ``LLM_INTERACTION_*`` variables over its parameters). Light on purpose (no agent imports):
