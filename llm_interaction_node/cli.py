@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from .core.agent import AgentConfig
-from .core.console.transcript import Transcript
+from .core.transcript.transcript import Transcript
 from .core.user.channel import CallbackUser
 from .llm_options import add_llm_options, endpoint_line, llm_overrides
 from .preset_option import add_api_preset_option, preset_overrides

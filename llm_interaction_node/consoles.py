@@ -9,12 +9,12 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from .core.agent import AgentConfig
+from .core.apis.registry import ApiRegistry
 from .core.apis.sets import ApiSet, api_set
 from .core.console.builtins import InteractionBuiltins
-from .core.console.registry import ApiRegistry
 from .core.console.session import ConsoleSession
-from .core.console.transcript import Entry
 from .core.sandbox import Sandbox
+from .core.transcript.transcript import Entry
 from .core.user.channel import UserChannel
 
 if TYPE_CHECKING:

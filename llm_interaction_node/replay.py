@@ -18,12 +18,12 @@ from typing import Any, Protocol, runtime_checkable
 
 from .consoles import ApiName, build_console
 from .core.agent import AgentConfig
-from .core.console.errors import EndOfInteraction
-from .core.console.transcript import Entry, Transcript
 from .core.learning.replay_check import ReplayCheck, Replayed, mismatch_sentence
 from .core.learning.scenes_check import ScenesCheck, SceneVerdict, expected_moves, judged
 from .core.reading.select import reading_scene
 from .core.reading.structure import Reading
+from .core.transcript.errors import EndOfInteraction
+from .core.transcript.transcript import Entry, Transcript
 from .core.user.channel import EventQueue
 
 log = logging.getLogger(__name__)

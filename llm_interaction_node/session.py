@@ -25,7 +25,6 @@ from .core.agent import Agent, AgentConfig
 from .core.apis.sets import API_NAMES, ApiSet, api_set  # noqa: F401 - API_NAMES: --api choices
 from .core.console.prompt import PromptBuilder
 from .core.console.session import ConsoleSession
-from .core.console.transcript import Entry, Transcript
 from .core.decoding.constraint import names_to_say
 from .core.learning.learner import Learner
 from .core.learning.outbox import Outbox
@@ -34,6 +33,7 @@ from .core.llm import LLMClient, ScriptedLLM, TokenLedger, make_client
 from .core.memory.source import ExampleSource
 from .core.reading import Reader, Reading
 from .core.reading.select import reading_scene
+from .core.transcript.transcript import Entry, Transcript
 from .core.user.channel import UserChannel
 from .core.user.interrupt import StopSignal
 from .replay import (

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from drivers.scripted_session import run_session
-from llm_interaction_node.core.console.transcript import Transcript
 from llm_interaction_node.core.learning.improve import stored_example
 from llm_interaction_node.core.learning.route import without_speeds
 from llm_interaction_node.core.llm import ScriptedLLM, TokenLedger
 from llm_interaction_node.core.reading import ReadingVocabulary
+from llm_interaction_node.core.transcript.transcript import Transcript
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.replay import interaction_start, live_end
 from llm_interaction_node.session import learning_console, make_world

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
+from llm_interaction_node.core.apis.registry import ApiRegistry
 from llm_interaction_node.core.apis.sets import API_PRESETS, HUMANOID, TABLETOP
 from llm_interaction_node.core.apis.tabletop import TabletopApi
-from llm_interaction_node.core.console.errors import SemanticHintError
-from llm_interaction_node.core.console.registry import ApiRegistry
 from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.transcript.errors import SemanticHintError
 from llm_interaction_node.core.user.channel import CallbackUser
 from llm_interaction_node.eval.harness import run_once, run_protocol
 from llm_interaction_node.eval.systems import make_system

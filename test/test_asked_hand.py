@@ -7,7 +7,6 @@ import pytest
 
 from llm_interaction_node.bench.household_situations import household_world
 from llm_interaction_node.core.apis.humanoid import HumanoidApi
-from llm_interaction_node.core.console.errors import SemanticHintError
 from llm_interaction_node.core.learning.hand import (
     asked_hand,
     at_asked_hand,
@@ -16,6 +15,7 @@ from llm_interaction_node.core.learning.hand import (
     with_unmet_hand,
 )
 from llm_interaction_node.core.reading import Clause, Reading, Selection, Target
+from llm_interaction_node.core.transcript.errors import SemanticHintError
 
 LEFT = Reading("use your left hand", (Clause("hand", hand="left"),))
 

@@ -9,9 +9,9 @@ import pytest
 
 from llm_interaction_node.bench import household_situations as H
 from llm_interaction_node.core.agent import AgentConfig
-from llm_interaction_node.core.console.transcript import Entry
 from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
 from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.transcript.transcript import Entry
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_agent, build_console, build_session
 from llm_interaction_node.settings import Settings

@@ -3,13 +3,13 @@ import time
 
 import pytest
 
+from llm_interaction_node.core.apis.registry import ApiRegistry
 from llm_interaction_node.core.apis.sets import HUMANOID
 from llm_interaction_node.core.console.builtins import LEARN_UNAVAILABLE, InteractionBuiltins
-from llm_interaction_node.core.console.errors import EndOfInteraction, SemanticHintError
-from llm_interaction_node.core.console.registry import ApiRegistry
 from llm_interaction_node.core.console.session import NEW_TASK_MARKER, ConsoleSession
 from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
 from llm_interaction_node.core.sandbox import Sandbox
+from llm_interaction_node.core.transcript.errors import EndOfInteraction, SemanticHintError
 from llm_interaction_node.core.user.channel import EventQueue
 
 

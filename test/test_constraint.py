@@ -116,8 +116,8 @@ def test_word_except_excludes_exact_words_and_dead_prefixes():
 
 
 def test_program_grammar_for_cap_and_helper_holds_only_the_scene_names():
+    from llm_interaction_node.core.apis.registry import public_functions
     from llm_interaction_node.core.apis.tabletop import TabletopApi
-    from llm_interaction_node.core.console.registry import public_functions
     from llm_interaction_node.core.decoding.constraint import program_constraint
     world = make_world("tabletop", SCENE, seed=1)
     api = TabletopApi(world)
@@ -129,7 +129,7 @@ def test_program_grammar_for_cap_and_helper_holds_only_the_scene_names():
 
 
 def test_without_a_scene_the_name_arguments_stay_free():
-    from llm_interaction_node.core.console.registry import ApiRegistry
+    from llm_interaction_node.core.apis.registry import ApiRegistry
 
     def get_obj_names() -> list[str]:
         raise RuntimeError("no scene received yet")
@@ -145,7 +145,7 @@ def test_without_a_scene_the_name_arguments_stay_free():
 def test_one_vocabulary_lists_the_scene_once_and_a_failed_listing_again():
     """The agent's focus, unblock targets, lesson plan and the constraint all read the scene
     of one statement: one listing (a service call each on a ROS robot)."""
-    from llm_interaction_node.core.console.registry import ApiRegistry
+    from llm_interaction_node.core.apis.registry import ApiRegistry
     listings = []
 
     def get_obj_names() -> list[str]:

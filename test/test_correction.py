@@ -260,12 +260,12 @@ def test_the_correction_bench_runs_and_records_every_situation(tmp_path):
 
 def test_the_restating_comment_is_a_note_the_learner_leaves_out():
     """The restate comment quotes the user on one line and never enters a lesson."""
-    from llm_interaction_node.core.console.notes import (
+    from llm_interaction_node.core.transcript.notes import (
         is_console_note,
         restate_note,
         without_console_notes,
     )
-    from llm_interaction_node.core.console.transcript import Entry, Transcript
+    from llm_interaction_node.core.transcript.transcript import Entry, Transcript
     note = restate_note('put it in the "top"\n  left corner')
     assert note == "The user says: \"put it in the 'top' left corner\". Do that now."
     transcript = Transcript([Entry("wait_for_trigger()", "{'type': 'dialog', 'text': 'x'}"),
@@ -295,9 +295,9 @@ def test_a_lesson_comment_the_model_writes_into_its_turn_is_dropped():
     "# The user's lesson for this request: ..." comment into its own turns, between every
     two statements, with words nobody said; such an input is not run and not kept, while a
     stored lesson keeps its own (the learner writes it: transcripts.opening)."""
-    from llm_interaction_node.core.console.notes import without_console_notes
-    from llm_interaction_node.core.console.transcript import Entry, Transcript
     from llm_interaction_node.core.learning.transcripts import CLOSING_REPLY_COMMENT, opening
+    from llm_interaction_node.core.transcript.notes import without_console_notes
+    from llm_interaction_node.core.transcript.transcript import Entry, Transcript
     copied = CLOSING_REPLY_COMMENT.format(text="Make sure to check the blocks first.")
     agent, _, _ = _tabletop_agent(
         ATTEMPT + [copied, "put_first_on_second('blue block', 'left side')", "wait_for_trigger()"],

@@ -9,7 +9,7 @@ import pytest
 from llm_interaction_node.bench import household_situations as H
 from llm_interaction_node.bench.corrections import bench_settings, main, run_household_situation
 from llm_interaction_node.core.apis.humanoid import HumanoidApi
-from llm_interaction_node.core.console.registry import ApiRegistry, public_functions
+from llm_interaction_node.core.apis.registry import ApiRegistry, public_functions
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.session import open_memory
 

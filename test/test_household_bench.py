@@ -244,7 +244,7 @@ def test_one_pair_end_to_end_in_new_processes_judged_by_the_world(tmp_path):
     from fake_llm_server import FakeLLMServer
     from learning_support import examples_of
     from llm_interaction_node.core.console.prompt import CURRENT_HEADING
-    from llm_interaction_node.core.console.transcript import Transcript
+    from llm_interaction_node.core.transcript.transcript import Transcript
 
     (pair,) = L.teach_once_pairs(1, kinds=["put_on"], phrasings=POOL)
     request, lesson = pair.teach

@@ -12,7 +12,7 @@ from llm_interaction_node.bench import household_situations as H
 from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.apis import humanoid
 from llm_interaction_node.core.apis.humanoid import HumanoidApi
-from llm_interaction_node.core.console.registry import ApiRegistry, public_functions
+from llm_interaction_node.core.apis.registry import ApiRegistry, public_functions
 from llm_interaction_node.core.decoding.correction import focus_from
 from llm_interaction_node.core.learning.outcome import LearnStatus
 from llm_interaction_node.core.llm import ScriptedLLM

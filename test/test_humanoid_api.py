@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from llm_interaction_node.core.apis.humanoid import HumanoidApi, HumanoidRobot
-from llm_interaction_node.core.console.errors import SemanticHintError
-from llm_interaction_node.core.console.registry import ApiRegistry, public_functions
+from llm_interaction_node.core.apis.registry import ApiRegistry, public_functions
+from llm_interaction_node.core.transcript.errors import SemanticHintError
 from llm_interaction_node.sims import load_household_world
 
 WORLDS = ["drinks_and_cup", "ladder_and_shelf", "sponge_workbench"]

@@ -5,8 +5,8 @@ import time
 import pytest
 
 from llm_interaction_node.core.agent import STOPPED
-from llm_interaction_node.core.console.errors import InteractionAborted
 from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.transcript.errors import InteractionAborted
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.core.user.interrupt import StopSignal
 from llm_interaction_node.session import build_agent, build_console, make_world

@@ -7,12 +7,12 @@ household world, the replay and ChromaDB are real."""
 from __future__ import annotations
 
 from learning_support import learning_session
-from llm_interaction_node.core.console.transcript import Entry
 from llm_interaction_node.core.learning.ask_first import with_asks
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.memory.meaning import slot_mapping
 from llm_interaction_node.core.reading import Clause, Reading, Selection
 from llm_interaction_node.core.reading.record import reading_from_json
+from llm_interaction_node.core.transcript.transcript import Entry
 
 REQUEST = "could I have the juice please"
 LESSON = "always ask me before you take the juice"

@@ -16,15 +16,6 @@ from learning_support import (
     both_hands_trip,
     learning_session,
 )
-from llm_interaction_node.core.console.notes import (
-    HINTS,
-    LESSON_COMMENT,
-    LOOP_NOTE,
-    REPEAT_NOTE,
-    is_console_note,
-    restate_note,
-)
-from llm_interaction_node.core.console.transcript import Entry, Transcript
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.auto import SAY_KEPT_ACCEPTED
 from llm_interaction_node.core.learning.final import SAY_FINAL
@@ -33,6 +24,15 @@ from llm_interaction_node.core.learning.shape import shape_problem
 from llm_interaction_node.core.learning.transcripts import interaction_text
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM
 from llm_interaction_node.core.reading import ReadingVocabulary
+from llm_interaction_node.core.transcript.notes import (
+    HINTS,
+    LESSON_COMMENT,
+    LOOP_NOTE,
+    REPEAT_NOTE,
+    is_console_note,
+    restate_note,
+)
+from llm_interaction_node.core.transcript.transcript import Entry, Transcript
 from llm_interaction_node.settings import LearningSettings, Settings
 from reading_support import reads
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from learning_support import learning_session
-from llm_interaction_node.core.console.transcript import Entry, Transcript
 from llm_interaction_node.core.learning.choice import (
     Relation,
     choice_rules,
@@ -17,6 +16,7 @@ from llm_interaction_node.core.memory.adapt import adapted, same_kind
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.reading import ReadingVocabulary, parse
+from llm_interaction_node.core.transcript.transcript import Entry, Transcript
 from llm_interaction_node.session import make_world
 
 PUT = "put_first_on_second('{}', '{}')"

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 
 from learning_support import learning_session
-from llm_interaction_node.core.console.transcript import Entry
 from llm_interaction_node.core.learning.companion import with_companions
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.memory.meaning import slot_mapping
 from llm_interaction_node.core.reading import Clause, Reading, Selection
 from llm_interaction_node.core.reading.record import reading_from_json
+from llm_interaction_node.core.transcript.transcript import Entry
 
 REQUEST = "could I have the juice please"
 LESSON = "whenever you bring me the juice, also bring me a cup. remember that"

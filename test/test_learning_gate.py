@@ -3,9 +3,9 @@ position rule) and only where the model read that reply as a request to learn; n
 the user's words decides (the words of a reply read two ways give two decisions)."""
 import pytest
 
-from llm_interaction_node.core.console.transcript import Entry
 from llm_interaction_node.core.learning.gate import accepts, follows_user_reply
 from llm_interaction_node.core.reading import Clause, Reading
+from llm_interaction_node.core.transcript.transcript import Entry
 
 REPLY = "Perfect, please keep that in mind for the future."
 ANSWERED = [Entry("wait_for_trigger()", repr({"type": "dialog", "text": "bring me the juice"})),

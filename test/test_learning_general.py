@@ -4,7 +4,6 @@ from __future__ import annotations
 import pytest
 
 from learning_support import learning_session
-from llm_interaction_node.core.console.transcript import Entry, Transcript
 from llm_interaction_node.core.learning.general import (
     asks_for_every,
     every_of_kind,
@@ -14,6 +13,7 @@ from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.reading import ReadingVocabulary, parse
+from llm_interaction_node.core.transcript.transcript import Entry, Transcript
 
 PUT = "put_first_on_second('{}', '{}')"
 LOOK = Entry("get_obj_names()", "['red block', 'green block', 'yellow block', 'green bowl']")

@@ -16,8 +16,6 @@ from learning_support import (
     both_hands_trip,
     learning_session,
 )
-from llm_interaction_node.core.console.builtins import LEARN_REFUSAL
-from llm_interaction_node.core.console.transcript import Transcript
 from llm_interaction_node.core.learning.improve import (
     QUESTIONS,
     SYSTEM,
@@ -27,11 +25,12 @@ from llm_interaction_node.core.learning.improve import (
     load_few_shot_examples,
     says_no_problem,
 )
-from llm_interaction_node.core.learning.learner import LEARNING_DISABLED, LearnStatus
+from llm_interaction_node.core.learning.learner import LEARN_REFUSAL, LEARNING_DISABLED, LearnStatus
 from llm_interaction_node.core.learning.rewrite import first_person
 from llm_interaction_node.core.learning.transcripts import without_closing_reply
 from llm_interaction_node.core.learning.validation import InvalidTranscript, validate_transcript
 from llm_interaction_node.core.llm import LLMError, ScriptedLLM, TokenLedger
+from llm_interaction_node.core.transcript.transcript import Transcript
 
 LISTING = """def say(text: str) -> None
 def ask(question: str) -> str

@@ -9,8 +9,6 @@ import pytest
 from learning_support import COUNTER, HUMAN, LOCATIONS, both_hands_trip, learning_session
 from llm_interaction_node.core.apis.humanoid import SceneObject
 from llm_interaction_node.core.apis.tabletop import PLACE_NAMES
-from llm_interaction_node.core.console.errors import EndOfInteraction
-from llm_interaction_node.core.console.transcript import Transcript
 from llm_interaction_node.core.learning import improve as imp
 from llm_interaction_node.core.learning.corrected import corrected_example
 from llm_interaction_node.core.learning.final import (
@@ -28,6 +26,8 @@ from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.reading import ReadingVocabulary
+from llm_interaction_node.core.transcript.errors import EndOfInteraction
+from llm_interaction_node.core.transcript.transcript import Transcript
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.paths import world_path
 from llm_interaction_node.replay import (
@@ -226,8 +226,8 @@ def test_corrected_mode_stores_what_worked_with_the_corrections_as_comments(memo
 
 def test_a_failure_that_says_why_is_a_failed_statement():
     """Issue 31: 'failure: <why>' is left out of corrected and final examples like 'failure'."""
-    from llm_interaction_node.core.console.transcript import Entry
     from llm_interaction_node.core.learning.transcripts import failed
+    from llm_interaction_node.core.transcript.transcript import Entry
     assert failed(Entry("grasp('milk-carton_0')", "'failure: milk-carton_0 is on the dining "
                         "table; the robot is in front of the kitchen counter'"))
     assert failed(Entry("grasp('milk-carton_0')", "'failure'"))
@@ -667,8 +667,8 @@ def test_a_final_lesson_keeps_no_comment_of_the_model(table_memory, request_text
 
 
 def test_last_moves_keep_each_objects_last_move_and_every_step():
-    from llm_interaction_node.core.console.transcript import Entry
     from llm_interaction_node.core.learning.final import last_moves, move_key
+    from llm_interaction_node.core.transcript.transcript import Entry
     sources = ["move_to('kitchen')", "grasp('cup')", "place('cup', 'table')", "move_to('kitchen')",
                "grasp('cup')", "place('cup', 'shelf')", "x = get_obj_names()",
                "put_first_on_second(x[0], 'bowl')", "put_first_on_second(x[0], 'bowl')"]
@@ -680,8 +680,8 @@ def test_last_moves_keep_each_objects_last_move_and_every_step():
 
 
 def test_a_look_is_a_bare_call_without_positional_arguments_that_printed_something():
-    from llm_interaction_node.core.console.transcript import Entry
     from llm_interaction_node.core.learning.final import is_look
+    from llm_interaction_node.core.transcript.transcript import Entry
     assert is_look(Entry("get_obj_names()", "['red block']"))
     assert is_look(Entry("list_object_locations(affordance='grasp')", "[('cup', 'table')]"))
     assert not is_look(Entry("get_obj_names()"))                       # printed nothing

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from learning_support import learning_session
-from llm_interaction_node.core.console.transcript import Entry
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.learning.route import FASTER, SLOWER, on_route, with_route_speed
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.reading import Clause, Reading
+from llm_interaction_node.core.transcript.transcript import Entry
 
 REQUEST = "I need the sponge at the workbench"
 LESSON = ("ok, but that was quite slow. remember that the route from the table to the bench is "

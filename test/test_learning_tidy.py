@@ -7,7 +7,6 @@ kept both (the comment four times) and was stored, and its comment spread to lat
 from __future__ import annotations
 
 from learning_support import learning_session
-from llm_interaction_node.core.console.transcript import Entry, Transcript
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.learning.tidy import (
     tidy_rewrite,
@@ -17,6 +16,7 @@ from llm_interaction_node.core.learning.tidy import (
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
+from llm_interaction_node.core.transcript.transcript import Entry, Transcript
 
 PUT = "put_first_on_second('{}', 'yellow bowl')"
 NOISE = [f"# The user has learned from this interaction: '{text}'" for text in (

@@ -10,11 +10,11 @@ import json
 import pytest
 
 from llm_interaction_node.bench import lesson_scale
-from llm_interaction_node.core.console.transcript import Transcript
 from llm_interaction_node.core.learning.choice import is_choice_lesson
 from llm_interaction_node.core.learning.general import is_rule_lesson
 from llm_interaction_node.core.learning.scenes_check import RULE, SCENE
 from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.transcript.transcript import Transcript
 
 
 @pytest.fixture(scope="module")

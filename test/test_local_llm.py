@@ -6,7 +6,6 @@ from dataclasses import replace
 import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
-from llm_interaction_node.core.console.statements import extract_statements
 from llm_interaction_node.core.llm import (
     LLMConfig,
     LLMNotConfigured,
@@ -16,6 +15,7 @@ from llm_interaction_node.core.llm import (
 )
 from llm_interaction_node.core.llm.local import LocalLlamaClient, local_available
 from llm_interaction_node.core.settings.config import load_section
+from llm_interaction_node.core.transcript.statements import extract_statements
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_agent, build_console, load_examples, make_world
 

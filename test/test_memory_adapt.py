@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from llm_interaction_node.core.console.transcript import Transcript
 from llm_interaction_node.core.memory.adapt import adapted, name_mapping, with_swaps
+from llm_interaction_node.core.transcript.transcript import Transcript
 
 LOOP_LESSON = """>>> wait_for_trigger()
 {'type': 'dialog', 'text': 'put the blocks in the blue bowl'}

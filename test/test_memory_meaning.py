@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from llm_interaction_node.core.apis.tabletop import PLACE_NAMES
-from llm_interaction_node.core.console.transcript import Transcript
 from llm_interaction_node.core.decoding.lesson_follow import as_typed, plan_of
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.memory.config import MemoryConfig
@@ -17,6 +16,7 @@ from llm_interaction_node.core.memory.source import ExampleSource
 from llm_interaction_node.core.memory.store import ExampleMemory
 from llm_interaction_node.core.reading import ReadingVocabulary, parse
 from llm_interaction_node.core.reading.record import reading_from_json, reading_to_json
+from llm_interaction_node.core.transcript.transcript import Transcript
 
 TABLE = ["red block", "green block", "yellow block", "blue bowl", "green bowl", "yellow bowl"]
 V = ReadingVocabulary.of(TABLE, PLACE_NAMES)

@@ -29,7 +29,7 @@ from std_srvs.srv import Trigger
 from fake_llm_server import FakeLLMServer
 from learning_support import examples_of
 from llm_interaction_node.core.console.prompt import CURRENT_HEADING
-from llm_interaction_node.core.console.transcript import Transcript
+from llm_interaction_node.core.transcript.transcript import Transcript
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.bag import read_bag
 from llm_interaction_node.ros.graph import (

@@ -149,8 +149,8 @@ def test_without_positions_a_relation_is_not_guessed_and_targets_are_per_object(
 
 def test_the_scene_of_an_api_is_its_listing_and_places():
     from llm_interaction_node.core.apis.humanoid import HumanoidApi
+    from llm_interaction_node.core.apis.registry import ApiRegistry, public_functions
     from llm_interaction_node.core.apis.tabletop import TabletopApi
-    from llm_interaction_node.core.console.registry import ApiRegistry, public_functions
     from llm_interaction_node.session import make_world
     table = TabletopApi(make_world("tabletop", "red block,green bowl", seed=0))
     scene = reading_scene(ApiRegistry(public_functions(table)))

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from learning_support import learning_session
-from llm_interaction_node.core.console.transcript import Transcript
 from llm_interaction_node.core.learning.learner import LearnStatus
 from llm_interaction_node.core.memory.config import MemoryConfig
 from llm_interaction_node.core.memory.store import ExampleMemory
+from llm_interaction_node.core.transcript.transcript import Transcript
 from test_correction import ATTEMPT, FEEDBACK, READINGS, _tabletop_agent
 from test_learning_choice import LEFT_OF_YELLOW, LEFT_OF_YELLOW_READ, PUT, placed_world
 

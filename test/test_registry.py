@@ -3,7 +3,7 @@ from typing import Literal
 import numpy as np
 import pytest
 
-from llm_interaction_node.core.console.registry import (
+from llm_interaction_node.core.apis.registry import (
     ApiRegistry,
     comment,
     public_functions,

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy
 import pytest
 
-from llm_interaction_node.core.console.errors import StatementTimeout
 from llm_interaction_node.core.sandbox import Sandbox, SandboxViolation
+from llm_interaction_node.core.transcript.errors import StatementTimeout
 
 CORPUS = Path(__file__).parent / "data" / "escape_attempts"
 ATTEMPTS = sorted(CORPUS.glob("*.py"))

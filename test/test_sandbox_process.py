@@ -20,19 +20,19 @@ import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
 from llm_interaction_node.core.agent.limits import ErrorClass, error_class
+from llm_interaction_node.core.apis.registry import ApiRegistry
 from llm_interaction_node.core.console.builtins import InteractionBuiltins
-from llm_interaction_node.core.console.errors import (
+from llm_interaction_node.core.console.session import ConsoleSession
+from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
+from llm_interaction_node.core.sandbox import Sandbox
+from llm_interaction_node.core.sandbox.process import WorkerRunner
+from llm_interaction_node.core.transcript.errors import (
     EndOfInteraction,
     InteractionAborted,
     SemanticHintError,
     StatementTimeout,
 )
-from llm_interaction_node.core.console.registry import ApiRegistry
-from llm_interaction_node.core.console.session import ConsoleSession
-from llm_interaction_node.core.console.transcript import Transcript
-from llm_interaction_node.core.learning.outcome import LearnOutcome, LearnStatus
-from llm_interaction_node.core.sandbox import Sandbox
-from llm_interaction_node.core.sandbox.process import WorkerRunner
+from llm_interaction_node.core.transcript.transcript import Transcript
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_console, make_world
 

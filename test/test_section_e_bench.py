@@ -1,6 +1,6 @@
 """The section E bench's judgements of "the lesson was used", on real worlds (no model)."""
 from llm_interaction_node.bench.section_e import OVER_APPLIED, SCENARIOS, USED, _Trace
-from llm_interaction_node.core.console.errors import EndOfInteraction
+from llm_interaction_node.core.transcript.errors import EndOfInteraction
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_console, make_world
 

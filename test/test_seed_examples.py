@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from llm_interaction_node.cli import header_value, main
-from llm_interaction_node.core.console.transcript import PS1, Transcript
 from llm_interaction_node.core.learning.gate import accepts
+from llm_interaction_node.core.transcript.transcript import PS1, Transcript
 from llm_interaction_node.sims.tabletop2d import parse_name
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from llm_interaction_node.core.console.errors import InteractionAborted
+from llm_interaction_node.core.transcript.errors import InteractionAborted
 from llm_interaction_node.core.user.interrupt import StopSignal
 from llm_interaction_node.core.user.speech_pause import SpeechPause
 

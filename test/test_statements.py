@@ -1,6 +1,6 @@
 import pytest
 
-from llm_interaction_node.core.console.statements import extract_statements
+from llm_interaction_node.core.transcript.statements import extract_statements
 
 
 @pytest.mark.parametrize(
@@ -40,5 +40,5 @@ def test_extract_statements(text, expected):
     (" for x in y:\n...     put(x)\n..", False), (" for x in y:\n...     put(x)\n'suc", True),
     (" put(1)\n'success'", True), (" put(1)\n>>> ", True), ("\n put(1)\n[1, 2]", True)])
 def test_input_complete_tells_when_one_console_input_is_whole(text, whole):
-    from llm_interaction_node.core.console.statements import input_complete
+    from llm_interaction_node.core.transcript.statements import input_complete
     assert input_complete(text) is whole

@@ -5,9 +5,9 @@ import pickle
 import numpy as np
 import pytest
 
+from llm_interaction_node.core.apis.registry import ApiRegistry, public_functions
 from llm_interaction_node.core.apis.tabletop import TabletopApi, TabletopRobot
-from llm_interaction_node.core.console.errors import BlockedError, SemanticHintError
-from llm_interaction_node.core.console.registry import ApiRegistry, public_functions
+from llm_interaction_node.core.transcript.errors import BlockedError, SemanticHintError
 from llm_interaction_node.sims import TabletopWorld2D
 from llm_interaction_node.sims.tabletop2d import COLORS
 
@@ -191,7 +191,7 @@ def test_spawn_differs_between_seeds_and_names_are_validated():
 
 def test_one_hint_names_every_unknown_argument():
     from llm_interaction_node.core.apis.tabletop import TabletopApi
-    from llm_interaction_node.core.console.errors import SemanticHintError
+    from llm_interaction_node.core.transcript.errors import SemanticHintError
     from llm_interaction_node.sims.tabletop2d import TabletopWorld2D
     api = TabletopApi(TabletopWorld2D.from_names(["gray block", "purple bowl"], seed=0))
     with pytest.raises(SemanticHintError) as hint:

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("pybullet")
 
 from llm_interaction_node.core.apis.tabletop import TabletopApi, TabletopRobot  # noqa: E402
-from llm_interaction_node.core.console.errors import SemanticHintError  # noqa: E402
+from llm_interaction_node.core.transcript.errors import SemanticHintError  # noqa: E402
 from llm_interaction_node.sims.tabletop2d import TabletopWorld2D  # noqa: E402
 from llm_interaction_node.sims.tabletop_bullet import TabletopWorldBullet, save_strip, write_png  # noqa: E402
 

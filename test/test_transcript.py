@@ -1,4 +1,4 @@
-from llm_interaction_node.core.console.transcript import Entry, Transcript
+from llm_interaction_node.core.transcript.transcript import Entry, Transcript
 
 TEXT = """>>> wait_for_trigger()
 {'type': 'dialog', 'text': 'bring me the mug'}

@@ -12,11 +12,11 @@ import time
 import pytest
 
 from llm_interaction_node.core.agent import AgentConfig
-from llm_interaction_node.core.console.errors import EndOfInteraction, InteractionAborted
-from llm_interaction_node.core.console.notes import STOPPED as STOPPED_NOTE
 from llm_interaction_node.core.llm import ScriptedLLM, Usage
 from llm_interaction_node.core.llm.progress import PROMPT, LLMProgress, report
 from llm_interaction_node.core.llm.warmup import Warmup, route_progress
+from llm_interaction_node.core.transcript.errors import EndOfInteraction, InteractionAborted
+from llm_interaction_node.core.transcript.notes import STOPPED as STOPPED_NOTE
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.core.user.interrupt import StopSignal
 from llm_interaction_node.ros.interaction_state import (

@@ -51,8 +51,8 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
     from std_msgs.msg import Empty, String
 
     from ..core.apis.knowledge import StaticKnowledge
-    from ..core.console.errors import InteractionAborted
     from ..core.settings.config_files import config_path
+    from ..core.transcript.errors import InteractionAborted
     from ..core.user.interrupt import StopSignal
     from ..paths import world_path
     from ..ros import names

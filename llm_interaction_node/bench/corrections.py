@@ -45,8 +45,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..core.console.statements import code_lines
 from ..core.llm import Completion, ScriptedLLM, Usage
+from ..core.transcript.statements import code_lines
 from ..core.user.channel import CallbackUser
 from ..eval import tasks as T
 from ..eval.harness import run_seed

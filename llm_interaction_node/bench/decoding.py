@@ -41,7 +41,6 @@ import tempfile
 import time
 
 from ..core.console.prompt import STOP
-from ..core.console.statements import input_complete
 from ..core.decoding.constraint import ConsoleVocabulary
 from ..core.llm.local import LocalLlamaClient, console_input
 from ..core.llm.scripted import ScriptedLLM
@@ -49,6 +48,7 @@ from ..core.memory.config import MemoryConfig
 from ..core.memory.source import ExampleSource
 from ..core.memory.store import ExampleMemory
 from ..core.settings.config_files import config_path
+from ..core.transcript.statements import input_complete
 from ..core.user.channel import CallbackUser
 from ..session import build_session
 from ..settings import Settings

@@ -25,8 +25,8 @@ import time
 import numpy as np
 
 from ..core.apis.tabletop import TabletopApi
-from ..core.console.errors import EndOfInteraction
 from ..core.learning.final import MAX_FINAL_REPLAYS, worked_example
+from ..core.transcript.errors import EndOfInteraction
 from ..core.user.channel import EventQueue
 from ..replay import interaction_start, live_end, replay_check
 from ..session import build_console, make_world

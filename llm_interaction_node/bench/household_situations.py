@@ -50,7 +50,7 @@ from ..core.apis.humanoid import (
     surface_name,
 )
 from ..core.apis.humanoid_words import Words
-from ..core.console.registry import QUERY_ATTR
+from ..core.apis.registry import QUERY_ATTR
 from ..eval.harness import run_seed
 from ..paths import world_path
 from ..sims.household import HouseholdWorld

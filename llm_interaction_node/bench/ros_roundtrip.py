@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from ..core.apis.humanoid import HumanoidApi
     from ..core.apis.knowledge import StaticKnowledge
-    from ..core.console.errors import InteractionAborted
+    from ..core.transcript.errors import InteractionAborted
     from ..core.user.interrupt import StopSignal
     from ..paths import world_path
     from ..ros import names

@@ -30,8 +30,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ..core.agent import LOOP_NOTE
-from ..core.console.statements import code_lines
-from ..core.console.transcript import Entry, Transcript
+from ..core.transcript.statements import code_lines
+from ..core.transcript.transcript import Entry, Transcript
 
 _UNDO = re.compile(r"\bback\b|where it was|start_xy\[", re.IGNORECASE)
 _ALL_BLOCKS = re.compile(r"\b(all (of )?the|the) blocks\b", re.IGNORECASE)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from ..core.console.errors import EndOfInteraction
+from ..core.transcript.errors import EndOfInteraction
 from ..core.user.channel import EventQueue
 
 IDLE, BUSY, LEARNING, WARMING = "idle", "busy", "learning", "warming"

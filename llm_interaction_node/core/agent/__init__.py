@@ -8,8 +8,8 @@ prefills of a stateful LLM (:mod:`.prefill`), the functions a statement calls th
 defined, written by a second prompt first (:mod:`.fgen`), and the ``agent`` settings section
 (:mod:`.config`). The names other modules import from ``core.agent`` are re-exported here.
 """
-from ..console.notes import LOOP_NOTE, REPEAT_NOTE
 from ..guides.calls import FORGET_ONLY_ASKED, LEARN_CALL, LEARN_FUNCTION, WAIT, WAIT_FUNCTION
+from ..transcript.notes import LOOP_NOTE, REPEAT_NOTE
 from .config import AgentConfig
 from .endings import SORRY, STOPPED
 from .loop import Agent

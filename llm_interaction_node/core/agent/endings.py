@@ -7,13 +7,13 @@ from __future__ import annotations
 import logging
 import threading
 
-from ..console.errors import InteractionAborted
-from ..console.notes import GIVING_UP, LOOP_NOTE
-from ..console.notes import STOPPED as STOPPED_NOTE
 from ..console.session import ConsoleSession
-from ..console.transcript import Entry
 from ..guides.calls import WAIT
 from ..llm import TokenLedger, Usage
+from ..transcript.errors import InteractionAborted
+from ..transcript.notes import GIVING_UP, LOOP_NOTE
+from ..transcript.notes import STOPPED as STOPPED_NOTE
+from ..transcript.transcript import Entry
 from ..user.interrupt import StopSignal
 from .limits import TurnState
 from .records import TurnRecord, TurnStatus

@@ -22,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from ..console.statements import _FENCE, bound_names
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..settings.config_files import config_path
+from ..transcript.statements import _FENCE, bound_names
 
 log = logging.getLogger(__name__)
 

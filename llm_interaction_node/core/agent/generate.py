@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import logging
 
-from ..console.notes import NOT_RUN, REPEAT_NOTE, in_the_consoles_voice
 from ..console.prompt import CHAT_SYSTEM, STOP, PromptBuilder
 from ..console.session import ConsoleSession
-from ..console.statements import extract_statements
 from ..decoding import claims
 from ..decoding.constraint import ConsoleVocabulary
 from ..guides.calls import WAIT
@@ -19,6 +17,8 @@ from ..guides.repeat import repeats_the_answered_attempt
 from ..guides.restate import restatement
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..llm.errors import spoken
+from ..transcript.notes import NOT_RUN, REPEAT_NOTE, in_the_consoles_voice
+from ..transcript.statements import extract_statements
 from ..user.interrupt import StopSignal
 from .config import AgentConfig
 from .limits import ErrorClass, TurnState

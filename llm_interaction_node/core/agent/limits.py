@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from ..console.errors import SemanticHintError, StatementTimeout
 from ..sandbox import ImportRefused, SandboxViolation
+from ..transcript.errors import SemanticHintError, StatementTimeout
 
 
 class ErrorClass(StrEnum):

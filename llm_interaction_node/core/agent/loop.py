@@ -19,11 +19,8 @@ import logging
 import threading
 from collections.abc import Sequence
 
-from ..console.errors import BlockedError, EndOfInteraction, InteractionAborted
-from ..console.notes import LLM_FAILED
 from ..console.prompt import PromptBuilder
 from ..console.session import ConsoleSession
-from ..console.transcript import Entry
 from ..decoding import claims
 from ..decoding.lesson_follow import LessonPlan
 from ..guides.as_asked import as_asked
@@ -31,6 +28,9 @@ from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..llm.warmup import Warmup
 from ..reading import Reader, Reading
 from ..reading.select import Scene
+from ..transcript.errors import BlockedError, EndOfInteraction, InteractionAborted
+from ..transcript.notes import LLM_FAILED
+from ..transcript.transcript import Entry
 from ..user.interrupt import StopSignal
 from .config import AgentConfig
 from .endings import Endings

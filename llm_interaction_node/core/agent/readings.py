@@ -68,7 +68,7 @@ class Readings:
         return out
 
     def _move_log(self) -> list[tuple[str, str | None]]:
-        """The moves the API made so far (:meth:`~..console.registry.ApiRegistry.moves`)."""
+        """The moves the API made so far (:meth:`~..apis.registry.ApiRegistry.moves`)."""
         return self.console.api.moves()
 
     def _answers_an_attempt(self) -> bool:

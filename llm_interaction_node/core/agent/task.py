@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import threading
 
-from ..console.errors import BlockedError
 from ..console.session import ConsoleSession
 from ..decoding import claims
 from ..decoding.lesson_follow import LessonPlan
@@ -16,6 +15,7 @@ from ..guides.repeat import actions
 from ..llm import Usage
 from ..reading import Reading
 from ..reading.select import Scene
+from ..transcript.errors import BlockedError
 from ..user.interrupt import StopSignal
 from .config import AgentConfig
 from .limits import TurnState

@@ -29,8 +29,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..console.errors import SemanticHintError
-from ..console.registry import COMMENT_ATTR, MoveSpec, comment, moves, query, recommented
+from ..transcript.errors import SemanticHintError
 from .humanoid_checks import HumanoidChecks
 from .humanoid_robot import (  # noqa: F401 - importable from here too
     HumanoidRobot,
@@ -58,6 +57,7 @@ from .humanoid_words import (
     place_failed,
     receive_failed,
 )
+from .registry import COMMENT_ATTR, MoveSpec, comment, moves, query, recommented
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class HumanoidApi(HumanoidChecks):
     False the bare ``'failure'`` of the paper's API (its listing promises no reasons, and the
     not-held hint does not describe the hands and the object in words): the ``paper`` API
     preset (:data:`.sets.API_PRESETS`). The functions that only look (lists, positions, what
-    a hand holds) are marked :func:`~..console.registry.query`: a statement of queries alone is no
+    a hand holds) are marked :func:`~.registry.query`: a statement of queries alone is no
     attempt to act (the agent's repeat note over actions leaves it out). ``bring_object_to``
     is the move (:data:`MOVE`: fetch an object from wherever it is, the human's hand too, and
     put it on a surface or hand it to the user), and ``moves`` keeps each object move that

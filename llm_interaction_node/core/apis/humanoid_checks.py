@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from ..console.errors import SemanticHintError, UnknownNameError
+from ..transcript.errors import SemanticHintError, UnknownNameError
 from .humanoid_robot import navigation_location, surface_name
 from .humanoid_scene import (
     AFFORDANCES,

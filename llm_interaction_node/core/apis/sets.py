@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from ..console.registry import public_functions
 from ..settings.config_files import config_path
 from .humanoid import HumanoidApi
+from .registry import public_functions
 from .tabletop import TabletopApi
 
 _HUMANOID_HEADER = (

@@ -25,8 +25,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..console.errors import BlockedError, SemanticHintError
-from ..console.registry import MoveSpec, comment, moves, query, recommented
+from ..transcript.errors import BlockedError, SemanticHintError
+from .registry import MoveSpec, comment, moves, query, recommented
 
 DEFAULT_BOUNDS = np.array([[-0.3, 0.3], [-0.8, -0.2], [0.0, 0.15]])
 PLACE_INSET = 0.05          # m: the named places (corners, sides) lie this far inside the edges

@@ -10,15 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..apis.registry import comment
 from ..sandbox.statement_runner import ConsoleOutput
 from ..user.channel import UserChannel
-from .registry import comment
 
 if TYPE_CHECKING:
     from ..learning.outcome import LearnOutcome
 
-LEARN_REFUSAL = ("Ignoring learn_from_interaction call since it did not happen on explicit "
-                 "user request.")
 LEARN_UNAVAILABLE = "learn_from_interaction is not available: this session has no memory."
 MAX_SPEECH_CHARS = 10_000    # what say()/ask() send to the speech output at most (~10 minutes)
 FORGET_REFUSAL = ("Ignoring forget_learned call since the user did not explicitly ask to "
@@ -94,7 +92,7 @@ class InteractionBuiltins:
         """Hand the current interaction to the learner (memory layer); its message is printed
         where the call was made."""
         if self.learner is None:
-            from ..learning.outcome import LearnOutcome, LearnStatus  # it imports this module
+            from ..learning.outcome import LearnOutcome, LearnStatus  # loads learning only here
             message = LEARN_UNAVAILABLE
             self.lessons.append(LearnOutcome(LearnStatus.DISABLED, message))
         else:

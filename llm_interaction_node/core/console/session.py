@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..apis.registry import ApiRegistry
 from ..sandbox import Sandbox
 from ..sandbox.statement_runner import DISPLAY, FILENAME, StatementRunner, format_console_traceback  # noqa: F401
+from ..transcript.errors import EndOfInteraction, InteractionAborted
+from ..transcript.notes import NEW_TASK_MARKER
+from ..transcript.transcript import Entry, Transcript
 from .builtins import InteractionBuiltins
-from .errors import EndOfInteraction, InteractionAborted
-from .notes import NEW_TASK_MARKER
-from .registry import ApiRegistry
-from .transcript import Entry, Transcript
 
 if TYPE_CHECKING:
     from ..learning.outcome import LearnOutcome

@@ -6,7 +6,7 @@ Measured (issue 44, the embedded model in a household world of the lead's own): 
 ``say("I will remember that.")``, a promise the system had just refused. The console knows
 what happened: a learn call that stored nothing (its :class:`~..learning.outcome.LearnOutcome`),
 a skill that returned ``'failure'`` or ``'failure: <why>'``, a name the robot does not know
-(:class:`~..console.errors.UnknownNameError`). From such an input on (:func:`after`), until the
+(:class:`~..transcript.errors.UnknownNameError`). From such an input on (:func:`after`), until the
 robot next acts and that works, or the user speaks again, ``say()`` may say only the console's own
 sentence about it (:class:`Report`): nothing after a learn call that stored nothing (the
 learner said why where it said anything), "Sorry, that did not work: <why, in words>." after a
@@ -23,9 +23,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..console.errors import UnknownNameError
 from ..learning.outcome import LearnStatus
 from ..reading.vocabulary import spoken_form
+from ..transcript.errors import UnknownNameError
 
 SAY = "say"
 SPEECH = frozenset({SAY, "ask"})            # calls that speak
@@ -90,7 +90,7 @@ def report_of(result, queries: Iterable[str] = ()) -> Report | None:
 
 def missing(name: object) -> Report:
     """What stands after a call named something the robot does not know (the API's
-    :class:`~..console.errors.UnknownNameError`, or the console's refusal of a name not in the
+    :class:`~..transcript.errors.UnknownNameError`, or the console's refusal of a name not in the
     scene)."""
     said = in_words(spoken_form(str(name)))
     return Report(f"there is no {name!r} here", (f"Sorry, I cannot find the {said}.",))

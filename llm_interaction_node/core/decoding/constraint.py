@@ -31,7 +31,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from ..console.registry import ApiRegistry
+from ..apis.registry import ApiRegistry
 from .constraint_rules import _IDENT, SAY, Constraint
 from .correction import Focus
 from .gbnf import gbnf_literal, word_except  # noqa: F401 - importable from here too

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..console.statements import bound_names, module_bindings
+from ..transcript.statements import bound_names, module_bindings
 from .correction import Focus
 from .gbnf import _double_quoted, _quoted, gbnf_literal, word_except
 from .scene_functions import SceneFunction

@@ -4,7 +4,7 @@ Measured with the 1.5B embedded model (issue 31): after "in the bottom left corn
 left side" it copies or nudges its rejected arguments (``denormalize_xy([0, 0])`` again); it
 reads neither the listing, nor the examples, nor its own outputs. So the help acts where the
 model cannot ignore it, in the decoding: in the turn after the user answered an attempt that
-moved something, the move function's arguments (:class:`~..console.registry.MoveSpec`) are limited
+moved something, the move function's arguments (:class:`~..apis.registry.MoveSpec`) are limited
 to what the user meant, as the model READ it (:mod:`..reading`) and the code computed it
 (:class:`~..reading.select.Scene`):
 
@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..console.registry import MoveSpec
+from ..apis.registry import MoveSpec
 from ..reading.select import Scene
 from ..reading.structure import ME, Reading
 

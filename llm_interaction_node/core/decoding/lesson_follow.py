@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..console.transcript import PS2, Entry, Transcript
 from ..memory.adapt import chooses_by_name, lesson_names, words
+from ..transcript.transcript import PS2, Entry, Transcript
 
 WAIT = "wait_for_trigger()"
 

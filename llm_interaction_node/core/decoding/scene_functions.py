@@ -8,7 +8,7 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ..console.registry import MOVE_ATTR
+from ..apis.registry import MOVE_ATTR
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import logging
 
-from ..console.transcript import Entry
 from ..decoding.constraint import ConsoleVocabulary
 from ..decoding.lesson_follow import LessonPlan
 from ..learning.hand import change_of_hands, holding_of, resolved, with_unmet_hand
 from ..learning.route import destination
+from ..transcript.transcript import Entry
 from .state import Guidance, GuideState
 
 log = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ in a row with '# orange is still missing' and then the hand-back, and the retry 
 After the answer: the agent asks again."""
 from __future__ import annotations
 
-from ..console.transcript import Entry
+from ..transcript.transcript import Entry
 from .calls import WAIT
 from .state import GuideState
 

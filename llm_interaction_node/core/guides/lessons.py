@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import logging
 
-from ..console.transcript import Entry
 from ..decoding.constraint import ConsoleVocabulary, names_to_say
 from ..decoding.lesson_follow import as_typed, plan_of
+from ..transcript.transcript import Entry
 from .state import Guidance, GuideState
 
 log = logging.getLogger(__name__)

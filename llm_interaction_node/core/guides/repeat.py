@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from ..console.statements import code_lines
+from ..transcript.statements import code_lines
 from .calls import WAIT
 from .state import GuideState
 

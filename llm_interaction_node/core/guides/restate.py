@@ -5,7 +5,7 @@ copies without the correction focus, and added nothing beside it, so it ships of
 (docs/evaluation.md). Before the grammar: the agent writes the note this returns."""
 from __future__ import annotations
 
-from ..console.notes import restate_note
+from ..transcript.notes import restate_note
 from .state import GuideState
 
 

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from ..agent.config import AgentConfig
     from ..agent.limits import TurnState
-    from ..console.errors import BlockedError
     from ..console.session import ConsoleSession
     from ..decoding.claims import Report
     from ..decoding.constraint import ConsoleVocabulary
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
     from ..decoding.lesson_follow import LessonPlan
     from ..reading import Reading
     from ..reading.select import Scene
+    from ..transcript.errors import BlockedError
 
 
 class GuideState(Protocol):

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..console.transcript import Entry
 from ..reading.structure import Reading, names_said
 from ..reading.vocabulary import spoken_form
+from ..transcript.transcript import Entry
 from .transcripts import first_literal
 
 ASK = "ask({question!r})"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..console.transcript import Transcript
+from ..transcript.transcript import Transcript
 from .final import final_example, store_final
 from .improve_result import ImproveResult, ImproveStatus
 from .outcome import LearnOutcome

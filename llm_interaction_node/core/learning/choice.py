@@ -43,10 +43,10 @@ import ast
 import re
 from dataclasses import dataclass
 
-from ..console.statements import bare_call
-from ..console.transcript import Entry, Transcript, listed_names
 from ..reading.select import SIDE_VECTORS
 from ..reading.structure import Reading
+from ..transcript.statements import bare_call
+from ..transcript.transcript import Entry, Transcript, listed_names
 from .general import identifier
 from .transcripts import move_key
 

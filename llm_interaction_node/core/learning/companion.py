@@ -17,10 +17,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping
 
-from ..console.statements import bare_call
-from ..console.transcript import Entry
 from ..reading.attempt import oriented
 from ..reading.structure import Reading, names_said
+from ..transcript.statements import bare_call
+from ..transcript.transcript import Entry
 from .transcripts import first_literal, move_key
 
 

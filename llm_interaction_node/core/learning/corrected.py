@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ..console.transcript import Entry, Transcript
+from ..transcript.transcript import Entry, Transcript
 from .outcome import SAY_END_DIFFERS, SAY_REPLAY_FAILED, LearnOutcome, LearnStatus, Lesson
 from .transcripts import cut_interaction, failed, opening, reply_of
 

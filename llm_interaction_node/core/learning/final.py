@@ -44,7 +44,7 @@ import logging
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..console.transcript import Entry, Transcript
+from ..transcript.transcript import Entry, Transcript
 from .choice import choice_rules
 from .final_forms import (  # noqa: F401 - importable from here too
     FinalParts,

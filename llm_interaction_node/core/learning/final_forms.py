@@ -7,9 +7,9 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..console.statements import bare_call
-from ..console.transcript import Entry, Transcript, output_value
 from ..reading.structure import Reading
+from ..transcript.statements import bare_call
+from ..transcript.transcript import Entry, Transcript, output_value
 from .ask_first import with_asks
 from .companion import oriented, with_companions
 from .route import with_route_speed

@@ -32,9 +32,9 @@ import ast
 import re
 from dataclasses import dataclass
 
-from ..console.statements import bare_call
-from ..console.transcript import Entry, Transcript, listed_names
 from ..reading.structure import Reading
+from ..transcript.statements import bare_call
+from ..transcript.transcript import Entry, Transcript, listed_names
 from .transcripts import move_key
 
 MIN_OBJECTS = 2          # one object is a choice, not "every object of a kind"

@@ -24,8 +24,8 @@ import logging
 from collections.abc import Mapping
 from dataclasses import replace
 
-from ..console.statements import bare_call
 from ..reading.structure import Clause, Reading, names_said
+from ..transcript.statements import bare_call
 from .route import IN_FRONT, SURFACE
 
 log = logging.getLogger(__name__)

@@ -38,10 +38,10 @@ from pathlib import Path
 
 import yaml
 
-from ..console.notes import without_console_notes
-from ..console.transcript import PS1, PS2, Entry, Transcript, output_value
 from ..llm import LLMError, TokenLedger
 from ..settings.config_files import config_path
+from ..transcript.notes import without_console_notes
+from ..transcript.transcript import PS1, PS2, Entry, Transcript, output_value
 from .improve_result import Improvement, ImproveResult, ImproveStatus
 from .replay_check import ReplayCheck
 from .scope import unasked_moves, unasked_sentence

@@ -2,7 +2,7 @@
 
 The console's ``learn_from_interaction()`` calls :meth:`Learner.learn` with the interaction's
 transcript and the user's utterances (the hook the session hands the console's built-ins, see
-:mod:`..builtins`); the message it returns is printed as the statement's output, so the
+:mod:`..console.builtins`); the message it returns is printed as the statement's output, so the
 L_interact LLM sees it. The learner only checks, stores and speaks:
 
 1. it checks that the call comes right after the user's reply to ``wait_for_trigger()`` and
@@ -25,9 +25,9 @@ L_interact LLM sees it. The learner only checks, stores and speaks:
 3. it stores the lesson in the memory (:meth:`Learner.store`) and tells the user with ``say``
    what was learned or why nothing was stored.
 
-Every mode learns from the transcript without the console's notes (:mod:`..notes`: loop and
-repeat notes, inputs not run, the restated correction, copied seed hints): none of them
-enters a lesson.
+Every mode learns from the transcript without the console's notes
+(:mod:`..transcript.notes`: loop and repeat notes, inputs not run, the restated correction,
+copied seed hints): none of them enters a lesson.
 
 Nothing raised by the LLM client (LLMError) or by the memory reaches the console. A memory
 that cannot be reached (a ConnectionError, e.g. the store's MemoryServerUnreachable) loses
@@ -47,12 +47,11 @@ import typing
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from ..console.builtins import LEARN_REFUSAL
-from ..console.notes import without_console_notes
-from ..console.transcript import Entry, Transcript
 from ..llm import TokenLedger
 from ..reading.record import reading_from_json, reading_to_json
 from ..reading.structure import CONDITIONS, Reading
+from ..transcript.notes import without_console_notes
+from ..transcript.transcript import Entry, Transcript
 from .ask_first import asks_first
 from .auto import store_auto
 from .companion import companions, oriented
@@ -73,6 +72,9 @@ log = logging.getLogger(__name__)
 
 LearningMode = Literal["auto", "improve", "final", "corrected", "raw", "off"]
 MODES = typing.get_args(LearningMode)
+# what the console prints where the gate refuses a learn call (the learner's first check)
+LEARN_REFUSAL = ("Ignoring learn_from_interaction call since it did not happen on explicit "
+                 "user request.")
 LEARNING_DISABLED = "Learning is disabled in this session: nothing was stored."
 ALREADY_LEARNED = ("learn_from_interaction() was already called for this user request; "
                    "nothing more was stored.")

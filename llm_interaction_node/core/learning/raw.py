@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..console.transcript import Transcript
+from ..transcript.transcript import Transcript
 from .outcome import LearnOutcome, LearnStatus, Lesson
 from .transcripts import interaction_text, without_closing_reply
 

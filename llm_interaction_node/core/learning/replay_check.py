@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..console.transcript import Transcript
+from ..transcript.transcript import Transcript
 
 MAX_SHOWN = 300          # characters of an output quoted in the sentence
 

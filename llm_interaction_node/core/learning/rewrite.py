@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..console.transcript import Transcript
 from ..llm import LLMError
+from ..transcript.transcript import Transcript
 from .improve import improve
 from .improve_result import ImproveResult, ImproveStatus
 from .outcome import SAY_REPLAY_FAILED, LearnOutcome, LearnStatus, Lesson

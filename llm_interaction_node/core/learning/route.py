@@ -26,9 +26,9 @@ import ast
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from ..console.statements import bare_call
-from ..console.transcript import Entry, Transcript
 from ..reading.structure import Reading
+from ..transcript.statements import bare_call
+from ..transcript.transcript import Entry, Transcript
 
 FASTER = 2.0       # the seed's improved example (and the humanoid API's default maximum)
 SLOWER = 0.5

@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..console.transcript import Transcript
 from ..reading.select import Scene
 from ..reading.structure import Reading
+from ..transcript.transcript import Transcript
 
 RULE = "rule"          # Example.scope: holds in the changed scenes
 SCENE = "scene"        # holds in its own scene only: the paper's literal example

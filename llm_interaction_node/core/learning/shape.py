@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from ..console.transcript import Entry, Transcript
+from ..transcript.transcript import Entry, Transcript
 from .transcripts import normalised_statements, reply_of
 
 

@@ -17,7 +17,7 @@ lesson is copied: what it shows must be the way to do the request, once.
 """
 from __future__ import annotations
 
-from ..console.transcript import Entry, Transcript
+from ..transcript.transcript import Entry, Transcript
 from .transcripts import move_key
 
 

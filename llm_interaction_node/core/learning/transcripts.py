@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from ..console.notes import LESSON_COMMENT, NEW_TASK_MARKER, without_console_notes
-from ..console.statements import bare_call
-from ..console.transcript import Entry, Transcript
+from ..transcript.notes import LESSON_COMMENT, NEW_TASK_MARKER, without_console_notes
+from ..transcript.statements import bare_call
+from ..transcript.transcript import Entry, Transcript
 
 LEARN_CALL = "learn_from_interaction"
 FAILURE_OUTPUT = re.compile(r"""^(['"])failure(: .*)?\1$""", re.S)  # 'failure', 'failure: why'

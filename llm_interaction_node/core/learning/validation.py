@@ -13,8 +13,8 @@ import re
 import threading
 from collections.abc import Iterable
 
-from ..console.statements import bound_names
-from ..console.transcript import Transcript
+from ..transcript.statements import bound_names
+from ..transcript.transcript import Transcript
 from .transcripts import LEARN_CALL
 
 # Calls a stored example must never contain: it would teach the robot to change its memory.

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..console.statements import input_complete
+from ..transcript.statements import input_complete
 from .base import Backend, Completion, LLMRequest, normalize_stop
 from .config import MODES, LLMConfig
 from .decoding import Decoder, PromptLookup

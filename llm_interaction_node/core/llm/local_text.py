@@ -2,7 +2,7 @@
 and the GGUF's chat template as llama.cpp's formatter."""
 from __future__ import annotations
 
-from ..console.transcript import PS2
+from ..transcript.transcript import PS2
 
 
 def console_input(text: str) -> str:

@@ -20,9 +20,9 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 
-from ..console.statements import bare_call
-from ..console.transcript import Entry, Transcript, listed_names, output_value
 from ..learning.choice import CHOICE_WORDS, SIDES, choice_words_in, is_choice_lesson, word_code
+from ..transcript.statements import bare_call
+from ..transcript.transcript import Entry, Transcript, listed_names, output_value
 
 _WORD = re.compile(r"[a-z0-9_]+(?:[-'][a-z0-9_]+)*")
 _QUOTED = re.compile(r"'([^'\\\n]*)'|\"([^\"\\\n]*)\"")

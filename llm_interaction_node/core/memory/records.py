@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
-from ..console.transcript import Transcript
+from ..transcript.transcript import Transcript
 
 # where an example came from: the predefined transcripts, L_improve, the corrected mode, the
 # raw interaction, a successful benchmark episode (HELPER / Dynamic CaP)

@@ -113,7 +113,7 @@ class Scene:
 
 
 def reading_scene(api) -> Scene:
-    """The scene of a robot API (an :class:`~..console.registry.ApiRegistry`) as readings see
+    """The scene of a robot API (an :class:`~..apis.registry.ApiRegistry`) as readings see
     it: the tabletop's objects (``get_obj_names()``) with the move function's named places, or the
     household's objects, surfaces (``list_objects()``), navigation locations
     (``list_locations()``) and where each thing lies (``list_object_locations()``); positions

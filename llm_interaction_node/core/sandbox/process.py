@@ -38,8 +38,8 @@ import weakref
 from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
 from typing import Any
 
-from ..console.errors import EndOfInteraction, InteractionAborted, StatementTimeout
-from ..console.registry import ApiRegistry
+from ..apis.registry import ApiRegistry
+from ..transcript.errors import EndOfInteraction, InteractionAborted, StatementTimeout
 from .sandbox import Sandbox
 from .statement_runner import DISPLAY, ConsoleOutput, RunOutcome
 from .worker import MAX_CALL_BYTES, OUTPUT_CAP, pack_error, unpack_error

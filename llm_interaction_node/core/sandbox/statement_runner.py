@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ..console.errors import (
+from ..transcript.errors import (
     EndOfInteraction,
     InteractionAborted,
     SemanticHintError,

@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Any
 
-from ..console.errors import StatementTimeout
+from ..transcript.errors import StatementTimeout
 
 set_async_exc = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(
     ("PyThreadState_SetAsyncExc", ctypes.pythonapi))

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from multiprocessing import reduction
 from typing import Any
 
-from ..console.errors import StatementTimeout
+from ..transcript.errors import StatementTimeout
 from .sandbox import Sandbox
 from .statement_runner import ConsoleOutput, RunOutcome, StatementRunner
 
@@ -84,7 +84,7 @@ def unpack_error(packed: tuple[str, Any]) -> BaseException:
     kind, data = packed
     if kind == "pickle":
         return pickle.loads(data)
-    from ..console import errors
+    from ..transcript import errors
     names, message, origin = data
     base = next((b for n in names[1:] if isinstance(b := getattr(builtins, n, None)
                                                    or getattr(errors, n, None), type)

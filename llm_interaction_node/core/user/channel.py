@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Literal, Protocol
 
-from ..console.errors import EndOfInteraction, InteractionAborted
+from ..transcript.errors import EndOfInteraction, InteractionAborted
 
 Purpose = Literal["trigger", "ask"]
 

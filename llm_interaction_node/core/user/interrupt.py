@@ -5,7 +5,7 @@ channel. A :class:`StopSignal` is shared by all of them: ``request()`` wakes an 
 at once (:meth:`StopSignal.call` runs it in a helper thread and stops waiting), a robot
 implementation that waits for a skill checks it between short waits and cancels its goal,
 and the agent checks it between statements. Each raises
-:class:`~llm_interaction_node.core.console.errors.InteractionAborted`, which ends the turn.
+:class:`~llm_interaction_node.core.transcript.errors.InteractionAborted`, which ends the turn.
 A request that arrives while the agent is idle (waiting for the user) is cleared by the
 agent when the next turn starts, so it never aborts work that begins later.
 """
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TypeVar
 
-from ..console.errors import InteractionAborted
+from ..transcript.errors import InteractionAborted
 
 T = TypeVar("T")
 

@@ -8,7 +8,7 @@ recogniser reports voice activity as it happens (``speaking(True)`` when speech 
 is sent before that). :meth:`SpeechPause.hold`, called before each statement and each skill
 goal, waits while the user speaks and after the speech until it was handled, at most
 ``after_s`` after it ended and ``max_s`` in all; then a stop that came meanwhile raises
-:class:`~..console.errors.InteractionAborted`, anything else goes on as before. What runs already
+:class:`~..transcript.errors.InteractionAborted`, anything else goes on as before. What runs already
 (a skill goal) is not held: only what would start.
 """
 from __future__ import annotations

@@ -40,16 +40,16 @@ from typing import Any
 import yaml
 
 from ...core.agent.fgen import undefined_calls
+from ...core.apis.registry import ApiRegistry, public_functions
 from ...core.apis.sets import TABLETOP
 from ...core.apis.tabletop import TabletopApi, TabletopRobot
-from ...core.console.errors import SemanticHintError, StatementTimeout
-from ...core.console.registry import ApiRegistry, public_functions
-from ...core.console.transcript import Entry, Transcript
 from ...core.decoding.constraint import program_constraint
 from ...core.llm import LLMClient, LLMError, TokenLedger
 from ...core.memory.config import MemoryConfig
 from ...core.sandbox import Sandbox, SandboxViolation
 from ...core.settings.config_files import config_path
+from ...core.transcript.errors import SemanticHintError, StatementTimeout
+from ...core.transcript.transcript import Entry, Transcript
 from .base import Round, UserTurn
 
 DEFAULT_K = MemoryConfig.k      # the settings' memory.k (the protocol's k = 16)

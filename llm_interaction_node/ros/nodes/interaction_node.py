@@ -33,12 +33,12 @@ from std_msgs.msg import Bool, Empty, String
 from std_srvs.srv import Trigger
 
 from ...core.apis.knowledge import StaticKnowledge
-from ...core.console.errors import EndOfInteraction
-from ...core.console.transcript import Entry
 from ...core.llm import NoLLM, make_client
 from ...core.llm.progress import ProgressReporter
 from ...core.llm.warmup import Warmup, route_progress
 from ...core.memory.connection import MemoryStoreError
+from ...core.transcript.errors import EndOfInteraction
+from ...core.transcript.transcript import Entry
 from ...core.user.channel import EventQueue
 from ...core.user.interrupt import StopSignal
 from ...core.user.speech_pause import SpeechPause

@@ -25,7 +25,7 @@ from rclpy.action import ActionClient
 from rclpy.node import Node
 
 from ...core.apis.humanoid import FAILURE, SUCCESS
-from ...core.console.errors import InteractionAborted
+from ...core.transcript.errors import InteractionAborted
 from ...core.user.interrupt import StopSignal
 
 SLICE_S = 0.02          # how often a waiting call looks at the stop signal

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.console.errors import InteractionAborted
+from ...core.transcript.errors import InteractionAborted
 from ..conversions import msg_to_base_pose
 
 GOAL, RESULT = "goal", "result"

@@ -1,6 +1,6 @@
 """The console's notes: comments written into the transcript for the model, never lessons.
 
-The agent writes a comment (``>>> # ...``, :meth:`~.console.ConsoleSession.annotate`) where the
+The agent writes a comment (``>>> # ...``, ``ConsoleSession.annotate``) where the
 model must see why something happened: a stop, a failed LLM call, an input that was not run
 (refused by the console, or the repeat of the attempt the user answered), the first loop of a
 turn, a turn that gives up, and the user's words restated before a turn that answers an
