@@ -1,15 +1,17 @@
 """What a guide is given and what it returns: :class:`GuideState`, the agent as the guides
 read it (its turn, task memory and reading helpers, read only but for the reading a change of
 hands resolves), :class:`Guidance`, the restriction of the next console input that the guides
-compose, and :class:`Guide`, one guide with the ``AgentConfig`` switch that turns it on."""
+compose, and :class:`Guide`, one guide with the ``AgentConfig`` switch that turns it on.
+
+The agent's settings and its turn are typed by what the guides read of them
+(:class:`GuideSettings`, :class:`TurnSoFar`): the agent composes the guides, so no guide
+imports the agent."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ..agent.config import AgentConfig
-    from ..agent.limits import TurnState
     from ..console.session import ConsoleSession
     from ..decoding.claims import Report
     from ..decoding.constraint import ConsoleVocabulary
@@ -20,15 +22,31 @@ if TYPE_CHECKING:
     from ..transcript.errors import BlockedError
 
 
+class GuideSettings(Protocol):
+    """The ``agent`` settings a guide reads besides its switch (``core/agent/config.py``:
+    ``AgentConfig`` has them; a switch is read by its name, :meth:`Guide.on`)."""
+
+    restate_correction: bool                       # restate.py
+    comments_in_a_row: int                         # comments.py
+    repeat_actions_only: bool                      # repeat.py
+    learn_on_request: bool                         # learn.py
+
+
+class TurnSoFar(Protocol):
+    """The turn as a guide reads it (``core/agent/limits.py``: ``TurnState`` has it)."""
+
+    statements: list[str]                          # the turn's statements so far
+
+
 class GuideState(Protocol):
     """The agent's state a guide reads (:class:`~..agent.loop.Agent` has it): its settings,
     console and turn, the task's memory (what the user said and how the model read it, the
     attempt the user answered and its moves, the learn request's hold, the last refusal, the
     program for an asked hand, what the console reported) and the reading helpers."""
 
-    config: AgentConfig
+    config: GuideSettings
     console: ConsoleSession
-    turn: TurnState
+    turn: TurnSoFar
     _examples: object                              # the example source (its nearest lesson)
     _answered: list[str]                           # the attempt the user's last words answered
     _attempt_moves: list[tuple[str, str | None]]   # its moves (the API's log)
@@ -109,6 +127,6 @@ class Guide:
     switch: str | None
     decide: Decide
 
-    def on(self, config: AgentConfig) -> bool:
+    def on(self, config: GuideSettings) -> bool:
         return self.switch is None or bool(getattr(config, self.switch))
 
