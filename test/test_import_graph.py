@@ -1,7 +1,10 @@
 """The package's import graph, read from the source (ast, nothing imported): every import,
 also one inside a function or under ``TYPE_CHECKING``, is an edge. Core imports nothing of
-the layers above it, not even lazily, and no module of the package is in an import cycle."""
+the layers above it, not even lazily, no module of the package is in an import cycle, and
+neither is a package: within each package, the graph of its children (a subpackage stands for
+every module in it) has no cycle either, core's packages included."""
 import ast
+import itertools
 from pathlib import Path
 
 PACKAGE = "llm_interaction_node"
@@ -65,6 +68,39 @@ def cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def children_graph(package: str) -> tuple[dict[str, set[str]], dict[tuple[str, str], list]]:
+    """The import graph of ``package``'s children (its modules and subpackages, a subpackage
+    with every module in it: ``core.console`` imports ``core.sandbox`` when any module of the
+    one imports any module of the other), and the module edges behind each of its edges."""
+    def child(module: str) -> str | None:
+        if not module.startswith(package + "."):
+            return None
+        return f"{package}.{module[len(package) + 1:].split('.')[0]}"
+
+    graph: dict[str, set[str]] = {}
+    behind: dict[tuple[str, str], list] = {}
+    for module in sorted(MODULES):
+        if (a := child(module)) is None:
+            continue
+        graph.setdefault(a, set())
+        for target in sorted(imported(module)):
+            if (b := child(target)) is not None and b != a:
+                graph[a].add(b)
+                behind.setdefault((a, b), []).append((module, target))
+    return graph, behind
+
+
+def package_cycle(package: str) -> str | None:
+    """A cycle among ``package``'s children with the module imports behind each step, or None."""
+    graph, behind = children_graph(package)
+    found = cycle(graph)
+    if found is None:
+        return None
+    steps = [f"{a} -> {b}: " + ", ".join(f"{m} imports {t}" for m, t in behind[a, b])
+             for a, b in itertools.pairwise(found)]
+    return "\n".join([" -> ".join(found)] + steps)
+
+
 def test_the_graph_is_read_and_a_cycle_found():
     assert f"{PACKAGE}.core.memory.records" in imported(f"{PACKAGE}.core.memory.store")
     assert f"{PACKAGE}.core.memory.interchange" in imported(f"{PACKAGE}.core.memory.store")
@@ -117,3 +153,24 @@ def test_core_holds_only_packages_each_saying_what_is_in_it():
         assert init.is_file(), f"{package.relative_to(ROOT)} has no __init__.py"
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
         assert doc and doc.strip(), f"{init.relative_to(ROOT)} has no docstring"
+
+
+def test_the_packages_of_core_import_each_other_without_a_cycle():
+    """No import circle anywhere (issue 46), also between core's packages: a package imports
+    only packages below it. What several share lies below them all (``core/transcript/``: the
+    console's text and the exceptions its code sees; ``core/apis/registry.py``), and the guides
+    read the agent through protocols of their own (``core/guides/state.py``)."""
+    graph, behind = children_graph(f"{PACKAGE}.core")
+    assert len(graph) >= 12
+    assert (f"{PACKAGE}.core.console.session", f"{PACKAGE}.core.sandbox.statement_runner") \
+        in behind[f"{PACKAGE}.core.console", f"{PACKAGE}.core.sandbox"]
+    assert package_cycle(f"{PACKAGE}.core") is None, package_cycle(f"{PACKAGE}.core")
+
+
+def test_no_package_of_the_tree_has_a_cycle_among_its_children():
+    """The same at every level: the package's top (core, sims, ros, eval, the commands, ...),
+    and the children of every package below it."""
+    packages = sorted(m for m, path in MODULES.items() if path.name == "__init__.py")
+    assert PACKAGE in packages and len(packages) > 15
+    cycles = {p: c for p in packages if (c := package_cycle(p))}
+    assert not cycles, "\n\n".join(f"in {p}:\n{c}" for p, c in cycles.items())
