@@ -49,3 +49,22 @@ def test_every_backticked_file_name_exists_somewhere():
     assert len(found) > 50
     missing = sorted(found - names)
     assert not missing, missing
+
+
+def test_the_layer_drawing_lists_cores_packages_from_the_top_down():
+    """The drawing's list of core's packages is every package of core, and each imports only
+    packages listed below it (the graph as ``test/test_import_graph.py`` reads it)."""
+    import sys
+    sys.path.insert(0, str(REPO / "test"))
+    from test_import_graph import children_graph
+
+    text = DOC.read_text(encoding="utf-8")
+    drawn = re.findall(r"(?m)^  (\w+)/ ", text[text.index("\ncore/ "):])
+    graph, behind = children_graph("llm_interaction_node.core")
+    packages = {name.rpartition(".")[2]: targets for name, targets in graph.items()}
+    assert sorted(drawn) == sorted(packages)
+    for i, name in enumerate(drawn):
+        above = {f"llm_interaction_node.core.{p}" for p in drawn[:i]}
+        wrong = sorted(packages[name] & above)
+        assert not wrong, (name, wrong, [behind[f"llm_interaction_node.core.{name}", w]
+                                         for w in wrong])
