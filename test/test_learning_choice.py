@@ -278,8 +278,8 @@ def test_a_block_counted_from_an_edge_is_stored_as_the_count_after_a_move_by_a_n
 
 def test_a_count_lesson_reads_in_the_count_side_and_place_of_the_request_at_hand():
     look = Entry("get_obj_names()", "['yellow block', 'blue block', 'blue bowl']")
-    [rule] = choice_rules(read("do: the block number 2 from the left -> left side"), look,
-                          [Entry(PUT.format("blue block", "top side"))])
+    rule = choice_rules(read("do: the block number 2 from the left -> left side"), look,
+                        [Entry(PUT.format("blue block", "top side"))])[-1]   # the attempt's place
     lesson = Transcript([Entry("wait_for_trigger()", repr({"type": "dialog",
                                                            "text": SECOND_FROM_LEFT})),
                          look, *rule.statements(), Entry("wait_for_trigger()")]).render()
@@ -293,10 +293,33 @@ def test_a_count_lesson_reads_in_the_count_side_and_place_of_the_request_at_hand
                                   "on the top side"], known + ["blue bowl"])
 
 
-def test_a_rejected_choice_is_what_the_model_read_not_the_words(table_memory):
-    """The same words read as a place to put right (do): the blue block is no rejected choice,
-    its move stays part of what the lesson must end like, and the lesson is not the choice."""
-    s = rejected_then_accepted(table_memory, wrong="do: none -> top right corner")
+def test_the_choice_puts_the_object_at_the_place_the_request_names_before_the_attempts_own():
+    """Seed 64269: "to the top side" was done as ``denormalize_xy([0.5, 1])``; the lesson
+    writes the place as the request says it (a slot another request fills), the attempt's
+    expression kept as the second try."""
+    rules = choice_rules(read("do: the block nearest to yellow bowl -> top right corner"), LOOK,
+                         [Entry("put_first_on_second('yellow block', denormalize_xy([1, 1]))")])
+    assert [r.target for r in rules] == ["'top right corner'", "denormalize_xy([1, 1])"]
+    assert rules[0].statements()[-1].source == "put_first_on_second(block, 'top right corner')"
+
+
+def test_a_block_moved_by_mistake_before_the_accepted_choice_is_not_in_the_lesson(table_memory):
+    """Seed 64269, nth_block_from_direction run 1: a wrong attempt put another block in the
+    corner and the user's reply read as a wrong place; the accepted attempt moved the block
+    the request means. The lesson is the choice, without the other block's move (its end is
+    not compared), not the literal moves."""
+    said = [LEFT_OF_YELLOW, "not in the left side, in the top right corner, try again",
+            "That is right now. Please keep that in mind for the future."]
+    statements = ["wait_for_trigger()", "get_obj_names()",
+                  PUT.format("blue block", "top right corner"), "wait_for_trigger()",
+                  PUT.format("yellow block", "top right corner"), "wait_for_trigger()"]
+    s = learning_session(said, table_memory, statements, mode="final", api="tabletop",
+                         robot=placed_world(), all_ok=True,
+                         readings={said[0]: LEFT_OF_YELLOW_READ,
+                                   said[1]: "do: none -> top right corner", said[2]: "learn"})
     entry = s.console.execute("learn_from_interaction()").entry
-    [example] = table_memory.list("final") or [None]
-    assert example is None or not is_choice_lesson(example.transcript), entry.output
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    [example] = table_memory.list("final")
+    assert is_choice_lesson(example.transcript) and example.author == "reading"
+    assert "blue block" not in "".join(
+        e.source for e in Transcript.parse(example.transcript).entries)

@@ -366,3 +366,42 @@ def test_the_agent_follows_an_own_colour_loop_lesson_in_another_scene(tmp_path):
     for block, bowl in (("red block", "red bowl"), ("green block", "green bowl")):
         where = np.asarray(world.object_position(bowl))[:2]
         assert np.linalg.norm(np.asarray(world.object_position(block))[:2] - where) < IN_BOWL
+
+
+LITERAL_SAID = "pick up the block to the left of the blue bowl and put it on the top side please"
+LITERAL = "\n".join([
+    ">>> wait_for_trigger()", repr({"type": "dialog", "text": LITERAL_SAID}),
+    ">>> get_obj_names()", "['red block', 'green block', 'blue bowl', 'green bowl']",
+    ">>> put_first_on_second('green block', denormalize_xy([0.5, 1]))", "'success'",
+    ">>> put_first_on_second('red block', 'top side')", "'success'", ">>> wait_for_trigger()"])
+
+
+def test_the_lesson_of_the_requests_meaning_is_shown_last_before_one_nearer_by_words(tmp_path):
+    """Seed 64269, block_distance_to_bowl run 5: a literal lesson of its own scene, nearer by
+    words, was shown last and its wrong move copied; the lesson of the request's shape is
+    shown last now, in the request's names, and followed."""
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m")))
+    memory.add(CHOICE_LESSON, "final", author="reading", reading=reading_to_json(read(TAUGHT)))
+    memory.add(LITERAL, "final", author="attempt", scope="scene",
+               reading=reading_to_json(read("do: the block left of blue bowl -> top side")))
+    asked = "pick up the block above the green bowl and put it on the left side please"
+    examples = ExampleSource(memory, names=lambda: TABLE + list(PLACE_NAMES),
+                             read=lambda u: read(ASKED_READ, u))
+    shown = examples([asked])
+    assert LITERAL in shown and shown[-1] != LITERAL
+    assert "get_obj_pos('green bowl')" in shown[-1]
+    assert "put_first_on_second(block, 'left side')" in shown[-1]
+    assert plan_of(examples.nearest_lesson, asked, TABLE + list(PLACE_NAMES)) is not None
+
+
+def test_a_lesson_whose_place_is_coordinates_is_not_carried_to_another_place(tmp_path):
+    """A lesson that wrote "the top side" as ``denormalize_xy([0.5, 1])``: asked for the left
+    side, it would put the block at the top side; it is shown as stored, not followed."""
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m")))
+    memory.add(CHOICE_LESSON.replace("'top side')", "denormalize_xy([0.5, 1]))"), "final",
+               author="reading", reading=reading_to_json(read(TAUGHT)))
+    examples = ExampleSource(memory, names=lambda: TABLE + list(PLACE_NAMES),
+                             read=lambda u: read(ASKED_READ, u))
+    shown = examples([ASKED])
+    assert "denormalize_xy([0.5, 1])" in shown[-1] and TAUGHT_SAID in shown[-1]
+    assert plan_of(examples.nearest_lesson, ASKED, TABLE + list(PLACE_NAMES)) is None

@@ -195,7 +195,21 @@ def choice_rules(request: Reading | None, look: Entry, attempt: list[Entry]) -> 
     target = ast.unparse(call.args[1])
     readings = READINGS if relation.reference is not None and relation.distance is None \
         else READINGS[:1]
-    return [ChoiceRule(relation, reading, call.func.id, target, chosen) for reading in readings]
+    return [ChoiceRule(relation, reading, call.func.id, where, chosen)
+            for where in _targets(request, target) for reading in readings]
+
+
+def _targets(request: Reading, target: str) -> list[str]:
+    """The lesson's target: the place the request names, as the request says it (a slot a
+    request of the same shape fills with its own place), then the attempt's own expression.
+    Measured (issue 43, seed 64269): "move the cube closest to the green bowl to the top side"
+    was stored with the attempt's ``denormalize_xy([0.5, 1])``; asked for "the upper right
+    corner", the model copied those coordinates. The replay keeps the first that ends where
+    the live world did."""
+    places = [c.where.name for c in request.moves
+              if c.where is not None and c.where.how == "named" and c.where.name]
+    said = repr(places[0]) if places else None
+    return [said, target] if said is not None and said != target else [target]
 
 
 def is_choice_lesson(lesson: str) -> bool:

@@ -122,6 +122,7 @@ class FinalParts:
     piled: frozenset[str] = frozenset()
     sped: tuple[str, ...] = ()          # the moves given the speed the user asked for
     added: tuple[str, ...] = ()         # the moves of what the user asked to come along
+    told: bool = False                  # a reply named a thing to move outright
 
     @property
     def bindings(self) -> list[Entry]:
@@ -134,7 +135,7 @@ class FinalParts:
         attempt = last_moves(self.attempt)
         keys = {k for k in (move_key(e.source) for e in attempt) if k is not None}
         return FinalParts(self.opening, last_moves(self.earlier, keys), attempt, self.look,
-                          self.rejected, self.piled, self.sped, self.added)
+                          self.rejected, self.piled, self.sped, self.added, self.told)
 
     def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
         """The opening, ``earlier`` (a selection of :attr:`earlier`, in order), the attempt
@@ -197,7 +198,20 @@ def final_parts(transcript: Transcript, read: Read = no_reading,
     earlier = [e for e in earlier if moved_object(e.source, values) not in rejected]
     only_learn = closing is not None and closing.only_learn
     return FinalParts(opening(cut.request, said, only_learn), earlier[len(look):],
-                      attempt, look, rejected, repeated_moves(attempt), changed, added)
+                      attempt, look, rejected, repeated_moves(attempt), changed, added,
+                      _names_a_thing(body[:accepted], read))
+
+
+def _names_a_thing(entries: list[Entry], read: Read) -> bool:
+    """Whether a reply among ``entries`` was read as moving a thing it names outright ("the
+    yellow block should be there too"): the user then says which things go where."""
+    for entry in entries:
+        reply = reply_of(entry)
+        reading = read(reply) if reply is not None else None
+        if reading is not None and any(c.objects is not None and c.objects.how == "named"
+                                       for c in reading.moves):
+            return True
+    return False
 
 
 def repeated_moves(entries: list[Entry]) -> frozenset[str]:

@@ -36,6 +36,49 @@ def _bound_elsewhere(example, asked) -> bool:
     return slot_mapping(lesson, asked) is None
 
 
+def _names_written(text: str, mapping: dict[str, str], known: list[str]) -> bool:
+    """Whether every name the mapping changes (a thing or place of the scene; sides and
+    counts are written as code) is written in the lesson as the name: a lesson that wrote its
+    place as coordinates (``denormalize_xy([0.5, 1])`` for "the top side") cannot be carried
+    to another place, and followed it would put the object at the lesson's."""
+    names = set(known)
+    return all(repr(old) in text or f'"{old}"' in text
+               for old, new in mapping.items() if old != new and old in names)
+
+
+def _in_meaning(example, text: str, asked, known: list[str]) -> bool:
+    """Whether a lesson can be shown in the request's meaning: it holds beyond its own scene,
+    its request was read, the two readings have one shape and it names no object chosen by
+    name (what :meth:`ExampleSource._adapted` adapts)."""
+    if getattr(example, "scope", None) == SCENE:
+        return False
+    lesson = reading_from_json(getattr(example, "reading", None))
+    mapping = slot_mapping(lesson, asked) if lesson is not None else None
+    return mapping is not None and not names_a_choice(text, names_meant(lesson)) \
+        and _names_written(text, mapping, known)
+
+
+def _nearest_in_meaning_last(found: list, texts: list[str], learned: list[bool], asked,
+                             known: list[str]) -> tuple[list, list[str], list[bool]]:
+    """The most similar lesson of the request's meaning moved last (where the nearest one is
+    shown in the request's names and followed), when a lesson of another shape or of its own
+    scene only is nearer by words. Measured (issue 43, seed 64269, block_distance_to_bowl run
+    5): "find the block nearest to the blue bowl and put it in the top right corner" was shown
+    last the literal lesson of "pick up the block to the top of the orange bowl ..." (its
+    wrong first move in it) and copied that move; the lesson of "grab whichever block is
+    closest to the green bowl and drop it at the upper right corner", one shape with it, came
+    before."""
+    last = max((i for i, mine in enumerate(learned) if mine), default=None)
+    meant = [i for i, mine in enumerate(learned)
+             if mine and _in_meaning(found[i], texts[i], asked, known)]
+    if last is None or not meant or meant[-1] == last:
+        return found, texts, learned
+    i = meant[-1]
+    log.info("the lesson of the request's meaning is shown last, before one nearer by words")
+    order = [j for j in range(len(found)) if j != i] + [i]
+    return [found[j] for j in order], [texts[j] for j in order], [learned[j] for j in order]
+
+
 def _as_shown(example) -> str:
     """An example's transcript as a prompt shows it: a seed as written, a lesson without the
     speeds of its drives (a taught speed is the robot's, learning/route.RememberedRoutes)."""
@@ -128,6 +171,8 @@ class ExampleSource:
                         exc)
             return texts, learned, False
         asked = self._request_reading(utterances)
+        if asked is not None and getattr(config, "adapt_names", False):
+            found, texts, learned = _nearest_in_meaning_last(found, texts, learned, asked, known)
         if learned[-1] and getattr(config, "adapt_names", False):   # the nearest, in its words
             texts[-1] = self._adapted(found[-1], texts[-1], utterances, known, asked)
         if getattr(config, "rules_to_their_kind", False):
@@ -162,7 +207,8 @@ class ExampleSource:
         if lesson is None or asked is None:
             return adapted(text, utterances, known)           # by words
         mapping = slot_mapping(lesson, asked)
-        if mapping is None or names_a_choice(text, names_meant(lesson)):
+        if mapping is None or names_a_choice(text, names_meant(lesson)) \
+                or not _names_written(text, mapping, known):
             return text          # another shape, or a choice by name: as stored, not followed
         log.info("the nearest lesson read in the request's meaning: %s", mapping or "as said")
         return adapted_to(text, mapping, utterances[0])
