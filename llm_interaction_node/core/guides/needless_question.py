@@ -13,27 +13,22 @@ orange juice and a mango juice), or a lesson shown to the request asks, the mode
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 
 from ..decoding.constraint import ConsoleVocabulary
+from ..reading.asked_name import words_of
 from ..reading.structure import Reading
 from .state import Guidance, GuideState
 
 ASK_FUNCTION = "ask"
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
 
 
 def picked_by_words(name: str, said: str, things: Iterable[str],
                     spoken: Callable[[str], str]) -> bool:
     """Whether the words of ``said`` pick ``name`` alone among ``things``: some word of its
     spoken form was said, and no other thing's spoken form has every such word."""
-    mine = _words(spoken(name)) & _words(said)
-    return bool(mine) and not any(mine <= _words(spoken(other))
+    mine = words_of(spoken(name)) & words_of(said)
+    return bool(mine) and not any(mine <= words_of(spoken(other))
                                   for other in things if other != name)
 
 
@@ -52,7 +47,7 @@ def answered_by_request(state: GuideState) -> bool:
     if len(state._task_utterances) != 1 or not state._readings:
         return False
     names = named_things(state._readings[0])
-    scene = state._scene()
+    scene = state._request_scene           # the scene it was read in (no query per statement)
     if not names or scene is None or len(state._move_log()) > state._moves_seen:
         return False
     said = state._task_utterances[0]
