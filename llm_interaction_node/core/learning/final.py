@@ -55,6 +55,7 @@ from .final_forms import (  # noqa: F401 - importable from here too
     is_look,
     last_moves,
     moved_object,
+    moved_objects,
     names_the_choice_only,
     needed_bindings,
     no_reading,
@@ -237,9 +238,7 @@ def _moved_aside(earlier: list[Entry], attempt: list[Entry]) -> frozenset[str]:
     nth_block_from_direction run 1): the green block put in the corner by a wrong attempt
     kept the lesson literal, the wrong move in it, and a later request copied that move."""
     values = echoed_values(earlier + attempt)
-    moved = {o for o in (moved_object(e.source, values) for e in earlier) if o is not None}
-    kept = {o for o in (moved_object(e.source, values) for e in attempt) if o is not None}
-    return frozenset(moved - kept)
+    return frozenset(moved_objects(earlier, values) - moved_objects(attempt, values))
 
 
 def _drop_unneeded(check: ReplayCheck | None, form: FinalParts, best: _FinalTry,

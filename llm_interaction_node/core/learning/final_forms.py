@@ -233,7 +233,8 @@ def repeated_moves(entries: list[Entry]) -> frozenset[str]:
     return frozenset(repeated)
 
 
-def _moved(entries: list[Entry], values: dict[str, str] | None = None) -> set[str]:
+def moved_objects(entries: list[Entry], values: dict[str, str] | None = None) -> set[str]:
+    """The objects ``entries`` moved (:func:`moved_object`), failed moves aside."""
     return {o for o in (moved_object(e.source, values or {}) for e in entries if not failed(e))
             if o is not None}
 
@@ -286,14 +287,14 @@ def rejected_choices(body: list[Entry], accepted: int, read: Read = no_reading) 
     yellow bowl"; the blue block stayed in the corner, the yellow one went there too, and the
     lesson, replayed to end like the live world, moved both."""
     values = echoed_values(body)
-    chosen = _moved(body[accepted:], values)
+    chosen = moved_objects(body[accepted:], values)
     rejected: set[str] = set()
     start = 0
     for i, entry in enumerate(body[:accepted]):
         reply = reply_of(entry)
         if reply is None:
             continue
-        moved = _moved(body[start:i], values)
+        moved = moved_objects(body[start:i], values)
         reading = read(reply)
         if len(moved) == 1 and not moved & chosen and reading is not None \
                 and reading.rejects_choice:

@@ -46,16 +46,25 @@ def _names_written(text: str, mapping: dict[str, str], known: list[str]) -> bool
                for old, new in mapping.items() if old != new and old in names)
 
 
+def _meaning_mapping(lesson, text: str, asked, known: list[str]) -> dict[str, str] | None:
+    """How a lesson (``text``, its request read as ``lesson``) reads in the request at hand
+    (``asked``), where it can be shown in the request's meaning: the two readings have one
+    shape (:func:`.meaning.slot_mapping`), it names no object chosen by name and every name
+    the mapping changes is written as the name; else None (shown as stored, not followed)."""
+    mapping = slot_mapping(lesson, asked)
+    if mapping is None or names_a_choice(text, names_meant(lesson)) \
+            or not _names_written(text, mapping, known):
+        return None
+    return mapping
+
+
 def _in_meaning(example, text: str, asked, known: list[str]) -> bool:
-    """Whether a lesson can be shown in the request's meaning: it holds beyond its own scene,
-    its request was read, the two readings have one shape and it names no object chosen by
-    name (what :meth:`ExampleSource._adapted` adapts)."""
+    """Whether a lesson that holds beyond its own scene, its request read, can be shown in
+    the request's meaning (what :meth:`ExampleSource._adapted` adapts)."""
     if getattr(example, "scope", None) == SCENE:
         return False
     lesson = reading_from_json(getattr(example, "reading", None))
-    mapping = slot_mapping(lesson, asked) if lesson is not None else None
-    return mapping is not None and not names_a_choice(text, names_meant(lesson)) \
-        and _names_written(text, mapping, known)
+    return lesson is not None and _meaning_mapping(lesson, text, asked, known) is not None
 
 
 def _nearest_in_meaning_last(found: list, texts: list[str], learned: list[bool], asked,
@@ -206,9 +215,8 @@ class ExampleSource:
         lesson = reading_from_json(getattr(example, "reading", None))
         if lesson is None or asked is None:
             return adapted(text, utterances, known)           # by words
-        mapping = slot_mapping(lesson, asked)
-        if mapping is None or names_a_choice(text, names_meant(lesson)) \
-                or not _names_written(text, mapping, known):
+        mapping = _meaning_mapping(lesson, text, asked, known)
+        if mapping is None:
             return text          # another shape, or a choice by name: as stored, not followed
         log.info("the nearest lesson read in the request's meaning: %s", mapping or "as said")
         return adapted_to(text, mapping, utterances[0])

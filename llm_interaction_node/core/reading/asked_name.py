@@ -31,9 +31,14 @@ def prompt_file() -> str:
     return str(config_path("reading", "asked_name.yaml"))
 
 
+def words_of(text: str) -> set[str]:
+    """The words of ``text``, lower case (letters and digits)."""
+    return set(_WORD.findall(text.lower()))
+
+
 def unsaid(name: str, said: str, spoken: Callable[[str], str]) -> bool:
     """Whether no word of ``name``'s spoken form is a word of ``said``."""
-    return not set(_WORD.findall(spoken(name).lower())) & set(_WORD.findall(said.lower()))
+    return not words_of(spoken(name)) & words_of(said)
 
 
 def claim(name: str, spoken: Callable[[str], str]) -> str:
@@ -66,4 +71,4 @@ class AskedNameCheck:
         return Reading(reading.utterance, tuple(clauses))
 
 
-__all__ = ["AskedNameCheck", "claim", "prompt_file", "unsaid"]
+__all__ = ["AskedNameCheck", "claim", "prompt_file", "unsaid", "words_of"]
