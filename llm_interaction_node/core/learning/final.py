@@ -107,6 +107,9 @@ def store_final(learner: ModeLearner, transcript: Transcript,
     if outcome.stored and parts is not None and parts.added:
         outcome.message = (f"{outcome.message.rstrip('.')}, with what the user asked to come "
                            f"along: {'; '.join(parts.added)}.")
+    if outcome.stored and parts is not None and parts.at_once:
+        outcome.message = (f"{outcome.message.rstrip('.')}, with {' and '.join(parts.at_once)} "
+                           f"carried at once, one in each hand, as the user asked.")
     return outcome
 
 

@@ -11,6 +11,7 @@ from ..reading.structure import Reading
 from ..transcript.statements import bare_call
 from ..transcript.transcript import Entry, Transcript, output_value
 from .ask_first import with_asks
+from .at_once import carried_at_once, carried_things, says_both_hands
 from .companion import oriented, with_companions
 from .route import with_route_speed
 from .transcripts import (
@@ -123,6 +124,7 @@ class FinalParts:
     sped: tuple[str, ...] = ()          # the moves given the speed the user asked for
     added: tuple[str, ...] = ()         # the moves of what the user asked to come along
     told: bool = False                  # a reply named a thing to move outright
+    at_once: tuple[str, ...] = ()       # the things carried together, one in each hand
 
     @property
     def bindings(self) -> list[Entry]:
@@ -135,7 +137,8 @@ class FinalParts:
         attempt = last_moves(self.attempt)
         keys = {k for k in (move_key(e.source) for e in attempt) if k is not None}
         return FinalParts(self.opening, last_moves(self.earlier, keys), attempt, self.look,
-                          self.rejected, self.piled, self.sped, self.added, self.told)
+                          self.rejected, self.piled, self.sped, self.added, self.told,
+                          self.at_once)
 
     def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
         """The opening, ``earlier`` (a selection of :attr:`earlier`, in order), the attempt
@@ -193,13 +196,20 @@ def final_parts(transcript: Transcript, read: Read = no_reading,
     closing = oriented(closing, ends or ())
     attempt, added = with_companions(closing, sped, write_move, ends)
     attempt, _ = with_asks(closing, attempt, _taken_things(attempt, ends))
+    at_once: tuple[str, ...] = ()
+    if says_both_hands(closing):
+        # "next time, both at once": the two trips carried together (learning/at_once.py)
+        together = carried_at_once(earlier[len(look):] + attempt)
+        if together is not None:
+            earlier, attempt = look, together
+            at_once = tuple(carried_things(Transcript(together)))
     rejected = rejected_choices(body, accepted, read)
     values = echoed_values(body)
     earlier = [e for e in earlier if moved_object(e.source, values) not in rejected]
     only_learn = closing is not None and closing.only_learn
     return FinalParts(opening(cut.request, said, only_learn), earlier[len(look):],
                       attempt, look, rejected, repeated_moves(attempt), changed, added,
-                      _names_a_thing(body[:accepted], read))
+                      _names_a_thing(body[:accepted], read), at_once)
 
 
 def _names_a_thing(entries: list[Entry], read: Read) -> bool:

@@ -53,6 +53,7 @@ from ..reading.structure import CONDITIONS, Reading
 from ..transcript.notes import without_console_notes
 from ..transcript.transcript import Entry, Transcript
 from .ask_first import asks_first
+from .at_once import bound_to_request
 from .auto import store_auto
 from .companion import companions, oriented
 from .corrected import store_corrected
@@ -341,6 +342,8 @@ class Learner:
         # a hand taught for the things ("use your left hand for the juice from now on") is the
         # robot's from then on (learning/taught_hand.py)
         reading = with_taught_hand(reading, self._asked)
+        # ... and what two hands carry along comes with the request's things (learning/at_once.py)
+        reading = bound_to_request(reading, self._asked, Transcript.parse(transcript))
         # ... and a place taught for them ("from now on, put the banana on the sideboard") is
         # where the lesson sends them, whatever the request was read as (learning/taught_place.py)
         reading = with_taught_place(reading, self._asked)
