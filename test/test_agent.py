@@ -686,7 +686,7 @@ def test_after_a_reply_read_as_a_hand_the_code_writes_the_change_of_hands(readin
     assert all(g.startswith('root ::= " "? ') and "place_object" in g.splitlines()[0]
                for g in forced[:1]), forced[0].splitlines()[0]
     assert "grasp('mango-juice_0', 'left')" in forced[1].splitlines()[0]
-    assert agent._readings[-1].render() == "hand: left"
+    assert agent.readings[-1].render() == "hand: left"
     assert sources(agent)[-3:] == CHANGE + ["wait_for_trigger()"]
     assert world.snapshot()["objects"]["mango-juice_0"]["held_by"] == "left"
 

@@ -201,7 +201,7 @@ def test_a_reply_is_read_with_the_attempt_in_view_and_the_one_moved_is_the_one_m
     prompts = agent.reader.llm.prompts
     assert "you moved" not in prompts[0].rsplit("\nscene: ", 1)[1]       # the request
     assert "\nyou moved: green block\nsaid: not there" in prompts[1]
-    reply = agent._readings[-1]
+    reply = agent.readings[-1]
     assert reply.render() == "do: green block -> red bowl"
     grammar = llm.calls[len(attempt)]["grammar"]
     args = next(r for r in grammar.splitlines() if re.match(r"call-\d+-args ::= .*-t0", r))
@@ -235,10 +235,10 @@ def test_the_repeat_note_fires_on_a_copy_that_leaves_out_the_query():
 def test_reset_forgets_the_answered_attempt_and_its_focus():
     agent, _, _ = _tabletop_agent(ATTEMPT + ["wait_for_trigger()"], FEEDBACK)
     agent.run()
-    assert len(agent._attempt_moves) == 3 and agent._answered
+    assert len(agent.attempt_moves) == 3 and agent.answered
     assert correction_focus(agent) is not None
     agent._reset_interaction()
-    assert agent._answered == [] and agent._task_utterances == [] and agent._attempt_moves == []
+    assert agent.answered == [] and agent.task_utterances == [] and agent.attempt_moves == []
     assert correction_focus(agent) is None
 
 
@@ -334,7 +334,7 @@ def test_forget_learned_is_offered_only_when_the_reply_is_read_as_forget():
                                             forget: "forget: none"})
     for utterance, withheld in ((forgot, {"forget_learned"}), (forget, set())):
         agent.console.builtins.utterances[:] = ["put all the blocks on the left side", utterance]
-        agent._readings = [None, agent._read(utterance)]
+        agent.readings = [None, agent._read(utterance)]
         # neither is read as a request to learn: the learn call is left out too (issue 44)
         left_out = guidance(agent, ConsoleVocabulary.of(agent.console)).withheld
         assert left_out == withheld | {"learn_from_interaction"}

@@ -42,8 +42,8 @@ class Generation:
     config: AgentConfig
     turn: TurnState
     _turn_usage: Usage
-    _restated: bool
-    _report: claims.Report | None
+    restated: bool
+    report: claims.Report | None
 
     def _generate(self) -> list[str]:
         """Ask the LLM; retry empty answers at a raised temperature (reference: +0.1 up to
@@ -92,7 +92,7 @@ class Generation:
                 self.console.annotate(NOT_RUN + refusal)
                 unknown = next(filter(None, map(constraint.missing_name, statements)), None)
                 if unknown is not None:      # nothing by that name here: not found, not brought
-                    self._report = claims.missing(unknown)
+                    self.report = claims.missing(unknown)
                 reason = self.turn.record_error(ErrorClass.REFUSED)
                 if reason:
                     raise BudgetSpent(reason)
@@ -125,13 +125,13 @@ class Generation:
         again, as a comment (``restate_correction``, :mod:`..guides.restate`)."""
         note = restatement(self)
         if note is not None:
-            self._restated = True
+            self.restated = True
             self.console.annotate(note)
 
     def _heard(self, result) -> None:
         """What the console reported with an input that say() must keep to, until the robot
         acts and that works or the user speaks (core/decoding/claims.py)."""
-        self._report = claims.after(self._report, result, self.console.api.queries)
+        self.report = claims.after(self.report, result, self.console.api.queries)
 
     def _dropped_request_text(self, error: LLMError) -> str:
         """What the robot says when the LLM call failed: what the failure is (unreachable,

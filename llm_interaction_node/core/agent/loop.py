@@ -73,23 +73,23 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
         self._examples_cache: tuple[int, list[str]] = (-1, [])
         self._head: list[str] | None = None    # the query-independent examples last prefilled
         self._loop_intervention = False
-        self._answered: list[str] = []      # the attempt the user's last utterance answered
-        self._attempt_moves: list[tuple[str, str | None]] = []   # its moves (the API's log)
-        self._moves_seen = 0                # moves in the API's log before this turn
-        self._task_utterances: list[str] = []   # what the user said in this task
-        self._readings: list[Reading | None] = []    # ... as the model read it (core/reading)
-        self._request_scene: Scene | None = None     # the scene the task's request was said in
+        self.answered: list[str] = []       # the attempt the user's last utterance answered
+        self.attempt_moves: list[tuple[str, str | None]] = []    # its moves (the API's log)
+        self.moves_seen = 0                 # moves in the API's log before this turn
+        self.task_utterances: list[str] = []    # what the user said in this task
+        self.readings: list[Reading | None] = []     # ... as the model read it (core/reading)
+        self.request_scene: Scene | None = None      # the scene the task's request was said in
         # a request to learn said with a change still to make waits until the user accepts
-        self._learn_waits = False           # asked, with the attempt not accepted yet
-        self._learn_held = False            # ... by this turn's latest reading (guides/learn.py)
-        self._learn_now = False             # this reply accepts what was asked to be learned
-        self._restated = False
-        self._blocked: BlockedError | None = None   # the last input's refusal, if it was that
-        self._turn_failed = False           # an input of this turn failed: no lesson followed
-        self._hand_change: LessonPlan | None = None   # the code's program for an asked hand
+        self.learn_waits = False            # asked, with the attempt not accepted yet
+        self.learn_held = False             # ... by this turn's latest reading (guides/learn.py)
+        self.learn_now = False              # this reply accepts what was asked to be learned
+        self.restated = False
+        self.blocked: BlockedError | None = None    # the last input's refusal, if it was that
+        self.turn_failed = False            # an input of this turn failed: no lesson followed
+        self.hand_change: LessonPlan | None = None    # the code's program for an asked hand
         # what the console reported did not happen, which say() must keep to
         # (core/decoding/claims.py)
-        self._report: claims.Report | None = None
+        self.report: claims.Report | None = None
         self._reset_requested = threading.Event()
         if fgen is None and self.config.function_generation:
             fgen = FunctionGenerator(llm, prompt.api_listing, load_fgen_prompt(), self.ledger,
@@ -173,8 +173,8 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
             result = self.console.execute(source)
             self._heard(result)
             if not result.entry.is_comment:          # a comment first: the move still comes
-                self._blocked = result.error if isinstance(result.error, BlockedError) else None
-            self._turn_failed = self._turn_failed or result.error is not None
+                self.blocked = result.error if isinstance(result.error, BlockedError) else None
+            self.turn_failed = self.turn_failed or result.error is not None
             if result.new_turn:
                 return self._new_turn()
             if result.error is not None:

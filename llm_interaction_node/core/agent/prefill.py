@@ -39,6 +39,11 @@ class Prefill:
     _loop_intervention: bool
     _turn_usage: Usage
 
+    def nearest_lesson(self) -> str | None:
+        """The lesson the example source showed last, nearest to the request (its
+        ``nearest_lesson``: :class:`..memory.source.ExampleSource`); None for other sources."""
+        return getattr(self._examples, "nearest_lesson", None)
+
     def prefill(self, examples: Sequence[str] | None = None, persist: bool = False,
                 call: Callable | None = None) -> Usage | None:
         """Let a stateful LLM (the embedded model) evaluate the stable part of the prompt now:

@@ -20,13 +20,13 @@ class Readings:
     console: ConsoleSession
     stop: StopSignal
     reader: Reader | None
-    _answered: list[str]
-    _attempt_moves: list[tuple[str, str | None]]
-    _task_utterances: list[str]
-    _readings: list[Reading | None]
-    _request_scene: Scene | None
+    answered: list[str]
+    attempt_moves: list[tuple[str, str | None]]
+    task_utterances: list[str]
+    readings: list[Reading | None]
+    request_scene: Scene | None
 
-    def _scene(self) -> Scene | None:
+    def scene(self) -> Scene | None:
         """The scene as the readings see it (names, spoken forms, positions); None when the
         API cannot list it."""
         try:
@@ -40,38 +40,43 @@ class Readings:
         or a scene, or when the model gave none: then nothing acts on it)."""
         if self.reader is None:
             return None
-        scene = self._scene()
+        scene = self.scene()
         if scene is None:
             return None
-        reply = len(self._task_utterances) >= 2      # the task's request is read as one
+        reply = len(self.task_utterances) >= 2      # the task's request is read as one
         if not reply:        # its relations are meant in the scene it is said in
-            self._request_scene = scene.frozen()
+            self.request_scene = scene.frozen()
         # a reply answers the attempt: the reader sees what it moved (where the API logs moves)
-        moved = [o for o, _ in self._attempt_moves] \
+        moved = [o for o, _ in self.attempt_moves] \
             if reply and self.console.api.move_function() else None
         return self.stop.call(self.reader.read, utterance, scene.vocabulary, reply, moved)
 
-    def _reply_reading(self) -> Reading | None:
+    def reply_reading(self) -> Reading | None:
         """The reading of the user's last utterance of this task, if it answers an attempt."""
-        return self._readings[-1] if len(self._readings) >= 2 else None
+        return self.readings[-1] if len(self.readings) >= 2 else None
 
-    def _latest_reading(self) -> Reading | None:
-        return self._readings[-1] if self._readings else None
+    def keep_reply_reading(self, reading: Reading) -> None:
+        """Keep the reply's reading as a guide resolved it (the change of hands resolves
+        "the other hand": :func:`..guides.hands.plan`), so the turn acts on that."""
+        self.readings[-1] = reading
 
-    def _wanted_targets(self) -> set[str]:
+    def latest_reading(self) -> Reading | None:
+        return self.readings[-1] if self.readings else None
+
+    def wanted_targets(self) -> set[str]:
         """The names the readings of this task say things should go to."""
         out: set[str] = set()
-        for reading in self._readings:
+        for reading in self.readings:
             for clause in reading.moves if reading is not None else ():
                 if clause.where is not None and clause.where.name:
                     out.add(clause.where.name)
         return out
 
-    def _move_log(self) -> list[tuple[str, str | None]]:
+    def move_log(self) -> list[tuple[str, str | None]]:
         """The moves the API made so far (:meth:`~..apis.registry.ApiRegistry.moves`)."""
         return self.console.api.moves()
 
-    def _answers_an_attempt(self) -> bool:
+    def answers_an_attempt(self) -> bool:
         """This turn answers an attempt: the user spoke again after the robot acted."""
-        return bool(self._answered) and len(self._task_utterances) >= 2
+        return bool(self.answered) and len(self.task_utterances) >= 2
 

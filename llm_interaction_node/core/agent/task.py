@@ -33,76 +33,76 @@ class TaskMemory:
     _turn_usage: Usage
     _loop_intervention: bool
     _examples_cache: tuple[int, list[str]]
-    _answered: list[str]
-    _attempt_moves: list[tuple[str, str | None]]
-    _moves_seen: int
-    _task_utterances: list[str]
-    _readings: list[Reading | None]
-    _request_scene: Scene | None
-    _learn_waits: bool
-    _learn_held: bool
-    _learn_now: bool
-    _restated: bool
-    _blocked: BlockedError | None
-    _turn_failed: bool
-    _hand_change: LessonPlan | None
-    _report: claims.Report | None
+    answered: list[str]
+    attempt_moves: list[tuple[str, str | None]]
+    moves_seen: int
+    task_utterances: list[str]
+    readings: list[Reading | None]
+    request_scene: Scene | None
+    learn_waits: bool
+    learn_held: bool
+    learn_now: bool
+    restated: bool
+    blocked: BlockedError | None
+    turn_failed: bool
+    hand_change: LessonPlan | None
+    report: claims.Report | None
     _reset_requested: threading.Event
 
     def _new_turn(self) -> None:
         if not self._reset_requested.is_set():
             self.stop.clear()      # a stop pressed while idle does not abort the new turn
-        self._answered = actions(self, self.turn.statements)
-        moves = self._move_log()
-        self._attempt_moves, self._moves_seen = moves[self._moves_seen:], len(moves)
+        self.answered = actions(self, self.turn.statements)
+        moves = self.move_log()
+        self.attempt_moves, self.moves_seen = moves[self.moves_seen:], len(moves)
         utterances = self.console.builtins.utterances
         self._await_warm_up()
         if utterances:
-            self._task_utterances.append(str(utterances[-1]))
-            self._readings.append(self._read(str(utterances[-1])))
-        self._hand_change = hand_change_plan(self)
+            self.task_utterances.append(str(utterances[-1]))
+            self.readings.append(self._read(str(utterances[-1])))
+        self.hand_change = hand_change_plan(self)
         # the latest reading (a reply is the latest) against this turn's attempt, once a turn
-        self._learn_held = learn_waits_now(self, self._latest_reading())
+        self.learn_held = learn_waits_now(self, self.latest_reading())
         if utterances:
-            self._learn_when_accepted(self._reply_reading())
-        self._restated = False
-        self._turn_failed = False
-        self._report = None                  # the user spoke: what was reported is answered
+            self._learn_when_accepted(self.reply_reading())
+        self.restated = False
+        self.turn_failed = False
+        self.report = None                  # the user spoke: what was reported is answered
         self.turn = TurnState(self.config)
         self._turn_usage = Usage()
         self._loop_intervention = False
 
     def _learn_when_accepted(self, reply: Reading | None) -> None:
         """Keep a request to learn that came with a change still to make
-        (:attr:`_learn_held`, judged once per turn in :meth:`_new_turn`: it reads the scene);
+        (:attr:`learn_held`, judged once per turn in :meth:`_new_turn`: it reads the scene);
         the reply that accepts the next attempt (read as approval) then asks for it (the
         learner's gate honours it: :func:`..learning.gate.accepts`)."""
-        self._learn_now = False
+        self.learn_now = False
         if reply is None:
             return
-        if self._learn_held:
+        if self.learn_held:
             log.info("the user asks to learn, and for a change first: learned when accepted")
-            self._learn_waits = True
-        elif self._learn_waits and reply.closes:
-            self._learn_waits, self._learn_now = False, True
+            self.learn_waits = True
+        elif self.learn_waits and reply.closes:
+            self.learn_waits, self.learn_now = False, True
 
     def _forget_task(self) -> None:
         """Nothing of the last task is answered, restated or refused in the next one."""
-        self._answered = []
-        self._attempt_moves = []
-        self._moves_seen = len(self._move_log())
-        self._task_utterances = []
-        self._readings = []
-        self._request_scene = None
-        self._learn_waits = self._learn_held = self._learn_now = False
-        self._restated = False
-        self._report = None
+        self.answered = []
+        self.attempt_moves = []
+        self.moves_seen = len(self.move_log())
+        self.task_utterances = []
+        self.readings = []
+        self.request_scene = None
+        self.learn_waits = self.learn_held = self.learn_now = False
+        self.restated = False
+        self.report = None
 
     def _forget_interaction(self) -> None:
         """A reset forgets all of the interaction (issue 27): the attempt the user answered
         (else the new request's first statement is refused as its repeat), the turn's
         counters and notes, the user's utterances (the retrieval query, the learner)."""
-        self._answered = []
+        self.answered = []
         self.turn = TurnState(self.config)
         self._turn_usage = Usage()
         self._loop_intervention = False

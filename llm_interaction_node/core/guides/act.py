@@ -25,14 +25,14 @@ def must_act(state: GuideState) -> bool:
     reading: the model decides). Measured: a definition of the model's own that only wraps
     the hand-back, then its call, to get around the grammar; "You forgot the sponge."
     answered by ``say('I will forget about the sponge.')`` and the hand-back (issue 44)."""
-    if not state._answers_an_attempt():
+    if not state.answers_an_attempt():
         return False
     api = set(state.console.api.names) - state.console.api.queries - claims.SPEECH \
         - {WAIT_FUNCTION}
     if any(calls_any(s, api) for s in state.turn.statements) \
-            or len(state._move_log()) > state._moves_seen:
+            or len(state.move_log()) > state.moves_seen:
         return False
-    reply = state._reply_reading()
+    reply = state.reply_reading()
     if reply is None:
         return False
     if set(reply.kinds) & {*CORRECTIONS, "do"}:
@@ -40,9 +40,9 @@ def must_act(state: GuideState) -> bool:
     # a reply that only says how ("you are too slow, drive faster") to a request not done
     # yet: its move is still to make (measured, issue 44: the model drove the attempt's
     # legs again, faster, and never on to the place)
-    scene = state._scene() if reply.speed is not None else None
+    scene = state.scene() if reply.speed is not None else None
     return scene is not None and any(c.where is not None for c in still_to_do(
-        state._readings[0], state._attempt_moves, scene.select))
+        state.readings[0], state.attempt_moves, scene.select))
 
 
 def decide(state: GuideState, vocabulary: ConsoleVocabulary, so_far: Guidance) -> Guidance:

@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 def as_asked(state: GuideState, source: str) -> str:
     """``source`` at the speed and with the hand the reply this turn answers asks for."""
-    reply = state._reply_reading()
+    reply = state.reply_reading()
     asked = at_asked_hand(reply, at_asked_speed(reply, source))
     if asked != source:
         log.info("the user asked for another speed or hand: %s runs as %s", source, asked)

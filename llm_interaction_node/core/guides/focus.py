@@ -18,18 +18,18 @@ def correction_focus(state: GuideState) -> Focus | None:
     """What the move function may take in this turn (core/decoding/correction.py: from the
     readings of the request and of the reply), or None."""
     move = state.console.api.move_function()
-    if move is None or not state._answers_an_attempt():
+    if move is None or not state.answers_an_attempt():
         return None
     function, spec = move
-    scene = state._scene()
+    scene = state.scene()
     if scene is None:
         return None
     # a move this turn already made is no move to offer again (measured: the yellow block
     # put on the left side twice, the blue one never)
-    done = state._move_log()[state._moves_seen:]
-    focus = focus_from(function.name, spec, state._readings[0] if state._readings else None,
-                       state._reply_reading(), scene, state._attempt_moves, done,
-                       state._request_scene)
+    done = state.move_log()[state.moves_seen:]
+    focus = focus_from(function.name, spec, state.readings[0] if state.readings else None,
+                       state.reply_reading(), scene, state.attempt_moves, done,
+                       state.request_scene)
     if focus is not None:
         log.info("after the correction the move may take %s -> %s (refused: %s)",
                  focus.objects or "any object", list(focus.targets), sorted(focus.refused))

@@ -12,7 +12,7 @@ from .state import Guidance, GuideState
 
 def decide(state: GuideState, vocabulary: ConsoleVocabulary, so_far: Guidance) -> Guidance:
     said = state.console.builtins.utterances
-    latest = state._latest_reading()
+    latest = state.latest_reading()
     asked = latest.asks_to_forget if latest is not None else \
         bool(said) and asked_to_forget(str(said[-1]))
     return Guidance(withheld=frozenset() if asked else frozenset(FORGET_ONLY_ASKED))

@@ -30,15 +30,15 @@ def plan(state: GuideState) -> LessonPlan | None:
     (:func:`..learning.hand.change_of_hands`), with "the other hand" resolved against what
     the hands hold now (:func:`..learning.hand.resolved`) and a bare complaint read as the
     request's hand where that is what the attempt missed (``with_unmet_hand``); None where
-    there is none. The reply's reading is kept so resolved (``state._readings[-1]``): the
+    there is none. The reply's reading is kept so resolved (``state.keep_reply_reading``): the
     turn's grasps take that hand (:func:`.as_asked.as_asked`)."""
-    reply = state._reply_reading()
-    request = state._readings[0] if state._readings else None
+    reply = state.reply_reading()
+    request = state.readings[0] if state.readings else None
     if reply is None or not (reply.of_kind("hand") or request and request.of_kind("hand")):
         return None
     holding = holding_of(state.console.api)
     reply = with_unmet_hand(request, resolved(reply, holding), holding)
-    state._readings[-1] = reply
+    state.keep_reply_reading(reply)
     here = next((d for e in reversed(state.console.transcript.entries)
                  if not e.is_comment and (d := destination(e.source))), None)
     program = change_of_hands(reply, holding, here)
@@ -48,9 +48,9 @@ def plan(state: GuideState) -> LessonPlan | None:
 def decide(state: GuideState, vocabulary: ConsoleVocabulary, so_far: Guidance) -> Guidance | None:
     if so_far.required is not None:
         return None
-    if state._hand_change is not None and not state._turn_failed:
+    if state.hand_change is not None and not state.turn_failed:
         done = [s for s in state.turn.statements if not Entry(s).is_comment]
-        statement = state._hand_change.next_after(done)
+        statement = state.hand_change.next_after(done)
         if statement is not None:
             log.info("the user asked for the other hand: the code writes %s", statement)
             return Guidance(required=statement)

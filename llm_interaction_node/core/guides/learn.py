@@ -27,18 +27,18 @@ def learn_due(state: GuideState) -> bool:
     (the agent's ``_learn_when_accepted``); later in a turn whose request to learn came with a
     change, once this turn's moves made it (the robot does it the new way first, then
     learns it)."""
-    reply = state._reply_reading()
-    if not (state.config.learn_on_request and len(state._task_utterances) >= 2
+    reply = state.reply_reading()
+    if not (state.config.learn_on_request and len(state.task_utterances) >= 2
             and reply is not None):
         return False
     if not state.turn.statements:
-        return state._learn_now or (reply.asks_to_learn and not state._learn_held)
+        return state.learn_now or (reply.asks_to_learn and not state.learn_held)
     entries = state.console.transcript.entries
-    if not (state._learn_waits and reply.asks_to_learn) or \
+    if not (state.learn_waits and reply.asks_to_learn) or \
             (entries and entries[-1].source.strip() == LEARN_CALL):
         return False
-    done = state._move_log()[state._moves_seen:]
-    scene = state._scene()
+    done = state.move_log()[state.moves_seen:]
+    scene = state.scene()
     return bool(done) and not still_to_do(reply, done, scene.select if scene else None)
 
 
@@ -49,8 +49,8 @@ def learn_waits_now(state: GuideState, reply: Reading | None) -> bool:
     more, please", the rejected attempt was stored as the lesson)."""
     if reply is None or not reply.asks_to_learn or not state.console.api.move_function():
         return False
-    scene = state._scene()
-    return bool(still_to_do(reply, state._attempt_moves, scene.select if scene else None))
+    scene = state.scene()
+    return bool(still_to_do(reply, state.attempt_moves, scene.select if scene else None))
 
 
 def decide(state: GuideState, vocabulary: ConsoleVocabulary, so_far: Guidance) -> Guidance | None:

@@ -13,8 +13,8 @@ from .state import Guidance, GuideState
 
 
 def decide(state: GuideState, vocabulary: ConsoleVocabulary, so_far: Guidance) -> Guidance | None:
-    latest = state._latest_reading()
-    if latest is not None and (not latest.asks_to_learn or state._learn_held) \
+    latest = state.latest_reading()
+    if latest is not None and (not latest.asks_to_learn or state.learn_held) \
             and not learn_due(state):
         return Guidance(withheld=frozenset({LEARN_FUNCTION}))
     return None

@@ -18,16 +18,16 @@ log = logging.getLogger(__name__)
 def lesson_statement(state: GuideState, vocabulary: ConsoleVocabulary) -> str | None:
     """The nearest lesson's next statement, where the first turn of a task follows it
     (``follow_lessons``, :mod:`..decoding.lesson_follow`), as the model types it; else None."""
-    lesson = getattr(state._examples, "nearest_lesson", None)
-    if lesson is None or len(state._task_utterances) != 1 \
-            or state._turn_failed:         # the lesson does not work here: the model decides
+    lesson = state.nearest_lesson()
+    if lesson is None or len(state.task_utterances) != 1 \
+            or state.turn_failed:         # the lesson does not work here: the model decides
         return None
     try:
         known = names_to_say(state.console.api, vocabulary.scene_names())
     except Exception as exc:  # noqa: BLE001 - no scene: the model writes freely
         log.warning("the lesson is not followed: the scene's names are unknown (%s)", exc)
         return None
-    plan = plan_of(lesson, state._task_utterances[0], known)
+    plan = plan_of(lesson, state.task_utterances[0], known)
     done = [s for s in state.turn.statements if not Entry(s).is_comment]
     statement = plan.next_after(done) if plan is not None else None
     if statement is None:

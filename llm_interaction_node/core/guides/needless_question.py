@@ -44,19 +44,19 @@ def named_things(reading: Reading | None) -> tuple[str, ...]:
 def answered_by_request(state: GuideState) -> bool:
     """The task's request (its first utterance, no reply yet) names only things its words
     pick alone, and the robot has not moved since."""
-    if len(state._task_utterances) != 1 or not state._readings:
+    if len(state.task_utterances) != 1 or not state.readings:
         return False
-    names = named_things(state._readings[0])
-    scene = state._request_scene           # the scene it was read in (no query per statement)
-    if not names or scene is None or len(state._move_log()) > state._moves_seen:
+    names = named_things(state.readings[0])
+    scene = state.request_scene           # the scene it was read in (no query per statement)
+    if not names or scene is None or len(state.move_log()) > state.moves_seen:
         return False
-    said = state._task_utterances[0]
+    said = state.task_utterances[0]
     things = tuple(scene.vocabulary.things.values())
     return all(picked_by_words(n, said, things, scene.vocabulary.spoken) for n in names)
 
 
 def _lesson_asks(state: GuideState) -> bool:
-    lesson = getattr(state._examples, "nearest_lesson", None)
+    lesson = state.nearest_lesson()
     return lesson is not None and f"{ASK_FUNCTION}(" in lesson
 
 

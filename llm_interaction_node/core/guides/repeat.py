@@ -33,8 +33,8 @@ def repeats_the_answered_attempt(state: GuideState, source: str) -> bool:
     user's last utterance answered (comments and the hand-back left out): after a
     correction a small model copies its last turn instead of acting on the words. A
     wanted repeat ("you dropped it, try again") is only delayed: the note comes once."""
-    attempt = state._answered
-    reply = state._reply_reading()
+    attempt = state.answered
+    reply = state.reply_reading()
     if reply is not None and reply.asks_again:
         return False                     # "you dropped it, try again": the repeat is wanted
     return bool(attempt) and actions(state, state.turn.statements + [source]) == attempt

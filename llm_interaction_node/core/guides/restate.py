@@ -12,7 +12,7 @@ from .state import GuideState
 def restatement(state: GuideState) -> str | None:
     """Before the first statement of a turn that answers an attempt: the user's words
     again, as a comment; None where none is due (once a turn)."""
-    if (state.config.restate_correction and not state._restated and not state.turn.statements
-            and state._answers_an_attempt()):
-        return restate_note(state._task_utterances[-1])
+    if (state.config.restate_correction and not state.restated and not state.turn.statements
+            and state.answers_an_attempt()):
+        return restate_note(state.task_utterances[-1])
     return None

@@ -14,7 +14,7 @@ log = logging.getLogger(__name__)
 
 
 def decide(state: GuideState, vocabulary: ConsoleVocabulary, so_far: Guidance) -> Guidance | None:
-    report = state._report
+    report = state.report
     if report is None:
         return None
     log.info("say() keeps to what the console reported: %s", report.what)

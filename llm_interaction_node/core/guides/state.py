@@ -39,41 +39,46 @@ class TurnSoFar(Protocol):
 
 
 class GuideState(Protocol):
-    """The agent's state a guide reads (:class:`~..agent.loop.Agent` has it): its settings,
-    console and turn, the task's memory (what the user said and how the model read it, the
-    attempt the user answered and its moves, the learn request's hold, the last refusal, the
-    program for an asked hand, what the console reported) and the reading helpers."""
+    """The agent's state a guide reads (:class:`~..agent.loop.Agent` has it, under these
+    public names; its other state stays private to it): its settings, console and turn, the
+    task's memory (what the user said and how the model read it, the attempt the user
+    answered and its moves, the learn request's hold, the last refusal, the program for an
+    asked hand, what the console reported), the nearest lesson and the reading helpers. The
+    one write is :meth:`keep_reply_reading` (the change of hands, ``hands.py``)."""
 
     config: GuideSettings
     console: ConsoleSession
     turn: TurnSoFar
-    _examples: object                              # the example source (its nearest lesson)
-    _answered: list[str]                           # the attempt the user's last words answered
-    _attempt_moves: list[tuple[str, str | None]]   # its moves (the API's log)
-    _moves_seen: int                               # moves in the API's log before this turn
-    _task_utterances: list[str]                    # what the user said in this task
-    _readings: list[Reading | None]                # ... as the model read it
-    _request_scene: Scene | None                   # the scene the task's request was said in
-    _learn_waits: bool                             # a request to learn waits for an approval
-    _learn_held: bool                              # ... held by this turn's latest reading
-    _learn_now: bool                               # this reply accepts what was asked
-    _restated: bool                                # the turn's correction was restated
-    _blocked: BlockedError | None                  # the last input's refusal, if it was that
-    _turn_failed: bool                             # an input of this turn failed
-    _hand_change: LessonPlan | None                # the code's program for an asked hand
-    _report: Report | None                         # what say() must keep to
+    answered: list[str]                            # the attempt the user's last words answered
+    attempt_moves: list[tuple[str, str | None]]    # its moves (the API's log)
+    moves_seen: int                                # moves in the API's log before this turn
+    task_utterances: list[str]                     # what the user said in this task
+    readings: list[Reading | None]                 # ... as the model read it
+    request_scene: Scene | None                    # the scene the task's request was said in
+    learn_waits: bool                              # a request to learn waits for an approval
+    learn_held: bool                               # ... held by this turn's latest reading
+    learn_now: bool                                # this reply accepts what was asked
+    restated: bool                                 # the turn's correction was restated
+    blocked: BlockedError | None                   # the last input's refusal, if it was that
+    turn_failed: bool                              # an input of this turn failed
+    hand_change: LessonPlan | None                 # the code's program for an asked hand
+    report: Report | None                          # what say() must keep to
 
-    def _scene(self) -> Scene | None: ...
+    def nearest_lesson(self) -> str | None: ...
 
-    def _reply_reading(self) -> Reading | None: ...
+    def scene(self) -> Scene | None: ...
 
-    def _latest_reading(self) -> Reading | None: ...
+    def reply_reading(self) -> Reading | None: ...
 
-    def _move_log(self) -> list[tuple[str, str | None]]: ...
+    def keep_reply_reading(self, reading: Reading) -> None: ...
 
-    def _answers_an_attempt(self) -> bool: ...
+    def latest_reading(self) -> Reading | None: ...
 
-    def _wanted_targets(self) -> set[str]: ...
+    def move_log(self) -> list[tuple[str, str | None]]: ...
+
+    def answers_an_attempt(self) -> bool: ...
+
+    def wanted_targets(self) -> set[str]: ...
 
 
 @dataclass(frozen=True)

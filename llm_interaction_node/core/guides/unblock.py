@@ -20,7 +20,7 @@ def unblock_focus(state: GuideState, vocabulary: ConsoleVocabulary) -> Focus | N
     function may only take ``blocker``, to any place but the two and what lies where
     they lie (``unblock_first``; measured: the blocker put back into the bowl of the
     pile covered the block again)."""
-    blocked, move = state._blocked, state.console.api.move_function()
+    blocked, move = state.blocked, state.console.api.move_function()
     if blocked is None or move is None:
         return None
     function, spec = move
@@ -32,7 +32,7 @@ def unblock_focus(state: GuideState, vocabulary: ConsoleVocabulary) -> Focus | N
     if blocked.blocker not in names:
         return None
     mislaid = {blocked.blocked, blocked.blocker, *blocked.around}   # back onto the pile
-    mislaid |= state._wanted_targets()      # nor where the user wants things to go
+    mislaid |= state.wanted_targets()      # nor where the user wants things to go
     targets = tuple(t for t in dict.fromkeys(names_to_say(state.console.api, names))
                     if t not in mislaid)
     log.info("%s lies on %s: the next input moves it (%d targets)", blocked.blocker,
