@@ -196,6 +196,51 @@ def test_beyond_the_head_a_request_is_shown_its_nearest_lessons_within_tail_toke
     assert len(wide([REQUESTS[0]])) == len(seeds) + 3          # the top k
 
 
+class AsksItself:
+    """The store as it was before the example source handed it its asking: its layout asks
+    ``beyond_head`` itself (the reference the shown examples are compared with)."""
+
+    def __init__(self, memory):
+        self.memory = memory
+
+    def prompt_examples(self, utterances, k=None, beyond=None):
+        return self.memory.prompt_examples(utterances, k)
+
+    def __getattr__(self, name):
+        return getattr(self.memory, name)
+
+
+def test_one_request_asks_the_store_once_whether_it_holds_more_lessons_than_the_head(
+        tmp_path, monkeypatch):
+    """``ExampleMemory.beyond_head`` counts the Chroma store twice; the example source asks it
+    once per request and hands the answer to the store's layout (both asked it before), with
+    as many lessons as k and with more; the head a model prefills asks it once too. Spies wrap
+    the real store's methods; what is shown is what the store's own asking shows."""
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m"), k=2,
+                                                    tail_tokens=80))
+    memory.seed_from(SEEDS)
+    asked, counted = [], []
+    real_beyond, real_count = memory.beyond_head, memory.count
+    monkeypatch.setattr(memory, "beyond_head", lambda k=None: asked.append(k) or real_beyond(k))
+    monkeypatch.setattr(memory, "count", lambda s=None: counted.append(s) or real_count(s))
+    names = lambda: ["red block", "blue bowl"]                             # noqa: E731
+    texts = ["put the red block in the blue bowl please", "stack the blocks in the corner",
+             "which bowl is on top"]
+    for n, text in enumerate(texts, start=1):
+        memory.add(dialog(text), "learned", origin=f"lesson{n}")
+        source = ExampleSource(memory, names=names)
+        reference = ExampleSource(AsksItself(memory), names=names)
+        for request in REQUESTS:
+            asked.clear(), counted.clear()
+            shown = source([request])
+            assert (len(asked), len(counted)) == (1, 2), (n, request)
+            assert shown == reference([request]) and len(asked) > 1
+            assert source.nearest_lesson == reference.nearest_lesson
+        assert real_beyond() is (n > 2)
+        asked.clear()
+        assert source.head() == reference.head() and len(asked) == 2
+
+
 def test_a_seed_block_over_budget_keeps_the_most_central_seeds_that_fit(seeded):
     """memory.seed_tokens: the block holds the most central seeds that fit, skipping one that
     does not, and is the same for every request (never a per-request selection)."""

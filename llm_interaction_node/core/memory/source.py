@@ -153,13 +153,15 @@ class ExampleSource:
     def _examples(self, utterances: Sequence[str]) -> list[str]:
         if not self.retrieval:
             return [_as_shown(e) for e in self.memory.list()]
-        found = self.memory.prompt_examples(utterances)
+        # asked once per request: the store's layout reads it, and so does the cut below
+        beyond = self._beyond_head() if utterances else None
+        found = self.memory.prompt_examples(utterances, beyond=beyond)
         learned = [e.source != "seed" for e in found]
         texts = [_as_shown(e) for e in found]
         self.nearest_lesson = None
         if utterances:
             texts, learned, fitted = self._for_request(found, texts, learned, utterances)
-            if any(learned) and self._beyond_head():
+            if any(learned) and beyond:
                 texts, learned = nearest_within(texts, learned, self.memory.config.tail_tokens)
             if fitted and learned and learned[-1]:
                 self.nearest_lesson = texts[-1]

@@ -264,7 +264,8 @@ class ExampleMemory(StrategyRecords):
             return strategy(self, query, k, self.config.recency_decay)
 
     @server_errors
-    def prompt_examples(self, utterances: Sequence[str], k: int | None = None) -> list[Example]:
+    def prompt_examples(self, utterances: Sequence[str], k: int | None = None,
+                        beyond: bool | None = None) -> list[Example]:
         """The examples for the prompt, in the configured layout (``config.order``).
 
         ``seed_block`` (the default): :meth:`seed_block`, then the top k learned examples
@@ -282,20 +283,24 @@ class ExampleMemory(StrategyRecords):
         ``stable``/``stable_nearest``: the first k
         examples of the whole store in :func:`.order.stable_order`, which a request's prompt
         shares up to the first of them it did not retrieve. ``similarity``: []. Either way the
-        embedding model is loaded now, not when the user has spoken."""
+        embedding model is loaded now, not when the user has spoken.
+
+        ``beyond``: :meth:`beyond_head` for this k where the caller asked it already (the
+        example source asks once per request and reads it too: each asking counts the
+        store twice); None: asked here where the layout needs it."""
         k = self.config.k if k is None else int(k)
         order = self.config.order
         if not retrieval.query_utterances(utterances, self.config.query_utterances):
             self.embed_query(["warm up the embedding model"])   # the first request is on time
             if order is Order.SEED_BLOCK:
-                return self.seed_block() + self.learned_head(k)
+                return self.seed_block() + self.learned_head(k, beyond)
             if k <= 0 or not order.fixed:
                 return []
             return stable_order(self.list(), self.seed_centrality())[:k]
         if order is Order.SEED_BLOCK:
             found = self.retrieve_learned(utterances, k)
-            if self.beyond_head(k):        # the source keeps the nearest within tail_tokens
-                return self.seed_block() + found
+            if self.beyond_head(k) if beyond is None else beyond:
+                return self.seed_block() + found  # the source keeps the nearest within tail_tokens
             return self.seed_block() + learned_order(found, self.config.learned_order)
         found = [example for example, _score in self.retrieve(utterances, k)]
         return prompt_order(found, order, self.seed_centrality()
@@ -314,13 +319,14 @@ class ExampleMemory(StrategyRecords):
         found = [ex for ex, _score in self.retrieve(utterances, k + seeds) if ex.source != "seed"]
         return found[-k:]
 
-    def learned_head(self, k: int | None = None) -> list[Example]:
+    def learned_head(self, k: int | None = None, beyond: bool | None = None) -> list[Example]:
         """The learned examples every ``seed_block`` prompt starts its lessons with, whatever
         the query (``learned_order`` ``stored_nearest``): the first k non-seed examples in the
-        order they were stored; none with ``similarity``."""
+        order they were stored; none with ``similarity``. ``beyond``: as
+        :meth:`prompt_examples` takes it."""
         k = self.config.k if k is None else int(k)
         if k <= 0 or self.config.learned_order is LearnedOrder.SIMILARITY or \
-                self.beyond_head(k):
+                (self.beyond_head(k) if beyond is None else beyond):
             return []
         return stable_order(ex for ex in self.list() if ex.source != "seed")[:k]
 

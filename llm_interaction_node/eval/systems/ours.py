@@ -119,10 +119,10 @@ class RetrievalLog:
         self._memory = memory
         self.ids: list[str] = []
 
-    def prompt_examples(self, utterances, k=None):
+    def prompt_examples(self, utterances, k=None, beyond=None):
         """Noted only for a request: the query-independent head a model prefills (no
         utterance) holds every lesson, retrieved or not."""
-        found = self._memory.prompt_examples(utterances, k)
+        found = self._memory.prompt_examples(utterances, k, beyond)
         if utterances:
             self.ids.extend(e.id for e in found if e.source != "seed" and e.id not in self.ids)
         return found
