@@ -158,3 +158,25 @@ def test_in_a_new_process_the_lesson_is_followed_for_the_juice_with_both_hands(t
     assert not accepted(grammars[2], " " + HANDOVER)           # the lesson is followed
     assert world.objects["mango-juice_0"].held_by == "human"
     assert world.objects["coffee-cup_0"].held_by == "human"
+
+
+def test_the_paper_e1_transcript_with_its_look_and_words_is_carried_at_once(memory):
+    """Section E's E1 at 1850688 as the model wrote it: a look first, a `say` before each
+    trip; the lesson keeps the look first and carries both at once."""
+    look = "list_object_locations(affordance='grasp')"
+    statements = ["wait_for_trigger()", look, "say('Sure, I will bring you some juice.')",
+                  *trip("mango-juice_0"), "wait_for_trigger()", look,
+                  "say('Sure, I will bring you a cup.')", *trip("coffee-cup_0"),
+                  "wait_for_trigger()"]
+    said = "Thanks, but next time, can you do this both at once? You have two hands"
+    s = learning_session([REQUEST, MORE, said], memory, statements, mode="final",
+                         all_ok=True, readings={**READINGS, said: "hand: both\nlearn"})
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    [example] = memory.list("final")
+    inputs = [line[4:] for line in example.transcript.splitlines() if line.startswith(">>> ")]
+    assert inputs[2] == look                  # after the request and the lesson's comment
+    body = [i for i in inputs if not i.startswith(("wait_for_trigger", "#", "say(", "list_"))]
+    assert body == [COUNTER, "grasp('mango-juice_0')", "grasp('coffee-cup_0')", HANDOVER,
+                    "handover_object_to_human('mango-juice_0')",
+                    "handover_object_to_human('coffee-cup_0')"]
