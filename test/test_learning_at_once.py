@@ -180,3 +180,51 @@ def test_the_paper_e1_transcript_with_its_look_and_words_is_carried_at_once(memo
     assert body == [COUNTER, "grasp('mango-juice_0')", "grasp('coffee-cup_0')", HANDOVER,
                     "handover_object_to_human('mango-juice_0')",
                     "handover_object_to_human('coffee-cup_0')"]
+
+
+class _ByWhatWasMoved:
+    """The reading stand-in whose reading of ``said`` depends on the "you moved:" line the
+    reading prompt shows (the 1.5B model, measured: E1's reply read against the cup alone is
+    ``also: tumbler with coffee cup; learn``, against the juice and the cup ``hand: both;
+    learn``)."""
+
+    def __new__(cls, readings, said, against):
+        from reading_support import ReadingScript
+
+        class Script(ReadingScript):
+            def execute(self, request):
+                moved = request.prompt.rsplit("\nyou moved: ", 1)[-1].split("\n", 1)[0]
+                if request.prompt.rstrip().endswith("reading:\n-") and \
+                        request.prompt.rsplit("\nsaid: ", 1)[-1].startswith(said):
+                    self.readings[said] = against.get(moved, "other")
+                return super().execute(request)
+        return Script(readings)
+
+
+def test_a_request_to_learn_what_comes_along_is_read_against_all_the_task_brought():
+    """E1 at 4c2e1c8: after the juice, then the cup, the reply was read against the cup alone;
+    read again against what the task brought, it is ``hand: both``, and the agent keeps that
+    reading (the learner takes the agent's reading)."""
+    from llm_interaction_node.bench import household_situations as H
+    from llm_interaction_node.core.agent import AgentConfig
+    from llm_interaction_node.core.llm import ScriptedLLM
+    from llm_interaction_node.core.reading import Reader
+    from llm_interaction_node.core.user.channel import EventQueue
+    from llm_interaction_node.session import build_agent, build_console
+
+    said = "Thanks, but next time, can you do this both at once? You have two hands"
+    script = _ByWhatWasMoved(READINGS, said, {
+        "coffee cup": "also: tumbler with coffee cup\nlearn",
+        "mango juice and coffee cup": "hand: both\nlearn"})
+    world = H.household_world("drinks_and_cup")
+    console = build_console("humanoid", world, EventQueue([REQUEST, MORE, said], close=True))
+    llm = ScriptedLLM([*trip("mango-juice_0"), "wait_for_trigger()", *trip("coffee-cup_0"),
+                       "wait_for_trigger()", "wait_for_trigger()"])
+    agent = build_agent("humanoid", llm, console, (), reader=Reader(script),
+                        config=AgentConfig(function_generation=False, idle_retries=0))
+    agent.run()
+    asked = [p.rsplit("\nyou moved: ", 1)[-1].split("\n", 1)[0]
+             for p in script.prompts if p.rsplit("\nsaid: ", 1)[-1].startswith(said)]
+    assert asked == ["coffee cup", "mango juice and coffee cup"]
+    reading = agent.reader.last(said)
+    assert [(c.kind, c.hand) for c in reading.clauses] == [("hand", "both"), ("learn", None)]

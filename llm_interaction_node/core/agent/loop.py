@@ -76,6 +76,7 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
         self.answered: list[str] = []       # the attempt the user's last utterance answered
         self.attempt_moves: list[tuple[str, str | None]] = []    # its moves (the API's log)
         self.moves_seen = 0                 # moves in the API's log before this turn
+        self.task_moves: list[tuple[str, str | None]] = []    # every move of this task so far
         self.task_utterances: list[str] = []    # what the user said in this task
         self.readings: list[Reading | None] = []     # ... as the model read it (core/reading)
         self.request_scene: Scene | None = None      # the scene the task's request was said in

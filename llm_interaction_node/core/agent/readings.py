@@ -22,6 +22,7 @@ class Readings:
     reader: Reader | None
     answered: list[str]
     attempt_moves: list[tuple[str, str | None]]
+    task_moves: list[tuple[str, str | None]]
     task_utterances: list[str]
     readings: list[Reading | None]
     request_scene: Scene | None
@@ -49,7 +50,26 @@ class Readings:
         # a reply answers the attempt: the reader sees what it moved (where the API logs moves)
         moved = [o for o, _ in self.attempt_moves] \
             if reply and self.console.api.move_function() else None
-        return self.stop.call(self.reader.read, utterance, scene.vocabulary, reply, moved)
+        reading = self.stop.call(self.reader.read, utterance, scene.vocabulary, reply, moved)
+        return self._about_the_task(reading, utterance, scene, moved)
+
+    def _about_the_task(self, reading: Reading | None, utterance: str, scene: Scene,
+                        moved: list[str] | None) -> Reading | None:
+        """A request to learn what comes along is about everything the task brought, not only
+        the last attempt: where ``reading`` is one (``also`` with ``learn``) and the task moved
+        more than the attempt, the reply is read again against all of it (the later reading is
+        the one kept). Measured (section E, E1 at 4c2e1c8): after the juice, then the cup, "next
+        time, can you do this both at once? You have two hands" was read against "you moved:
+        coffee cup" as ``also: tumbler with coffee cup; learn`` (the lesson brought the tumbler
+        too); against "you moved: mango juice and coffee cup", ``hand: both; learn``."""
+        if reading is None or moved is None or not reading.asks_to_learn or \
+                not reading.of_kind("also"):
+            return reading
+        task = list(dict.fromkeys(o for o, _ in self.task_moves))
+        if not set(task) - set(moved):
+            return reading
+        again = self.stop.call(self.reader.read, utterance, scene.vocabulary, True, task)
+        return again if again is not None else reading
 
     def reply_reading(self) -> Reading | None:
         """The reading of the user's last utterance of this task, if it answers an attempt."""

@@ -35,6 +35,7 @@ class TaskMemory:
     _examples_cache: tuple[int, list[str]]
     answered: list[str]
     attempt_moves: list[tuple[str, str | None]]
+    task_moves: list[tuple[str, str | None]]
     moves_seen: int
     task_utterances: list[str]
     readings: list[Reading | None]
@@ -55,6 +56,7 @@ class TaskMemory:
         self.answered = actions(self, self.turn.statements)
         moves = self.move_log()
         self.attempt_moves, self.moves_seen = moves[self.moves_seen:], len(moves)
+        self.task_moves = self.task_moves + self.attempt_moves
         utterances = self.console.builtins.utterances
         self._await_warm_up()
         if utterances:
@@ -90,6 +92,7 @@ class TaskMemory:
         """Nothing of the last task is answered, restated or refused in the next one."""
         self.answered = []
         self.attempt_moves = []
+        self.task_moves = []
         self.moves_seen = len(self.move_log())
         self.task_utterances = []
         self.readings = []
