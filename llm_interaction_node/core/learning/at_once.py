@@ -20,17 +20,18 @@ fetched, and is left as it is.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..reading.structure import Clause, Reading, Selection, names_said
 from ..transcript.statements import bare_call
 from ..transcript.transcript import Entry, Transcript
+from .hand import ONE_HAND, grasp_hand, opposite, with_grasp_hand
 from .transcripts import first_literal
 
 DRIVE = "move_to"
 GRASP = "grasp"
 DELIVER = ("handover_object_to_human", "place_object")
-HANDS = ("left", "right")
 BOTH = "both"
 
 
@@ -100,14 +101,12 @@ def _trips(entries: list[Entry]) -> tuple[list[_Trip], list[Entry]] | None:
 
 def _other_hand(grasp: Entry, first: Entry) -> Entry:
     """``grasp`` with the other hand where it names the hand ``first`` named."""
-    call, before = bare_call(grasp.source), bare_call(first.source)
-    hand = [a for a in call.args[1:2]] + [k.value for k in call.keywords if k.arg == "hand"]
-    was = [a for a in before.args[1:2]] + [k.value for k in before.keywords if k.arg == "hand"]
-    if not hand or not was or not all(isinstance(h, ast.Constant) for h in hand + was) or \
-            hand[0].value != was[0].value or hand[0].value not in HANDS:
+    call = bare_call(grasp.source)
+    given, was = grasp_hand(call), grasp_hand(bare_call(first.source))
+    if not (isinstance(given, ast.Constant) and isinstance(was, ast.Constant)) or \
+            given.value != was.value or given.value not in ONE_HAND:
         return grasp
-    other = HANDS[1 - HANDS.index(hand[0].value)]
-    return Entry(f"{GRASP}({first_literal(grasp.source)!r}, {other!r})")
+    return Entry(with_grasp_hand(call, opposite(given.value)))
 
 
 def carried_at_once(entries: list[Entry]) -> list[Entry] | None:
@@ -128,10 +127,10 @@ def carried_at_once(entries: list[Entry]) -> list[Entry] | None:
     return others + one.fetch + second + one.deliver + two.deliver[-1:]
 
 
-def carried_things(transcript: Transcript) -> list[str]:
-    """The things a lesson hands over or puts somewhere, in order."""
+def carried_things(entries: Iterable[Entry]) -> list[str]:
+    """The things ``entries`` (a lesson's) hand over or put somewhere, in order."""
     out: list[str] = []
-    for entry in transcript.entries:
+    for entry in entries:
         thing = first_literal(entry.source)
         if _name(entry) in DELIVER and thing is not None and thing not in out:
             out.append(thing)

@@ -202,7 +202,7 @@ def final_parts(transcript: Transcript, read: Read = no_reading,
         together = carried_at_once(earlier[len(look):] + attempt)
         if together is not None:
             earlier, attempt = look, together
-            at_once = tuple(carried_things(Transcript(together)))
+            at_once = tuple(carried_things(together))
     rejected = rejected_choices(body, accepted, read)
     values = echoed_values(body)
     earlier = [e for e in earlier if moved_object(e.source, values) not in rejected]

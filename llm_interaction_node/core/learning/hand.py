@@ -35,7 +35,8 @@ IN_HAND = "get_object_in_hand"          # the API's query of what a hand holds
 OTHER = "other"
 
 
-def _opposite(hand: str) -> str:
+def opposite(hand: str) -> str:
+    """The other one of the two hands."""
     return "left" if hand == "right" else "right"
 
 
@@ -60,7 +61,7 @@ def resolved(reading: Reading | None, holding: Mapping[str, str | None]) -> Read
     full = [h for h in ONE_HAND if holding.get(h)]
     if len(full) != 1:
         return reading
-    hand = _opposite(full[0])
+    hand = opposite(full[0])
     return Reading(reading.utterance, tuple(replace(c, hand=hand) if c.kind == "hand"
                                             and c.hand == OTHER else c
                                             for c in reading.clauses))
@@ -82,7 +83,7 @@ def with_unmet_hand(request: Reading | None, reply: Reading | None,
     if any(c.kind != "do" or c.where is not None or not set(names_said(c.objects)) <= named
            for c in reply.clauses):
         return reply
-    if holding.get(_opposite(hands[0])) not in named or holding.get(hands[0]):
+    if holding.get(opposite(hands[0])) not in named or holding.get(hands[0]):
         return reply
     return Reading(reply.utterance, (*reply.clauses, Clause("hand", hand=hands[0])))
 
@@ -101,7 +102,7 @@ def change_of_hands(reply: Reading | None, holding: Mapping[str, str | None],
     again with the asked hand. Empty where the reply asks for no one hand, the hands are
     already right, or there is no surface at hand (the model decides)."""
     hand = asked_hand(reply)
-    thing = holding.get(_opposite(hand)) if hand is not None else None
+    thing = holding.get(opposite(hand)) if hand is not None else None
     if not thing or holding.get(hand) or here is None or not here.startswith(IN_FRONT):
         return ()
     surface = SURFACE + here[len(IN_FRONT):]
@@ -114,13 +115,24 @@ def at_asked_hand(reply: Reading | None, source: str) -> str:
     call = bare_call(source) if hand is not None else None
     if call is None or call.func.id != "grasp" or not call.args:
         return source
-    given = call.args[1] if len(call.args) > 1 else next(
-        (k.value for k in call.keywords if k.arg == "hand"), None)
+    given = grasp_hand(call)
     if given is not None and not (isinstance(given, ast.Constant) and given.value in
                                   (*ONE_HAND, None)):
         return source                     # a hand the code cannot read: the model's
     if given is not None and given.value == hand:
         return source
+    return with_grasp_hand(call, hand)
+
+
+def grasp_hand(call: ast.Call) -> ast.expr | None:
+    """The hand argument of a ``grasp`` call (its second, or ``hand=``), None where it gives
+    none."""
+    return call.args[1] if len(call.args) > 1 else next(
+        (k.value for k in call.keywords if k.arg == "hand"), None)
+
+
+def with_grasp_hand(call: ast.Call, hand: str) -> str:
+    """The source of ``call`` (a ``grasp``, changed in place) with ``hand`` as its hand."""
     call.args = call.args[:1]
     call.keywords = [k for k in call.keywords if k.arg != "hand"]
     call.args.append(ast.Constant(hand))
@@ -128,4 +140,4 @@ def at_asked_hand(reply: Reading | None, source: str) -> str:
 
 
 __all__ = ["holding_of", "resolved", "with_unmet_hand", "asked_hand", "change_of_hands",
-           "at_asked_hand"]
+           "at_asked_hand", "grasp_hand", "with_grasp_hand", "opposite", "ONE_HAND"]

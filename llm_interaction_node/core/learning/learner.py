@@ -331,7 +331,8 @@ class Learner:
     def _request_reading(self, transcript: str) -> str | None:
         """The reading of a lesson's request, as the agent read it (stored with the lesson:
         a later request is matched by meaning, core/memory/meaning.py); None unread."""
-        said = Transcript.parse(transcript).user_utterances()
+        lesson = Transcript.parse(transcript)
+        said = lesson.user_utterances()
         reading = self.read(said[0]) if said and self.read is not None else None
         conditions = tuple(self._asked.of_kind(*CONDITIONS)) if self._asked is not None else ()
         if reading is not None and reading.clauses and conditions and \
@@ -343,7 +344,7 @@ class Learner:
         # robot's from then on (learning/taught_hand.py)
         reading = with_taught_hand(reading, self._asked)
         # ... and what two hands carry along comes with the request's things (learning/at_once.py)
-        reading = bound_to_request(reading, self._asked, Transcript.parse(transcript))
+        reading = bound_to_request(reading, self._asked, lesson)
         # ... and a place taught for them ("from now on, put the banana on the sideboard") is
         # where the lesson sends them, whatever the request was read as (learning/taught_place.py)
         reading = with_taught_place(reading, self._asked)
