@@ -15,6 +15,7 @@ SAID = "\nsaid: "
 CHECK = "\nanswer:"
 MEANT = "\n- do:"
 ALONG = "- also:"
+CALLED = "\ncalled:"
 
 
 class ReadingScript(Backend):
@@ -31,11 +32,17 @@ class ReadingScript(Backend):
     ``lasting`` (utterance -> "this time" / "every time", default "this time": the reading
     stands); ``lasted``: the utterances asked. Asked to go on with an ``also`` line after
     ``- also:`` (asked_hand.py: a reply's "both" denied), it writes ``along``'s rest of the
-    line for the utterance (default ``none with none``: the reading stands)."""
+    line for the utterance (default ``none with none``: the reading stands). Asked what people
+    call a thing (core/reading/other_names.py), it answers from ``called`` (spoken form ->
+    "a, b, c"; default the thing's own name three times: it calls nothing new); ``named``:
+    the things asked."""
 
     def __init__(self, readings: dict[str, str | list[str]], default: str | None = "other",
                  answers: dict[str, str] | None = None, meant: dict[str, str] | None = None,
-                 lasting: dict[str, str] | None = None, along: dict[str, str] | None = None):
+                 lasting: dict[str, str] | None = None, along: dict[str, str] | None = None,
+                 called: dict[str, str] | None = None):
+        self.called = dict(called or {})
+        self.named: list[str] = []
         self.along = dict(along or {})
         self.along_prompts: list[str] = []
         self.lasting = dict(lasting or {})
@@ -54,6 +61,11 @@ class ReadingScript(Backend):
         return "scripted reader"
 
     def execute(self, request) -> Completion:
+        if request.prompt.endswith(CALLED):        # what people call a thing
+            thing = request.prompt[request.prompt.rindex("\nthing: ") + 8:-len(CALLED)]
+            self.named.append(thing)
+            names = self.called.get(thing, ", ".join([thing] * 3))
+            return Completion(" " + names + "\n", Usage(prompt_tokens=1, calls=1))
         last = request.prompt[request.prompt.rfind(SAID):]
         if request.prompt.endswith(CHECK) and "\nclaim: " not in last:   # about every time?
             said = last[len(SAID):-len(CHECK)]

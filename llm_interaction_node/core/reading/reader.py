@@ -11,8 +11,9 @@ refused by the parser. Then the model is asked about what the reading may have l
 have left empty (:mod:`.check`), one yes or no each; a reply read as approval or a way of doing
 things whether it speaks about every time (:mod:`.lasting`), a request's hand-over or room,
 its hand and a thing named in no word the user said whether the request says them
-(:mod:`.asked_place`, :mod:`.asked_hand`, :mod:`.asked_name`), a reply's both hands whether
-it says both hands (:mod:`.asked_hand`: else what comes along).
+(:mod:`.asked_place`, :mod:`.asked_hand`, :mod:`.asked_name`: first what people call the
+scene's things, :mod:`.other_names`, kept in :attr:`Reader.other_names`), a reply's both
+hands whether it says both hands (:mod:`.asked_hand`: else what comes along).
 
 A reading that cannot be had (the LLM failed, the text is no reading) is None, logged with
 why: the callers then do what they do without a reading (the reference method's behaviour),
@@ -44,6 +45,9 @@ from .in_place import without_places_in_place
 from .lasting import LastingCheck
 from .lasting import prefix as lasting_prefix
 from .omission import OmissionCheck
+from .other_names import MAX_TOKENS as NAMES_TOKENS
+from .other_names import OtherNames
+from .other_names import prefix as other_names_prefix
 from .parse import ReadingError, parse, parse_clause
 from .prompt import END, KINDS, spoken_text
 from .prompt import build as build_prompt
@@ -87,6 +91,8 @@ class Reader:
         self._latest: dict[str, Reading] = {}
         self._lock = threading.Lock()
         self.last_failure: str | None = None
+        # what people call the scene's things, asked of the model once each (.asked_name)
+        self.other_names = OtherNames(lambda p, g: self._ask(p, g, NAMES_TOKENS))
 
     def prefill(self, persist: bool = True, call: Callable | None = None) -> Usage | None:
         """Let a stateful LLM evaluate the reading prompts' examples now (at start-up);
@@ -97,7 +103,8 @@ class Reader:
         total = Usage()
         prefixes = [reading_prefix(self.examples, kind) for kind in KINDS]
         prefixes += [check_prefix(), lasting_prefix(), check_prefix(asked_place_prompt()),
-                     check_prefix(asked_hand_prompt()), check_prefix(asked_name_prompt())] \
+                     check_prefix(asked_hand_prompt()), check_prefix(asked_name_prompt()),
+                     other_names_prefix()] \
             if self.check_slots else []
         for text in prefixes:
             try:
@@ -232,7 +239,8 @@ class Reader:
             ("asked for its place",
              lambda r: AskedPlaceCheck(self._ask)(r, text, vocabulary, reply)),
             ("asked for its things' names",
-             lambda r: AskedNameCheck(self._ask)(r, text, vocabulary, reply)),
+             lambda r: AskedNameCheck(self._ask, names=self.other_names)(
+                 r, text, vocabulary, reply)),
             ("asked for its hand",
              lambda r: AskedHandCheck(self._ask, along=along)(r, text, reply)),
         )

@@ -1,0 +1,117 @@
+"""The names a person uses for a thing of the scene, as the model knows them.
+
+The scene's names are the robot's (``tumbler_0``: "tumbler"); a person says "the glass". The
+grammar offers only the scene's names, so "I'd like the glass" was read ``do: coffee cup ->
+me`` (teach-once bench, 7c59f73), and asked "does the user name the coffee cup?" the 1.5B
+model says yes, as it does for the tumbler (probed at 2e3b254: it tells neither apart in a
+yes or no, nor when asked to choose). Asked what people call a tumbler, it writes "glass,
+bottle, cup"; a coffee cup "cup, teacup, coffee mug". So the model is asked for each thing's
+names (in a prompt of its own, ``config/reading/other_names.yaml``, three names under a
+grammar), and the code matches them against the words said (:func:`called_by`). Asked only
+where a request's reading named a thing in no word said (:mod:`.asked_name`), once per thing
+and process (:class:`OtherNames` keeps them).
+"""
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import yaml
+
+from ..settings.config_files import config_path
+
+log = logging.getLogger(__name__)
+
+END = "called:"
+NAMES = 3
+MAX_TOKENS = 24
+GRAMMAR = ('root ::= " " name (", " name){2} "\\n"\n'
+           'name ::= [a-z]{1,14} (" " [a-z]{1,14})?')
+# words that name no thing on their own: a name made only of these is no name
+_EMPTY = frozenset("a an the of for and or to in on at my your it thing things stuff item "
+                   "object one".split())
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def prompt_file() -> str:
+    return str(config_path("reading", "other_names.yaml"))
+
+
+@lru_cache(maxsize=4)
+def load(path: str | None = None) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """(header, ((thing, called), ...)) of the prompt file (default :func:`prompt_file`)."""
+    source = path or prompt_file()
+    with open(source, encoding="utf-8") as f:
+        data = yaml.safe_load(f) or {}
+    examples = tuple((str(e["thing"]), str(e["called"])) for e in data.get("examples", ()))
+    if any(len(parse(called)) != NAMES for _, called in examples):
+        raise ValueError(f"{source}: an example does not give {NAMES} names")
+    return str(data.get("header", "")).strip(), examples
+
+
+def prefix(path: str | None = None) -> str:
+    """The part of every prompt before the thing (the same for every thing)."""
+    header, examples = load(path)
+    return header + "\n\n" + "".join(f"thing: {t}\n{END} {c}\n\n" for t, c in examples)
+
+
+def build(form: str, path: str | None = None) -> str:
+    return prefix(path) + f"thing: {form}\n{END}"
+
+
+def words_of(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text.lower()))
+
+
+def parse(text: str) -> tuple[str, ...]:
+    """The names of the model's line: comma separated, lower case, a name of no content
+    word (``thing``, ``the``) left out."""
+    names = (" ".join(words_of(part)) for part in text.split(","))
+    return tuple(dict.fromkeys(n for n in names if n and not set(n.split()) <= _EMPTY))
+
+
+@dataclass
+class OtherNames:
+    """``ask(prompt, grammar)`` -> the model's text; the names of each spoken form asked once
+    (kept for the process; a failed call is not kept, so it is asked again next time)."""
+
+    ask: Callable[[str, str], str]
+    path: str | None = None
+    _kept: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def of(self, form: str) -> tuple[str, ...]:
+        with self._lock:
+            if form in self._kept:
+                return self._kept[form]
+        names = parse(self.ask(build(form, self.path), GRAMMAR))
+        log.info("the %s is called: %s", form, ", ".join(names) or "nothing")
+        with self._lock:
+            self._kept[form] = names
+        return names
+
+    def kept(self) -> dict[str, tuple[str, ...]]:
+        with self._lock:
+            return dict(self._kept)
+
+
+def called_by(said: str, forms: Iterable[str], names: Callable[[str], Iterable[str]]) -> list[str]:
+    """The spoken forms of ``forms`` one of whose other names (``names(form)``:
+    :meth:`OtherNames.of`) ``said`` says: every word of the name said; where no form has
+    one, the forms with a name whose last word (its head: "dish scrubber", a scrubber) was
+    said."""
+    said_words = set(words_of(said))
+    forms = list(forms)
+    whole = [f for f in forms if any(set(words_of(n)) <= said_words for n in names(f))]
+    if whole:
+        return whole
+    return [f for f in forms if any(words_of(n)[-1:] and words_of(n)[-1] in said_words
+                                    for n in names(f))]
+
+
+__all__ = ["OtherNames", "called_by", "parse", "build", "prefix", "prompt_file", "GRAMMAR",
+           "END"]
