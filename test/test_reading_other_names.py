@@ -79,11 +79,17 @@ def test_a_thing_said_among_others_stays_and_the_unsaid_one_is_replaced():
     assert got == "do: mango juice and tumbler -> me"
 
 
-def test_a_reply_is_not_looked_at():
-    script = ReadingScript({"no, the glass": "wrong object\ndo: coffee cup -> none"},
-                           called=CALLED)
-    Reader(script).read("no, the glass", HOME, reply=True, moved=["tumbler_0"])
-    assert script.named == []
+def test_a_reply_is_looked_at_but_never_asked():
+    script = ReadingScript({"You forgot the glass.": "do: coffee cup -> me",
+                            "no, the H2O": "wrong object\ndo: coffee cup -> none"},
+                           called=CALLED, answers={CUP: "no"})
+    reader = Reader(script)
+    got = reader.read("You forgot the glass.", HOME, reply=True, moved=["mango-juice_0"])
+    assert got.render(HOME.spoken) == "do: tumbler -> me"
+    assert "tumbler" in script.named
+    got = reader.read("no, the H2O", HOME, reply=True, moved=["tumbler_0"])
+    assert "do: coffee cup" in got.render(HOME.spoken)      # nothing called: it stands
+    assert CUP not in script.checked
 
 
 def test_the_line_parses_into_names_of_content_words():

@@ -16,7 +16,9 @@ so before the question the names people use for the scene's things are looked at
 (:mod:`.other_names`, the model's own knowledge: a tumbler is called "glass, bottle, cup"):
 where exactly one movable thing with no word of its name said is called by words the user
 said, that thing is the one named (the reading's own, kept without a question; another,
-put in its place); otherwise (none, or several) the question decides as before.
+put in its place); otherwise (none, or several) the question decides as before. A reply's
+things are looked at the same way, without the question (household correction bench at
+2c3c378: "You forgot the glass." was read as the coffee cup, and the robot brought the cup).
 """
 from __future__ import annotations
 
@@ -60,8 +62,9 @@ class AskedNameCheck:
     """``ask(prompt, grammar)`` -> the model's text (the reader's LLM call); ``path``: another
     prompt file; ``names``: the things' other names (:class:`.other_names.OtherNames`, kept by
     the reader; None: not looked at). A request's named thing with no word said is the thing
-    the user's words call (see the module), else asked; denied, it is left out. A reply is
-    never asked (what it names is an answer to what the robot did)."""
+    the user's words call (see the module), else asked; denied, it is left out. A reply's
+    is only looked at, never asked (the model denied "the sponge" in "Not that one, I wanted
+    the sponge." 3 times of 3: what a reply names answers what the robot did)."""
 
     ask: Callable[[str, str], str]
     path: str = field(default_factory=prompt_file)
@@ -69,8 +72,6 @@ class AskedNameCheck:
 
     def __call__(self, reading: Reading, said: str, vocabulary: ReadingVocabulary,
                  reply: bool) -> Reading:
-        if reply:
-            return reading
         clauses = list(reading.clauses)
         for i, clause in enumerate(clauses):
             objects = clause.objects
@@ -78,7 +79,7 @@ class AskedNameCheck:
                 continue
             kept: list[str] = []
             for name in objects.names:
-                meant = self._meant(name, said, vocabulary)
+                meant = self._meant(name, said, vocabulary, reply)
                 if meant is not None and meant not in kept:
                     kept.append(meant)
             kept = tuple(kept)
@@ -86,7 +87,8 @@ class AskedNameCheck:
                 clauses[i] = replace(clause, objects=replace(objects, names=kept) if kept else None)
         return Reading(reading.utterance, tuple(clauses))
 
-    def _meant(self, name: str, said: str, vocabulary: ReadingVocabulary) -> str | None:
+    def _meant(self, name: str, said: str, vocabulary: ReadingVocabulary,
+               reply: bool) -> str | None:
         """The thing the user's words name where the reading has ``name`` (None: none)."""
         if not unsaid(name, said, vocabulary.spoken):
             return name
@@ -96,6 +98,8 @@ class AskedNameCheck:
                 log.info("%r names the %s, not the %s (what people call it)", said[:60],
                          vocabulary.spoken(called[0]), vocabulary.spoken(name))
             return called[0]
+        if reply:
+            return name
         return name if answer(self.ask, said, claim(name, vocabulary.spoken),
                               self.path) != NO else None
 
