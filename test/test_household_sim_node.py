@@ -338,7 +338,9 @@ def test_cancel_stops_a_long_move_and_a_waiting_goal(slow):
     start = time.monotonic()
     slow.wait(waiting.cancel_goal_async(), what="cancel of the waiting goal")
     waited = slow.wait(waiting.get_result_async(), what="the waiting goal's result")
-    assert time.monotonic() - start < 1.0                       # did not wait for the move
+    # behaviour, not speed: well under the ~7 s the move has left (a loaded machine took 0.33 s
+    # for what takes ~0.05 s idle; the benchmarks report latencies)
+    assert time.monotonic() - start < 3.0                       # did not wait for the move
     assert waited.status == GoalStatus.STATUS_CANCELED
     assert (waited.result.status, waited.result.message) == ("failure", "canceled")
 
@@ -349,7 +351,7 @@ def test_cancel_stops_a_long_move_and_a_waiting_goal(slow):
     assert len(answer.goals_canceling) == 1
     assert response.status == GoalStatus.STATUS_CANCELED
     assert (response.result.status, response.result.message) == ("failure", "canceled")
-    assert latency < 0.25, f"cancel took {latency:.3f} s"         # of 7 s left; two round trips
+    assert latency < 3.0, f"cancel took {latency:.3f} s"          # of ~7 s left: not waited out
     final = response.result.final_pose.pose.position
     assert 0.15 < final.x < 1.8 and 0.08 < final.y < 1.0       # between room_center and the counter
     assert final.y == pytest.approx(final.x * 1.0 / 1.8, abs=1e-6)  # on the straight line
