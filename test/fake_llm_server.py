@@ -24,7 +24,9 @@ class FakeLLMServer:
     ``other``), recorded in ``reading_requests``, and takes nothing from ``texts``; so is a
     slot check (it ends with ``answer:``): ``checks[claim]``, default yes; and the question
     whether a reply speaks about every time (``answer:`` after ``said:``, no claim):
-    ``lastings[utterance]``, default ``this time``.
+    ``lastings[utterance]``, default ``this time``; and what people call a thing
+    (core/reading/other_names.py: the prompt ends with ``called:``): ``called[thing]``,
+    default the thing's own name three times (it calls nothing new).
 
     ``answer`` (None, or a function of the request's JSON body returning a text or None) is
     asked first for every other request: a stand-in whose answer depends on its prompt (a
@@ -41,6 +43,7 @@ class FakeLLMServer:
         self.readings: dict[str, str] = {}
         self.checks: dict[str, str] = {}
         self.lastings: dict[str, str] = {}     # utterance -> "this time" / "every time"
+        self.called: dict[str, str] = {}       # a thing's spoken form -> "a, b, c"
         self.answer = None
         self.reading_requests: list[dict] = []
         self.stop_event = threading.Event()
@@ -143,6 +146,9 @@ class FakeLLMServer:
         answers (claim -> yes / no), else yes to a slot, no to what a reading may have left
         out (core/reading/omission.py): the reading stands as given."""
         prompt = request.get("prompt")
+        if isinstance(prompt, str) and prompt.endswith("\ncalled:") and "\nthing: " in prompt:
+            thing = prompt.rsplit("\nthing: ", 1)[1][:-len("\ncalled:")]
+            return " " + self.called.get(thing, ", ".join([thing] * 3)) + "\n"
         if isinstance(prompt, str) and prompt.endswith("\nanswer:") and "\nclaim: " in prompt:
             claim = prompt.rsplit("\nclaim: ", 1)[1][:-len("\nanswer:")]
             return " " + self.checks.get(claim, "no" if claim in QUESTIONS else "yes")
