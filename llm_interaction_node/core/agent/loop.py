@@ -24,6 +24,7 @@ from ..console.session import ConsoleSession
 from ..decoding import claims
 from ..decoding.lesson_follow import LessonPlan
 from ..guides.as_asked import as_asked
+from ..guides.as_read import as_read
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..llm.warmup import Warmup
 from ..reading import Reader, Reading
@@ -170,6 +171,7 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
                 self._prepare_next_request()
             self.stop.check()
             self._define_missing(source)
+            source = as_read(self, source)       # the thing the request was read with
             source = as_asked(self, source)      # the reply's speed and hand
             result = self.console.execute(source)
             self._heard(result)

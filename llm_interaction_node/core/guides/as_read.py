@@ -1,0 +1,109 @@
+"""The thing the request was read with (always on; a request's first attempt, in an API with
+a ``grasp``): a grasp or a move of a thing the request's reading does not name and the user
+did not say takes the one thing the reading names that is not taken yet.
+
+Measured (teach-once bench at 88a77dd, the unrelated request "I'd like the glass" in the drinks
+world): the reading was ``do: tumbler -> me`` (what people call a tumbler, :mod:`..reading.
+other_names`), the console model said "Sure, I will bring you the glass." and wrote
+``grasp('coffee-cup_0')``: the cup was brought. The model reads, the code computes: where
+the reading names the things and the model's call takes another one nobody named, the code
+writes the named one into the call, as it writes an asked hand (:mod:`.as_asked`); a later
+hand-over or placing of the thing nobody named, while the robot holds the named one and not
+that, hands on the named one. Left alone: a thing the user said (``unsaid``), a thing the
+robot holds (putting it away is no choice of what to bring), more than one named thing still
+to take (which first is the model's), the tabletop's one-call moves (no ``grasp``;
+unmeasured there), every turn after the user answered an attempt (the correction focus acts
+there). Before a statement runs: the agent runs what this returns."""
+from __future__ import annotations
+
+import ast
+import logging
+
+from ..learning.hand import holding_of
+from ..reading.asked_name import unsaid
+from ..reading.structure import Reading
+from ..transcript.statements import bare_call
+from .state import GuideState
+
+log = logging.getLogger(__name__)
+
+GRASP = "grasp"
+# the calls that hand on what the robot holds, and their object parameter
+HAND_ON = {"handover_object_to_human": "object_name", "place_object": "object_in_hand_name"}
+
+
+def named_things(reading: Reading | None) -> list[str]:
+    """The things a request's ``do`` clauses name (in order; none for a kind, a relation)."""
+    out: list[str] = []
+    for clause in reading.clauses if reading is not None else ():
+        objects = clause.objects
+        if clause.kind == "do" and objects is not None and objects.how == "named":
+            out += [n for n in objects.names if n not in out]
+    return out
+
+
+def object_argument(call: ast.Call, param: str) -> ast.expr | None:
+    """The object argument of ``call`` (its first, or ``param=``)."""
+    return call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == param), None)
+
+
+def object_of(source: str, params: dict[str, str]) -> str | None:
+    """The literal object of a statement calling one of ``params`` (function -> its object
+    parameter); None for another statement or an expression."""
+    call = bare_call(source)
+    if call is None or call.func.id not in params:
+        return None
+    given = object_argument(call, params[call.func.id])
+    return given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) \
+        else None
+
+
+def with_object(source: str, params: dict[str, str], name: str) -> str:
+    """``source`` (a call of one of ``params``) with ``name`` as its object."""
+    call = bare_call(source)
+    param = params[call.func.id]
+    if call.args:
+        call.args[0] = ast.Constant(name)
+    else:
+        call.keywords = [ast.keyword(param, ast.Constant(name)) if k.arg == param else k
+                         for k in call.keywords]
+    return ast.unparse(call)
+
+
+def as_read(state: GuideState, source: str) -> str:
+    """``source`` taking (or handing on) the thing the request was read with (see the
+    module)."""
+    api = state.console.api
+    if GRASP not in api or len(state.task_utterances) != 1 or not state.readings:
+        return source
+    takes = {GRASP: "object_name"}
+    move = api.move_function()
+    if move is not None:
+        takes[move[0].name] = move[1].object_param
+    hands_on = {f: p for f, p in HAND_ON.items() if f in api}
+    params = {**hands_on, **takes}
+    named = object_of(source, params)
+    read = named_things(state.readings[0])
+    if named is None or not read or named in read:
+        return source
+    scene = state.request_scene or state.scene()
+    if scene is None or named not in scene.vocabulary.things.values() or \
+            not unsaid(named, state.task_utterances[0], scene.vocabulary.spoken):
+        return source
+    held = set(holding_of(api).values()) - {None}
+    if named in held:
+        return source
+    if bare_call(source).func.id in takes:
+        before = {object_of(s, takes) for s in state.turn.statements[:-1]}
+        left = [n for n in read if n not in held and n not in before]
+    else:
+        left = [n for n in read if n in held]
+    if len(left) != 1:
+        return source
+    log.info("the request was read as the %s, not the %s: %s takes it",
+             scene.vocabulary.spoken(left[0]), scene.vocabulary.spoken(named), source)
+    return with_object(source, params, left[0])
+
+
+__all__ = ["as_read", "named_things", "object_of", "with_object"]
