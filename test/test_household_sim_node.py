@@ -469,7 +469,8 @@ def test_sigint_during_a_move_exits_cleanly(tmp_path, probe):
         took = time.monotonic() - start
     log = proc.log_path.read_text()
     assert code == 0 and "Traceback" not in log, log
-    assert took < 2.0
+    # not hung (3.3 s beside a model bench); that the move did not run out is the ABORTED below
+    assert took < 10.0
     assert result.done()                                        # the goal ended before the node
     assert result.result().status == GoalStatus.STATUS_ABORTED
     assert (result.result().result.status, result.result().result.message) == (
