@@ -107,3 +107,14 @@ def test_the_statement_helpers():
     reading = parse("(said)", " do: mango juice and tumbler -> me\n- do: tumbler -> me\n\n", HOME)
     assert named_things(reading) == ["mango-juice_0", "tumbler_0"]
     assert named_things(parse("(said)", " do: every cup -> me\n\n", HOME)) == []
+
+
+def test_switched_off_the_model_s_call_runs_as_written():
+    world = H.household_world("drinks_and_cup")
+    console = build_console("humanoid", world, EventQueue([GLASS], close=True))
+    agent = build_agent("humanoid", ScriptedLLM(fetch("coffee-cup_0") + [WAIT]), console, (),
+                        config=AgentConfig(function_generation=False, idle_retries=0,
+                                           take_what_was_read=False),
+                        reader=scripted_reader(READINGS))
+    agent.run()
+    assert "coffee-cup_0" in held_by_human(world) and "tumbler_0" not in held_by_human(world)

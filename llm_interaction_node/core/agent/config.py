@@ -75,6 +75,13 @@ class AgentConfig:
                                          "core/guides/needless_question.py; measured: the "
                                          "1.5B model copied a seed example's 'mango juice or "
                                          "milk?' after 'I want to have some juice', section E)")
+    take_what_was_read: bool = setting(True, "in a request's first attempt (an API with "
+                                       "grasp), a grasp, move or hand-over of a thing the "
+                                       "request's reading does not name and the user did not "
+                                       "say takes the one named thing not taken yet (the code "
+                                       "rewrites the call; core/guides/as_read.py; measured: "
+                                       "'I'd like the glass' read as the tumbler, the 1.5B "
+                                       "model grasped the coffee cup, issue 44)")
     say_what_happened: bool = setting(True, "after the console reported that something did "
                                       "not happen (a learn call that stored nothing, a skill "
                                       "that failed, a name the robot does not know), say() may "

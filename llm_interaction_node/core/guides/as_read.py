@@ -1,6 +1,7 @@
-"""The thing the request was read with (always on; a request's first attempt, in an API with
-a ``grasp``): a grasp or a move of a thing the request's reading does not name and the user
-did not say takes the one thing the reading names that is not taken yet.
+"""The thing the request was read with (``agent.take_what_was_read``; a request's first
+attempt, in an API with a ``grasp``): a grasp or a move of a thing the request's reading does
+not name and the user did not say takes the one thing the reading names that is not taken
+yet.
 
 Measured (teach-once bench at 88a77dd, the unrelated request "I'd like the glass" in the drinks
 world): the reading was ``do: tumbler -> me`` (what people call a tumbler, :mod:`..reading.
@@ -75,7 +76,8 @@ def as_read(state: GuideState, source: str) -> str:
     """``source`` taking (or handing on) the thing the request was read with (see the
     module)."""
     api = state.console.api
-    if GRASP not in api or len(state.task_utterances) != 1 or not state.readings:
+    if not state.config.take_what_was_read or GRASP not in api or \
+            len(state.task_utterances) != 1 or not state.readings:
         return source
     takes = {GRASP: "object_name"}
     move = api.move_function()

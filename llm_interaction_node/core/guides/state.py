@@ -30,6 +30,7 @@ class GuideSettings(Protocol):
     comments_in_a_row: int                         # comments.py
     repeat_actions_only: bool                      # repeat.py
     learn_on_request: bool                         # learn.py
+    take_what_was_read: bool                       # as_read.py
 
 
 class TurnSoFar(Protocol):
