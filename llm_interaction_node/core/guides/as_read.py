@@ -12,7 +12,8 @@ writes the named one into the call, as it writes an asked hand (:mod:`.as_asked`
 hand-over or placing of the thing nobody named, while the robot holds the named one and not
 that, hands on the named one. Left alone: a thing the user said (``unsaid``), a thing the
 robot holds (putting it away is no choice of what to bring), more than one named thing still
-to take (which first is the model's), the tabletop's one-call moves (no ``grasp``;
+to take (which first is the model's), a turn that follows a lesson (what comes along may come
+first), the tabletop's one-call moves (no ``grasp``;
 unmeasured there), every turn after the user answered an attempt (the correction focus acts
 there). Before a statement runs: the agent runs what this returns."""
 from __future__ import annotations
@@ -20,6 +21,8 @@ from __future__ import annotations
 import ast
 import logging
 
+from ..decoding.constraint import names_to_say
+from ..decoding.lesson_follow import plan_of
 from ..learning.hand import holding_of
 from ..reading.asked_name import unsaid
 from ..reading.structure import Reading
@@ -72,6 +75,19 @@ def with_object(source: str, params: dict[str, str], name: str) -> str:
     return ast.unparse(call)
 
 
+def follows_a_lesson(state: GuideState) -> bool:
+    """The task's first turn follows the nearest lesson (:mod:`.lessons`): what it takes is
+    the lesson's (a thing brought along may come first), not the code's to change."""
+    lesson = state.nearest_lesson()
+    if lesson is None:
+        return False
+    try:
+        return plan_of(lesson, state.task_utterances[0], names_to_say(state.console.api)) \
+            is not None
+    except Exception:  # noqa: BLE001 - no scene: no lesson can be followed either
+        return False
+
+
 def as_read(state: GuideState, source: str) -> str:
     """``source`` taking (or handing on) the thing the request was read with (see the
     module)."""
@@ -92,6 +108,8 @@ def as_read(state: GuideState, source: str) -> str:
     scene = state.request_scene or state.scene()
     if scene is None or named not in scene.vocabulary.things.values() or \
             not unsaid(named, state.task_utterances[0], scene.vocabulary.spoken):
+        return source
+    if follows_a_lesson(state):
         return source
     held = set(holding_of(api).values()) - {None}
     if named in held:
