@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from llm_interaction_node.bench import household_situations as H
 from llm_interaction_node.core.agent import AgentConfig
-from llm_interaction_node.core.guides.as_read import named_things, object_of, with_object
+from llm_interaction_node.core.guides.as_read import object_of, with_object
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.reading import parse
+from llm_interaction_node.core.reading.structure import named_things
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_agent, build_console
 from reading_support import scripted_reader
@@ -105,8 +106,8 @@ def test_the_statement_helpers():
                        params, "tumbler_0") == \
         "place_object(object_in_hand_name='tumbler_0', destination_object_name='b')"
     reading = parse("(said)", " do: mango juice and tumbler -> me\n- do: tumbler -> me\n\n", HOME)
-    assert named_things(reading) == ["mango-juice_0", "tumbler_0"]
-    assert named_things(parse("(said)", " do: every cup -> me\n\n", HOME)) == []
+    assert named_things(reading) == ("mango-juice_0", "tumbler_0")
+    assert named_things(parse("(said)", " do: every cup -> me\n\n", HOME)) == ()
 
 
 def test_switched_off_the_model_s_call_runs_as_written():

@@ -25,7 +25,7 @@ from ..decoding.constraint import names_to_say
 from ..decoding.lesson_follow import plan_of
 from ..learning.hand import holding_of
 from ..reading.asked_name import unsaid
-from ..reading.structure import Reading
+from ..reading.structure import named_things
 from ..transcript.statements import bare_call
 from .state import GuideState
 
@@ -34,16 +34,6 @@ log = logging.getLogger(__name__)
 GRASP = "grasp"
 # the calls that hand on what the robot holds, and their object parameter
 HAND_ON = {"handover_object_to_human": "object_name", "place_object": "object_in_hand_name"}
-
-
-def named_things(reading: Reading | None) -> list[str]:
-    """The things a request's ``do`` clauses name (in order; none for a kind, a relation)."""
-    out: list[str] = []
-    for clause in reading.clauses if reading is not None else ():
-        objects = clause.objects
-        if clause.kind == "do" and objects is not None and objects.how == "named":
-            out += [n for n in objects.names if n not in out]
-    return out
 
 
 def object_argument(call: ast.Call, param: str) -> ast.expr | None:
@@ -126,4 +116,4 @@ def as_read(state: GuideState, source: str) -> str:
     return with_object(source, params, left[0])
 
 
-__all__ = ["as_read", "named_things", "object_of", "with_object"]
+__all__ = ["as_read", "object_of", "with_object"]

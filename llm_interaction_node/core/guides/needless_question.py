@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 
 from ..decoding.constraint import ConsoleVocabulary
 from ..reading.asked_name import words_of
-from ..reading.structure import Reading
+from ..reading.structure import named_things
 from .state import Guidance, GuideState
 
 ASK_FUNCTION = "ask"
@@ -30,15 +30,6 @@ def picked_by_words(name: str, said: str, things: Iterable[str],
     mine = words_of(spoken(name)) & words_of(said)
     return bool(mine) and not any(mine <= words_of(spoken(other))
                                   for other in things if other != name)
-
-
-def named_things(reading: Reading | None) -> tuple[str, ...]:
-    """The things the request's ``do`` clauses name outright (none: a relation, a kind...)."""
-    if reading is None:
-        return ()
-    return tuple(name for clause in reading.clauses if clause.kind == "do"
-                 and clause.objects is not None and clause.objects.how == "named"
-                 for name in clause.objects.names)
 
 
 def answered_by_request(state: GuideState) -> bool:

@@ -106,6 +106,15 @@ def names_said(selection: Selection | None) -> tuple[str, ...]:
     return selection.names if selection is not None and selection.how == "named" else ()
 
 
+def named_things(reading: Reading | None) -> tuple[str, ...]:
+    """The things a reading's ``do`` clauses name outright, each once, in order (none for a
+    relation, a kind, ...)."""
+    if reading is None:
+        return ()
+    return tuple(dict.fromkeys(name for clause in reading.clauses if clause.kind == "do"
+                               for name in names_said(clause.objects)))
+
+
 @dataclass(frozen=True)
 class Target:
     """Where objects go: ``named`` (``name``: a scene name or a named place), ``same color``
