@@ -23,20 +23,17 @@ things are looked at the same way, without the question (household correction be
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..settings.config_files import config_path
+from . import other_names
 from .check import NO, answer
 from .other_names import OtherNames, called_by
 from .structure import Reading
 from .vocabulary import ReadingVocabulary
 
 log = logging.getLogger(__name__)
-_WORD = re.compile(r"[a-z0-9]+")
-
-
 def prompt_file() -> str:
     """The question's prompt (``config/reading/asked_name.yaml``), in the slot check's format:
     :func:`.check.prefix`, :func:`.check.build` and :func:`.check.answer` take it as ``path``."""
@@ -45,7 +42,7 @@ def prompt_file() -> str:
 
 def words_of(text: str) -> set[str]:
     """The words of ``text``, lower case (letters and digits)."""
-    return set(_WORD.findall(text.lower()))
+    return set(other_names.words_of(text))
 
 
 def unsaid(name: str, said: str, spoken: Callable[[str], str]) -> bool:

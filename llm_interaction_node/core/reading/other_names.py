@@ -64,6 +64,7 @@ def build(form: str, path: str | None = None) -> str:
 
 
 def words_of(text: str) -> tuple[str, ...]:
+    """The words of ``text`` in order, lower case (letters and digits)."""
     return tuple(_WORD.findall(text.lower()))
 
 
