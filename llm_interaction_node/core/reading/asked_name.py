@@ -34,6 +34,8 @@ from .structure import Reading
 from .vocabulary import ReadingVocabulary
 
 log = logging.getLogger(__name__)
+
+
 def prompt_file() -> str:
     """The question's prompt (``config/reading/asked_name.yaml``), in the slot check's format:
     :func:`.check.prefix`, :func:`.check.build` and :func:`.check.answer` take it as ``path``."""
