@@ -14,7 +14,8 @@ that, hands on the named one. Left alone: a thing the user said (``unsaid``), a 
 robot holds (putting it away is no choice of what to bring), more than one named thing still
 to take (which first is the model's), a turn that follows a lesson (what comes along may come
 first), the tabletop's one-call moves (no ``grasp``; unmeasured there), every turn after
-the user answered an attempt (the correction focus acts there). Before a statement runs: the agent runs what this returns."""
+the user answered an attempt (the correction focus acts there). Before a statement runs:
+the agent runs what this returns."""
 from __future__ import annotations
 
 import ast
