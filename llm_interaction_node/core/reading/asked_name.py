@@ -27,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..settings.config_files import config_path
-from . import other_names
 from .check import NO, answer
 from .other_names import OtherNames, called_by
+from .other_names import words_of as words_in_order
 from .structure import Reading
 from .vocabulary import ReadingVocabulary
 
@@ -44,7 +44,7 @@ def prompt_file() -> str:
 
 def words_of(text: str) -> set[str]:
     """The words of ``text``, lower case (letters and digits)."""
-    return set(other_names.words_of(text))
+    return set(words_in_order(text))
 
 
 def unsaid(name: str, said: str, spoken: Callable[[str], str]) -> bool:
