@@ -40,7 +40,19 @@ $(STAMP): requirements.txt requirements-ros.txt requirements-llm.txt requirement
 		|| echo "note: libportaudio2 is not installed; the microphone node cannot record (apt install libportaudio2)"
 	touch $(STAMP)
 
-run: venv
+# Once after install (and after a change of what the prompts are made of), `make run` warms the
+# embedded model up before the console starts: the start of its prompts is evaluated once and
+# kept on disk (~200 s on 2 cores), so a request said as soon as the robot listens is answered at
+# once (issue 44; without it the first request waited 205.8 s). It starts the same nodes with the
+# same ARGS and stops them (`llm-interaction run --warm-up-only`). Not part of `make test`.
+WARM_STAMP := $(VENV)/.warm
+WARM_INPUTS := $(shell find config llm_interaction_node/core -type f \( -name '*.py' -o -name '*.yaml' -o -name '*.txt' \) 2>/dev/null)
+$(WARM_STAMP): $(STAMP) $(WARM_INPUTS)
+	@echo "warming up the robot's language model once (saved on disk for every later start) ..."
+	@$(VENV)/bin/llm-interaction run --warm-up-only $(ARGS) && touch $@ \
+		|| echo "note: not warmed up; the robot warms up in the background when it starts"
+
+run: venv $(WARM_STAMP)
 	$(VENV)/bin/llm-interaction run $(ARGS)
 
 chat: venv

@@ -8,12 +8,19 @@
     llm-interaction run --speech             # + microphone and speech recognition (asr)
     llm-interaction run --record ~/bags/run1 # + a rosbag2 (MCAP) of the run's topics
     llm-interaction run --api-preset paper   # the paper's API: a failed skill says 'failure'
+    llm-interaction run --warm-up-only       # warm the embedded model up once, then stop
     llm-interaction bag summary ~/bags/run1  # what it holds, the dialogue as text
 
 Each node is a separate process (python -m MODULE --ros-args --params-file config/NODE.yaml ...,
 see llm_interaction_node/ros/graph.py); their output goes to a log directory. The speech
 console runs in the foreground; leaving it (/quit, Ctrl-D, Ctrl-C) stops every node.
 rclpy is imported only when the command runs.
+
+``--warm-up-only`` starts the same nodes without a console, waits until the interaction node has
+warmed its model up (the embedded model evaluates the start of its prompts once and keeps the
+states on disk, ~200 s on 2 cores the first time, seconds after), then stops them: `make run`
+does it once after install, so a request said as soon as the robot listens is answered at once
+(issue 44: 205.8 s to the first action without it).
 """
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ import argparse
 import os
 import signal
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -94,7 +102,12 @@ def record_path(text: str) -> Path:
     return path
 
 
+WARM_UP_TIMEOUT_S = 3600.0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.warm_up_only:                 # nothing of a session: no microphone, no bag
+        args.speech, args.record = False, None
     graph = graph_nodes(args.graph, args.speech, record=bool(args.record))
     try:
         overrides = build_overrides(args, graph)
@@ -129,6 +142,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 signal.signal(signal.SIGTERM, _terminate))
     try:
         runner.start()
+        if args.warm_up_only:
+            return warm_up(runner, settings)
         if args.no_console:
             print("running; Ctrl-C stops the nodes", flush=True)
             runner.wait()
@@ -161,6 +176,30 @@ def cmd_run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous[1])
 
 
+def warm_up(runner: GraphRunner, settings, timeout_s: float = WARM_UP_TIMEOUT_S) -> int:
+    """Wait until the started graph's interaction node says ``idle`` (its warm-up is over);
+    0 then, 1 if a node exited or the wait timed out."""
+    from .ros.state_watch import wait_until_idle
+
+    stateful = not settings.llm.is_configured and settings.llm.local
+    print("warming up: the interaction node evaluates the start of its prompts once and saves "
+          "the states on disk" if stateful else
+          "warming up: nothing to evaluate for an LLM endpoint; waiting for the node", flush=True)
+    start = time.monotonic()
+    outcome = wait_until_idle(timeout_s, stop_when=runner.exited,
+                              echo=lambda line: print(f"  {line}", flush=True))
+    took = time.monotonic() - start
+    if outcome == "idle":
+        print(f"warmed up in {took:.0f} s: the next `llm-interaction run` answers its first "
+              "request without waiting for the model", flush=True)
+        return 0
+    why = ("a node exited (see above)" if outcome == "exited"
+           else f"the node was not idle after {timeout_s:.0f} s")
+    print(f"error: the warm-up did not finish: {why}; the robot will warm up when it starts",
+          file=sys.stderr, flush=True)
+    return 1
+
+
 def _terminate(signum, frame):
     raise SystemExit(128 + signum)
 
@@ -188,6 +227,10 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
                      "was heard and takes only commands")
     run.add_argument("--no-console", action="store_true",
                      help="no speech console: run the nodes until Ctrl-C")
+    run.add_argument("--warm-up-only", action="store_true",
+                     help="start the nodes, wait until the interaction node has warmed its model "
+                     "up (saved states on disk for the next start), stop them (make run does "
+                     "it once after install)")
     run.add_argument("-q", "--quiet", action="store_true",
                      help="console: do not show the interaction node's transcript")
     run.add_argument("--record", metavar="DIR",

@@ -177,3 +177,29 @@ def test_run_with_no_key_brings_the_juice_with_the_embedded_model(tmp_path):
         node_log = (log_dir / "interaction_node.log").read_text()
         assert "embedded Qwen2.5-Coder-1.5B" in node_log
         quit_console(proc)
+
+
+def test_warm_up_only_waits_for_the_idle_robot_then_stops_every_node(tmp_path):
+    """`make run` runs `llm-interaction run --warm-up-only` once after install (issue 44 item 6):
+    it starts the graph, returns 0 once the interaction node says `idle` (an endpoint keeps no
+    state: at once) and leaves no node behind; a node that dies makes it fail (1), not hang."""
+    llm = FakeLLMServer()
+    with running(tmp_path, "--warm-up-only", llm=llm) as proc:
+        out, _ = proc.communicate(timeout=180)
+    assert proc.returncode == 0, out
+    assert "warming up: nothing to evaluate for an LLM endpoint" in out
+    assert "warmed up in" in out and "speech console" not in out
+    assert "stopping the nodes" in out
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert str(tmp_path / "logs") not in ps
+    assert llm.requests == []                 # nothing asked of the model: no request came
+    world = (Path(__file__).resolve().parent.parent / "config/worlds/drinks_and_cup.yaml")
+    misspelt = tmp_path / "misspelt.yaml"
+    misspelt.write_text(world.read_text().replace("  position: [-0.5, -2.3]",
+                                                  "  positon: [-0.5, -2.3]"))
+    with running(tmp_path, "--warm-up-only", "--param",
+                 f"interaction_node:knowledge:={misspelt}", llm=FakeLLMServer()) as proc:
+        out, _ = proc.communicate(timeout=180)
+    assert proc.returncode == 1, out
+    assert "interaction_node exited with code 2" in out
+    assert "error: the warm-up did not finish: a node exited" in out

@@ -12,13 +12,17 @@ and says the first request on ``speech/asr_text``:
 * ``--when ready``: as soon as the interaction node listens (state ``warming``): the request
   waits for the warm-up; the time to the first action then includes the rest of it.
 
+``--installed`` first does what `make run` does once after install, in the same fresh cache
+and memory: ``llm-interaction run --warm-up-only`` (its time is reported as ``install_s``);
+the measured start then finds the saved states on disk, as a person's first `make run` does.
+
 Measured from the request: the first skill goal the node sends (``interaction/skills``: the
 first action) and the first thing it says; from the start: when it listened and when the
 warm-up ended; the warm-up's progress lines (``interaction/llm_progress``). With no LLM option
 the embedded model runs (one embedded-model process at a time on a small machine).
 
     python -m llm_interaction_node.bench.first_request --keep-models [--when warm|ready]
-        [--out docs/eval/first_request] [--llm-base-url URL --llm-model NAME]
+        [--installed] [--out docs/eval/first_request] [--llm-base-url URL --llm-model NAME]
 """
 from __future__ import annotations
 
@@ -51,22 +55,49 @@ def fresh_cache(root: Path, keep_models: bool) -> Path:
     cache.mkdir(parents=True)
     if keep_models:
         usual = cache_dir()
-        if not (usual / "models").is_dir():
-            raise SystemExit(f"--keep-models: {usual / 'models'} does not exist (run once "
-                             "without it)")
-        for entry in usual.iterdir():
+        if not (usual / "models").is_dir():       # an endpoint needs none; the embedded model
+            print(f"note: --keep-models: {usual / 'models'} does not exist: the embedded "
+                  "model's files are made in the fresh cache, before the robot listens",
+                  flush=True)
+        for entry in (usual.iterdir() if usual.is_dir() else ()):
             if entry.name != "states":
                 (cache / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
     return cache
 
 
+def run_args(root: Path, llm_args: list[str]) -> list[str]:
+    """The `llm-interaction run` options of the measured start (and of the install's warm-up:
+    the same world, memory and LLM, so the same prompts)."""
+    return ["--world", "drinks_and_cup", "--memory-path", str(root / "memory"),
+            "--param", "household_sim:time_scale:=0.0", "--param", "tts:backend:=log",
+            *llm_args]
+
+
+def install(root: Path, env: dict, llm_args: list[str], timeout_s: float, echo=print) -> float:
+    """What `make run` does once after install: ``llm-interaction run --warm-up-only``; its
+    wall time in s (RuntimeError if it fails)."""
+    start = time.monotonic()
+    with open(root / "install.log", "w") as out:
+        code = subprocess.run([str(CLI), "run", "--warm-up-only", "--log-dir",
+                               str(root / "install_logs"), *run_args(root, llm_args)],
+                              stdout=out, stderr=subprocess.STDOUT, env=env,
+                              timeout=timeout_s).returncode
+    took = time.monotonic() - start
+    if code != 0:
+        raise RuntimeError(f"the install's warm-up failed ({code}):\n"
+                           f"{(root / 'install.log').read_text()[-3000:]}")
+    echo(f"install: warmed up in {took:.1f} s")
+    return took
+
+
 def measure(root: Path, when: str, keep_models: bool, llm_args: list[str],
-            timeout_s: float = 1800.0, echo=print) -> dict:
+            timeout_s: float = 1800.0, echo=print, installed: bool = False) -> dict:
     cache = fresh_cache(root, keep_models)
     env = {**os.environ, "LLM_INTERACTION_CACHE": str(cache), "PYTHONUNBUFFERED": "1",
            "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
     env.setdefault("ROS_DOMAIN_ID", str(150 + os.getpid() % 80))
     os.environ.update({k: env[k] for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")})
+    install_s = install(root, env, llm_args, timeout_s, echo) if installed else None
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -90,10 +121,8 @@ def measure(root: Path, when: str, keep_models: bool, llm_args: list[str],
     threading.Thread(target=executor.spin, daemon=True).start()
     out = open(root / "run.log", "w")
     start = time.monotonic()
-    run = subprocess.Popen([str(CLI), "run", "--no-console", "--world", "drinks_and_cup",
-                            "--memory-path", str(root / "memory"), "--log-dir", str(root / "logs"),
-                            "--param", "household_sim:time_scale:=0.0",
-                            "--param", "tts:backend:=log", *llm_args],
+    run = subprocess.Popen([str(CLI), "run", "--no-console", "--log-dir", str(root / "logs"),
+                            *run_args(root, llm_args)],
                            stdout=out, stderr=subprocess.STDOUT, env=env)
 
     def wait(predicate, what):
@@ -138,6 +167,7 @@ def measure(root: Path, when: str, keep_models: bool, llm_args: list[str],
     result = {
         "benchmark": "first_request", "when": when, "request": REQUEST,
         "fresh_cache": "model states (the rest linked)" if keep_models else "all",
+        "installed": installed, "install_s": round(install_s, 1) if installed else None,
         "llm": next((line.strip() for line in (root / "run.log").read_text().splitlines()
                      if line.startswith("LLM:")), "?"),
         "listening_s": round(listened - start, 1),
@@ -165,6 +195,9 @@ def main(argv=None) -> int:
     parser.add_argument("--when", choices=("warm", "ready"), default="warm",
                         help="say the request after the warm-up (warm) or as soon as the node "
                         "listens (ready)")
+    parser.add_argument("--installed", action="store_true",
+                        help="first warm up as `make run` does once after install "
+                        "(llm-interaction run --warm-up-only), in the same fresh cache")
     parser.add_argument("--keep-models", action="store_true",
                         help="link the usual cache's joined model files into the fresh cache")
     parser.add_argument("--out", default="docs/eval/first_request",
@@ -176,10 +209,12 @@ def main(argv=None) -> int:
     llm_args = [*(("--llm-base-url", args.llm_base_url) if args.llm_base_url else ()),
                 *(("--llm-model", args.llm_model) if args.llm_model else ())]
     with tempfile.TemporaryDirectory(prefix="first_request-") as tmp:
-        result = measure(Path(tmp), args.when, args.keep_models, llm_args, args.timeout)
+        result = measure(Path(tmp), args.when, args.keep_models, llm_args, args.timeout,
+                         installed=args.installed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{time.strftime('%Y%m%d-%H%M%S')}-{args.when}.json"
+    kind = f"{args.when}-installed" if args.installed else args.when
+    path = out / f"{time.strftime('%Y%m%d-%H%M%S')}-{kind}.json"
     result["command"] = "python -m llm_interaction_node.bench.first_request " + " ".join(
         sys.argv[1:] if argv is None else argv)
     path.write_text(json.dumps(result, indent=1) + "\n")
