@@ -82,6 +82,13 @@ class AgentConfig:
                                        "rewrites the call; core/guides/as_read.py; measured: "
                                        "'I'd like the glass' read as the tumbler, the 1.5B "
                                        "model grasped the coffee cup, issue 44)")
+    go_where_it_lies: bool = setting(True, "in a request's first attempt (an API with grasp "
+                                     "and list_object_locations), with both hands empty, a "
+                                     "move_to a place where none of the things the reading "
+                                     "names lies, while they all lie at one place, goes there "
+                                     "(the code rewrites the move; core/guides/where_it_lies.py;"
+                                     " measured: the 1.5B model drove to the kitchen counter "
+                                     "for a spray on the long table, issue 44)")
     say_what_happened: bool = setting(True, "after the console reported that something did "
                                       "not happen (a learn call that stored nothing, a skill "
                                       "that failed, a name the robot does not know), say() may "

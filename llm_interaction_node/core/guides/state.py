@@ -31,6 +31,7 @@ class GuideSettings(Protocol):
     repeat_actions_only: bool                      # repeat.py
     learn_on_request: bool                         # learn.py
     take_what_was_read: bool                       # as_read.py
+    go_where_it_lies: bool                         # where_it_lies.py
 
 
 class TurnSoFar(Protocol):

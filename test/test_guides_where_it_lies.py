@@ -1,0 +1,120 @@
+"""Go where the thing lies (core/guides/where_it_lies.py): in a request's first attempt in the
+household, with both hands empty, a move to a place where none of the things the reading names
+lies goes where they lie. The console model and the reader are stand-ins; the agent, the
+console, the API and the simulated world are real."""
+from __future__ import annotations
+
+from llm_interaction_node.bench import household_situations as H
+from llm_interaction_node.core.agent import AgentConfig
+from llm_interaction_node.core.guides.where_it_lies import in_front_of, move_target, with_target
+from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.user.channel import EventQueue
+from llm_interaction_node.session import build_agent, build_console
+from reading_support import scripted_reader
+
+WAIT = "wait_for_trigger()"
+SPRAY = "could I have the cleaning spray?"
+COUNTER = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
+LONG_TABLE = "move_to(get_location_coordinates('inFrontOf_long-table_0'))"
+TO_ME = ["move_to(get_location_coordinates('handover_to_human'))"]
+READINGS = {SPRAY: "do: cleaning spray -> me",
+            "the spray and the water, please": "do: cleaning spray and mineral water -> me",
+            "the spray and the sponge, please": "do: cleaning spray and kitchen sponge -> me",
+            "go to the kitchen counter": "do: none -> kitchen counter",
+            "what a nice day": "other"}
+
+
+def run(utterances, statements, readings=READINGS, **config):
+    world = H.household_world("sponge_workbench")
+    console = build_console("humanoid", world, EventQueue(utterances, close=True))
+    agent = build_agent("humanoid", ScriptedLLM(statements), console, (),
+                        config=AgentConfig(function_generation=False, idle_retries=0, **config),
+                        reader=scripted_reader(readings))
+    agent.run()
+    return world, [e.source for e in console.transcript.entries]
+
+
+def held_by_human(world):
+    return {n for n, (_, by) in H.state(world).items() if by == H.HUMAN}
+
+
+def fetch_from_the_counter(obj="cleaning-spray_0"):
+    return [COUNTER, f"grasp('{obj}')", *TO_ME, f"handover_object_to_human('{obj}')", WAIT]
+
+
+def test_the_robot_goes_to_the_long_table_where_the_spray_lies_not_to_the_counter():
+    world, ran = run([SPRAY], fetch_from_the_counter())
+    assert "cleaning-spray_0" in held_by_human(world)
+    assert LONG_TABLE in ran and COUNTER not in ran
+
+
+def test_a_move_to_where_the_thing_lies_and_a_move_to_hand_it_on_are_left_alone():
+    world, ran = run([SPRAY], [LONG_TABLE, "grasp('cleaning-spray_0')", *TO_ME,
+                               "handover_object_to_human('cleaning-spray_0')", WAIT])
+    assert "cleaning-spray_0" in held_by_human(world)
+    assert ran.count(LONG_TABLE) == 1 and TO_ME[0] in ran     # holding the spray: its move
+
+
+def test_two_places_no_thing_read_or_a_later_turn_leave_the_model_s_move():
+    # the spray (long table) and the water (kitchen counter): which first is the model's
+    _, ran = run(["the spray and the water, please"], [COUNTER, WAIT])
+    assert COUNTER in ran and LONG_TABLE not in ran
+    # both on the long table: the move goes there
+    _, ran = run(["the spray and the sponge, please"], [COUNTER, WAIT])
+    assert LONG_TABLE in ran and COUNTER not in ran
+    for said in ("go to the kitchen counter", "what a nice day"):
+        _, ran = run([said], [COUNTER, WAIT])
+        assert COUNTER in ran and LONG_TABLE not in ran
+    # after the user answered: the turn is the model's (the correction focus acts there)
+    readings = {**READINGS, "and now to the counter": "do: cleaning spray -> me"}
+    _, ran = run([SPRAY, "and now to the counter"], [LONG_TABLE, WAIT, COUNTER, WAIT],
+                 readings=readings)
+    assert ran.count(COUNTER) == 1
+
+
+def test_switched_off_the_move_runs_as_written():
+    world, ran = run([SPRAY], fetch_from_the_counter(), go_where_it_lies=False)
+    assert COUNTER in ran and LONG_TABLE not in ran
+    assert "cleaning-spray_0" not in held_by_human(world)
+
+
+def test_the_statement_helpers():
+    assert move_target(COUNTER) == "inFrontOf_kitchen-counter_0"
+    assert move_target("move_to(get_location_coordinates('handover_to_human'), 2.0)") == \
+        "handover_to_human"
+    assert move_target("move_to(where)") is None
+    assert move_target("move_to(get_location_coordinates(name))") is None
+    assert move_target("grasp('cleaning-spray_0')") is None
+    assert with_target("move_to(get_location_coordinates('a'), speed_factor=2.0)", "b") == \
+        "move_to(get_location_coordinates('b'), speed_factor=2.0)"
+    assert in_front_of("on_long-table_0") == "inFrontOf_long-table_0"
+    assert in_front_of("handover_to_human") is None and in_front_of(None) is None
+
+
+def test_a_turn_that_follows_a_lesson_is_left_as_the_lesson_has_it():
+    """A lesson may fetch what comes along first, from another place."""
+    from types import SimpleNamespace
+
+    from llm_interaction_node.core.guides.where_it_lies import where_it_lies
+    from llm_interaction_node.core.reading import parse
+    from llm_interaction_node.core.reading.select import reading_scene
+
+    world = H.household_world("sponge_workbench")
+    console = build_console("humanoid", world, EventQueue([], close=True))
+    scene = reading_scene(console.api)
+    reading = parse(SPRAY, " do: cleaning spray -> me\n\n", scene.vocabulary)
+    lesson = "\n".join([">>> wait_for_trigger()", repr({"type": "dialog", "text": SPRAY}),
+                        f">>> {COUNTER}", "'success'", ">>> grasp('mineral-water_0')",
+                        "'success'", f">>> {LONG_TABLE}", "'success'",
+                        ">>> grasp('cleaning-spray_0')", "'success'", ">>> wait_for_trigger()"])
+
+    def state(nearest):
+        return SimpleNamespace(
+            config=SimpleNamespace(go_where_it_lies=True), console=console,
+            task_utterances=[SPRAY], readings=[reading], request_scene=scene,
+            scene=lambda: scene, turn=SimpleNamespace(statements=[COUNTER]),
+            nearest_lesson=lambda: nearest)
+    assert where_it_lies(state(None), COUNTER) == LONG_TABLE
+    assert where_it_lies(state(lesson), COUNTER) == COUNTER
+    other = lesson.replace(SPRAY, "bring me the screwdriver")      # a lesson of another request
+    assert where_it_lies(state(other), COUNTER) == LONG_TABLE
