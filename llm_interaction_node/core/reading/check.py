@@ -33,9 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-import yaml
-
 from ..settings.config_files import config_path
+from .prompt_file import load_prompt_file
 from .structure import SPEEDS, Clause, Reading
 
 log = logging.getLogger(__name__)
@@ -127,13 +126,11 @@ class CheckExample:
 def load_checks(path: str | None = None) -> tuple[str, tuple[CheckExample, ...]]:
     """(header, examples) of the check prompt (default ``config/reading/checks.yaml``)."""
     source = path or str(config_path("reading", "checks.yaml"))
-    with open(source, encoding="utf-8") as f:
-        data = yaml.safe_load(f) or {}
-    examples = tuple(CheckExample(str(e["said"]), str(e["claim"]), str(e["answer"]))
-                     for e in data.get("examples", ()))
+    header, fields = load_prompt_file(source, ("said", "claim", "answer"))
+    examples = tuple(CheckExample(*f) for f in fields)
     if any(e.answer not in (YES, NO) for e in examples):
         raise ValueError(f"{source}: an example's answer is not {YES!r} or {NO!r}")
-    return str(data.get("header", "")).strip(), examples
+    return header, examples
 
 
 def prefix(path: str | None = None) -> str:

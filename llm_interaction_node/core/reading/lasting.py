@@ -20,9 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
 from ..settings.config_files import config_path
+from .prompt_file import load_prompt_file
 from .structure import SPEEDS, Clause, Reading
 
 log = logging.getLogger(__name__)
@@ -46,12 +45,10 @@ def load(path: str | None = None) -> tuple[str, tuple[tuple[str, str], ...]]:
     """(header, (said, answer) examples) of the prompt (default
     ``config/reading/lasting.yaml``)."""
     source = path or str(config_path("reading", "lasting.yaml"))
-    with open(source, encoding="utf-8") as f:
-        data = yaml.safe_load(f) or {}
-    examples = tuple((str(e["said"]), str(e["answer"])) for e in data.get("examples", ()))
+    header, examples = load_prompt_file(source, ("said", "answer"))
     if any(a not in (NOW, ALWAYS) for _, a in examples):
         raise ValueError(f"{source}: an example's answer is not {NOW!r} or {ALWAYS!r}")
-    return str(data.get("header", "")).strip(), examples
+    return header, examples
 
 
 def prefix(path: str | None = None) -> str:

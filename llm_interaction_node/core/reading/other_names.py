@@ -20,9 +20,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import yaml
-
 from ..settings.config_files import config_path
+from .prompt_file import load_prompt_file
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +44,10 @@ def prompt_file() -> str:
 def load(path: str | None = None) -> tuple[str, tuple[tuple[str, str], ...]]:
     """(header, ((thing, called), ...)) of the prompt file (default :func:`prompt_file`)."""
     source = path or prompt_file()
-    with open(source, encoding="utf-8") as f:
-        data = yaml.safe_load(f) or {}
-    examples = tuple((str(e["thing"]), str(e["called"])) for e in data.get("examples", ()))
+    header, examples = load_prompt_file(source, ("thing", "called"))
     if any(len(parse(called)) != NAMES for _, called in examples):
         raise ValueError(f"{source}: an example does not give {NAMES} names")
-    return str(data.get("header", "")).strip(), examples
+    return header, examples
 
 
 def prefix(path: str | None = None) -> str:

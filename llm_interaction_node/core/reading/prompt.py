@@ -17,9 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
 from ..settings.config_files import config_path
+from .prompt_file import read_prompt_file
 
 MAX_UTTERANCE_CHARS = 400       # what is read of one utterance (a flood stays a flood)
 # the prompt ends before the space of the first clause's "- ": the model writes " do", as the
@@ -58,8 +57,7 @@ def load_examples(path: str | None = None) -> tuple[str, dict[str, tuple[Example
     """(header, kind -> examples) of the reading prompt file (default
     ``config/reading/examples.yaml``: ``header``, ``requests``, ``replies``)."""
     source = path or str(config_path("reading", "examples.yaml"))
-    with open(source, encoding="utf-8") as f:
-        data = yaml.safe_load(f) or {}
+    header, data = read_prompt_file(source)
 
     def examples(section: str) -> tuple[Example, ...]:
         return tuple(Example(str(e["scene"]), str(e["said"]),
@@ -67,8 +65,7 @@ def load_examples(path: str | None = None) -> tuple[str, dict[str, tuple[Example
                                                     else [e["reading"]])),
                              _moved(e.get("moved", None if section == "requests" else "")))
                      for e in data.get(section, ()))
-    return (str(data.get("header", "")).strip(),
-            {kind: examples(section) for kind, section in _SECTIONS.items()})
+    return header, {kind: examples(section) for kind, section in _SECTIONS.items()}
 
 
 def _moved(value) -> tuple[str, ...] | None:
