@@ -133,3 +133,35 @@ def test_the_prompt_s_examples_are_our_own_and_three_names_each():
     for thing, called in examples:
         assert len(parse(called)) == 3, thing
     assert other_names.prefix() in other_names.build("tumbler")
+
+
+def test_the_embedded_model_s_names_are_kept_on_disk_for_the_next_process(tmp_path):
+    """A store beside the model's saved states: a second process (a new OtherNames) asks
+    nothing for a thing asked before; another model file or prompt is another store; an
+    endpoint (no saved states) keeps nothing on disk; a broken store is asked again."""
+    from types import SimpleNamespace
+
+    from llm_interaction_node.core.reading.other_names import store_for
+
+    model = SimpleNamespace(disk=SimpleNamespace(directory=tmp_path, fingerprint="abc123"))
+    store = store_for(model)
+    assert store.parent == tmp_path and store.name.startswith("abc123-names-")
+    assert store_for(SimpleNamespace(disk=SimpleNamespace(directory=tmp_path,
+                                                          fingerprint="other"))) != store
+    assert store_for(SimpleNamespace()) is None                  # an endpoint
+    calls = []
+
+    def ask(prompt, grammar):
+        calls.append(prompt)
+        return " glass, bottle, cup\n"
+    assert OtherNames(ask, store=store).of("tumbler") == ("glass", "bottle", "cup")
+    assert store.exists() and len(calls) == 1
+
+    def no_model(prompt, grammar):
+        raise AssertionError("asked again")
+    later = OtherNames(no_model, store=store)
+    assert later.of("tumbler") == ("glass", "bottle", "cup")
+    assert later.kept() == {"tumbler": ("glass", "bottle", "cup")}
+    store.write_text("{not json")
+    assert OtherNames(ask, store=store).of("tumbler") == ("glass", "bottle", "cup")
+    assert len(calls) == 2

@@ -9,16 +9,23 @@ bottle, cup"; a coffee cup "cup, teacup, coffee mug". So the model is asked for 
 names (in a prompt of its own, ``config/reading/other_names.yaml``, three names under a
 grammar), and the code matches them against the words said (:func:`called_by`). Asked only
 where a request's reading named a thing in no word said (:mod:`.asked_name`), once per thing
-and process (:class:`OtherNames` keeps them).
+and process (:class:`OtherNames` keeps them), and for the embedded model on disk beside its
+saved states (:func:`store_for`: the same model and prompt give the same names, greedy under a
+grammar), so a later process asks nothing (measured at 88a77dd: 4-7 s the first time a world's
+things are named in a process).
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import os
 import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from ..settings.config_files import config_path
 from .prompt_file import load_prompt_file
@@ -75,26 +82,71 @@ def parse(text: str) -> tuple[str, ...]:
 @dataclass
 class OtherNames:
     """``ask(prompt, grammar)`` -> the model's text; the names of each spoken form asked once
-    (kept for the process; a failed call is not kept, so it is asked again next time)."""
+    (kept for the process; a failed call is not kept, so it is asked again next time).
+    ``store``: a JSON file that keeps them for the next process too (:func:`store_for`)."""
 
     ask: Callable[[str, str], str]
     path: str | None = None
-    _kept: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    store: Path | None = None
+    _kept: dict[str, tuple[str, ...]] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def of(self, form: str) -> tuple[str, ...]:
         with self._lock:
-            if form in self._kept:
-                return self._kept[form]
+            kept = self._load()
+            if form in kept:
+                return kept[form]
         names = parse(self.ask(build(form, self.path), GRAMMAR))
         log.info("the %s is called: %s", form, ", ".join(names) or "nothing")
         with self._lock:
-            self._kept[form] = names
+            self._load()[form] = names
+            self._save()
         return names
+
+    def _load(self) -> dict[str, tuple[str, ...]]:
+        """With the lock held: the names kept, read from :attr:`store` the first time."""
+        if self._kept is None:
+            self._kept = {}
+            if self.store is not None:
+                try:
+                    data = json.loads(self.store.read_text(encoding="utf-8"))
+                    self._kept = {str(f): tuple(map(str, n)) for f, n in data.items()}
+                except FileNotFoundError:
+                    pass
+                except (OSError, ValueError, AttributeError, TypeError) as exc:
+                    log.warning("the names kept in %s are unreadable (%s): asked again",
+                                self.store, exc)
+        return self._kept
+
+    def _save(self) -> None:
+        """With the lock held: write the names kept to :attr:`store` (whole, replaced at once;
+        a store that cannot be written only costs the next process the questions)."""
+        if self.store is None:
+            return
+        try:
+            self.store.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.store.with_name(f"{self.store.name}.tmp.{os.getpid()}")
+            tmp.write_text(json.dumps({f: list(n) for f, n in sorted(self._kept.items())},
+                                      indent=0), encoding="utf-8")
+            os.replace(tmp, self.store)
+        except OSError as exc:
+            log.warning("the names asked could not be kept in %s: %s", self.store, exc)
 
     def kept(self) -> dict[str, tuple[str, ...]]:
         with self._lock:
-            return dict(self._kept)
+            return dict(self._load())
+
+
+def store_for(llm, path: str | None = None) -> Path | None:
+    """Where the embedded model keeps the names on disk: beside its saved states, named by the
+    model file and the prompt (another model or prompt, another file); None for an LLM with no
+    saved states (an endpoint: its model may change behind the same name)."""
+    disk = getattr(llm, "disk", None)
+    directory, fingerprint = getattr(disk, "directory", None), getattr(disk, "fingerprint", None)
+    if directory is None or not fingerprint:
+        return None
+    digest = hashlib.sha1(prefix(path).encode()).hexdigest()[:12]
+    return Path(directory) / f"{fingerprint}-names-{digest}.json"
 
 
 def called_by(said: str, forms: Iterable[str], names: Callable[[str], Iterable[str]]) -> list[str]:
@@ -111,5 +163,5 @@ def called_by(said: str, forms: Iterable[str], names: Callable[[str], Iterable[s
                                     for n in names(f))]
 
 
-__all__ = ["OtherNames", "called_by", "parse", "build", "prefix", "prompt_file", "GRAMMAR",
-           "END"]
+__all__ = ["OtherNames", "called_by", "store_for", "parse", "build", "prefix", "prompt_file",
+           "GRAMMAR", "END"]

@@ -48,6 +48,7 @@ from .omission import OmissionCheck
 from .other_names import MAX_TOKENS as NAMES_TOKENS
 from .other_names import OtherNames
 from .other_names import prefix as other_names_prefix
+from .other_names import store_for as names_store_for
 from .parse import ReadingError, parse, parse_clause
 from .prompt import END, KINDS, spoken_text
 from .prompt import build as build_prompt
@@ -92,7 +93,8 @@ class Reader:
         self._lock = threading.Lock()
         self.last_failure: str | None = None
         # what people call the scene's things, asked of the model once each (.asked_name)
-        self.other_names = OtherNames(lambda p, g: self._ask(p, g, NAMES_TOKENS))
+        self.other_names = OtherNames(lambda p, g: self._ask(p, g, NAMES_TOKENS),
+                                      store=names_store_for(self.llm))
 
     def prefill(self, persist: bool = True, call: Callable | None = None) -> Usage | None:
         """Let a stateful LLM evaluate the reading prompts' examples now (at start-up);
