@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from llm_interaction_node.bench import household_situations as H
 from llm_interaction_node.core.agent import AgentConfig
-from llm_interaction_node.core.guides.where_it_lies import in_front_of, move_target, with_target
+from llm_interaction_node.core.apis.humanoid_scene import in_front_of
+from llm_interaction_node.core.guides.where_it_lies import move_target, with_target
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.user.channel import EventQueue
 from llm_interaction_node.session import build_agent, build_console

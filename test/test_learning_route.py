@@ -7,7 +7,13 @@ import pytest
 
 from learning_support import learning_session
 from llm_interaction_node.core.learning.learner import LearnStatus
-from llm_interaction_node.core.learning.route import FASTER, SLOWER, on_route, with_route_speed
+from llm_interaction_node.core.learning.route import (
+    FASTER,
+    SLOWER,
+    on_route,
+    undriven_route,
+    with_route_speed,
+)
 from llm_interaction_node.core.llm import ScriptedLLM
 from llm_interaction_node.core.reading import Clause, Reading
 from llm_interaction_node.core.transcript.transcript import Entry
@@ -86,6 +92,30 @@ def test_final_stores_the_turn_with_the_route_driven_faster(memory):
     [example] = memory.list("final")
     assert f">>> {FAST_BENCH}" in example.transcript.splitlines()
     assert f">>> {TABLE}" in example.transcript.splitlines()      # the other move as it was
+
+
+def test_an_attempt_that_never_drove_the_route_is_no_lesson_of_its_speed(memory):
+    """Measured (teach-once bench, built-in wordings, 12ea27f): the attempt drove to the
+    windowsill with empty hands, the user taught "the route from the kitchen counter to the
+    windowsill is safe, you can go faster", and the attempt was stored with no speed in it.
+    Nothing is stored now, and the robot says why."""
+    straight = ["wait_for_trigger()", BENCH,
+                "say('I am at the workshop bench.')", "wait_for_trigger()"]
+    s = learning_session([REQUEST, LESSON], memory, straight, mode="final",
+                         world="sponge_workbench", all_ok=True, readings=READINGS)
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.NOTHING_TO_LEARN, entry.output
+    assert entry.output == ("Nothing was learned: the lesson is about the speed on the route "
+                            "from the long table to the workshop bench, and no drive of the "
+                            "accepted attempt went that way; do the request first.")
+    assert memory.list() == []
+    assert "Sorry, I did not drive that way this time, so I did not learn it." in s.spoken
+    attempt = [Entry(BENCH), Entry("grasp('kitchen-sponge_0')")]
+    assert undriven_route(speed("faster", TABLE_AT, BENCH_AT), attempt) == (TABLE_AT, BENCH_AT)
+    assert undriven_route(speed("faster", None, BENCH_AT), attempt) is None   # "to the bench"
+    assert undriven_route(Reading("x", (Clause("learn"),)), attempt) is None
+    assert undriven_route(speed("faster", TABLE_AT, BENCH_AT),
+                          [Entry(TABLE), Entry(BENCH)]) is None
 
 
 def test_auto_stores_it_where_the_rewrite_has_the_correction_as_a_dialog_turn(memory):

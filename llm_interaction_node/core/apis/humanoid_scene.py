@@ -18,6 +18,22 @@ SUCCESS = "success"
 FAILURE = "failure"
 
 
+def in_front_of(location: str | None) -> str | None:
+    """Where the robot stands to reach a surface: ``'on_long-table_0'`` ->
+    ``'inFrontOf_long-table_0'``; None for a location that is no surface (held, the floor)."""
+    if not location or not location.startswith(SURFACE_PREFIX):
+        return None
+    return NAV_PREFIX + location[len(SURFACE_PREFIX):]
+
+
+def surface_at(location: str | None) -> str | None:
+    """The surface the robot reaches from where it stands: ``'inFrontOf_long-table_0'`` ->
+    ``'on_long-table_0'``; None for a place that is in front of no furniture."""
+    if not location or not location.startswith(NAV_PREFIX):
+        return None
+    return SURFACE_PREFIX + location[len(NAV_PREFIX):]
+
+
 @dataclass(frozen=True)
 class SceneObject:
     """One entry of the robot's scene knowledge (perception plus static prior knowledge).

@@ -20,8 +20,9 @@ from __future__ import annotations
 import ast
 import logging
 
-from ..apis.humanoid_scene import NAV_PREFIX, SURFACE_PREFIX
+from ..apis.humanoid_scene import in_front_of
 from ..learning.hand import holding_of
+from ..learning.route import destination
 from ..reading.structure import named_things
 from ..transcript.statements import bare_call
 from .as_read import follows_a_lesson
@@ -31,23 +32,15 @@ log = logging.getLogger(__name__)
 
 GRASP = "grasp"
 MOVE = "move_to"
-WHERE = "get_location_coordinates"
 LOCATIONS = "list_object_locations"
 
 
 def move_target(source: str) -> str | None:
     """The location of ``move_to(get_location_coordinates('<location>'), ...)``; None for
-    another statement (a move to a variable, coordinates, ...)."""
+    another statement (a move to a variable, coordinates, ...; a ``bring_object_to`` fetches
+    its thing itself)."""
     call = bare_call(source)
-    if call is None or call.func.id != MOVE or not call.args:
-        return None
-    where = call.args[0]
-    if not (isinstance(where, ast.Call) and isinstance(where.func, ast.Name)
-            and where.func.id == WHERE and len(where.args) == 1 and not where.keywords):
-        return None
-    location = where.args[0]
-    return location.value if isinstance(location, ast.Constant) and \
-        isinstance(location.value, str) else None
+    return destination(source) if call is not None and call.func.id == MOVE else None
 
 
 def with_target(source: str, location: str) -> str:
@@ -55,14 +48,6 @@ def with_target(source: str, location: str) -> str:
     call = bare_call(source)
     call.args[0].args[0] = ast.Constant(location)
     return ast.unparse(call)
-
-
-def in_front_of(surface: str | None) -> str | None:
-    """``'on_long-table_0'`` -> ``'inFrontOf_long-table_0'`` (where the robot stands to take
-    a thing from it); None for a thing on no surface."""
-    if not surface or not surface.startswith(SURFACE_PREFIX):
-        return None
-    return NAV_PREFIX + surface[len(SURFACE_PREFIX):]
 
 
 def where_it_lies(state: GuideState, source: str) -> str:
@@ -97,4 +82,4 @@ def where_it_lies(state: GuideState, source: str) -> str:
     return with_target(source, place)
 
 
-__all__ = ["where_it_lies", "move_target", "with_target", "in_front_of"]
+__all__ = ["where_it_lies", "move_target", "with_target"]

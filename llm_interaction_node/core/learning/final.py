@@ -44,6 +44,7 @@ import logging
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..reading.vocabulary import spoken_form
 from ..transcript.transcript import Entry, Transcript
 from .choice import choice_rules
 from .final_forms import (  # noqa: F401 - importable from here too
@@ -86,6 +87,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SAY_FINAL = "Thank you, I will remember how you wanted it done."
+SAY_NOT_DRIVEN = "Sorry, I did not drive that way this time, so I did not learn it."
+NOT_DRIVEN = ("Nothing was learned: the lesson is about the speed on the route {route}, and no "
+              "drive of the accepted attempt went that way; do the request first.")
 # Replays of one final lesson at most: the accepted attempt, the fuller form, then the greedy
 # drops of earlier statements (a 2-D tabletop replay takes a few ms; docs/architecture.md).
 MAX_FINAL_REPLAYS = 24
@@ -113,11 +117,26 @@ def store_final(learner: ModeLearner, transcript: Transcript,
     return outcome
 
 
+def route_in_words(route: tuple[str | None, str | None]) -> str:
+    """``('inFrontOf_kitchen-counter_0', None)`` -> ``from the kitchen counter to anywhere``."""
+    start, end = (f"the {spoken_form(n)}" if n else "anywhere" for n in route)
+    return f"from {start} to {end}"
+
+
 def _store_final(learner: ModeLearner, parts: FinalParts | None, said: str) -> LearnOutcome:
     if parts is None:
         return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                             "Nothing was learned: the interaction holds no request answered "
                             "after the user's last correction.")
+    if parts.undriven is not None:
+        # measured (teach-once bench, built-in wordings, 12ea27f): "the route from the kitchen
+        # counter to the windowsill is safe, you can go faster there from now on" after an
+        # attempt that drove to the windowsill with empty hands; the attempt was stored with
+        # no speed, and the next process copied its drive
+        log.info("final example refused: no drive on the route %s", parts.undriven)
+        learner.say(SAY_NOT_DRIVEN)
+        return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
+                            NOT_DRIVEN.format(route=route_in_words(parts.undriven)))
     check = learner.check
     net = parts.net()
     if parts.rejected and names_the_choice_only(parts.attempt):

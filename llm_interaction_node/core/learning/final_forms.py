@@ -13,7 +13,7 @@ from ..transcript.transcript import Entry, Transcript, output_value
 from .ask_first import with_asks
 from .at_once import carried_at_once, carried_things, says_both_hands
 from .companion import oriented, with_companions
-from .route import with_route_speed
+from .route import undriven_route, with_route_speed
 from .transcripts import (
     cut_interaction,
     failed,
@@ -125,6 +125,8 @@ class FinalParts:
     added: tuple[str, ...] = ()         # the moves of what the user asked to come along
     told: bool = False                  # a reply named a thing to move outright
     at_once: tuple[str, ...] = ()       # the things carried together, one in each hand
+    # the route the user asked a speed for where no drive of the attempt went: nothing to store
+    undriven: tuple[str | None, str | None] | None = None
 
     @property
     def bindings(self) -> list[Entry]:
@@ -138,7 +140,7 @@ class FinalParts:
         keys = {k for k in (move_key(e.source) for e in attempt) if k is not None}
         return FinalParts(self.opening, last_moves(self.earlier, keys), attempt, self.look,
                           self.rejected, self.piled, self.sped, self.added, self.told,
-                          self.at_once)
+                          self.at_once, self.undriven)
 
     def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
         """The opening, ``earlier`` (a selection of :attr:`earlier`, in order), the attempt
@@ -191,6 +193,7 @@ def final_parts(transcript: Transcript, read: Read = no_reading,
         if asked:
             said, closing = asked[-1], read(asked[-1])
     sped = with_route_speed(closing, attempt)
+    undriven = undriven_route(closing, attempt)
     changed = tuple(e.source for e, was in zip(sped, attempt, strict=True)
                     if e.source != was.source)
     closing = oriented(closing, ends or ())
@@ -209,7 +212,7 @@ def final_parts(transcript: Transcript, read: Read = no_reading,
     only_learn = closing is not None and closing.only_learn
     return FinalParts(opening(cut.request, said, only_learn), earlier[len(look):],
                       attempt, look, rejected, repeated_moves(attempt), changed, added,
-                      _names_a_thing(body[:accepted], read), at_once)
+                      _names_a_thing(body[:accepted], read), at_once, undriven)
 
 
 def _names_a_thing(entries: list[Entry], read: Read) -> bool:

@@ -24,9 +24,9 @@ import logging
 from collections.abc import Mapping
 from dataclasses import replace
 
+from ..apis.humanoid_scene import surface_at
 from ..reading.structure import Clause, Reading, names_said
 from ..transcript.statements import bare_call
-from .route import IN_FRONT, SURFACE
 
 log = logging.getLogger(__name__)
 
@@ -103,9 +103,9 @@ def change_of_hands(reply: Reading | None, holding: Mapping[str, str | None],
     already right, or there is no surface at hand (the model decides)."""
     hand = asked_hand(reply)
     thing = holding.get(opposite(hand)) if hand is not None else None
-    if not thing or holding.get(hand) or here is None or not here.startswith(IN_FRONT):
+    surface = surface_at(here)
+    if not thing or holding.get(hand) or surface is None:
         return ()
-    surface = SURFACE + here[len(IN_FRONT):]
     return (f"place_object({thing!r}, {surface!r})", f"grasp({thing!r}, {hand!r})")
 
 

@@ -26,6 +26,7 @@ import ast
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
+from ..apis.humanoid_scene import in_front_of
 from ..reading.structure import Reading
 from ..transcript.statements import bare_call
 from ..transcript.transcript import Entry, Transcript
@@ -43,6 +44,18 @@ def on_route(route: tuple[str | None, str | None], origin: str | None, to: str) 
     return (a is None or origin == a) and (b is None or to == b)
 
 
+def _on_the_route(route: tuple[str | None, str | None], attempt: list[Entry]) -> list[bool]:
+    """For each entry of ``attempt``: whether it is a drive on ``route`` (from the end of the
+    drive before it; the first drive from wherever the robot stood)."""
+    found, where = [], None
+    for entry in attempt:
+        to = destination(entry.source)
+        found.append(to is not None and on_route(route, where, to))
+        if to is not None:
+            where = to
+    return found
+
+
 def with_route_speed(reply: Reading | None, attempt: list[Entry]) -> list[Entry]:
     """``attempt`` with the speed the closing reply (its reading) asks for on the move(s) that
     drive its route; unchanged where it asks for none or the attempt never drove it."""
@@ -50,22 +63,24 @@ def with_route_speed(reply: Reading | None, attempt: list[Entry]) -> list[Entry]
     if asked is None:
         return attempt
     factor = FASTER if asked.kind == "faster" else SLOWER
+    on = _on_the_route(asked.route or (None, None), attempt)
+    return [Entry(_at_speed(entry.source, factor), entry.output) if driven else entry
+            for entry, driven in zip(attempt, on, strict=True)]
+
+
+def undriven_route(reply: Reading | None, attempt: list[Entry]) -> tuple[str | None,
+                                                                          str | None] | None:
+    """The route ``reply`` asks a speed for where no drive of ``attempt`` goes it (a lesson of
+    that speed would hold nothing of it); None where it asks for none or a drive goes it."""
+    asked = reply.speed if reply is not None else None
+    if asked is None:
+        return None
     route = asked.route or (None, None)
-    changed, where = [], None
-    for entry in attempt:
-        to = destination(entry.source)
-        if to is None:
-            changed.append(entry)
-            continue
-        changed.append(Entry(_at_speed(entry.source, factor), entry.output)
-                       if on_route(route, where, to) else entry)
-        where = to
-    return changed
+    return None if any(_on_the_route(route, attempt)) else route
 
 
 # drives that take a speed_factor after their positional arguments: how many come first
 DRIVES = {"move_to": 1, "bring_object_to": 2}
-SURFACE, IN_FRONT = "on_", "inFrontOf_"
 
 
 def destination(source: str) -> str | None:
@@ -79,7 +94,7 @@ def destination(source: str) -> str | None:
         to = call.args[1]
         if not (isinstance(to, ast.Constant) and isinstance(to.value, str)):
             return None
-        return IN_FRONT + to.value[len(SURFACE):] if to.value.startswith(SURFACE) else to.value
+        return in_front_of(to.value) or to.value
     inner = call.args[0]
     if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
             and inner.func.id == "get_location_coordinates" and len(inner.args) == 1
@@ -190,6 +205,6 @@ class RememberedRoutes:
         return found
 
 
-__all__ = ["with_route_speed", "at_asked_speed", "on_route", "drive_speeds", "without_speeds",
-           "RememberedRoutes",
+__all__ = ["with_route_speed", "undriven_route", "at_asked_speed", "on_route", "drive_speeds",
+           "without_speeds", "RememberedRoutes",
            "destination", "FASTER", "SLOWER", "DRIVES"]
