@@ -12,8 +12,7 @@ import time
 from collections.abc import Callable
 
 from . import names
-
-IDLE = "idle"
+from .interaction_state import IDLE
 
 
 def wait_until_idle(timeout_s: float, stop_when: threading.Event | None = None,
