@@ -119,3 +119,69 @@ def test_a_turn_that_follows_a_lesson_is_left_as_the_lesson_has_it():
     assert where_it_lies(state(lesson), COUNTER) == COUNTER
     other = lesson.replace(SPRAY, "bring me the screwdriver")      # a lesson of another request
     assert where_it_lies(state(other), COUNTER) == LONG_TABLE
+
+
+TEA = "take the tea cup to the coffee table"
+AT_COFFEE_TABLE = "move_to(get_location_coordinates('inFrontOf_coffee-table_0'))"
+AT_SIDEBOARD = "move_to(get_location_coordinates('inFrontOf_sideboard_0'))"
+AT_COUNTER = COUNTER
+# the lesson of "could you carry the book over to the sideboard?" in the words and names of
+# the request at hand (memory.adapt): its drives stay the taught scene's (seed 15522, 7988a48)
+BOOK_LESSON_AS_TEA = "\n".join([
+    ">>> wait_for_trigger()", repr({"type": "dialog", "text": TEA}),
+    f">>> {AT_COFFEE_TABLE}", "'success'", ">>> grasp('tea-cup_0')", "'success'",
+    f">>> {AT_SIDEBOARD}", "'success'", ">>> place_object('tea-cup_0', 'on_coffee-table_0')",
+    "'success'", ">>> wait_for_trigger()"])
+
+
+def lesson_state(console, said, reading, done, lesson):
+    from types import SimpleNamespace
+
+    from llm_interaction_node.core.reading.select import reading_scene
+    scene = reading_scene(console.api)
+    return SimpleNamespace(
+        config=SimpleNamespace(go_where_it_lies=True), console=console,
+        task_utterances=[said], readings=[reading], request_scene=scene,
+        scene=lambda: scene, turn=SimpleNamespace(statements=done),
+        nearest_lesson=lambda: lesson)
+
+
+def test_a_followed_lesson_goes_where_its_next_act_happens_in_this_scene():
+    """The lesson's drive to where the book lay takes the robot to the tea cup; with the cup in
+    hand, its drive to the sideboard takes it to the coffee table it puts the cup on."""
+    from llm_interaction_node.core.guides.where_it_lies import where_it_lies
+    from llm_interaction_node.core.reading import parse
+    from llm_interaction_node.core.reading.select import reading_scene
+
+    world = H.household_world("living_room")
+    console = build_console("humanoid", world, EventQueue([], close=True))
+    reading = parse(TEA, " do: tea cup -> coffee table\n\n", reading_scene(console.api).vocabulary)
+
+    def state(done):
+        return lesson_state(console, TEA, reading, done, BOOK_LESSON_AS_TEA)
+    assert where_it_lies(state([AT_COFFEE_TABLE]), AT_COFFEE_TABLE) == AT_COUNTER
+    console.execute(AT_COUNTER)
+    assert console.execute("grasp('tea-cup_0')").ok
+    done = [AT_COFFEE_TABLE, "grasp('tea-cup_0')", AT_SIDEBOARD]
+    assert where_it_lies(state(done), AT_SIDEBOARD) == AT_COFFEE_TABLE
+    # the turn left the lesson (another first move): the model's own turn, left as written
+    assert where_it_lies(state([AT_SIDEBOARD]), AT_SIDEBOARD) == AT_SIDEBOARD
+
+
+def test_the_next_act_s_place():
+    from llm_interaction_node.core.guides.where_it_lies import next_act_place
+
+    lying = {"tea-cup_0": "on_kitchen-counter_0", "book_0": None}
+    assert next_act_place(["say('ok')", "grasp('tea-cup_0')"], lying) == \
+        "inFrontOf_kitchen-counter_0"
+    assert next_act_place(["place_object('tea-cup_0', 'on_coffee-table_0')"], lying) == \
+        "inFrontOf_coffee-table_0"
+    assert next_act_place(["place_object(object_in_hand_name='tea-cup_0', "
+                           "destination_object_name='on_sideboard_0')"], lying) == \
+        "inFrontOf_sideboard_0"
+    assert next_act_place(["grasp('book_0')"], lying) is None           # held: not known
+    assert next_act_place(["handover_object_to_human('tea-cup_0')", "grasp('tea-cup_0')"],
+                          lying) is None                   # it acts where it stands first
+    assert next_act_place(["list_object_locations()", "grasp('tea-cup_0')"], lying) == \
+        "inFrontOf_kitchen-counter_0"
+    assert next_act_place([COUNTER, "grasp('tea-cup_0')"], lying) is None  # another move first

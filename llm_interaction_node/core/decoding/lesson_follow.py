@@ -38,6 +38,15 @@ class LessonPlan:
             return None
         return self.statements[len(done)]
 
+    def rest_after(self, done: Sequence[str]) -> tuple[str, ...] | None:
+        """The plan's statements after ``done`` (the turn's inputs so far, the one about to
+        run included), or None where ``done`` left the plan."""
+        normal = [_normal(s) for s in done]
+        plan = [_normal(s) for s in self.statements]
+        if len(normal) > len(plan) or plan[:len(normal)] != normal:
+            return None
+        return self.statements[len(normal):]
+
 
 def plan_of(lesson: str, request: str, known: Iterable[str]) -> LessonPlan | None:
     """The plan of ``lesson`` (a transcript as the prompt shows it) for ``request``, or None

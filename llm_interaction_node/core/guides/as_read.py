@@ -22,7 +22,7 @@ import ast
 import logging
 
 from ..decoding.constraint import names_to_say
-from ..decoding.lesson_follow import plan_of
+from ..decoding.lesson_follow import LessonPlan, plan_of
 from ..learning.hand import holding_of
 from ..reading.asked_name import unsaid
 from ..reading.structure import named_things
@@ -65,17 +65,22 @@ def with_object(source: str, params: dict[str, str], name: str) -> str:
     return ast.unparse(call)
 
 
-def follows_a_lesson(state: GuideState) -> bool:
-    """The task's first turn follows the nearest lesson (:mod:`.lessons`): what it takes is
-    the lesson's (a thing brought along may come first), not the code's to change."""
+def lesson_plan(state: GuideState) -> LessonPlan | None:
+    """The plan of the nearest lesson where the task's first turn follows it
+    (:mod:`.lessons`), else None."""
     lesson = state.nearest_lesson()
     if lesson is None:
-        return False
+        return None
     try:
-        return plan_of(lesson, state.task_utterances[0], names_to_say(state.console.api)) \
-            is not None
+        return plan_of(lesson, state.task_utterances[0], names_to_say(state.console.api))
     except Exception:  # noqa: BLE001 - no scene: no lesson can be followed either
-        return False
+        return None
+
+
+def follows_a_lesson(state: GuideState) -> bool:
+    """The task's first turn follows the nearest lesson: what it takes is the lesson's (a
+    thing brought along may come first), not the code's to change."""
+    return lesson_plan(state) is not None
 
 
 def as_read(state: GuideState, source: str) -> str:
@@ -116,4 +121,4 @@ def as_read(state: GuideState, source: str) -> str:
     return with_object(source, params, left[0])
 
 
-__all__ = ["as_read", "object_of", "with_object"]
+__all__ = ["as_read", "object_of", "with_object", "lesson_plan", "follows_a_lesson"]
