@@ -22,7 +22,8 @@ WAIT = "wait_for_trigger()"
 # the first attempt is a scripted mistake the user then corrects: the guides that put a
 # request's first attempt right where its reading says otherwise are off (as in the correction
 # bench: core/guides/as_read.py, where_it_lies.py)
-AS_SCRIPTED = {"take_what_was_read": False, "go_where_it_lies": False}
+AS_SCRIPTED = {"take_what_was_read": False, "go_where_it_lies": False,
+               "put_where_read": False}
 MILK = "bring me the milk, please"
 NOT_THAT = "that is the juice, I asked for the milk"
 READINGS = {MILK: "do: milk carton -> me", NOT_THAT: "wrong object\ndo: milk carton -> none"}

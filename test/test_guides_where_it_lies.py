@@ -185,3 +185,54 @@ def test_the_next_act_s_place():
     assert next_act_place(["list_object_locations()", "grasp('tea-cup_0')"], lying) == \
         "inFrontOf_kitchen-counter_0"
     assert next_act_place([COUNTER, "grasp('tea-cup_0')"], lying) is None  # another move first
+
+
+# -- put it where the request was read to put it (core/guides/put_as_read.py) ---------------
+
+CARRY = "could you carry the juice over to the dining table?"
+JUICE_STEPS = ["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+               "grasp('mango-juice_0')", *TO_ME, "handover_object_to_human('mango-juice_0')",
+               WAIT]
+
+
+def run_drinks(utterances, statements, readings, **config):
+    world = H.household_world("drinks_and_cup")
+    console = build_console("humanoid", world, EventQueue(utterances, close=True))
+    agent = build_agent("humanoid", ScriptedLLM(statements), console, (),
+                        config=AgentConfig(function_generation=False, idle_retries=0, **config),
+                        reader=scripted_reader(readings))
+    agent.run()
+    return world, [e.source for e in console.transcript.entries]
+
+
+def test_a_thing_read_to_go_on_a_table_is_put_there_not_handed_over():
+    readings = {CARRY: "do: mango juice -> dining table"}
+    world, ran = run_drinks([CARRY], JUICE_STEPS, readings)
+    assert H.state(world)["mango-juice_0"][0] == "on_dining-table_0"
+    assert "move_to(get_location_coordinates('inFrontOf_dining-table_0'))" in ran
+    assert "place_object('mango-juice_0', 'on_dining-table_0')" in ran
+    assert "handover_object_to_human('mango-juice_0')" not in ran
+    # off: handed over as written
+    world, ran = run_drinks([CARRY], JUICE_STEPS, readings, put_where_read=False)
+    assert H.state(world)["mango-juice_0"][1] == H.HUMAN
+
+
+def test_a_thing_read_for_the_user_or_a_room_is_handed_over_as_written():
+    for reading in ("do: mango juice -> me", "do: mango juice -> none", "other"):
+        world, _ = run_drinks([CARRY], JUICE_STEPS, {CARRY: reading})
+        assert H.state(world)["mango-juice_0"][1] == H.HUMAN, reading
+
+
+def test_the_surfaces_a_reading_sends_things_to():
+    from llm_interaction_node.core.guides.put_as_read import surfaces_read
+    from llm_interaction_node.core.reading import parse
+    from llm_interaction_node.core.reading.select import reading_scene
+
+    world = H.household_world("drinks_and_cup")
+    console = build_console("humanoid", world, EventQueue([], close=True))
+    vocabulary = reading_scene(console.api).vocabulary
+    assert surfaces_read(parse("x", " do: mango juice and milk carton -> dining table\n\n",
+                               vocabulary)) == {"mango-juice_0": "on_dining-table_0",
+                                                "milk-carton_0": "on_dining-table_0"}
+    assert surfaces_read(parse("x", " do: mango juice -> me\n\n", vocabulary)) == {}
+    assert surfaces_read(None) == {}

@@ -30,7 +30,8 @@ WAIT = "wait_for_trigger()"
 # the first attempt is a scripted mistake the user then corrects: the guides that put a
 # request's first attempt right where its reading says otherwise are off (as in the correction
 # bench: core/guides/as_read.py, where_it_lies.py)
-AS_SCRIPTED = {"take_what_was_read": False, "go_where_it_lies": False}
+AS_SCRIPTED = {"take_what_was_read": False, "go_where_it_lies": False,
+               "put_where_read": False}
 JUICE_AND_GLASS = "could you bring me the juice and the glass?"
 FORGOT = "you forgot the glass"
 MILK = "bring me the milk, please"

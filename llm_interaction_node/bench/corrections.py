@@ -324,13 +324,15 @@ def bench_settings(variant: str, max_statements: int, memory_path: str,
                    preset: str = "ours") -> Settings:
     """The settings of ``variant``: the fixed prompt (every seed example, a fresh memory at
     ``memory_path``, no learning), at most ``max_statements`` statements in the new turn,
-    the API ``preset``; the scripted attempt runs as written (``agent.take_what_was_read`` and
-    ``agent.go_where_it_lies`` off: they act only in a request's first attempt, the bench's)."""
+    the API ``preset``; the scripted attempt runs as written (``agent.take_what_was_read``,
+    ``go_where_it_lies`` and ``put_where_read`` off: they act only in a request's first
+    attempt, the bench's)."""
     settings = Settings().with_overrides({
         # the first attempt is the bench's scripted mistake, run through the agent: the code
-        # must not put it right (core/guides/as_read.py and where_it_lies.py act in a request's
-        # first attempt only)
+        # must not put it right (core/guides/as_read.py, where_it_lies.py and put_as_read.py act
+        # in a request's first attempt only)
         "agent.take_what_was_read": False, "agent.go_where_it_lies": False,
+        "agent.put_where_read": False,
         **VARIANTS[variant], "memory.k": 64, "learning.mode": "off",
         "agent.max_statements_per_turn": max_statements, "robot_api.preset": preset,
         "memory.path": memory_path, "memory.enabled": True})

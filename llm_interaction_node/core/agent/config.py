@@ -89,6 +89,12 @@ class AgentConfig:
                                      "(the code rewrites the move; core/guides/where_it_lies.py;"
                                      " measured: the 1.5B model drove to the kitchen counter "
                                      "for a spray on the long table, issue 44)")
+    put_where_read: bool = setting(True, "in a request's first attempt (an API with "
+                                   "place_object), while the robot holds a thing the reading "
+                                   "sends to a named surface, a drive to the user goes to that "
+                                   "surface and a hand-over places it there (the code rewrites "
+                                   "the call; core/guides/put_as_read.py; measured: 'carry the "
+                                   "juice over to the dining table' handed to the user, issue 44)")
     say_what_happened: bool = setting(True, "after the console reported that something did "
                                       "not happen (a learn call that stored nothing, a skill "
                                       "that failed, a name the robot does not know), say() may "

@@ -25,6 +25,7 @@ from ..decoding import claims
 from ..decoding.lesson_follow import LessonPlan
 from ..guides.as_asked import as_asked
 from ..guides.as_read import as_read
+from ..guides.put_as_read import put_as_read
 from ..guides.where_it_lies import where_it_lies
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..llm.warmup import Warmup
@@ -174,6 +175,7 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
             self._define_missing(source)
             source = as_read(self, source)       # the thing the request was read with
             source = where_it_lies(self, source)  # ... and where it lies
+            source = put_as_read(self, source)   # ... and where it goes
             source = as_asked(self, source)      # the reply's speed and hand
             result = self.console.execute(source)
             self._heard(result)

@@ -32,6 +32,7 @@ class GuideSettings(Protocol):
     learn_on_request: bool                         # learn.py
     take_what_was_read: bool                       # as_read.py
     go_where_it_lies: bool                         # where_it_lies.py
+    put_where_read: bool                           # put_as_read.py
 
 
 class TurnSoFar(Protocol):
