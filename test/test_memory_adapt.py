@@ -137,3 +137,30 @@ def test_a_loop_lesson_is_shown_only_to_requests_of_its_kind(tmp_path):
                                                   "colors"], False))
     same = shown(["put the blocks in the green bowl"], True)
     assert any("put_first_on_second(name, 'green bowl')" in t for t in same)
+
+
+def test_what_the_robot_says_in_a_lesson_reads_in_the_request_s_names():
+    """Measured (teach-once, built-in wordings, seed 15522, cae1f18): the book lesson followed
+    for the tea cup said "The book is on the sideboard now." after putting the tea cup on the
+    coffee table. The lesson's speech is said in the new names (swaps stay swaps); a word that
+    only contains a name is left alone."""
+    from llm_interaction_node.core.memory.adapt import adapted_to, said_in_new_names
+
+    lesson = "\n".join([
+        ">>> wait_for_trigger()",
+        repr({"type": "dialog", "text": "could you carry the book over to the sideboard?"}),
+        ">>> say('Sure, I will carry the book over to the sideboard.')",
+        ">>> grasp('book_0')", "'success'",
+        ">>> place_object('book_0', 'on_sideboard_0')", "'success'",
+        ">>> say('The book is on the sideboard now.')", ">>> wait_for_trigger()"])
+    mapping = {"book_0": "tea-cup_0", "on_sideboard_0": "on_coffee-table_0"}
+    shown = adapted_to(lesson, mapping, "take the tea cup to the coffee table")
+    assert ">>> say('Sure, I will carry the tea cup over to the coffee table.')" in shown
+    assert ">>> say('The tea cup is on the coffee table now.')" in shown
+    assert ">>> place_object('tea-cup_0', 'on_coffee-table_0')" in shown
+    swapped = with_swaps(mapping)
+    assert said_in_new_names("say('the tea cup, not the book')", swapped) == \
+        "say('the book, not the tea cup')"
+    assert said_in_new_names("say('my notebook')", swapped) == "say('my notebook')"
+    assert said_in_new_names("ask('Which block, the red block?')", {"red block": "blue block"}) \
+        == "ask('Which block, the blue block?')"
