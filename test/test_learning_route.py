@@ -118,6 +118,40 @@ def test_an_attempt_that_never_drove_the_route_is_no_lesson_of_its_speed(memory)
                           [Entry(TABLE), Entry(BENCH)]) is None
 
 
+def test_auto_does_not_store_a_rewrite_without_the_asked_speed(memory):
+    """Measured (teach-once, development pool, 43dbdce): "you can drive faster to the windowsill
+    next time" was stored as L_improve's rewrite with every drive at the normal speed, and the
+    next process drove slowly. A rewrite that passes every other check but leaves the speed out
+    is not stored; the final lesson writes the speed into the route's drive."""
+    s = learning_session([REQUEST, LESSON], memory, SPONGE_TRIP, mode="auto",
+                         world="sponge_workbench", all_ok=True, readings=READINGS)
+    first_turn = s.console.transcript.render().rsplit(">>> wait_for_trigger()", 1)[0] + \
+        ">>> wait_for_trigger()"
+    first_turn = first_turn.replace("The sponge is on the workshop bench.",
+                                    "Your sponge is at the workshop bench.")   # a change
+    s.learner.llm = ScriptedLLM(["The robot was slow.", "Drive faster on that route.",
+                                 first_turn, first_turn])
+    entry = s.console.execute("learn_from_interaction()").entry
+    assert s.learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
+    assert "does not drive the route at the speed the user asked for" in entry.output
+    [example] = memory.list("final")
+    assert f">>> {FAST_BENCH}" in example.transcript.splitlines()
+
+
+def test_a_lesson_lacks_the_speed_where_no_drive_on_the_route_has_it():
+    from llm_interaction_node.core.learning.route import lacks_the_speed, speed_of
+
+    faster = speed("faster", TABLE_AT, BENCH_AT)
+    slow = "\n".join([f">>> {TABLE}", "'success'", f">>> {BENCH}", "'success'"])
+    fast = slow.replace(BENCH, FAST_BENCH)
+    assert lacks_the_speed(faster, slow) and not lacks_the_speed(faster, fast)
+    assert lacks_the_speed(faster, f">>> {FAST_BENCH}\n'success'")   # from where? not the route
+    assert not lacks_the_speed(None, slow) and not lacks_the_speed(
+        Reading("x", (Clause("learn"),)), slow)
+    assert speed_of(FAST_BENCH) == 2.0 and speed_of(BENCH) == 1.0
+    assert speed_of("grasp('kitchen-sponge_0')") is None
+
+
 def test_auto_stores_it_where_the_rewrite_has_the_correction_as_a_dialog_turn(memory):
     """E3 in mode auto (measured): the rewrite had the wrong shape twice, and the fallback was
     refused as "the first turn the user's lesson is about, unchanged". With the route's speed

@@ -68,6 +68,35 @@ def with_route_speed(reply: Reading | None, attempt: list[Entry]) -> list[Entry]
             for entry, driven in zip(attempt, on, strict=True)]
 
 
+def lacks_the_speed(reply: Reading | None, lesson: str) -> bool:
+    """Whether a lesson (a transcript) leaves out the speed ``reply`` asks for on its route: no
+    drive of it goes that route, or one that does is not at that speed (a rewrite by the model
+    measured so: "you can drive faster to the windowsill next time", L_improve's rewrite stored
+    with every drive at the normal speed). False where the reply asks for no speed."""
+    if reply is None or reply.speed is None:
+        return False
+    factor = FASTER if reply.speed.kind == "faster" else SLOWER
+    entries = [e for e in Transcript.parse(lesson).entries if not e.is_comment]
+    on = _on_the_route(reply.speed.route or (None, None), entries)
+    return not any(on) or any(driven and speed_of(e.source) != factor
+                              for e, driven in zip(entries, on, strict=True))
+
+
+def speed_of(source: str) -> float | None:
+    """The speed factor of a drive (1 where it gives none); None for another statement."""
+    call = bare_call(source)
+    if call is None or call.func.id not in DRIVES:
+        return None
+    given = next((k.value for k in call.keywords if k.arg == "speed_factor"),
+                 call.args[DRIVES[call.func.id]] if len(call.args) > DRIVES[call.func.id]
+                 else None)
+    if given is None:
+        return 1.0
+    value = given.value if isinstance(given, ast.Constant) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else None
+
+
 def undriven_route(reply: Reading | None, attempt: list[Entry]) -> tuple[str | None,
                                                                           str | None] | None:
     """The route ``reply`` asks a speed for where no drive of ``attempt`` goes it (a lesson of
@@ -205,6 +234,6 @@ class RememberedRoutes:
         return found
 
 
-__all__ = ["with_route_speed", "undriven_route", "at_asked_speed", "on_route", "drive_speeds",
-           "without_speeds", "RememberedRoutes",
+__all__ = ["with_route_speed", "undriven_route", "lacks_the_speed", "speed_of", "at_asked_speed",
+           "on_route", "drive_speeds", "without_speeds", "RememberedRoutes",
            "destination", "FASTER", "SLOWER", "DRIVES"]
