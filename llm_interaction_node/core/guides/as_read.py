@@ -36,10 +36,18 @@ GRASP = "grasp"
 HAND_ON = {"handover_object_to_human": "object_name", "place_object": "object_in_hand_name"}
 
 
-def object_argument(call: ast.Call, param: str) -> ast.expr | None:
-    """The object argument of ``call`` (its first, or ``param=``)."""
-    return call.args[0] if call.args else next(
+def object_argument(call: ast.Call, param: str, index: int = 0) -> ast.expr | None:
+    """The argument of ``call`` at position ``index`` (default: its object, the first), or
+    given as ``param=``."""
+    return call.args[index] if len(call.args) > index else next(
         (k.value for k in call.keywords if k.arg == param), None)
+
+
+def literal_argument(call: ast.Call, param: str, index: int = 0) -> str | None:
+    """:func:`object_argument` where it is a string literal, else None."""
+    given = object_argument(call, param, index)
+    return given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) \
+        else None
 
 
 def object_of(source: str, params: dict[str, str]) -> str | None:
@@ -48,9 +56,7 @@ def object_of(source: str, params: dict[str, str]) -> str | None:
     call = bare_call(source)
     if call is None or call.func.id not in params:
         return None
-    given = object_argument(call, params[call.func.id])
-    return given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) \
-        else None
+    return literal_argument(call, params[call.func.id])
 
 
 def with_object(source: str, params: dict[str, str], name: str) -> str:
@@ -121,4 +127,5 @@ def as_read(state: GuideState, source: str) -> str:
     return with_object(source, params, left[0])
 
 
-__all__ = ["as_read", "object_of", "with_object", "lesson_plan", "follows_a_lesson"]
+__all__ = ["as_read", "object_of", "with_object", "literal_argument", "lesson_plan",
+           "follows_a_lesson"]

@@ -32,10 +32,11 @@ import logging
 from ..apis.humanoid_scene import in_front_of
 from ..learning.hand import holding_of
 from ..learning.route import destination
+from ..reading.select import object_locations
 from ..reading.structure import named_things
 from ..transcript.statements import bare_call
 from ..transcript.transcript import Entry
-from .as_read import lesson_plan, object_of
+from .as_read import lesson_plan, literal_argument
 from .state import GuideState
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,8 @@ LOCATIONS = "list_object_locations"
 SPEECH = ("say", "ask")
 LOOKS = ("list_", "get_")                  # the API's queries: the robot stays where it is
 # the acts that say where the robot must stand, and the argument that says it
-WHERE_ACTS = {GRASP: "object_name", PLACE: "destination_object_name"}
+# (which positional argument, its name)
+WHERE_ACTS = {GRASP: (0, "object_name"), PLACE: (1, "destination_object_name")}
 
 
 def move_target(source: str) -> str | None:
@@ -77,19 +79,12 @@ def next_act_place(rest, lying: dict[str, str | None]) -> str | None:
             continue                       # speech, a question, a look: not where it acts
         if call.func.id not in WHERE_ACTS:
             return None
-        if call.func.id == GRASP:
-            thing = object_of(statement, {GRASP: WHERE_ACTS[GRASP]})
-            return in_front_of(lying.get(thing)) if thing else None
-        surface = _second_argument(call, WHERE_ACTS[PLACE])
-        return in_front_of(surface) if surface else None
+        index, param = WHERE_ACTS[call.func.id]
+        named = literal_argument(call, param, index)
+        if named is None:
+            return None
+        return in_front_of(lying.get(named) if call.func.id == GRASP else named)
     return None
-
-
-def _second_argument(call: ast.Call, param: str) -> str | None:
-    given = call.args[1] if len(call.args) > 1 else next(
-        (k.value for k in call.keywords if k.arg == param), None)
-    return given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) \
-        else None
 
 
 def where_it_lies(state: GuideState, source: str) -> str:
@@ -99,23 +94,19 @@ def where_it_lies(state: GuideState, source: str) -> str:
             len(state.task_utterances) != 1 or not state.readings:
         return source
     target = move_target(source)
-    read = named_things(state.readings[0])
     if target is None:
         return source
     plan = lesson_plan(state)
     if plan is not None:
         return _as_the_lesson_acts(state, source, target, plan)
+    read = named_things(state.readings[0])
     if not read:
         return source
     holding = holding_of(api)
     if not holding or any(holding.values()):
         return source
-    try:
-        lying = dict(api[LOCATIONS].fn(affordance=GRASP))
-    except Exception as exc:  # noqa: BLE001 - a robot that cannot say: the model's move
-        log.warning("where the things lie is unknown (%s): the move is left as written", exc)
-        return source
-    if any(name not in lying for name in read):     # a thing the robot does not grasp
+    lying = object_locations(api)            # None: unknown, the model's move stands
+    if lying is None or any(name not in lying for name in read):   # or a thing not grasped
         return source
     left = [name for name in read if lying[name] is not None]    # not held, not handed on
     places = {in_front_of(lying[name]) for name in left}
@@ -133,12 +124,8 @@ def _as_the_lesson_acts(state: GuideState, source: str, target: str, plan) -> st
     is not known."""
     done = [s for s in state.turn.statements if not Entry(s).is_comment]
     rest = plan.rest_after(done)
-    if rest is None:
-        return source
-    try:
-        lying = dict(state.console.api[LOCATIONS].fn(affordance=GRASP))
-    except Exception as exc:  # noqa: BLE001 - a robot that cannot say: the lesson's move
-        log.warning("where the things lie is unknown (%s): the move is left as written", exc)
+    lying = object_locations(state.console.api) if rest is not None else None
+    if lying is None:
         return source
     place = next_act_place(rest, lying)
     if place is None or place == target:

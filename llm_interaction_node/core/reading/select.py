@@ -135,16 +135,22 @@ def reading_scene(api) -> Scene:
     return Scene(vocabulary, position)
 
 
-def _lying(api) -> dict[str, str | None]:
-    """Where each thing lies (``list_object_locations``), or nothing where the API cannot
-    tell: it only sharpens a request's reading (:mod:`.in_place`), never blocks it."""
+def object_locations(api) -> dict[str, str | None] | None:
+    """Where each graspable thing lies (``list_object_locations``: thing -> its symbolic
+    location, None where held); None where the API has no such query or it failed (logged)."""
     if "list_object_locations" not in api:
-        return {}
+        return None
     try:
         return dict(api["list_object_locations"].fn(affordance="grasp"))
-    except Exception as exc:  # noqa: BLE001 - a robot that cannot list places: read without
-        log.warning("where the things lie is unknown (%s)", exc)
-        return {}
+    except Exception as exc:  # noqa: BLE001 - a robot that cannot list places: the caller
+        log.warning("where the things lie is unknown (%s)", exc)   # goes without it
+        return None
 
 
-__all__ = ["Scene", "SIDE_VECTORS", "reading_scene"]
+def _lying(api) -> dict[str, str | None]:
+    """Where each thing lies, or nothing where the API cannot tell: it only sharpens a
+    request's reading (:mod:`.in_place`), never blocks it."""
+    return object_locations(api) or {}
+
+
+__all__ = ["Scene", "SIDE_VECTORS", "reading_scene", "object_locations"]
