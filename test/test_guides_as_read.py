@@ -123,10 +123,9 @@ def test_switched_off_the_model_s_call_runs_as_written():
 
 def test_a_turn_that_follows_a_lesson_is_left_as_the_lesson_has_it():
     """What comes along with the thing asked for may come first in a lesson's program."""
-    from types import SimpleNamespace
-
     from llm_interaction_node.core.guides.as_read import as_read
     from llm_interaction_node.core.reading.select import reading_scene
+    from test_guides_where_it_lies import lesson_state
 
     world = H.household_world("drinks_and_cup")
     console = build_console("humanoid", world, EventQueue([], close=True))
@@ -139,11 +138,7 @@ def test_a_turn_that_follows_a_lesson_is_left_as_the_lesson_has_it():
     source = "grasp('coffee-cup_0')"
 
     def state(nearest):
-        return SimpleNamespace(
-            config=SimpleNamespace(take_what_was_read=True), console=console,
-            task_utterances=[GLASS], readings=[reading], request_scene=scene,
-            scene=lambda: scene, turn=SimpleNamespace(statements=[source]),
-            nearest_lesson=lambda: nearest)
+        return lesson_state(console, GLASS, reading, [source], nearest)
     assert as_read(state(None), source) == "grasp('tumbler_0')"
     assert as_read(state(lesson), source) == source
     other = lesson.replace(GLASS, "bring me the milk")           # a lesson of another request

@@ -25,8 +25,8 @@ READINGS = {SPRAY: "do: cleaning spray -> me",
             "what a nice day": "other"}
 
 
-def run(utterances, statements, readings=READINGS, **config):
-    world = H.household_world("sponge_workbench")
+def run(utterances, statements, readings=READINGS, world_name="sponge_workbench", **config):
+    world = H.household_world(world_name)
     console = build_console("humanoid", world, EventQueue(utterances, close=True))
     agent = build_agent("humanoid", ScriptedLLM(statements), console, (),
                         config=AgentConfig(function_generation=False, idle_retries=0, **config),
@@ -94,8 +94,6 @@ def test_the_statement_helpers():
 
 def test_a_turn_that_follows_a_lesson_is_left_as_the_lesson_has_it():
     """A lesson may fetch what comes along first, from another place."""
-    from types import SimpleNamespace
-
     from llm_interaction_node.core.guides.where_it_lies import where_it_lies
     from llm_interaction_node.core.reading import parse
     from llm_interaction_node.core.reading.select import reading_scene
@@ -110,11 +108,7 @@ def test_a_turn_that_follows_a_lesson_is_left_as_the_lesson_has_it():
                         ">>> grasp('cleaning-spray_0')", "'success'", ">>> wait_for_trigger()"])
 
     def state(nearest):
-        return SimpleNamespace(
-            config=SimpleNamespace(go_where_it_lies=True), console=console,
-            task_utterances=[SPRAY], readings=[reading], request_scene=scene,
-            scene=lambda: scene, turn=SimpleNamespace(statements=[COUNTER]),
-            nearest_lesson=lambda: nearest)
+        return lesson_state(console, SPRAY, reading, [COUNTER], nearest)
     assert where_it_lies(state(None), COUNTER) == LONG_TABLE
     assert where_it_lies(state(lesson), COUNTER) == COUNTER
     other = lesson.replace(SPRAY, "bring me the screwdriver")      # a lesson of another request
@@ -135,12 +129,15 @@ BOOK_LESSON_AS_TEA = "\n".join([
 
 
 def lesson_state(console, said, reading, done, lesson):
+    """The agent as a first-attempt guide reads it (core/guides/state.py), its nearest lesson
+    ``lesson``, the turn's statements so far ``done``."""
     from types import SimpleNamespace
 
     from llm_interaction_node.core.reading.select import reading_scene
     scene = reading_scene(console.api)
     return SimpleNamespace(
-        config=SimpleNamespace(go_where_it_lies=True), console=console,
+        config=SimpleNamespace(take_what_was_read=True, go_where_it_lies=True,
+                               put_where_read=True), console=console,
         task_utterances=[said], readings=[reading], request_scene=scene,
         scene=lambda: scene, turn=SimpleNamespace(statements=done),
         nearest_lesson=lambda: lesson)
@@ -196,13 +193,7 @@ JUICE_STEPS = ["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))
 
 
 def run_drinks(utterances, statements, readings, **config):
-    world = H.household_world("drinks_and_cup")
-    console = build_console("humanoid", world, EventQueue(utterances, close=True))
-    agent = build_agent("humanoid", ScriptedLLM(statements), console, (),
-                        config=AgentConfig(function_generation=False, idle_retries=0, **config),
-                        reader=scripted_reader(readings))
-    agent.run()
-    return world, [e.source for e in console.transcript.entries]
+    return run(utterances, statements, readings, world_name="drinks_and_cup", **config)
 
 
 def test_a_thing_read_to_go_on_a_table_is_put_there_not_handed_over():
