@@ -23,8 +23,8 @@ for world_name, said, thing in PROBES:
     with tempfile.TemporaryDirectory() as memory:
         settings = Settings().with_overrides({"memory.path": memory})
         session = build_session("humanoid", world, CallbackUser(
-            lambda purpose, prompt: queue.pop(0) if queue and purpose != "ask" else
-            ("yes" if purpose == "ask" else None)), settings)
+            lambda purpose, prompt, queue=queue: queue.pop(0) if queue and purpose != "ask"
+            else ("yes" if purpose == "ask" else None)), settings)
         session.agent.run()
         acts = [e.source for e in session.console.transcript.entries
                 if e.source.startswith(("move_to", "grasp", "place_object", "handover", "bring"))]
