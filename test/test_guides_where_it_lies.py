@@ -227,3 +227,26 @@ def test_the_surfaces_a_reading_sends_things_to():
                                                 "milk-carton_0": "on_dining-table_0"}
     assert surfaces_read(parse("x", " do: mango juice -> me\n\n", vocabulary)) == {}
     assert surfaces_read(None) == {}
+
+
+SCREWDRIVER = "can you grab the screwdriver for me"
+GRAB = {SCREWDRIVER: "do: screwdriver -> me"}
+
+
+def test_a_grasp_where_the_robot_does_not_stand_drives_where_the_thing_lies_first():
+    # measured: grasp('screwdriver_0') from the room centre failed and the robot gave up
+    world, ran = run([SCREWDRIVER], ["grasp('screwdriver_0')", *TO_ME,
+                                     "handover_object_to_human('screwdriver_0')", WAIT],
+                     readings=GRAB)
+    assert "screwdriver_0" in held_by_human(world)
+    assert ran.index(LONG_TABLE) == ran.index("grasp('screwdriver_0')") - 1
+
+
+def test_a_grasp_where_the_robot_stands_drives_nowhere_and_switched_off_it_fails():
+    world, ran = run([SCREWDRIVER], [LONG_TABLE, "grasp('screwdriver_0')", *TO_ME,
+                                     "handover_object_to_human('screwdriver_0')", WAIT],
+                     readings=GRAB)
+    assert "screwdriver_0" in held_by_human(world) and ran.count(LONG_TABLE) == 1
+    world, ran = run([SCREWDRIVER], ["grasp('screwdriver_0')", WAIT], readings=GRAB,
+                     go_where_it_lies=False)
+    assert LONG_TABLE not in ran and "screwdriver_0" not in held_by_human(world)

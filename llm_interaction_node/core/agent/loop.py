@@ -26,7 +26,7 @@ from ..decoding.lesson_follow import LessonPlan
 from ..guides.as_asked import as_asked
 from ..guides.as_read import as_read
 from ..guides.put_as_read import put_as_read
-from ..guides.where_it_lies import where_it_lies
+from ..guides.where_it_lies import drive_before, where_it_lies
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
 from ..llm.warmup import Warmup
 from ..reading import Reader, Reading
@@ -177,6 +177,9 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
             source = where_it_lies(self, source)  # ... and where it lies
             source = put_as_read(self, source)   # ... and where it goes
             source = as_asked(self, source)      # the reply's speed and hand
+            drive = drive_before(self, source)   # a grasp: stand where the thing lies
+            if drive is not None:
+                self._heard(self.console.execute(drive))
             result = self.console.execute(source)
             self._heard(result)
             if not result.entry.is_comment:          # a comment first: the move still comes
