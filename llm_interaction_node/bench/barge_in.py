@@ -47,7 +47,6 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
     from llm_interaction_interfaces.action import MoveTo
     from llm_interaction_interfaces.msg import AsrResult, AudioData
     from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import Empty, String
 
     from ..core.apis.knowledge import StaticKnowledge
@@ -58,6 +57,7 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
     from ..ros import names
     from ..ros.conversions import base_pose_to_msg
     from ..ros.nodes.wav_source import stream
+    from ..ros.qos import LATCHED
     from ..ros.robot.skill_client import SkillClient
     from ..ros.skills import SKILL_ACTIONS
     from ..ros.speech.audio import AUDIO_QOS
@@ -73,8 +73,7 @@ def run(trials: int, busy: int, log_dir: Path) -> dict:
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)
     spinner.start()
-    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                         reliability=ReliabilityPolicy.RELIABLE)
+    latched = LATCHED
     stop = StopSignal()
     worlds: list[tuple[float, dict]] = []
     results: list[AsrResult] = []

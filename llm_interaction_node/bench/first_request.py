@@ -100,13 +100,12 @@ def measure(root: Path, when: str, keep_models: bool, llm_args: list[str],
     install_s = install(root, env, llm_args, timeout_s, echo) if installed else None
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import String
 
     from ..ros import names
+    from ..ros.qos import LATCHED
 
-    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                         reliability=ReliabilityPolicy.RELIABLE)
+    latched = LATCHED
     events: dict[str, list[tuple[float, str]]] = {"state": [], "skills": [], "says": [],
                                                   "progress": []}
     rclpy.init()

@@ -62,7 +62,6 @@ def main(argv: list[str] | None = None) -> int:
     from llm_interaction_interfaces.action import MoveTo
     from llm_interaction_interfaces.msg import Scene
     from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import String
 
     from ..core.apis.humanoid import HumanoidApi
@@ -72,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..paths import world_path
     from ..ros import names
     from ..ros.conversions import base_pose_to_msg
+    from ..ros.qos import LATCHED
     from ..ros.robot.humanoid import RosHumanoidRobot
     from ..ros.robot.scene_memory import SceneMemory
     from ..ros.robot.skill_client import SkillClient
@@ -88,8 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     knowledge = StaticKnowledge.from_yaml(world_path("drinks_and_cup"))
     scene = SceneMemory(knowledge)
     node.create_subscription(Scene, names.SCENE, scene.update, 10)
-    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                         reliability=ReliabilityPolicy.RELIABLE)
+    latched = LATCHED
     worlds: list[tuple[float, dict]] = []
     node.create_subscription(
         String,

@@ -22,16 +22,15 @@ import zlib
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..core.apis.humanoid import SceneObject
 from .conversions import FRAME, pose6_to_msg
+from .qos import LATCHED
 
 # latched: the last array for a viewer that subscribes later (RViz: Durability "Transient Local")
-MARKERS_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+MARKERS_QOS = LATCHED
 
 # namespaces
 NS_OBJECTS, NS_FURNITURE, NS_LOCATIONS = "objects", "furniture", "locations"

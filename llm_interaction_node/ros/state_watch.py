@@ -23,11 +23,11 @@ def wait_until_idle(timeout_s: float, stop_when: threading.Event | None = None,
     context, so it can be called in a process that has none."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import String
 
-    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                         reliability=ReliabilityPolicy.RELIABLE)
+    from .qos import LATCHED
+
+    latched = LATCHED
     idle = threading.Event()
     context = rclpy.Context()
     rclpy.init(context=context)

@@ -46,13 +46,13 @@ from dataclasses import dataclass, field
 
 from llm_interaction_interfaces.msg import AsrResult, AudioData
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, Empty, String
 
 from ...core.settings.config import setting
 from .. import names
 from ..node_main import run_node
 from ..node_parameters import declare_section
+from ..qos import LATCHED
 from ..speech.asr_engine import (
     DEFAULT_STOP_MAX_WORDS,
     DEFAULT_STOP_PHRASES,
@@ -77,8 +77,6 @@ from ..speech.audio import (
 )
 from ..speech.whisper_model import ModelUnavailable, Recogniser
 
-LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                     reliability=ReliabilityPolicy.RELIABLE)
 ACTING_STATES = ("busy", "learning")
 _ERROR_REPEAT_S = 10.0
 

@@ -45,7 +45,6 @@ from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import MarkerArray
@@ -59,13 +58,13 @@ from ..conversions import FRAME, base_pose_to_msg, msg_to_base_pose, scene_to_ms
 from ..markers import MARKERS_QOS, household_markers
 from ..node_main import run_node
 from ..node_parameters import declare_section
+from ..qos import LATCHED
 from ..skills import SKILL_ACTIONS, SKILLS
 
 NODE_NAME = "household_sim"
 EXECUTOR_THREADS = 8        # a waiting goal holds a thread; cancels, timers, services need more
 RESULT_GRACE = 0.1          # s of spinning after the last goal ended, before shutting down
-WORLD_STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+WORLD_STATE_QOS = LATCHED
 
 
 class GoalError(ValueError):

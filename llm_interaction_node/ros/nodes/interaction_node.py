@@ -28,7 +28,6 @@ from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry, Scene
 from llm_interaction_interfaces.srv import Learn, ManageMemory
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, Empty, String
 from std_srvs.srv import Trigger
 
@@ -50,6 +49,7 @@ from ..interaction_state import IDLE, InteractionState, StateChannel
 from ..markers import SceneMarkerPublisher
 from ..memory_service import MemoryService, error_text, export_directory
 from ..node_main import run_node
+from ..qos import LATCHED, latched
 from ..robot.humanoid import RosHumanoidRobot
 from ..robot.scene_memory import SceneMemory
 from ..robot.skill_client import SkillClient
@@ -58,17 +58,13 @@ from ..skills import SKILL_TYPES
 from ..speech.asr_engine import is_stop_command
 
 MATCH_WAIT_S = 1.0      # how long a publish waits for a discovered subscriber to be matched
-LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                     reliability=ReliabilityPolicy.RELIABLE)
 # the transcript keeps its last entries for late joiners (a console started after the node)
-HISTORY = QoSProfile(depth=200, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                     reliability=ReliabilityPolicy.RELIABLE)
+HISTORY = latched(200)
 # what the robot said and the skill events also keep their last messages: a recorder whose
 # subscription this node discovers only after the first ``say`` (measured under load in CI: the
 # run's first sentence was missing from the bag) still gets them; volatile subscribers (the tts
 # node, the speech console) match as before and get only what comes after they joined
-RECENT = QoSProfile(depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                    reliability=ReliabilityPolicy.RELIABLE)
+RECENT = latched(100)
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")   # ANSI CSI, controls
 QUEUED_NOTICE = ("I heard you. I am still busy, so I queued what you said: {n} requests are "
                  "waiting, and I will answer them in order.")

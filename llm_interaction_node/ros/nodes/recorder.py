@@ -30,12 +30,12 @@ from .. import names
 from ..bag import FLUSH_S, SEGMENT_S, CrashSafeBagWriter, TopicSpec
 from ..node_main import run_node
 from ..node_parameters import declare_section
+from ..qos import latched
 
 VOLATILE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                       durability=DurabilityPolicy.VOLATILE)
 # as deep as the transcript's history, so a recorder that starts late still gets it
-LATCHED = QoSProfile(depth=200, reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LATCHED = latched(200)
 
 
 def message_class(msgtype: str):

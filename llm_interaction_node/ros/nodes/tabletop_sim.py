@@ -29,7 +29,6 @@ from llm_interaction_interfaces.msg import Scene
 from rclpy.action import ActionServer
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Image
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -42,12 +41,11 @@ from ..conversions import scene_to_msg
 from ..markers import MARKERS_QOS, tabletop_markers
 from ..node_main import run_node
 from ..node_parameters import declare_section
+from ..qos import LATCHED
 from ..skills import SKILL_ACTIONS
 from .household_sim import EXECUTOR_THREADS, RESULT_TIMEOUT_S
 
 PICK_AND_PLACE = "pick_and_place"
-LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                     reliability=ReliabilityPolicy.RELIABLE)
 
 
 def make_tabletop(kind: str, objects: list[str], n_blocks: int, n_bowls: int, seed: int,

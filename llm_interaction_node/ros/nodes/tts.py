@@ -42,23 +42,21 @@ from pathlib import Path
 
 from llm_interaction_interfaces.msg import AudioData
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool, String
 
 from ...core.settings.config import setting
 from .. import names
 from ..node_main import run_node
 from ..node_parameters import declare_section
+from ..qos import LATCHED, latched
 from ..speech.audio import AUDIO_QOS, SAMPLE_RATE, AudioFormatError, chunks, decode_wav, to_msg
 
 TTS_DONE = "speech/tts_done"
 # tts_done keeps the last utterances for late (transient-local) subscribers: a listener that
 # connects while the first utterance is being spoken still gets its tts_done. Volatile
 # subscribers (the default) only see new ones.
-TTS_DONE_QOS = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
-                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
-SPEAKING_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TTS_DONE_QOS = latched(50)
+SPEAKING_QOS = LATCHED
 AUDIO_CHUNK = SAMPLE_RATE // 2          # samples per tts_audio message (0.5 s)
 BACKENDS = ("espeak", "wav", "log")
 DEFAULT_WAV_DIR = "~/.cache/llm_interaction_node/tts"
