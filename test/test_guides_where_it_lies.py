@@ -215,7 +215,7 @@ def test_a_thing_read_for_the_user_or_a_room_is_handed_over_as_written():
 
 
 def test_the_surfaces_a_reading_sends_things_to():
-    from llm_interaction_node.core.guides.put_as_read import surfaces_read
+    from llm_interaction_node.core.guides.put_as_read import destinations_read, surfaces_read
     from llm_interaction_node.core.reading import parse
     from llm_interaction_node.core.reading.select import reading_scene
 
@@ -227,6 +227,31 @@ def test_the_surfaces_a_reading_sends_things_to():
                                                 "milk-carton_0": "on_dining-table_0"}
     assert surfaces_read(parse("x", " do: mango juice -> me\n\n", vocabulary)) == {}
     assert surfaces_read(None) == {}
+    assert destinations_read(parse("x", " do: mango juice -> me\n\n", vocabulary),
+                             "handover_to_human") == {"mango-juice_0": "handover_to_human"}
+    assert destinations_read(parse("x", " do: mango juice -> me\n\n", vocabulary), None) == {}
+
+
+SPONGE = "pick up the sponge and give it to me"
+SPONGE_TO_COUNTER = "bring_object_to('kitchen-sponge_0', 'on_kitchen-counter_0')"
+
+
+def test_a_one_call_move_goes_where_the_thing_was_read_to_go():
+    # measured: read "kitchen sponge -> me", the model brought it to the kitchen counter
+    world, ran = run_drinks([SPONGE], [SPONGE_TO_COUNTER, WAIT],
+                            {SPONGE: "do: kitchen sponge -> me"})
+    assert "bring_object_to('kitchen-sponge_0', 'handover_to_human')" in ran
+    assert H.state(world)["kitchen-sponge_0"][1] == H.HUMAN
+    milk = "the milk goes on the counter"
+    world, ran = run_drinks([milk], ["bring_object_to('milk-carton_0', 'handover_to_human')",
+                                     WAIT], {milk: "do: milk carton -> kitchen counter"})
+    assert H.state(world)["milk-carton_0"] == ("on_kitchen-counter_0", None), ran
+    # read where the model takes it (either spelling), read nowhere, or switched off: as written
+    for reading, config in (("do: kitchen sponge -> kitchen counter", {}),
+                            ("do: kitchen sponge -> none", {}),
+                            ("do: kitchen sponge -> me", {"put_where_read": False})):
+        world, ran = run_drinks([SPONGE], [SPONGE_TO_COUNTER, WAIT], {SPONGE: reading}, **config)
+        assert H.state(world)["kitchen-sponge_0"][0] == "on_kitchen-counter_0", reading
 
 
 SCREWDRIVER = "can you grab the screwdriver for me"

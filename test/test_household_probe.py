@@ -29,6 +29,10 @@ def test_a_probe_is_met_only_where_the_world_ends_as_its_goal_says(tmp_path):
     done = P.run_probe(probe, Settings(), ScriptedLLM(list(FETCH)))
     assert done["met"] and done["unmet"] == [] and done["unsaid"] == []
     assert any(s.startswith("handover(object_name=screwdriver_0)") for s in done["skills"])
+    # what the guides changed is in the record: the grasp with no drive before it
+    guided = P.run_probe(probe, Settings(), ScriptedLLM(FETCH[1:]))
+    assert guided["met"] and any("does not stand" in n for n in guided["notes"])
+    assert not any("does not stand" in n for n in done["notes"])
     idle = P.run_probe(probe, Settings(), ScriptedLLM(list(WAIT)))
     assert not idle["met"] and idle["unmet"] == [["screwdriver_0", "human"]]
 

@@ -13,7 +13,8 @@ A probes file (YAML) is a list of probes::
 
 Every probe runs in this one process (the model is loaded once) with its own fresh memory and
 a fresh world; a question the robot asks is answered "yes". Per probe the record keeps what was
-said, the skills the world ran, the unmet facts and the transcript (``OUT/probes.json``), the
+said, the skills the world ran, the unmet facts, how each utterance was read and what the
+guides changed (their log lines) and the transcript (``OUT/probes.json``), the
 totals go to ``OUT/summary.json``.
 
     python -m llm_interaction_node.bench.household_probe --probes FILE [--out DIR]
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import tempfile
 import time
@@ -36,6 +38,19 @@ from .household_lessons import setting_overrides
 
 MODULE = "llm_interaction_node.bench.household_probe"
 YES = "yes"
+# what the record keeps of the log: how each utterance was read, what the guides changed
+NOTED = ("llm_interaction_node.core.reading.reader", "llm_interaction_node.core.guides")
+
+
+class _Notes(logging.Handler):
+    """The INFO lines of :data:`NOTED` while one probe runs."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
 
 
 def load_probes(path: str | Path) -> list[dict]:
@@ -66,9 +81,6 @@ def load_probes(path: str | Path) -> list[dict]:
 
 def run_probe(probe: dict, settings, llm) -> dict:
     """One probe on a fresh memory and world with the client ``llm``: its record."""
-    from ..core.user.channel import CallbackUser
-    from ..session import build_session
-
     world = H.household_world(probe["world"])
     queue = list(probe["said"])
 
@@ -77,7 +89,32 @@ def run_probe(probe: dict, settings, llm) -> dict:
             return YES
         return queue.pop(0) if queue else None
 
+    notes = _Notes()
+    loggers = [logging.getLogger(name) for name in NOTED]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(notes)
+        logger.setLevel(logging.INFO)
     t0 = time.perf_counter()
+    try:
+        transcript, error = _run(world, respond, settings, llm)
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.removeHandler(notes)
+            logger.setLevel(level)
+    unmet = H.unmet([tuple(f) for f in probe["goal"]], H.state(world))
+    return {**probe, "met": not unmet and error is None, "unmet": [list(f) for f in unmet],
+            "skills": [f"{c.skill}({', '.join(f'{k}={v}' for k, v in c.args.items())})"
+                       f" -> {c.result}" for c in world.log],
+            "notes": notes.lines, "unsaid": queue, "error": error,
+            "wall_s": round(time.perf_counter() - t0, 1), "transcript": transcript}
+
+
+def _run(world, respond, settings, llm) -> tuple[str, str | None]:
+    """One session on a fresh memory: its transcript and the error that ended it (or None)."""
+    from ..core.user.channel import CallbackUser
+    from ..session import build_session
+
     error = None
     with tempfile.TemporaryDirectory() as memory:
         session = build_session("humanoid", world, CallbackUser(respond),
@@ -88,12 +125,7 @@ def run_probe(probe: dict, settings, llm) -> dict:
             error = f"{type(exc).__name__}: {exc}"
         transcript = session.console.transcript.render()
         session.console.close()
-    unmet = H.unmet([tuple(f) for f in probe["goal"]], H.state(world))
-    return {**probe, "met": not unmet and error is None, "unmet": [list(f) for f in unmet],
-            "skills": [f"{c.skill}({', '.join(f'{k}={v}' for k, v in c.args.items())})"
-                       f" -> {c.result}" for c in world.log],
-            "unsaid": queue, "error": error, "wall_s": round(time.perf_counter() - t0, 1),
-            "transcript": transcript}
+    return transcript, error
 
 
 def main(argv=None) -> int:

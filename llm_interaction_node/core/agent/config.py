@@ -97,7 +97,9 @@ class AgentConfig:
                                    "sends to a named surface, a drive to the user goes to that "
                                    "surface and a hand-over places it there (the code rewrites "
                                    "the call; core/guides/put_as_read.py; measured: 'carry the "
-                                   "juice over to the dining table' handed to the user, issue 44)")
+                                   "juice over to the dining table' handed to the user, issue 44);"
+                                   " a one-call move (bring_object_to) of a thing the reading "
+                                   "sends to a surface or to the user goes there")
     say_what_happened: bool = setting(True, "after the console reported that something did "
                                       "not happen (a learn call that stored nothing, a skill "
                                       "that failed, a name the robot does not know), say() may "

@@ -2,7 +2,8 @@
 attempt, in an API with ``place_object``): while the robot holds a thing the request's reading
 sends to a named surface ("carry the juice over to the dining table": ``do: mango juice ->
 dining table``), a ``move_to`` elsewhere goes in front of that surface, and a hand-over of the
-thing to the user places it there instead.
+thing to the user places it there instead. A one-call move of a thing the reading sends to a
+named surface or to the user (``bring_object_to``, the API's move function) goes there.
 
 Measured (teach-once bench, built-in wordings, 7988a48): "could you carry the apple over to the
 windowsill?" (seed 0) and "could you carry the juice over to the dining table?" (seed 15522):
@@ -13,16 +14,22 @@ computes: the reading says where the thing goes; the code writes that place into
 and the hand-on, as :mod:`.as_read` writes the named thing into a grasp. Left alone: a thing
 the reading hands to the user or sends nowhere, a place that is no surface (a room), a turn
 that follows a lesson (:mod:`.where_it_lies` sends its drives where its acts happen), the
-tabletop, every turn after the user answered an attempt. Before a statement runs: the agent
-runs what this returns."""
+tabletop, every turn after the user answered an attempt.
+
+Measured (twelve new household wordings, session 62, 28b5575): "pick up the sponge and give it
+to me" was read ``do: kitchen sponge -> me``; the model wrote ``bring_object_to(
+'kitchen-sponge_0', 'on_kitchen-counter_0')`` and said "The sponge is on the kitchen counter
+now." Before a statement runs: the agent runs what this returns."""
 from __future__ import annotations
 
+import ast
 import logging
 
-from ..apis.humanoid_scene import HANDOVER_LOCATION, SURFACE_PREFIX, in_front_of
+from ..apis.humanoid_scene import HANDOVER_LOCATION, NAV_PREFIX, SURFACE_PREFIX, in_front_of
 from ..learning.hand import holding_of
-from ..reading.structure import Reading, names_said
-from .as_read import follows_a_lesson, object_of
+from ..reading.structure import ME, Reading, names_said
+from ..transcript.statements import bare_call
+from .as_read import follows_a_lesson, literal_argument, object_of
 from .state import GuideState
 from .where_it_lies import move_target, with_target
 
@@ -48,12 +55,61 @@ def surfaces_read(reading: Reading | None) -> dict[str, str]:
     return found
 
 
+def destinations_read(reading: Reading | None, to_user: str | None) -> dict[str, str]:
+    """:func:`surfaces_read`, and each thing a ``do`` clause hands to the user (``me``) ->
+    ``to_user`` (the move's target that hands it on; None: none)."""
+    found = surfaces_read(reading)
+    if reading is None or to_user is None:
+        return found
+    for clause in reading.of_kind("do"):
+        if clause.where is not None and clause.where.how == ME:
+            for name in names_said(clause.objects):
+                found.setdefault(name, to_user)
+    return found
+
+
+def _furniture(place: str) -> str:
+    """A surface or the place in front of it as the furniture's name (both spellings of one
+    destination); another place as it is."""
+    for prefix in (SURFACE_PREFIX, NAV_PREFIX):
+        if place.startswith(prefix):
+            return place[len(prefix):]
+    return place
+
+
+def moved_as_read(state: GuideState, source: str) -> str | None:
+    """``source``, a one-call move (``bring_object_to(thing, where)``) of a thing the reading
+    sends elsewhere, with the read destination; None for any other statement."""
+    move = state.console.api.move_function()
+    call = bare_call(source)
+    if move is None or call is None or call.func.id != move[0].name:
+        return None
+    spec = move[1]
+    thing = literal_argument(call, spec.object_param, 0)
+    where = literal_argument(call, spec.target_param, 1)
+    read = destinations_read(state.readings[0], spec.to_user).get(thing)
+    if thing is None or where is None or read is None or \
+            _furniture(where) == _furniture(read) or follows_a_lesson(state):
+        return None
+    log.info("the request was read to take the %s to %s: %s goes there instead", thing, read,
+             source)
+    if len(call.args) > 1:
+        call.args[1] = ast.Constant(read)
+    else:
+        call.keywords = [k for k in call.keywords if k.arg != spec.target_param] + \
+            [ast.keyword(spec.target_param, ast.Constant(read))]
+    return ast.unparse(call)
+
+
 def put_as_read(state: GuideState, source: str) -> str:
     """``source`` taking a held thing where the request was read to put it (see the module)."""
     api = state.console.api
     if not state.config.put_where_read or PLACE not in api or \
             len(state.task_utterances) != 1 or not state.readings:
         return source
+    moved = moved_as_read(state, source)
+    if moved is not None:
+        return moved
     goes = surfaces_read(state.readings[0])
     if not goes:
         return source
@@ -75,4 +131,4 @@ def put_as_read(state: GuideState, source: str) -> str:
     return with_target(source, in_front_of(surface))
 
 
-__all__ = ["put_as_read", "surfaces_read"]
+__all__ = ["put_as_read", "surfaces_read", "destinations_read", "moved_as_read"]
