@@ -99,7 +99,7 @@ def run_probe(probe: dict, settings, llm) -> dict:
     try:
         transcript, error = _run(world, respond, settings, llm)
     finally:
-        for logger, level in zip(loggers, levels):
+        for logger, level in zip(loggers, levels, strict=True):
             logger.removeHandler(notes)
             logger.setLevel(level)
     unmet = H.unmet([tuple(f) for f in probe["goal"]], H.state(world))
