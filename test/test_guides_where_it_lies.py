@@ -275,3 +275,11 @@ def test_a_grasp_where_the_robot_stands_drives_nowhere_and_switched_off_it_fails
     world, ran = run([SCREWDRIVER], ["grasp('screwdriver_0')", WAIT], readings=GRAB,
                      go_where_it_lies=False)
     assert LONG_TABLE not in ran and "screwdriver_0" not in held_by_human(world)
+
+
+def test_next_to_a_thing_the_thing_goes_on_the_surface_that_thing_lies_on():
+    # core/reading/beside.py makes the place; put_as_read writes it into the model's move
+    said = "put the apple next to the book"
+    world, ran = run([said], ["bring_object_to('apple_0', 'handover_to_human')", WAIT],
+                     {said: "do: apple -> book"}, world_name="living_room")
+    assert H.state(world)["apple_0"] == ("on_coffee-table_0", None), ran

@@ -41,6 +41,7 @@ from .attempt import answering, oriented
 from .check import SlotCheck
 from .check import prefix as check_prefix
 from .grammar import also_rest_gbnf, move_rest_gbnf, reading_gbnf
+from .beside import things_as_places
 from .in_place import without_places_in_place
 from .lasting import LastingCheck
 from .lasting import prefix as lasting_prefix
@@ -178,6 +179,7 @@ class Reader:
                                     vocabulary, kind == "reply", moved)
             wall = time.perf_counter() - start
             self.costs[-1].wall_s = wall
+        reading = things_as_places(reading, vocabulary.lying)
         if kind == "request" or moved is not None:
             reading = without_places_in_place(reading, vocabulary.lying, moved or ())
         self.last_failure = None
