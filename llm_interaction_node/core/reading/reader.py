@@ -38,10 +38,10 @@ from .asked_name import prompt_file as asked_name_prompt
 from .asked_place import AskedPlaceCheck
 from .asked_place import prompt_file as asked_place_prompt
 from .attempt import answering, oriented
+from .beside import things_as_places
 from .check import SlotCheck
 from .check import prefix as check_prefix
 from .grammar import also_rest_gbnf, move_rest_gbnf, reading_gbnf
-from .beside import things_as_places
 from .in_place import without_places_in_place
 from .lasting import LastingCheck
 from .lasting import prefix as lasting_prefix
