@@ -9,10 +9,11 @@ the book" was read ``do: apple -> bookshelf`` and the apple went to the bookshel
 reading prompt as it is, the embedded model named the thing in 3 of 6 such requests (the
 remote, the water bottle; the cereal's dining table outright); a reading example that names a
 thing as the place (tried, ``docs/eval/reading/tried_thing_as_place_example``) made it 4 of 6
-but moved three tabletop readings of the reading bench (140/156, was 141): not kept. Left alone: a thing that lies on no known
-surface (held, in the user's hand), a clause that sends the thing itself (the model's slip:
-"the milk next to the milk"), and every scene that tells positions, not surfaces (the tabletop:
-``lying`` is empty there, and a block on a block is a place).
+but moved three tabletop readings of the reading bench (140/156, was 141): not kept. Left
+alone: a thing that lies on no known surface (held, in the user's hand), a clause that sends
+the thing itself (the model's slip: "the milk next to the milk"), and every scene that tells
+positions, not surfaces (the tabletop: ``lying`` is empty there, and a block on a block is a
+place).
 """
 from __future__ import annotations
 
