@@ -183,6 +183,13 @@ def test_a_first_drive_from_an_unknown_start_is_no_taught_route_beside_a_known_o
     bring = (">>> bring_object_to('screwdriver_0', 'on_workshop-bench_0', speed_factor=2.0)"
              "\n'success'")
     assert drive_speeds(bring) == {(None, BENCH_AT): 2.0}
+    # a speed given by position is a speed too, and is not shown in a prompt either
+    from llm_interaction_node.core.learning.route import without_speeds
+    by_position = ">>> " + FAST_BENCH.replace("speed_factor=", "") + "\n'success'"
+    assert "speed_factor" not in by_position and drive_speeds(by_position) == \
+        {(None, BENCH_AT): 2.0}
+    assert drive_speeds(without_speeds(by_position)) == {}
+    assert without_speeds(alone) != alone and drive_speeds(without_speeds(alone)) == {}
 
 
 def test_a_lesson_is_shown_without_the_speeds_of_its_drives(tmp_path):

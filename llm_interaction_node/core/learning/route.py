@@ -82,14 +82,20 @@ def lacks_the_speed(reply: Reading | None, lesson: str) -> bool:
                               for e, driven in zip(entries, on, strict=True))
 
 
+def _given_speed(call: ast.Call) -> ast.expr | None:
+    """The speed a drive's call gives, by keyword or by position (None: none given)."""
+    at = DRIVES[call.func.id]
+    return next((k.value for k in call.keywords if k.arg == "speed_factor"),
+                call.args[at] if len(call.args) > at else None)
+
+
 def speed_of(source: str) -> float | None:
-    """The speed factor of a drive (1 where it gives none); None for another statement."""
+    """The speed factor of a drive (1 where it gives none); None for another statement or a
+    speed that is no number."""
     call = bare_call(source)
     if call is None or call.func.id not in DRIVES:
         return None
-    given = next((k.value for k in call.keywords if k.arg == "speed_factor"),
-                 call.args[DRIVES[call.func.id]] if len(call.args) > DRIVES[call.func.id]
-                 else None)
+    given = _given_speed(call)
     if given is None:
         return 1.0
     value = given.value if isinstance(given, ast.Constant) else None
@@ -157,8 +163,9 @@ def at_asked_speed(reply: Reading | None, source: str) -> str:
 
 def drive_speeds(transcript: str) -> dict[tuple[str | None, str], float]:
     """The taught speeds of a lesson's drives: (from, to) -> factor for each drive whose
-    ``speed_factor`` is not the normal 1 (from: the end of the lesson's drive before it;
-    None for its first drive and for a ``bring_object_to``, which fetches first).
+    ``speed_factor`` (by keyword or by position) is not the normal 1 (from: the end of the
+    lesson's drive before it; None for its first drive and for a ``bring_object_to``, which
+    fetches first).
 
     A first ``move_to`` (from wherever the robot stood) counts only where no drive of the
     lesson with a known start has a speed: its route is not known, so taken as "every drive to
@@ -174,9 +181,8 @@ def drive_speeds(transcript: str) -> dict[tuple[str | None, str], float]:
         if to is None:
             continue
         call = bare_call(entry.source)
-        factor = next((k.value.value for k in call.keywords if k.arg == "speed_factor"
-                       and isinstance(k.value, ast.Constant)), None)
-        if isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor != 1:
+        factor = speed_of(entry.source)         # by keyword or by position
+        if factor is not None and factor != 1:
             origin = where if call.func.id == "move_to" else None
             found[(origin, to)] = float(factor)
             if origin is None and call.func.id == "move_to":
@@ -189,19 +195,18 @@ def drive_speeds(transcript: str) -> dict[tuple[str | None, str], float]:
 
 
 def without_speeds(transcript: str) -> str:
-    """``transcript`` with no ``speed_factor`` on its drives: how a lesson is shown in a
-    prompt. A taught speed is the robot's (:class:`RememberedRoutes`: the API drives the route
-    at it whichever call drives it); written in the shown lesson, the model copied it onto
-    drives elsewhere (measured, section E at 2d444f6: the lesson
+    """``transcript`` with no speed on its drives (by keyword or by position): how a lesson is
+    shown in a prompt. A taught speed is the robot's (:class:`RememberedRoutes`: the API drives
+    the route at it whichever call drives it); written in the shown lesson, the model copied it
+    onto drives elsewhere (measured, section E at 2d444f6: the lesson
     ``bring_object_to('screwdriver_0', 'on_workshop-bench_0', speed_factor=2.0)``, shown to "put
     the sponge on the kitchen counter", was followed with ``speed_factor=2.0``), and on a
     one-call bring it speeds the fetch too."""
-    if "speed_factor" not in transcript:
-        return transcript
     entries, changed = [], False
     for entry in Transcript.parse(transcript).entries:
-        if not entry.is_comment and "speed_factor" in entry.source \
-                and destination(entry.source) is not None:
+        call = bare_call(entry.source) if not entry.is_comment else None
+        if call is not None and destination(entry.source) is not None and \
+                _given_speed(call) is not None:
             entry, changed = replace(entry, source=_at_speed(entry.source, None)), True
         entries.append(entry)
     return Transcript(entries).render() if changed else transcript
