@@ -54,6 +54,7 @@ from .parse import ReadingError, parse, parse_clause
 from .prompt import END, KINDS, spoken_text
 from .prompt import build as build_prompt
 from .prompt import prefix as reading_prefix
+from .said_place import places_said
 from .structure import Clause, Reading
 from .vocabulary import ReadingVocabulary
 
@@ -179,7 +180,7 @@ class Reader:
                                     vocabulary, kind == "reply", moved)
             wall = time.perf_counter() - start
             self.costs[-1].wall_s = wall
-        reading = things_as_places(reading, vocabulary.lying)
+        reading = things_as_places(places_said(reading, vocabulary), vocabulary.lying)
         if kind == "request" or moved is not None:
             reading = without_places_in_place(reading, vocabulary.lying, moved or ())
         self.last_failure = None
