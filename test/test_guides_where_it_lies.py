@@ -283,3 +283,39 @@ def test_next_to_a_thing_the_thing_goes_on_the_surface_that_thing_lies_on():
     world, ran = run([said], ["bring_object_to('apple_0', 'handover_to_human')", WAIT],
                      {said: "do: apple -> book"}, world_name="living_room")
     assert H.state(world)["apple_0"] == ("on_coffee-table_0", None), ran
+
+
+def test_a_placing_on_another_surface_puts_the_thing_where_it_was_read_to_go():
+    # measured: read "banana -> coffee table", the model drove there and placed on the sideboard
+    said = "set the banana down beside the remote"
+    to_table = "move_to(get_location_coordinates('inFrontOf_coffee-table_0'))"
+    sideboard = "place_object('banana_0', 'on_sideboard_0')"
+    steps = ["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+             "grasp('banana_0')", to_table, sideboard, WAIT]
+    for placing in (sideboard, "place_object('banana_0', 'inFrontOf_coffee-table_0')"):
+        world, ran = run([said], [*steps[:3], placing, WAIT],
+                         {said: "do: banana -> remote control"}, world_name="living_room")
+        assert "place_object('banana_0', 'on_coffee-table_0')" in ran, placing
+        assert H.state(world)["banana_0"] == ("on_coffee-table_0", None)
+    # read to go where the model puts it, or switched off: as written
+    world, ran = run([said], steps, {said: "do: banana -> sideboard"}, world_name="living_room")
+    assert sideboard in ran and H.state(world)["banana_0"] == ("on_sideboard_0", None)
+    world, ran = run([said], steps, {said: "do: banana -> remote control"},
+                     world_name="living_room", put_where_read=False, go_where_it_lies=False)
+    assert ran[-2:] == [sideboard, WAIT]
+    assert H.state(world)["banana_0"][1] == "right"      # still in hand: the placing failed
+
+
+def test_a_placing_where_the_robot_does_not_stand_drives_in_front_of_the_surface_first():
+    said = "put the banana on the sideboard"
+    steps = ["move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))",
+             "grasp('banana_0')", "place_object('banana_0', 'on_sideboard_0')", WAIT]
+    world, ran = run([said], steps, {said: "do: banana -> sideboard"}, world_name="living_room")
+    assert ran.index("move_to(get_location_coordinates('inFrontOf_sideboard_0'))") == \
+        ran.index("place_object('banana_0', 'on_sideboard_0')") - 1
+    assert H.state(world)["banana_0"] == ("on_sideboard_0", None)
+    # a placing on no surface the robot drives to: as written (the API says why it fails)
+    world, ran = run([said], [*steps[:2], "place_object('banana_0', 'handover_to_human')",
+                              WAIT], {said: "do: banana -> sideboard"},
+                     world_name="living_room", put_where_read=False)
+    assert not any("handover_to_human'))" in s for s in ran)

@@ -26,6 +26,16 @@ def in_front_of(location: str | None) -> str | None:
     return NAV_PREFIX + location[len(SURFACE_PREFIX):]
 
 
+def furniture_of(place: str) -> str:
+    """The furniture a surface or the place in front of it names (``'on_table_0'``,
+    ``'inFrontOf_table_0'`` -> ``'table_0'``: the spellings of one destination that
+    ``place_object`` takes); another place as it is."""
+    for prefix in (SURFACE_PREFIX, NAV_PREFIX):
+        if place.startswith(prefix):
+            return place[len(prefix):]
+    return place
+
+
 def surface_at(location: str | None) -> str | None:
     """The surface the robot reaches from where it stands: ``'inFrontOf_long-table_0'`` ->
     ``'on_long-table_0'``; None for a place that is in front of no furniture."""

@@ -1,9 +1,14 @@
 """Put it where the request was read to put it (``agent.put_where_read``; a request's first
 attempt, in an API with ``place_object``): while the robot holds a thing the request's reading
 sends to a named surface ("carry the juice over to the dining table": ``do: mango juice ->
-dining table``), a ``move_to`` elsewhere goes in front of that surface, and a hand-over of the
-thing to the user places it there instead. A one-call move of a thing the reading sends to a
-named surface or to the user (``bring_object_to``, the API's move function) goes there.
+dining table``), a drive to the user goes in front of that surface, and a hand-over of the thing
+to the user, or a placing of it on another surface, places it there instead. A one-call move of
+a thing the reading sends to a named surface or to the user (``bring_object_to``, the API's move
+function) goes there. Measured (household probes of session 62, 90301d5): "set the banana down
+beside the remote", read ``do: banana -> coffee table`` (the remote lies there), drove to the
+coffee table and wrote ``place_object('banana_0', 'inFrontOf_coffee-table_0')`` (a place, no
+surface: not run), then ``place_object('banana_0', 'on_sideboard_0')``; "the book should go
+next to the glasses" did the same at the windowsill: both failed.
 
 Measured (teach-once bench, built-in wordings, 7988a48): "could you carry the apple over to the
 windowsill?" (seed 0) and "could you carry the juice over to the dining table?" (seed 15522):
@@ -25,7 +30,7 @@ from __future__ import annotations
 import ast
 import logging
 
-from ..apis.humanoid_scene import HANDOVER_LOCATION, NAV_PREFIX, SURFACE_PREFIX, in_front_of
+from ..apis.humanoid_scene import HANDOVER_LOCATION, SURFACE_PREFIX, furniture_of, in_front_of
 from ..learning.hand import holding_of
 from ..reading.structure import ME, Reading, names_said
 from ..transcript.statements import bare_call
@@ -68,15 +73,6 @@ def destinations_read(reading: Reading | None, to_user: str | None) -> dict[str,
     return found
 
 
-def _furniture(place: str) -> str:
-    """A surface or the place in front of it as the furniture's name (both spellings of one
-    destination); another place as it is."""
-    for prefix in (SURFACE_PREFIX, NAV_PREFIX):
-        if place.startswith(prefix):
-            return place[len(prefix):]
-    return place
-
-
 def moved_as_read(state: GuideState, source: str) -> str | None:
     """``source``, a one-call move (``bring_object_to(thing, where)``) of a thing the reading
     sends elsewhere, with the read destination; None for any other statement."""
@@ -89,7 +85,7 @@ def moved_as_read(state: GuideState, source: str) -> str | None:
     where = literal_argument(call, spec.target_param, 1)
     read = destinations_read(state.readings[0], spec.to_user).get(thing)
     if thing is None or where is None or read is None or \
-            _furniture(where) == _furniture(read) or follows_a_lesson(state):
+            furniture_of(where) == furniture_of(read) or follows_a_lesson(state):
         return None
     log.info("the request was read to take the %s to %s: %s goes there instead", thing, read,
              source)
@@ -120,15 +116,24 @@ def put_as_read(state: GuideState, source: str) -> str:
     surface = goes[thing]
     target = move_target(source)
     handed = object_of(source, {HANDOVER: "object_name"}) if HANDOVER in api else None
-    if target != HANDOVER_LOCATION and handed != thing:
+    placed = object_of(source, {PLACE: "object_in_hand_name"})
+    elsewhere = placed == thing and _place_of(source) != surface  # or spelled as no surface
+    if target != HANDOVER_LOCATION and handed != thing and not elsewhere:
         return source                   # a drive elsewhere (a detour) is the model's
     if follows_a_lesson(state):
         return source
     log.info("the request was read to put the %s on %s: %s goes there instead", thing,
              surface, source)
-    if handed == thing:
+    if thing in (handed, placed):
         return f"{PLACE}({thing!r}, {surface!r})"
     return with_target(source, in_front_of(surface))
+
+
+def _place_of(source: str) -> str | None:
+    """Where ``source``, a ``place_object`` call, puts its thing (literal), else None."""
+    call = bare_call(source)
+    return literal_argument(call, "destination_object_name", 1) \
+        if call is not None and call.func.id == PLACE else None
 
 
 __all__ = ["put_as_read", "surfaces_read", "destinations_read", "moved_as_read"]

@@ -25,19 +25,19 @@ where the book had lain, its grasp of the tea cup (on the kitchen counter) faile
 robot drove the taught route fast for a request it was not taught for. Before a statement
 runs: the agent runs what this returns.
 
-A grasp where the robot does not stand (:func:`drive_before`; any turn, the same switch):
-the agent first drives where the thing lies, as a console input of its own that the model
-sees. Measured (five new household wordings, c09a172): "can you grab the screwdriver for
-me" - the model's first statement was ``grasp('screwdriver_0')`` from the room centre,
-"failure: screwdriver_0 is on the long table; the robot is in the room center", and the robot
-said sorry and gave up. Left alone: a thing held, or lying nowhere the robot knows; both hands
-full."""
+A grasp where the robot does not stand, or a placing on a surface it does not stand at
+(:func:`drive_before`; any turn, the same switch): the agent first drives where the thing lies,
+or in front of the surface, as a console input of its own that the model sees. Measured (five
+new household wordings, c09a172): "can you grab the screwdriver for me" - the model's first
+statement was ``grasp('screwdriver_0')`` from the room centre, "failure: screwdriver_0 is on the
+long table; the robot is in the room center", and the robot said sorry and gave up. Left alone:
+a thing held, or lying nowhere the robot knows; both hands full."""
 from __future__ import annotations
 
 import ast
 import logging
 
-from ..apis.humanoid_scene import in_front_of
+from ..apis.humanoid_scene import SURFACE_PREFIX, furniture_of, in_front_of
 from ..learning.hand import holding_of
 from ..learning.route import destination
 from ..reading.select import object_locations
@@ -54,6 +54,7 @@ MOVE = "move_to"
 PLACE = "place_object"
 LOCATIONS = "list_object_locations"
 COORDINATES = "get_location_coordinates"
+LOCATION_NAMES = "list_locations"
 SPEECH = ("say", "ask")
 LOOKS = ("list_", "get_")                  # the API's queries: the robot stays where it is
 # the acts that say where the robot must stand, and the argument that says it
@@ -98,28 +99,44 @@ def next_act_place(rest, lying: dict[str, str | None]) -> str | None:
 
 def drive_before(state: GuideState, source: str) -> str | None:
     """The drive to run before ``source``, a ``grasp`` of a thing that lies in front of a
-    place the robot's last drive did not reach: ``move_to(get_location_coordinates(<that
-    place>))`` (where no drive reached a place, e.g. at the start, the robot drives); None for
-    any other statement, or where it is not known where the thing lies."""
+    place the robot's last drive did not reach, or a ``place_object`` on a surface it did not
+    reach: ``move_to(get_location_coordinates(<that place>))`` (where no drive reached a place,
+    e.g. at the start, the robot drives); None for any other statement, or where it is not
+    known where the thing lies."""
     api = state.console.api
     if not state.config.go_where_it_lies or any(
-            name not in api for name in (GRASP, MOVE, LOCATIONS, COORDINATES)):
+            name not in api for name in (GRASP, MOVE, LOCATIONS, COORDINATES, LOCATION_NAMES)):
         return None
     call = bare_call(source)
-    if call is None or call.func.id != GRASP:
+    if call is None or call.func.id not in WHERE_ACTS:
         return None
-    holding = holding_of(api)
-    if holding and all(holding.values()):  # both hands full: the grasp says so where it is
-        return None
-    index, param = WHERE_ACTS[GRASP]
+    index, param = WHERE_ACTS[call.func.id]
     named = literal_argument(call, param, index)
-    lying = object_locations(api) if named is not None else None
-    place = in_front_of(lying.get(named)) if lying is not None else None
-    if place is None or place == robot_at(api):
+    if named is None:
+        return None
+    if call.func.id == GRASP:
+        holding = holding_of(api)
+        if holding and all(holding.values()):  # both hands full: the grasp says so where it is
+            return None
+        lying = object_locations(api)
+        place = in_front_of(lying.get(named)) if lying is not None else None
+    else:
+        place = in_front_of(SURFACE_PREFIX + furniture_of(named))
+    if place is None or place == robot_at(api) or not _known_location(api, place):
         return None
     drive = f"{MOVE}({COORDINATES}({place!r}))"
-    log.info("%s lies at %s, where the robot does not stand: %s first", named, place, drive)
+    log.info("%s is at %s, where the robot does not stand: %s first", named, place, drive)
     return drive
+
+
+def _known_location(api, place: str) -> bool:
+    """Whether the robot lists ``place`` among the places it drives to (False where it cannot
+    say: the model's statement runs as written)."""
+    try:
+        return place in api[LOCATION_NAMES].fn()
+    except Exception as exc:  # noqa: BLE001 - a robot that cannot say: no drive first
+        log.warning("the robot's places are unknown (%s): no drive first", exc)
+        return False
 
 
 def robot_at(api) -> str | None:
