@@ -54,3 +54,11 @@ def test_the_tabletop_s_places_too():
         ["blue block"]
     assert place("cyan block into the gray bowl", ["do: cyan block -> blue block"], v) == \
         ["gray bowl"]
+
+
+def test_a_name_the_reading_gives_things_by_is_no_place_said():
+    # measured (reading bench, 90301d5): "top edge" is no name said whole; the blue bowl is the
+    # relation's reference, said for that
+    v = ReadingVocabulary.of(["cyan block", "gray block", "blue bowl"], ["top side", "left side"])
+    assert place("move the cube left of the blue bowl over to the top edge",
+                 ["do: the block left of blue bowl -> top side"], v) == ["top side"]
