@@ -90,8 +90,9 @@ class AgentConfig:
                                      " measured: the 1.5B model drove to the kitchen counter "
                                      "for a spray on the long table, issue 44); in any turn, a "
                                      "grasp of a thing (a placing on a surface) where the robot "
-                                     "does not stand drives there first (measured: 'can you grab the screwdriver for "
-                                     "me' grasped from the room centre and gave up)")
+                                     "does not stand drives there first (measured: 'can you "
+                                     "grab the screwdriver for me' grasped from the room centre "
+                                     "and gave up)")
     put_where_read: bool = setting(True, "in a request's first attempt (an API with "
                                    "place_object), while the robot holds a thing the reading "
                                    "sends to a named surface, a drive to the user goes to that "
