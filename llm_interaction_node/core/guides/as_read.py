@@ -59,16 +59,23 @@ def object_of(source: str, params: dict[str, str]) -> str | None:
     return literal_argument(call, params[call.func.id])
 
 
+def with_argument(call: ast.Call, param: str, index: int, value: str) -> str:
+    """``call`` as source with ``value`` as its argument at position ``index``, or as
+    ``param=`` where it is given so (in its place) or not given (added last)."""
+    if len(call.args) > index:
+        call.args[index] = ast.Constant(value)
+    elif any(k.arg == param for k in call.keywords):
+        call.keywords = [ast.keyword(param, ast.Constant(value)) if k.arg == param else k
+                         for k in call.keywords]
+    else:
+        call.keywords.append(ast.keyword(param, ast.Constant(value)))
+    return ast.unparse(call)
+
+
 def with_object(source: str, params: dict[str, str], name: str) -> str:
     """``source`` (a call of one of ``params``) with ``name`` as its object."""
     call = bare_call(source)
-    param = params[call.func.id]
-    if call.args:
-        call.args[0] = ast.Constant(name)
-    else:
-        call.keywords = [ast.keyword(param, ast.Constant(name)) if k.arg == param else k
-                         for k in call.keywords]
-    return ast.unparse(call)
+    return with_argument(call, params[call.func.id], 0, name)
 
 
 def lesson_plan(state: GuideState) -> LessonPlan | None:
@@ -127,5 +134,5 @@ def as_read(state: GuideState, source: str) -> str:
     return with_object(source, params, left[0])
 
 
-__all__ = ["as_read", "object_of", "with_object", "literal_argument", "lesson_plan",
-           "follows_a_lesson"]
+__all__ = ["as_read", "object_of", "with_object", "with_argument", "literal_argument",
+           "lesson_plan", "follows_a_lesson"]

@@ -27,20 +27,18 @@ to me" was read ``do: kitchen sponge -> me``; the model wrote ``bring_object_to(
 now." Before a statement runs: the agent runs what this returns."""
 from __future__ import annotations
 
-import ast
 import logging
 
 from ..apis.humanoid_scene import HANDOVER_LOCATION, SURFACE_PREFIX, furniture_of, in_front_of
 from ..learning.hand import holding_of
 from ..reading.structure import ME, Reading, names_said
 from ..transcript.statements import bare_call
-from .as_read import follows_a_lesson, literal_argument, object_of
+from .as_read import HAND_ON, follows_a_lesson, literal_argument, object_of, with_argument
 from .state import GuideState
-from .where_it_lies import move_target, with_target
+from .where_it_lies import PLACE, WHERE_ACTS, move_target, with_target
 
 log = logging.getLogger(__name__)
 
-PLACE = "place_object"
 HANDOVER = "handover_object_to_human"
 
 
@@ -89,12 +87,7 @@ def moved_as_read(state: GuideState, source: str) -> str | None:
         return None
     log.info("the request was read to take the %s to %s: %s goes there instead", thing, read,
              source)
-    if len(call.args) > 1:
-        call.args[1] = ast.Constant(read)
-    else:
-        call.keywords = [k for k in call.keywords if k.arg != spec.target_param] + \
-            [ast.keyword(spec.target_param, ast.Constant(read))]
-    return ast.unparse(call)
+    return with_argument(call, spec.target_param, 1, read)
 
 
 def put_as_read(state: GuideState, source: str) -> str:
@@ -115,8 +108,8 @@ def put_as_read(state: GuideState, source: str) -> str:
     (thing,) = held
     surface = goes[thing]
     target = move_target(source)
-    handed = object_of(source, {HANDOVER: "object_name"}) if HANDOVER in api else None
-    placed = object_of(source, {PLACE: "object_in_hand_name"})
+    handed = object_of(source, {HANDOVER: HAND_ON[HANDOVER]}) if HANDOVER in api else None
+    placed = object_of(source, {PLACE: HAND_ON[PLACE]})
     elsewhere = placed == thing and _place_of(source) != surface  # or spelled as no surface
     if target != HANDOVER_LOCATION and handed != thing and not elsewhere:
         return source                   # a drive elsewhere (a detour) is the model's
@@ -132,8 +125,10 @@ def put_as_read(state: GuideState, source: str) -> str:
 def _place_of(source: str) -> str | None:
     """Where ``source``, a ``place_object`` call, puts its thing (literal), else None."""
     call = bare_call(source)
-    return literal_argument(call, "destination_object_name", 1) \
-        if call is not None and call.func.id == PLACE else None
+    if call is None or call.func.id != PLACE:
+        return None
+    index, param = WHERE_ACTS[PLACE]
+    return literal_argument(call, param, index)
 
 
 __all__ = ["put_as_read", "surfaces_read", "destinations_read", "moved_as_read"]

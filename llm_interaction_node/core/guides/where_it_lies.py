@@ -87,14 +87,23 @@ def next_act_place(rest, lying: dict[str, str | None]) -> str | None:
             return None
         if call.func.id in SPEECH or call.func.id.startswith(LOOKS):
             continue                       # speech, a question, a look: not where it acts
-        if call.func.id not in WHERE_ACTS:
-            return None
-        index, param = WHERE_ACTS[call.func.id]
-        named = literal_argument(call, param, index)
-        if named is None:
-            return None
-        return in_front_of(lying.get(named) if call.func.id == GRASP else named)
+        return stand_for(call, lying)
     return None
+
+
+def stand_for(call, lying: dict[str, str | None]) -> str | None:
+    """Where the robot must stand for ``call``: a grasp's thing, in front of where it lies
+    (``lying``: thing -> its place); a placing, in front of its surface (either spelling);
+    None for another call or where that is not known."""
+    if call.func.id not in WHERE_ACTS:
+        return None
+    index, param = WHERE_ACTS[call.func.id]
+    named = literal_argument(call, param, index)
+    if named is None:
+        return None
+    if call.func.id == GRASP:
+        return in_front_of(lying.get(named))
+    return in_front_of(SURFACE_PREFIX + furniture_of(named))
 
 
 def drive_before(state: GuideState, source: str) -> str | None:
@@ -110,22 +119,17 @@ def drive_before(state: GuideState, source: str) -> str | None:
     call = bare_call(source)
     if call is None or call.func.id not in WHERE_ACTS:
         return None
-    index, param = WHERE_ACTS[call.func.id]
-    named = literal_argument(call, param, index)
-    if named is None:
-        return None
+    lying: dict[str, str | None] | None = {}
     if call.func.id == GRASP:
         holding = holding_of(api)
         if holding and all(holding.values()):  # both hands full: the grasp says so where it is
             return None
         lying = object_locations(api)
-        place = in_front_of(lying.get(named)) if lying is not None else None
-    else:
-        place = in_front_of(SURFACE_PREFIX + furniture_of(named))
+    place = stand_for(call, lying) if lying is not None else None
     if place is None or place == robot_at(api) or not _known_location(api, place):
         return None
     drive = f"{MOVE}({COORDINATES}({place!r}))"
-    log.info("%s is at %s, where the robot does not stand: %s first", named, place, drive)
+    log.info("%s needs the robot at %s, where it does not stand: %s first", source, place, drive)
     return drive
 
 
@@ -192,4 +196,5 @@ def _as_the_lesson_acts(state: GuideState, source: str, target: str, plan) -> st
     return with_target(source, place)
 
 
-__all__ = ["where_it_lies", "drive_before", "move_target", "with_target", "next_act_place"]
+__all__ = ["where_it_lies", "drive_before", "move_target", "with_target", "next_act_place",
+           "stand_for"]
