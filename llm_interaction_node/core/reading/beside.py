@@ -40,17 +40,14 @@ def things_as_places(reading: Reading | None, lying: Mapping[str, str]) -> Readi
     that thing lies on (``lying``: thing name -> surface name)."""
     if reading is None or not lying:
         return reading
-    moves = {id(c) for c in reading.moves}
-    clauses = []
-    for clause in reading.clauses:
-        surface = _surface_of_place(clause, lying) if id(clause) in moves else None
-        if surface is not None:
-            log.info("%r: next to the %s is on %s", reading.utterance, clause.where.name,
-                     surface)
-            clause = replace(clause, where=Target("named", surface))
-        clauses.append(clause)
-    clauses = tuple(clauses)
-    return reading if clauses == reading.clauses else replace(reading, clauses=clauses)
+
+    def on_its_surface(clause: Clause) -> Clause:
+        surface = _surface_of_place(clause, lying)
+        if surface is None:
+            return clause
+        log.info("%r: next to the %s is on %s", reading.utterance, clause.where.name, surface)
+        return replace(clause, where=Target("named", surface))
+    return reading.with_moves(on_its_surface)
 
 
 __all__ = ["things_as_places"]

@@ -43,13 +43,12 @@ def without_places_in_place(reading: Reading | None, lying: Mapping[str, str],
     lying = {n: p for n, p in lying.items() if n not in moved}
     if not lying:
         return reading
-    moves = {id(c) for c in reading.moves}
-    clauses = tuple(replace(c, where=None) if id(c) in moves and _in_place(c, lying) else c
-                    for c in reading.clauses)
-    if clauses == reading.clauses:
-        return reading
-    log.info("%r: a place where its things already lie is not a place said", reading.utterance)
-    return replace(reading, clauses=clauses)
+    changed = reading.with_moves(
+        lambda c: replace(c, where=None) if _in_place(c, lying) else c)
+    if changed is not reading:
+        log.info("%r: a place where its things already lie is not a place said",
+                 reading.utterance)
+    return changed
 
 
 __all__ = ["without_places_in_place"]

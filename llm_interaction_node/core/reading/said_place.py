@@ -35,11 +35,11 @@ def _said_instead(clause: Clause, said: set[str], joined: str, used: set[str],
     where = clause.where
     if where is None or where.how != "named" or where.name is None:
         return None
-    moved = set(names_said(clause.objects))
-    if where.name not in moved and _said_whole(v.spoken(where.name), said, joined):
+    if where.name not in names_said(clause.objects) and \
+            _said_whole(v.spoken(where.name), said, joined):
         return None
-    named = [name for form, name in v.targets.items()
-             if name not in moved | used and name != where.name and set(words_of(form)) <= said]
+    named = [name for form, name in v.targets.items()       # what it moves is in ``used``
+             if name not in used and name != where.name and set(words_of(form)) <= said]
     return named[0] if len(named) == 1 else None
 
 
@@ -57,19 +57,17 @@ def places_said(reading: Reading | None, v: ReadingVocabulary) -> Reading | None
         return reading
     said = set(words_of(reading.utterance))
     joined = "".join(words_of(reading.utterance))
-    moves = {id(c) for c in reading.moves}
     used = {name for c in reading.clauses if c.objects is not None
             for name in (*c.objects.names, c.objects.reference) if name}
-    clauses = []
-    for clause in reading.clauses:
-        name = _said_instead(clause, said, joined, used, v) if id(clause) in moves else None
-        if name is not None:
-            log.info("%r names the %s, not the %s", reading.utterance[:60], v.spoken(name),
-                     v.spoken(clause.where.name))
-            clause = replace(clause, where=Target("named", name))
-        clauses.append(clause)
-    clauses = tuple(clauses)
-    return reading if clauses == reading.clauses else replace(reading, clauses=clauses)
+
+    def as_said(clause: Clause) -> Clause:
+        name = _said_instead(clause, said, joined, used, v)
+        if name is None:
+            return clause
+        log.info("%r names the %s, not the %s", reading.utterance[:60], v.spoken(name),
+                 v.spoken(clause.where.name))
+        return replace(clause, where=Target("named", name))
+    return reading.with_moves(as_said)
 
 
 __all__ = ["places_said"]

@@ -36,7 +36,8 @@ The line language, one clause per line (``- `` before each in the prompt)::
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 # clause kinds whose line is "<kind>: <objects> -> <where>". A thing still missing and a thing
 # in the wrong place are one kind, "do" (what is to be done): measured on the development pool,
@@ -217,6 +218,13 @@ class Reading:
     def moves(self) -> list[Clause]:
         """The clauses that say what goes where (requests and corrections)."""
         return self.of_kind(*MOVES)
+
+    def with_moves(self, change: Callable[[Clause], Clause]) -> Reading:
+        """This reading with each move clause as ``change`` makes it; itself where none
+        changes."""
+        moves = {id(c) for c in self.moves}
+        clauses = tuple(change(c) if id(c) in moves else c for c in self.clauses)
+        return self if clauses == self.clauses else replace(self, clauses=clauses)
 
     @property
     def speed(self) -> Clause | None:
