@@ -251,14 +251,44 @@ def test_a_worker_killed_during_an_api_call_is_one_line_not_a_broken_pipe():
     assert isinstance(result.error, RuntimeError)
     assert result.entry.output.splitlines() == [
         "RuntimeError: the console's worker process was killed during slow_skill(), which "
-        "returned 'success' (signal SIGKILL: by the system, e.g. out of memory, or by an "
-        "operator); the console was restarted, the functions f were defined again"]
+        "returned 'success' (signal SIGKILL: possibly the system's out-of-memory killer, or "
+        "an operator); the console was restarted, the functions f were defined again"]
     assert "1 GB" not in result.entry.output
     assert c.execute("f()").entry.output == "'f'"
     runner["pid"] = c.runner.pid
     os.kill(c.runner.pid, signal.SIGKILL)         # dead at a reset (a new task)
     time.sleep(0.2)
     c.new_task()
+    assert c.execute("1 + 1").entry.output == "2"
+    c.close()
+
+
+@pytest.mark.parametrize("signum, why", [
+    (signal.SIGTERM, "terminated by another process or an operator"),
+    (signal.SIGSEGV, "the worker crashed"),
+    (signal.SIGUSR1, "sent by another process or an operator"),
+])
+def test_a_worker_ended_by_another_signal_is_said_as_that_signal_not_out_of_memory(signum,
+                                                                                  why):
+    """Issue 60: a SIGTERM was described as "by the system, e.g. out of memory"; the
+    out-of-memory killer sends SIGKILL. The line names the signal and what it can mean."""
+    runner: dict = {}
+
+    def slow_skill(name: str) -> str:
+        os.kill(runner["pid"], signum)
+        time.sleep(0.3)
+        return "success"
+
+    c = _session(slow_skill)
+    c.execute("1")                              # the worker starts with the first statement
+    runner["pid"] = c.runner.pid
+    result = c.execute("slow_skill('mango-juice_0')")
+    assert isinstance(result.error, RuntimeError)
+    assert result.entry.output.splitlines() == [
+        "RuntimeError: the console's worker process was killed during slow_skill(), which "
+        f"returned 'success' (signal {signal.Signals(signum).name}: {why}); the console was "
+        "restarted"]
+    assert "memory" not in result.entry.output
     assert c.execute("1 + 1").entry.output == "2"
     c.close()
 

@@ -347,11 +347,9 @@ class WorkerRunner:
             return f"StatementTimeout: the statement used more than {self.cpu_limit_s:g} s of CPU"
         during = f" during {self._calling}" if self._calling else ""
         if code is not None and code < 0:
-            # not a limit of ours (those end as MemoryError or SIGXCPU): the OOM killer or
-            # an operator; the worker is the biggest process by design
+            # not a limit of ours (those end as MemoryError or SIGXCPU)
             return (f"RuntimeError: the console's worker process was killed{during} "
-                    f"(signal {signal.Signals(-code).name}: by the system, e.g. out of memory, "
-                    "or by an operator)")
+                    f"({killed_by(-code)})")
         return f"RuntimeError: the console's worker process ended{during} (exit code {code})"
 
     def _restart_line(self, line: str) -> str:
@@ -406,6 +404,29 @@ class WorkerRunner:
                 self._out = saved
         redefined = [n for n in self.namespace if n not in before and n != "__builtins__"]
         return redefined, [n for n in skipped if n not in redefined]
+
+
+CRASHES = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGABRT})
+
+
+def killed_by(signum: int) -> str:
+    """What the signal a worker died of tells about who ended it, no more: the kernel's
+    out-of-memory killer sends SIGKILL (and picks the biggest process, which the worker is by
+    design), so only SIGKILL may be it; SIGTERM is another process asking it to end (an
+    operator, a supervisor); a crash signal is the worker's own fault."""
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = str(signum)
+    if signum == signal.SIGKILL:
+        why = "possibly the system's out-of-memory killer, or an operator"
+    elif signum == signal.SIGTERM:
+        why = "terminated by another process or an operator"
+    elif signum in CRASHES:
+        why = "the worker crashed"
+    else:
+        why = "sent by another process or an operator"
+    return f"signal {name}: {why}"
 
 
 def _size(mb: int) -> str:
