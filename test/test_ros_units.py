@@ -150,6 +150,105 @@ def test_an_empty_scene_is_held_back_and_a_late_one_is_dropped():
     assert memory.wait_for_stamp(103 * 10**9, 0.01)
 
 
+def _scene_memory(warnings, **kw):
+    """A scene memory of drinks_and_cup holding its graspable objects (a real Scene message)."""
+    from builtin_interfaces.msg import Time
+    memory = SceneMemory(StaticKnowledge.from_yaml(world_path("drinks_and_cup")),
+                         warn=warnings.append, **kw)
+    grasped = [o for o in load_household_world("drinks_and_cup").scene()
+               if GRASP in o.affordances]
+    memory.update(scene_to_msg(grasped, stamp=Time(sec=100)))
+    return memory, grasped, {o.name for o in grasped}
+
+
+def _empty(sec):
+    from builtin_interfaces.msg import Time
+    return scene_to_msg([], stamp=Time(sec=sec))
+
+
+def _seen(memory):
+    return {o.name for o in memory.objects()}
+
+
+def test_one_empty_scene_never_empties_the_view_however_long_it_lasts():
+    """Issue 60: one empty scene message emptied the view 2 s later (list_objects() listed 6
+    objects, a grasp() of the same turn failed on []). Perception must say so twice."""
+    warnings = []
+    memory, _, names = _scene_memory(warnings, empty_after_s=0.2)
+    memory.update(_empty(101))
+    time.sleep(0.3)                                   # past empty_after_s: one message only
+    assert names <= _seen(memory)
+    assert not any("empty now" in w for w in warnings)
+    memory.update(_empty(102))                        # said twice, the first 0.3 s old
+    assert not names & _seen(memory)
+    assert "reported no objects 2 times" in warnings[-1]
+    assert memory.wait_for_stamp(102 * 10**9, 0.01)
+
+
+def test_two_empty_scenes_empty_the_view_only_once_the_first_is_old_enough():
+    warnings = []
+    memory, grasped, names = _scene_memory(warnings, empty_after_s=0.4)
+    memory.update(_empty(101))
+    memory.update(_empty(102))
+    assert names <= _seen(memory)                     # twice, but not yet empty_after_s
+    time.sleep(0.45)
+    assert not names & _seen(memory)
+    # a scene with objects between two empty ones starts the count again
+    memory.update(scene_to_msg(grasped))
+    memory.update(_empty(104))
+    memory.update(scene_to_msg(grasped))
+    memory.update(_empty(105))
+    time.sleep(0.45)
+    assert names <= _seen(memory)
+
+
+def test_an_empty_scene_never_empties_the_view_mid_statement():
+    """The view a statement started with keeps its objects until the statement ends; an
+    empty scene takes effect at the statement boundary; objects still update mid-statement."""
+    warnings = []
+    memory, grasped, names = _scene_memory(warnings, empty_after_s=0.0)
+    memory.statement_started()
+    listed = _seen(memory)                            # list_objects() of the statement
+    memory.update(_empty(101))
+    memory.update(_empty(102))
+    memory.update(_empty(103))
+    time.sleep(0.05)
+    assert _seen(memory) == listed                    # the grasp() after it finds them
+    assert not any("empty now" in w for w in warnings)
+    memory.statement_ended()                          # the boundary
+    assert not names & _seen(memory)
+    assert "the view is empty now" in warnings[-1]
+    # a view with objects again; mid-statement a scene with objects replaces it at once
+    memory.update(scene_to_msg(grasped))
+    memory.statement_started()
+    fewer = [o for o in grasped if o.name != "coffee-cup_0"]
+    memory.update(scene_to_msg(fewer))                # a skill moved something
+    assert "coffee-cup_0" not in _seen(memory) and names - {"coffee-cup_0"} <= _seen(memory)
+    memory.statement_ended()
+    # emptying due between statements: the next statement starts with the empty view
+    memory.update(_empty(110))
+    memory.update(_empty(111))
+    memory.statement_started()
+    assert not names & _seen(memory)
+    memory.update(scene_to_msg(grasped))
+    assert names <= _seen(memory)
+    memory.statement_ended()
+
+
+def test_the_empty_scene_rule_is_the_node_parameters_scene_star():
+    assert parameters.PARAMETERS["scene.empty_messages"][0] == 2
+    assert parameters.PARAMETERS["scene.empty_after_s"][0] == 2.0
+    config = parameters.read({"scene.empty_messages": 1, "scene.empty_after_s": 0.0}, env={})
+    assert (config.node.scene.empty_messages, config.node.scene.empty_after_s) == (1, 0.0)
+    with pytest.raises(ValueError, match="scene.empty_messages"):
+        parameters.read({"scene.empty_messages": 0}, env={})
+    # one message at once, as configured
+    warnings = []
+    memory, _, names = _scene_memory(warnings, empty_messages=1, empty_after_s=0.0)
+    memory.update(_empty(101))
+    assert not names & _seen(memory)
+
+
 def test_a_bad_scene_message_updates_the_view_with_its_good_entries_only():
     """Issue 18: one bad message (NaN pose, empty name, a duplicate) must not make the real
     objects vanish; duplicates are reported, not silently resolved."""

@@ -3,7 +3,7 @@
 * ``llm.*``, ``agent.*``, ``memory.*``, ``learning.*``: the fields of
   :class:`~llm_interaction_node.settings.Settings`, the settings ``config/agent.yaml`` gives
   the terminal chat (the API key is no parameter: it comes from the environment);
-* ``api``, ``knowledge``, ``robot.*``, ``timeouts.*``, ``asr.*``: the fields of
+* ``api``, ``knowledge``, ``robot.*``, ``timeouts.*``, ``scene.*``, ``asr.*``: the fields of
   :class:`NodeSettings`, the node's own;
 * ``actions.*``, ``topics.*``, ``services.*``: interface names (defaults in :mod:`.names`,
   the skills' actions in :mod:`.skills`).
@@ -33,6 +33,7 @@ from ..paths import DEFAULT_WORLD
 from ..settings import Settings, settings_info
 from . import names
 from .robot.humanoid import RosHumanoidRobot, SkillTimeouts
+from .robot.scene_memory import SceneSettings
 from .skills import SKILL_ACTIONS
 
 _SPEED = inspect.signature(HumanoidApi).parameters      # the API's own speed limits
@@ -79,6 +80,7 @@ class NodeSettings:
                               "are refused")
     robot: RobotLimits = field(default_factory=RobotLimits)
     timeouts: SkillTimeouts = field(default_factory=SkillTimeouts)
+    scene: SceneSettings = field(default_factory=SceneSettings)
     asr: SpeechInput = field(default_factory=SpeechInput)
 
     def __post_init__(self) -> None:

@@ -108,7 +108,9 @@ class InteractionNode(Node):
 
         # perception + static knowledge -> the ROS robot
         knowledge = StaticKnowledge.from_yaml(world_path(own.knowledge))
-        self.scene_memory = SceneMemory(knowledge, warn=log.warning)
+        self.scene_memory = SceneMemory(knowledge, warn=log.warning,
+                                        empty_after_s=own.scene.empty_after_s,
+                                        empty_messages=own.scene.empty_messages)
         self.create_subscription(Scene, ifaces["topics.scene"], self.scene_memory.update, 10,
                                  callback_group=group)
         skills = {
@@ -174,8 +176,9 @@ class InteractionNode(Node):
                                      replay_start=lambda: household_start_from_scene(
                                          knowledge_file, self.scene_memory.objects()),
                                      input_listeners=[self._hold_for_speech,
+                                                      self._scene_statement,
                                                       self._publish_input],
-                                     listeners=[self._publish_entry])
+                                     listeners=[self._publish_entry, self._scene_boundary])
         self.console, self.agent = self.session.console, self.session.agent
         # a stateful model (the embedded one) evaluates the start of its prompts when the node
         # starts, in the background: the robot listens at once (state `warming`), a request
@@ -300,6 +303,16 @@ class InteractionNode(Node):
         said meanwhile raises InteractionAborted (the turn ends as stopped)."""
         if self.speech_pause is not None and not self.interaction_state.idle:
             self.speech_pause.hold()
+
+    def _scene_statement(self, _source: str) -> None:
+        """Before a statement runs (after the speech pause, which may abort it): the scene
+        view keeps its objects until the statement ends (an empty scene waits for the end)."""
+        self.scene_memory.statement_started()
+
+    def _scene_boundary(self, _entry: Entry) -> None:
+        """After an entry is recorded (the statement's, an annotation, a new task's marker):
+        a statement boundary, where an empty scene may empty the view."""
+        self.scene_memory.statement_ended()
 
     def _publish_input(self, source: str) -> None:
         """Before a statement runs: publish it, so listeners see what the robot is doing."""

@@ -9,8 +9,15 @@ so in the warning), never silently the first. Furniture from the static knowledg
 perception does not
 report; objects whose message carries no affordances get their class's configured ones.
 A scene stamped before the one held is late and dropped (an unstamped one, stamp 0, counts
-as new). An empty scene while the view holds objects is a glitch until it lasts: the view is
-kept (with a warning) until perception has reported nothing for ``empty_after_s``.
+as new). An empty scene while the view holds objects is a glitch until perception says so
+again: the view is kept (with a warning) until ``empty_messages`` empty scenes came in a row
+and the first of them is ``empty_after_s`` old (:class:`SceneSettings`, the node's
+``scene.*`` parameters), and never empties while a console statement runs: the node calls
+:meth:`SceneMemory.statement_started` before each statement and
+:meth:`SceneMemory.statement_ended` after it, so a statement keeps the objects it started
+with (issue 60: ``list_objects()`` listed 6 objects and a ``grasp()`` of the same turn
+failed on ``[]``); an empty view takes effect at a statement boundary. A scene with objects
+replaces the view at once, also mid-statement (a skill's effect must be seen).
 Callbacks store, the worker reads: a lock, never a wait, in the callback.
 """
 from __future__ import annotations
@@ -20,28 +27,48 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...core.apis.humanoid import SceneObject
 from ...core.apis.knowledge import StaticKnowledge
+from ...core.settings.config import setting
 from ..conversions import msg_to_scene_object
 
 MAX_OBJECTS = 1000
-EMPTY_AFTER_S = 2.0         # an empty scene replaces a view with objects after this long
 WARN_EVERY_S = 10.0         # the same kind of warning at most this often
+
+
+@dataclass
+class SceneSettings:
+    """``scene.*``: when the interaction node takes an empty scene for an empty world."""
+
+    empty_messages: int = setting(
+        2, "an empty scene while the view holds objects is a glitch until this many empty "
+        "scenes came in a row (and the first is scene.empty_after_s old); never mid-statement",
+        minimum=1)
+    empty_after_s: float = setting(
+        2.0, "... and until the first of those empty scenes is this old (seconds)", minimum=0.0)
+
+
+_DEFAULTS = SceneSettings()
 
 
 class SceneMemory:
     def __init__(self, knowledge: StaticKnowledge, warn: Callable[[str], None] = lambda m: None,
-                 empty_after_s: float = EMPTY_AFTER_S):
+                 empty_after_s: float = _DEFAULTS.empty_after_s,
+                 empty_messages: int = _DEFAULTS.empty_messages):
         self.knowledge = knowledge
         self._warn = warn
         self.empty_after_s = empty_after_s
+        self.empty_messages = empty_messages
         self._lock = threading.Condition()
         self._objects: list[SceneObject] = []
         self._stamp_ns = 0          # header stamp of the latest scene (0 if none)
         self._empty_since: float | None = None   # empty scenes held back since (monotonic)
+        self._empty_count = 0       # ... how many of them in a row
+        self._in_statement = False  # a console statement runs: the view does not empty
         self._warned: dict[str, tuple[float, int]] = {}   # kind -> (last warned, held since)
         self.updates = 0
         self.dropped = 0            # bad entries seen (duplicates included)
@@ -71,15 +98,17 @@ class SceneMemory:
             if not msg.objects and self._objects:
                 if self._empty_since is None:
                     self._empty_since = time.monotonic()
+                self._empty_count += 1
                 if stamp:
                     self._stamp_ns = stamp
                 self.updates += 1
                 self._lock.notify_all()
                 self._warn_limited("empty", f"scene message: no objects; kept the last view "
                                    f"of {len(self._objects)} objects (taken as empty after "
-                                   f"{self.empty_after_s:g} s of empty scenes)")
+                                   f"{self.empty_messages} empty scenes in a row over "
+                                   f"{self.empty_after_s:g} s, between two statements)")
                 return
-            self._empty_since = None
+            self._empty_since, self._empty_count = None, 0
         good, problems = [], []
         for entry in list(msg.objects)[:MAX_OBJECTS]:
             try:
@@ -129,15 +158,33 @@ class SceneMemory:
                        + f"; {len(good)} good entries updated the view, the other "
                        "objects keep their last good state")
 
+    def statement_started(self) -> None:
+        """A console statement starts (a statement boundary): an empty scene that is due
+        empties the view now, then the view keeps its objects until :meth:`statement_ended`."""
+        with self._lock:
+            self._empty_if_due()
+            self._in_statement = True
+
+    def statement_ended(self) -> None:
+        """The statement ended: an empty scene that is due empties the view at the next look."""
+        with self._lock:
+            self._in_statement = False
+
+    def _empty_if_due(self) -> None:
+        """With the lock: empty the view if perception said so often and long enough."""
+        if self._empty_since is None or self._in_statement \
+                or self._empty_count < self.empty_messages \
+                or time.monotonic() - self._empty_since < self.empty_after_s:
+            return
+        self._warn(f"scene: perception has reported no objects {self._empty_count} times in "
+                   f"{time.monotonic() - self._empty_since:.1f} s; the view is empty now")
+        self._empty_since, self._empty_count = None, 0
+        self._objects = []
+
     def objects(self) -> list[SceneObject]:
         """Perceived objects, then configured furniture that perception did not report."""
         with self._lock:
-            if self._empty_since is not None \
-                    and time.monotonic() - self._empty_since >= self.empty_after_s:
-                self._empty_since = None
-                self._warn(f"scene: perception has reported no objects for "
-                           f"{self.empty_after_s:g} s; the view is empty now")
-                self._objects = []
+            self._empty_if_due()
             perceived = list(self._objects)
         names = {o.name for o in perceived}
         return perceived + [f for f in self.knowledge.furniture if f.name not in names]
