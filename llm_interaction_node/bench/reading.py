@@ -10,7 +10,10 @@ endpoint: the ``--llm-*`` options) and the bench counts:
 * per field: ``kinds`` (the clause kinds), ``objects`` and ``where`` (of the clauses that
   carry them, matched by kind);
 * per category (request, feedback:<kind>, learn, closing, household:<part>:<kind>);
-* the wall time per reading (median, 90th percentile, max) and the tokens evaluated.
+* the cost of one reading (issue 60): the model calls (the reading and each check's yes or
+  no question, :mod:`..core.reading.reader`), the prompt tokens (all; of them the ones the model
+  evaluated, the rest restored from a saved state), the tokens generated and the wall seconds:
+  median, mean, 90th percentile and max of each, and how many readings took 1, 2, ... calls.
 
     python -m llm_interaction_node.bench.reading [--phrasings FILE] [--seed-base 0]
         [--parts request feedback reply household] [--examples YAML] [--out DIR] [--limit N]
@@ -97,11 +100,14 @@ def run(args) -> dict:
                 "wall_s": round(wall, 3),
                 "evaluated_tokens": cost.evaluated_tokens if cost else 0,
                 "generated_tokens": cost.generated_tokens if cost else 0,
+                "prompt_tokens": cost.prompt_tokens if cost else 0,
+                "calls": cost.calls if cost else 0,
             }
             records.write(json.dumps(record) + "\n")
             records.flush()
             done[(item.category, item.utterance)] = record
             print(f"{n}/{len(todo)} {'ok ' if record['exact'] else 'BAD'} {wall:5.2f}s "
+                  f"{record['calls']} call(s) "
                   f"{item.category:28} {item.utterance[:60]!r} -> "
                   f"{'; '.join(record['reading']) or record['failure']}", file=sys.stderr,
                   flush=True)
@@ -138,7 +144,43 @@ def summary(records: list[dict], pool: str, args) -> dict:
                        "p90": walls[int(0.9 * (len(walls) - 1))] if walls else None,
                        "max": walls[-1] if walls else None},
             "evaluated_tokens_median": statistics.median(
-                [r["evaluated_tokens"] for r in records]) if records else None}
+                [r["evaluated_tokens"] for r in records]) if records else None,
+            "cost": reading_cost(records)}
+
+
+COST_FIELDS = ("calls", "prompt_tokens", "evaluated_tokens", "generated_tokens", "wall_s")
+
+
+def reading_cost(records: list[dict]) -> dict:
+    """The cost of one reading over ``records``: per field of :data:`COST_FIELDS` median,
+    mean, p90, max; ``by_calls``: how many readings took 1, 2, ... model calls (records of
+    before issue 60 have no calls nor prompt tokens: those fields are left out)."""
+    out: dict = {}
+    for name in COST_FIELDS:
+        values = sorted(r[name] for r in records if name in r)
+        if values:
+            out[name] = {"median": statistics.median(values),
+                         "mean": round(statistics.fmean(values), 3),
+                         "p90": values[int(0.9 * (len(values) - 1))], "max": values[-1]}
+    calls = [r["calls"] for r in records if "calls" in r]
+    out["by_calls"] = {str(n): calls.count(n) for n in sorted(set(calls))}
+    return out
+
+
+def cost_line(cost: dict) -> str:
+    """One line of :func:`reading_cost` for a person."""
+    def part(name, label, unit=""):
+        if name not in cost:
+            return None
+        c = cost[name]
+        return f"{label} {c['median']:g}{unit} median, {c['mean']:g} mean, {c['p90']:g} p90, " \
+               f"{c['max']:g} max"
+    parts = [p for p in (part("calls", "model calls"), part("prompt_tokens", "prompt tokens"),
+                         part("evaluated_tokens", "evaluated"),
+                         part("generated_tokens", "generated"), part("wall_s", "s"))
+             if p is not None]
+    by = ", ".join(f"{n} call(s): {k}" for n, k in cost.get("by_calls", {}).items())
+    return "cost of one reading: " + "; ".join(parts) + (f" (readings with {by})" if by else "")
 
 
 def print_table(result: dict) -> None:
@@ -146,6 +188,7 @@ def print_table(result: dict) -> None:
           f"{result['wall_s']['median']:.2f} s, p90 {result['wall_s']['p90']:.2f} s, max "
           f"{result['wall_s']['max']:.2f} s; tokens evaluated (median) "
           f"{result['evaluated_tokens_median']}")
+    print(cost_line(result["cost"]))
     print(f"{'category':34} {'n':>4} {'exact':>12} {'kinds':>12} {'objects':>12} {'where':>12}")
 
     def cell(pair):
@@ -189,4 +232,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["run", "summary", "field_scores"]
+__all__ = ["run", "summary", "field_scores", "reading_cost", "cost_line"]

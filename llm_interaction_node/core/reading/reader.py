@@ -67,11 +67,15 @@ STOP = ("\n\n",)
 
 @dataclass
 class ReadingCost:
-    """What one reading cost: wall seconds, tokens evaluated and generated."""
+    """What one reading cost: wall seconds, tokens evaluated (of ``prompt_tokens`` in all: the
+    rest came from a saved state) and generated, in ``calls`` model calls (the reading and
+    each check's question)."""
 
     wall_s: float
     evaluated_tokens: int = 0
     generated_tokens: int = 0
+    calls: int = 1
+    prompt_tokens: int = 0
 
 
 @dataclass
@@ -166,7 +170,7 @@ class Reader:
         wall = time.perf_counter() - start
         usage = completion.usage
         self.costs.append(ReadingCost(wall, usage.evaluated_prompt_tokens,
-                                      usage.completion_tokens))
+                                      usage.completion_tokens, prompt_tokens=usage.prompt_tokens))
         if self.ledger is not None:
             self.ledger.record(usage, "read")
         try:
@@ -196,6 +200,8 @@ class Reader:
                                max_tokens=max_tokens, grammar=grammar)
         cost.evaluated_tokens += completion.usage.evaluated_prompt_tokens
         cost.generated_tokens += completion.usage.completion_tokens
+        cost.prompt_tokens += completion.usage.prompt_tokens
+        cost.calls += 1
         if self.ledger is not None:
             self.ledger.record(completion.usage, "read")
         return completion.text
