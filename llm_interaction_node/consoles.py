@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .core.agent import AgentConfig
 from .core.apis.registry import ApiRegistry
 from .core.apis.sets import ApiSet, api_set
-from .core.console.builtins import InteractionBuiltins
+from .core.console.builtins import InteractionBuiltins, SpeechBounds
 from .core.console.session import ConsoleSession
 from .core.sandbox import Sandbox
 from .core.transcript.transcript import Entry
@@ -38,14 +38,17 @@ def build_console(api: ApiName, robot, channel: UserChannel,
 (:class:`~.core.builtins.InteractionBuiltins`);
     ``input_listeners``: called with each input before it runs, ``listeners``: with each
     entry once it is recorded (both handed to the console as it is built); ``agent``: the
-    agent settings (the statement timeout); ``isolated``: generated code runs in a sandbox
-    worker process with hard limits (``core/sandbox/process.py``)."""
+    agent settings (the statement timeout, the speech bounds); ``isolated``: generated code
+    runs in a sandbox worker process with hard limits (``core/sandbox/process.py``)."""
     api = api_set(api)
-    statement_timeout_s = (agent or AgentConfig()).statement_timeout_s
-    builtins = InteractionBuiltins(channel, speak=speak, learner=learner, forgetter=forgetter)
+    agent = agent or AgentConfig()
+    speech = SpeechBounds(agent.speech_messages_per_statement, agent.speech_chars_per_statement,
+                          agent.speech_messages_per_turn, agent.speech_chars_per_turn)
+    builtins = InteractionBuiltins(channel, speak=speak, learner=learner, forgetter=forgetter,
+                                   speech_bounds=speech)
     registry = ApiRegistry(api.functions(robot, api_options))
     registry.extend(getattr(builtins, name) for name in api.builtins)
-    return ConsoleSession(registry, builtins, Sandbox(timeout_s=statement_timeout_s,
+    return ConsoleSession(registry, builtins, Sandbox(timeout_s=agent.statement_timeout_s,
                                                       geometry=api.geometry),
                           isolated=isolated, input_listeners=input_listeners,
                           listeners=listeners)

@@ -328,7 +328,8 @@ def test_a_300_mb_argument_is_refused_in_the_worker_and_never_reaches_the_caller
     assert peak_mb() - before < 100
     result = c.execute("say('x' * 20000)")
     assert result.entry.output.splitlines()[-1] == (
-        "ValueError: say() says at most 10,000 characters; this text has 20,000: say less")
+        "ValueError: say() was refused: speech is bounded to 2,000 characters per statement; "
+        "this text has 20,000: say less")
     assert spoken == []
     assert c.execute("say('hello'); len(s)").entry.output == "324000035"
     assert spoken == ["hello"]

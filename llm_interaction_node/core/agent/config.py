@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..console.builtins import SpeechBounds
 from ..settings.config import check_section, setting
 
 
@@ -19,6 +20,20 @@ class AgentConfig:
                               "twice in a row (0: only loop_repeats)", minimum=0)
     statement_timeout_s: float = setting(10.0, "generated code's own running time per statement "
                                          "(API calls such as skills excluded)", above=0.0)
+    # what say()/ask() may send to the speech output (core/console/builtins.py: SpeechBounds,
+    # where the defaults are argued); past a bound the call is refused with one error line
+    speech_messages_per_statement: int = setting(
+        SpeechBounds.statement_messages, "say()/ask() calls one statement may make; more are "
+        "refused", minimum=1)
+    speech_chars_per_statement: int = setting(
+        SpeechBounds.statement_chars, "characters one statement may send to the speech output "
+        "(~2 min of speech)", minimum=1)
+    speech_messages_per_turn: int = setting(
+        SpeechBounds.turn_messages, "say()/ask() calls one turn (until wait_for_trigger() "
+        "returns) may make", minimum=1)
+    speech_chars_per_turn: int = setting(
+        SpeechBounds.turn_chars, "characters one turn may send to the speech output (~6 min "
+        "of speech)", minimum=1)
     # empty answers: asked again this much hotter each time (reference: 0.1) until the
     # temperature would pass empty_temperature_max, then wait_for_trigger() stands in
     empty_temperature_step: float = setting(0.1, "temperature raise when the LLM returns nothing",

@@ -100,6 +100,8 @@ class Endings:
     def _end_turn(self, status: TurnStatus, reason: str, say: str | None = None,
                   discarded: str = "") -> None:
         if say and self.speaks:
+            # the robot's own closing sentence, never refused for the speech the model spent
+            self.console.builtins.new_speech_turn()
             self.console.execute(f"say({say!r})")
         self._record_turn(status, reason, discarded)
         self._wait()

@@ -8,6 +8,7 @@ layer provides.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..apis.registry import comment
@@ -18,9 +19,34 @@ if TYPE_CHECKING:
     from ..learning.outcome import LearnOutcome
 
 LEARN_UNAVAILABLE = "learn_from_interaction is not available: this session has no memory."
-MAX_SPEECH_CHARS = 10_000    # what say()/ask() send to the speech output at most (~10 minutes)
 FORGET_REFUSAL = ("Ignoring forget_learned call since the user did not explicitly ask to "
                   "forget something.")
+
+
+@dataclass(frozen=True)
+class SpeechBounds:
+    """How much say() and ask() may send to the speech output, per statement and per turn (a
+    turn ends when wait_for_trigger() returns an utterance); a call past a bound is refused
+    with one ValueError line (the model sees it; nothing is sent). The defaults (the
+    ``agent.speech_*`` settings) from what a robot sensibly says: a sentence or two per
+    call, at ~15 characters a second; a statement says at most ~2 minutes in a handful of
+    messages (listing a shelf's things one by one fits), a turn (at most
+    ``agent.max_statements_per_turn`` statements, a few questions among them) ~6 minutes.
+    Measured without them (issue 60): ``for i in range(10**6): say('d' * 9_999)`` published
+    21,111 messages (211 MB) on speech/tts_text before the statement's timeout."""
+
+    statement_messages: int = 10
+    statement_chars: int = 2_000
+    turn_messages: int = 30
+    turn_chars: int = 6_000
+
+
+@dataclass
+class _Spoken:
+    """What was sent to the speech output in one scope (a statement, a turn)."""
+
+    messages: int = 0
+    chars: int = 0
 
 
 def asked_to_forget(utterance: str) -> bool:
@@ -31,13 +57,20 @@ def asked_to_forget(utterance: str) -> bool:
     return "forget" in utterance.lower()
 
 
-def _speech(text, function: str) -> str:
-    """What may be spoken: ValueError for a text too long to say (nothing is sent)."""
-    text = str(text)
-    if len(text) > MAX_SPEECH_CHARS:
-        raise ValueError(f"{function}() says at most {MAX_SPEECH_CHARS:,} characters; this "
-                         f"text has {len(text):,}: say less")
-    return text
+def _refusal(function: str, scope: str, spoken: _Spoken, text: str, messages: int,
+             chars: int) -> str | None:
+    """Why ``text`` may not be said in ``scope`` (one line: the bound, what was said), or
+    None."""
+    until = " (until wait_for_trigger() returns)" if scope == "turn" else ""
+    if spoken.messages >= messages:
+        return (f"{function}() was refused: speech is bounded to {messages} say()/ask() "
+                f"messages per {scope}{until}; this {scope} sent {spoken.messages}: say it in "
+                "fewer, shorter messages")
+    if spoken.chars + len(text) > chars:
+        said = f"this {scope} said {spoken.chars:,} and " if spoken.chars else ""
+        return (f"{function}() was refused: speech is bounded to {chars:,} characters per "
+                f"{scope}{until}; {said}this text has {len(text):,}: say less")
+    return None
 
 
 class InteractionBuiltins:
@@ -55,24 +88,54 @@ class InteractionBuiltins:
     def __init__(self, channel: UserChannel, speak: Callable[[str], None] = lambda text: None,
                  learner: Callable[[], LearnOutcome | None] | None = None,
                  forgetter: Callable[[str], str] | None = None,
-                 output: ConsoleOutput | None = None):
+                 output: ConsoleOutput | None = None,
+                 speech_bounds: SpeechBounds | None = None):
         self.channel = channel
         self.speak = speak
         self.learner = learner
         self.forgetter = forgetter
         self.output = output if output is not None else ConsoleOutput()
+        self.speech_bounds = speech_bounds or SpeechBounds()
+        self._statement_speech = _Spoken()
+        self._turn_speech = _Spoken()
         self.turn = 0
         self.utterances: list[str] = []
         self.lessons: list[LearnOutcome] = []
 
+    def new_statement(self) -> None:
+        """A console input begins: its speech bound is whole again (the console calls this)."""
+        self._statement_speech = _Spoken()
+
+    def new_speech_turn(self) -> None:
+        """The turn's speech bound is whole again: wait_for_trigger() returned, a new task
+        began, or the agent's own closing sentence (sorry, stopped) is about to be said."""
+        self._turn_speech = _Spoken()
+
+    def _send(self, text, function: str) -> str:
+        """Speak ``text`` within the speech bounds (:class:`SpeechBounds`); ValueError (and
+        nothing is sent) past one."""
+        text = str(text)
+        bounds = self.speech_bounds
+        for scope, spoken, messages, chars in (
+                ("statement", self._statement_speech, bounds.statement_messages,
+                 bounds.statement_chars),
+                ("turn", self._turn_speech, bounds.turn_messages, bounds.turn_chars)):
+            refusal = _refusal(function, scope, spoken, text, messages, chars)
+            if refusal:
+                raise ValueError(refusal)
+        for spoken in (self._statement_speech, self._turn_speech):
+            spoken.messages += 1
+            spoken.chars += len(text)
+        self.speak(text)
+        return text
+
     def say(self, text: str) -> None:
         """Send text to the TTS; does not wait for speaking to finish."""
-        self.speak(_speech(text, "say"))
+        self._send(text, "say")
 
     def ask(self, question: str) -> str:
         """Say the question and block until the user answers; return the answer."""
-        question = _speech(question, "ask")
-        self.speak(question)
+        question = self._send(question, "ask")
         answer = self.channel.next_utterance("ask", str(question))
         self.utterances.append(answer)
         return answer
@@ -81,6 +144,7 @@ class InteractionBuiltins:
     def wait_for_trigger(self) -> dict[str, str]:
         """Block until the next user event; return it as {'type': 'dialog', 'text': ...}."""
         text = self.channel.next_utterance("trigger", None)
+        self.new_speech_turn()
         self.turn += 1
         self.utterances.append(text)
         return {"type": "dialog", "text": text}

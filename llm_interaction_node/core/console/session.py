@@ -117,6 +117,7 @@ class ConsoleSession:
     def new_task(self, marker: bool = True) -> None:
         """Start a new interaction: fresh locals and transcript, optionally a marker comment."""
         self.runner.reset()
+        self.builtins.new_speech_turn()
         self.transcript = Transcript()
         self.task_id = uuid.uuid4().hex[:12]
         if marker:
@@ -143,6 +144,7 @@ class ConsoleSession:
         for listener in self.input_listeners:
             listener(source)
         turn_before, lessons_before = self.builtins.turn, len(self.builtins.lessons)
+        self.builtins.new_statement()
         self._calls = []
         outcome = self.runner.run(source)
         error = outcome.error
