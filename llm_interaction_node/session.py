@@ -26,12 +26,17 @@ from .core.apis.sets import API_NAMES, ApiSet, api_set  # noqa: F401 - API_NAMES
 from .core.console.prompt import PromptBuilder
 from .core.console.session import ConsoleSession
 from .core.decoding.constraint import names_to_say
+from .core.guides.habits import Habits
 from .core.learning.learner import Learner
 from .core.learning.outbox import Outbox
 from .core.learning.outcome import LearnOutcome
 from .core.llm import LLMClient, ScriptedLLM, TokenLedger, make_client
 from .core.memory.source import ExampleSource
 from .core.reading import Reader, Reading
+from .core.reading.edit import Edit, Facts, edits_of
+from .core.reading.edit_reading import MAX_TOKENS as EDIT_TOKENS
+from .core.reading.edit_reading import EditReader
+from .core.reading.kind_of import KindCheck, named_by_form
 from .core.reading.select import reading_scene
 from .core.transcript.transcript import Entry, Transcript
 from .core.user.channel import UserChannel
@@ -97,6 +102,7 @@ def learning_console(
     listeners: Iterable[Callable[[Entry], None]] = (),
     reader: Reader | None = None,
     outbox: Outbox | None = None,
+    facts: Callable[[], Facts] | None = None,
 ) -> tuple[ConsoleSession, Learner]:
     """A console (:func:`~.consoles.build_console`) whose learn_from_interaction() and
     forget_learned() act on ``memory``, and its :class:`Learner` (``learning.mode``;
@@ -139,7 +145,9 @@ def learning_console(
                       task=lambda: console.task_id, outbox=outbox,
                       read=reading_of(reader, lambda: console.api), scenes=scenes,
                       act=console.api.call_literal, moves=console.api.moves,
-                      write_move=move_call(console.api))
+                      write_move=move_call(console.api),
+                      read_edit=edit_reading_of(reader, lambda: console.api, ledger),
+                      facts=facts)
     return console, learner
 
 
@@ -174,6 +182,65 @@ def reading_of(reader: Reader | None, api: Callable[[], Any],
     return read
 
 
+def _short_call(reader: Reader, ledger: TokenLedger | None,
+                max_tokens: int) -> Callable[[str, str], str]:
+    """One short grammar-constrained call of the reader's model (its stop signal wraps it)."""
+    def ask(prompt: str, grammar: str) -> str:
+        completion = reader.call(reader.llm.complete, prompt, stop=("\n",), temperature=0.0,
+                                 max_tokens=max_tokens, grammar=grammar)
+        if ledger is not None:
+            ledger.record(completion.usage, "read")
+        return completion.text
+    return ask
+
+
+def edit_reading_of(reader: Reader | None, api: Callable[[], Any],
+                    ledger: TokenLedger | None = None) -> Callable[[str, str], Edit | None] | None:
+    """How the learner reads a habit as an edit of the program (core/reading/edit_reading.py),
+    in the scene of ``api()`` now; None without a reader."""
+    if reader is None:
+        return None
+    edits = EditReader(_short_call(reader, ledger, EDIT_TOKENS))
+
+    def read(said: str, did: str) -> Edit | None:
+        try:
+            scene = reading_scene(api())
+        except Exception as exc:  # noqa: BLE001 - no scene: no edit
+            log.warning("no edit of %r: the scene's names are unknown (%s)", said, exc)
+            return None
+        return edits(said, scene.vocabulary, did)
+    return read
+
+
+def habit_facts(reader: Reader | None, api: Callable[[], Any],
+                ledger: TokenLedger | None = None) -> Callable[[], Facts]:
+    """What a habit's condition is judged on now: what the robot holds (the API's
+    ``get_object_in_hand``, where it has it) and whether a thing is of a kind (the model's
+    yes or no, kept per thing and kind: core/reading/kind_of.py; without a model, only a
+    spoken form that names the kind)."""
+    kinds = KindCheck(_short_call(reader, ledger, 2)) if reader is not None else \
+        (lambda thing, kind: named_by_form(thing, kind))
+
+    def facts() -> Facts:
+        registry = api()
+        held: list[str] = []
+        if "get_object_in_hand" in registry:
+            for hand in ("left", "right"):
+                try:
+                    thing = registry["get_object_in_hand"].fn(hand)
+                except Exception:  # noqa: BLE001 - unknown: nothing held
+                    thing = None
+                if thing:
+                    held.append(thing)
+        return Facts(held=held, is_a=kinds)
+    return facts
+
+
+def taught_habits(memory) -> Callable[[], list[Edit]]:
+    """The habits stored in ``memory`` (their edits, oldest first)."""
+    return lambda: edits_of(memory.list("habit"))
+
+
 def session_reader(llm: LLMClient, settings: Settings, ledger: TokenLedger, stop: StopSignal,
                    reader_llm: LLMClient | None = None) -> Reader | None:
     """The reader of a session (``agent.read_utterances``): the model that drives the robot
@@ -187,11 +254,12 @@ def session_reader(llm: LLMClient, settings: Settings, ledger: TokenLedger, stop
 
 def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=(),
                 config: AgentConfig | None = None, ledger: TokenLedger | None = None,
-                stop=None, reader: Reader | None = None) -> Agent:
+                stop=None, reader: Reader | None = None, habits: Habits | None = None) -> Agent:
     api = api_set(api)
     prompt = PromptBuilder(api.header, console.api.listing())
     return Agent(llm, console, prompt, examples=examples, loop_example=api.loop_example,
-                 ledger=ledger, config=config, stop=stop, speaks=api.speaks, reader=reader)
+                 ledger=ledger, config=config, stop=stop, speaks=api.speaks, reader=reader,
+                 habits=habits)
 
 
 def with_taught_routes_and_hands(api: ApiSet, options: Mapping[str, Any],
@@ -204,8 +272,8 @@ def with_taught_routes_and_hands(api: ApiSet, options: Mapping[str, Any],
     from .core.learning.taught_hand import RememberedHands
     from .core.memory.records import LESSONS
 
-    def lessons():
-        return [e for e in memory.list() if e.source in LESSONS]
+    def lessons():      # a habit's edit is applied by the agent (core/guides/habits.py)
+        return [e for e in memory.list() if e.source in LESSONS and e.edit is None]
 
     taken = inspect.signature(api.robot_api).parameters
     out = dict(options)
@@ -285,6 +353,8 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     stop = stop or StopSignal()
     reader = session_reader(llm, settings, ledger, stop, reader_llm)
     learner = None
+    console = None
+    facts = habit_facts(reader, lambda: console.api, ledger)
     if settings.memory.enabled:
         memory = memory if memory is not None else open_memory(api, settings.memory)
         api_options = with_taught_routes_and_hands(api, api_options, memory)
@@ -299,7 +369,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
                                             api_options=api_options,
                                             input_listeners=input_listeners,
                                             listeners=listeners, reader=reader,
-                                            outbox=outbox_of(settings))
+                                            outbox=outbox_of(settings), facts=facts)
         if learner.pending:      # kept during an outage before this start: store them now
             stored = learner.retry_pending()
             log.info("stored %d lesson(s) kept during an earlier memory outage", stored)
@@ -314,7 +384,8 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
                                  read=reading_of(reader, lambda: console.api, reply=False))
     else:
         memory, examples = None, load_examples(api, examples_dir)
+    habits = Habits(taught_habits(memory), facts) if memory is not None else None
     agent = build_agent(api, llm, console, examples, config=settings.agent,
-                        ledger=ledger, stop=stop, reader=reader)
+                        ledger=ledger, stop=stop, reader=reader, habits=habits)
     return Session(api, settings, robot, console, llm, agent, ledger, stop, memory, learner,
                    reader)

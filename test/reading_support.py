@@ -16,6 +16,8 @@ CHECK = "\nanswer:"
 MEANT = "\n- do:"
 ALONG = "- also:"
 CALLED = "\ncalled:"
+EDIT = "\nedit:"
+KIND = "\nkind: "
 
 
 class ReadingScript(Backend):
@@ -35,12 +37,20 @@ class ReadingScript(Backend):
     line for the utterance (default ``none with none``: the reading stands). Asked what people
     call a thing (core/reading/other_names.py), it answers from ``called`` (spoken form ->
     "a, b, c"; default the thing's own name three times: it calls nothing new); ``named``:
-    the things asked."""
+    the things asked. Asked to read a habit as an edit (core/reading/edit_reading.py), it
+    writes ``edits``' line for the utterance (default ``none``); ``edited``: the utterances
+    asked. Asked whether a thing is of a kind (core/reading/kind_of.py), it answers from
+    ``kinds`` ((spoken thing, kind) -> yes / no; default no); ``kinded``: the pairs asked."""
 
     def __init__(self, readings: dict[str, str | list[str]], default: str | None = "other",
                  answers: dict[str, str] | None = None, meant: dict[str, str] | None = None,
                  lasting: dict[str, str] | None = None, along: dict[str, str] | None = None,
-                 called: dict[str, str] | None = None):
+                 called: dict[str, str] | None = None, edits: dict[str, str] | None = None,
+                 kinds: dict[tuple[str, str], str] | None = None):
+        self.edits = dict(edits or {})
+        self.edited: list[str] = []
+        self.kinds = dict(kinds or {})
+        self.kinded: list[tuple[str, str]] = []
         self.called = dict(called or {})
         self.named: list[str] = []
         self.along = dict(along or {})
@@ -61,6 +71,17 @@ class ReadingScript(Backend):
         return "scripted reader"
 
     def execute(self, request) -> Completion:
+        if request.prompt.endswith(EDIT):          # a habit read as an edit
+            said = request.prompt[request.prompt.rindex(SAID) + len(SAID):-len(EDIT)]
+            self.edited.append(said)
+            return Completion(" " + self.edits.get(said, "none") + "\n",
+                              Usage(prompt_tokens=1, calls=1))
+        tail = request.prompt[request.prompt.rfind("\nthing: "):]
+        if request.prompt.endswith(CHECK) and KIND in tail:    # is the thing of the kind?
+            thing, kind = tail[len("\nthing: "):-len(CHECK)].split(KIND)
+            self.kinded.append((thing, kind))
+            return Completion(" " + self.kinds.get((thing, kind), "no"),
+                              Usage(prompt_tokens=1, calls=1))
         if request.prompt.endswith(CALLED):        # what people call a thing
             thing = request.prompt[request.prompt.rindex("\nthing: ") + 8:-len(CALLED)]
             self.named.append(thing)

@@ -25,6 +25,7 @@ from ..decoding import claims
 from ..decoding.lesson_follow import LessonPlan
 from ..guides.as_asked import as_asked
 from ..guides.as_read import as_read
+from ..guides.habits import SAY_REFUSED, Habits, refused_note
 from ..guides.put_as_read import put_as_read
 from ..guides.where_it_lies import drive_before, where_it_lies
 from ..llm import LLMClient, LLMError, TokenLedger, Usage
@@ -59,8 +60,10 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
                  examples: ExampleSource | Sequence[str] = (), loop_example: str = "",
                  ledger: TokenLedger | None = None, config: AgentConfig | None = None,
                  stop: StopSignal | None = None, fgen: FunctionGenerator | None = None,
-                 speaks: bool = True, reader: Reader | None = None):
+                 speaks: bool = True, reader: Reader | None = None,
+                 habits: Habits | None = None):
         self.llm = llm
+        self.habits = habits                 # the habits taught, applied before each statement
         self.reader = reader                 # reads each user utterance (None: no readings)
         self.speaks = speaks                 # the API set has say(); without, give up silently
         self.stop = stop or StopSignal()
@@ -169,6 +172,7 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
                 return self._on_loop(source)
             self.turn.record_statement(source)
             if Entry(source).calls("wait_for_trigger"):
+                self._habits_at_end()
                 self._record_turn(TurnStatus.WAITING)
                 self._prepare_next_request()
             self.stop.check()
@@ -180,8 +184,16 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
             drive = drive_before(self, source)   # a grasp: stand where the thing lies
             if drive is not None:
                 self._heard(self.console.execute(drive))
+            habit = self.habits.for_statement(source) if self.habits is not None else None
+            if habit is not None and habit.changed:
+                source = self._with_habits(source, habit)
+                if source is None:
+                    return                 # refused or removed: the model writes the next one
             result = self.console.execute(source)
             self._heard(result)
+            if habit is not None and result.error is None and not result.new_turn:
+                for extra in habit.after:            # a habit's statement after the call
+                    self._heard(self.console.execute(extra))
             if not result.entry.is_comment:          # a comment first: the move still comes
                 self.blocked = result.error if isinstance(result.error, BlockedError) else None
             self.turn_failed = self.turn_failed or result.error is not None
@@ -193,6 +205,27 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
                     return self._give_up(reason)
                 return                     # the rest of the batch assumed success
             self.turn.record_success()
+
+    def _with_habits(self, source: str, habit) -> str | None:
+        """Run what the habits put before ``source``; the statement to run then (None where a
+        habit refuses or removes it: a note says so, and a refusal is said)."""
+        for extra in habit.before:
+            self._heard(self.console.execute(extra))
+        if habit.source is None:
+            if habit.refused is not None:
+                self.console.annotate(refused_note(source, habit))
+                if self.speaks:
+                    self.console.builtins.say(SAY_REFUSED.format(why=habit.refused))
+            return None
+        return habit.source
+
+    def _habits_at_end(self) -> None:
+        """The statements habits add at the end of a request the robot acted in, run before
+        it hands back (once per task)."""
+        if self.habits is None:
+            return
+        for extra in self.habits.at_end(self.console.task_id, self.turn.statements):
+            self._heard(self.console.execute(extra))
 
     def _define_missing(self, source: str) -> None:
         """Function generation: define the functions ``source`` calls that nobody defined,

@@ -47,7 +47,8 @@ import typing
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from ..llm import TokenLedger
+from ..llm import LLMError, TokenLedger
+from ..reading.edit import Facts
 from ..reading.record import reading_from_json, reading_to_json
 from ..reading.structure import CONDITIONS, Reading
 from ..transcript.notes import without_console_notes
@@ -59,6 +60,7 @@ from .companion import companions, oriented
 from .corrected import store_corrected
 from .final import final_parts, store_final
 from .gate import accepts
+from .habit import ReadEdit, learn_habit, wants_habit
 from .outbox import Outbox
 from .outcome import LearnOutcome, LearnStatus, Lesson
 from .raw import store_raw
@@ -120,7 +122,9 @@ class Learner:
                  scenes: ScenesCheck | None = None,
                  act: Callable[[str], str] | None = None,
                  moves: Callable[[], list[tuple[str, str | None]]] | None = None,
-                 write_move: Callable[[str, str], str] | None = None):
+                 write_move: Callable[[str, str], str] | None = None,
+                 read_edit: ReadEdit | None = None,
+                 facts: Callable[[], Facts] | None = None):
         if mode not in MODES:
             raise ValueError(f"unknown learning mode {mode!r}; use one of {MODES}")
         self.llm = llm
@@ -137,6 +141,8 @@ class Learner:
         self.act = act              # runs one robot call now (None: no robot to act with)
         self.moves = moves          # the API's move log: (object, target), in order
         self.write_move = write_move    # the API's move call for (object, target), as source
+        self.read_edit = read_edit      # the model's reading of a habit as an edit (or None)
+        self.facts = facts or Facts     # what an edit's condition is judged on (held, kinds)
         self._asked: Reading | None = None     # the reading of the current learn request
         self._ends_before: dict[str, str] | None = None   # the ends before doing it first
         self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored lessons)
@@ -220,11 +226,22 @@ class Learner:
         if undone is not None:
             undone.gate = decision
             return undone
-        outcome = STORES[self.mode](self, transcript)
+        outcome = self._habit(transcript, latest) or STORES[self.mode](self, transcript)
         if outcome.status == LearnStatus.LLM_FAILED:
             self._honoured = None            # the same request may be tried again
         outcome.gate = decision
         return outcome
+
+    def _habit(self, transcript: Transcript, said: str) -> LearnOutcome | None:
+        """A habit the request to learn teaches that no named lesson kind says (an edit of
+        the program, :mod:`.habit`); None where it is the named paths' or no edit was read."""
+        if self.read_edit is None or not said or not wants_habit(self._asked):
+            return None
+        try:
+            return learn_habit(self, transcript, said, self.read_edit, self.facts())
+        except LLMError as exc:
+            log.warning("the habit of %r was not read: %s", said[:80], exc)
+            return None
 
     def ends(self) -> dict[str, str]:
         """Where each object's last move in the API's log took it (empty without a log), as
@@ -356,7 +373,7 @@ class Learner:
                                              origin=lesson.origin, problem=lesson.problem,
                                              improvement=lesson.improvement,
                                              reading=lesson.reading, author=lesson.author,
-                                             scope=lesson.scope)
+                                             scope=lesson.scope, edit=lesson.edit)
             return
         if self.memory.has(lesson.id):        # stored before a crash that kept its file
             lesson.example = self.memory.get(lesson.id)
@@ -364,7 +381,8 @@ class Learner:
         example = self.memory.make_example(lesson.transcript, lesson.source, lesson.origin,
                                            lesson.problem, lesson.improvement,
                                            example_id=lesson.id, reading=lesson.reading,
-                                           author=lesson.author, scope=lesson.scope)
+                                           author=lesson.author, scope=lesson.scope,
+                                           edit=lesson.edit)
         self.memory.write([example])
         lesson.example = example
 

@@ -24,6 +24,7 @@ class ModeLearner(Protocol):
     check: ReplayCheck | None
     read: Callable[[str], Reading | None]
     write_move: Callable[[str, str], str] | None
+    act: Callable[[str], str] | None
 
     def ends(self) -> dict[str, str]:
         """Where each object's last move took it, as the interaction left them."""

@@ -21,7 +21,7 @@ from .outcome import Lesson
 log = logging.getLogger(__name__)
 
 _FIELDS = ("transcript", "source", "origin", "problem", "improvement", "id", "reading", "author",
-           "scope")
+           "scope", "edit")
 
 
 class Outbox:

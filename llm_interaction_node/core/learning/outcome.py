@@ -27,7 +27,8 @@ AUTHORS = {"model": "the model's rewrite (L_improve)",
            "attempt": "the accepted attempt, as it ran",
            "reading": "the code, from the reading of the request",
            "interaction": "the interaction as it was (mode raw)",
-           "corrections": "the request, what worked and the corrections (mode corrected)"}
+           "corrections": "the request, what worked and the corrections (mode corrected)",
+           "edit": "the code, from the model's reading of a habit as an edit"}
 
 
 @dataclass
@@ -45,6 +46,7 @@ class Lesson:
     reading: str | None = None   # the reading of its request (reading/record.py JSON)
     author: str | None = None    # who wrote its program: AUTHORS
     scope: str | None = None     # "rule" / "scene" (learning/scenes_check.py); None: not judged
+    edit: str | None = None      # a habit: its edit (reading/edit.py JSON)
 
 
 class LearnStatus(StrEnum):
@@ -54,6 +56,7 @@ class LearnStatus(StrEnum):
     STORED_RAW = "stored_raw"      # the interaction itself was stored (mode raw)
     STORED_CORRECTED = "stored_corrected"   # request + what worked + corrections (corrected)
     STORED_FINAL = "stored_final"   # request + the accepted attempt, replayed (final, auto)
+    STORED_HABIT = "stored_habit"   # an edit of the program under a condition (learning/habit.py)
     REFUSED = "refused"            # not right after an explicit request (the gate)
     ALREADY_LEARNED = "already_learned"
     DISABLED = "disabled"          # mode off
@@ -66,7 +69,7 @@ class LearnStatus(StrEnum):
 
 
 STORED_STATUSES = (LearnStatus.LEARNED, LearnStatus.STORED_RAW, LearnStatus.STORED_CORRECTED,
-                   LearnStatus.STORED_FINAL)
+                   LearnStatus.STORED_FINAL, LearnStatus.STORED_HABIT)
 
 
 @dataclass

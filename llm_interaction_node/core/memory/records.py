@@ -20,9 +20,12 @@ from typing import Any, NamedTuple
 from ..transcript.transcript import Transcript
 
 # where an example came from: the predefined transcripts, L_improve, the corrected mode, the
-# raw interaction, a successful benchmark episode (HELPER / Dynamic CaP)
-SOURCES = ("seed", "learned", "final", "corrected", "raw", "episode")
-LESSONS = ("learned", "final", "corrected", "raw")      # what a user taught
+# raw interaction, a successful benchmark episode (HELPER / Dynamic CaP), a habit (an edit of
+# the program under a condition, core/reading/edit.py: applied by the code, never shown to
+# the model as an example: NOT_PROMPTED)
+SOURCES = ("seed", "learned", "final", "corrected", "raw", "episode", "habit")
+LESSONS = ("learned", "final", "corrected", "raw", "habit")      # what a user taught
+NOT_PROMPTED = ("seed", "habit")     # not among the learned examples a prompt shows
 COLLECTION_PREFIX = "examples_"
 
 
@@ -40,6 +43,7 @@ class Example:
     reading: str | None = None    # a lesson: the reading of its request (reading/record.py JSON)
     author: str | None = None     # a lesson: who wrote its program (model, attempt, reading, ...)
     scope: str | None = None      # a lesson: "rule" (held in changed scenes) or "scene" (its own)
+    edit: str | None = None       # a habit: its edit (reading/edit.py JSON)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -126,7 +130,8 @@ def index_keys(transcript: Transcript) -> tuple[tuple[str, ...], tuple[str, ...]
 def new_example(transcript: str, source: str, origin: str = "", problem: str | None = None,
                 improvement: str | None = None, example_id: str | None = None,
                 created: float | None = None, reading: str | None = None,
-                author: str | None = None, scope: str | None = None) -> Example:
+                author: str | None = None, scope: str | None = None,
+                edit: str | None = None) -> Example:
     """An Example (not stored yet) with the transcript normalised and its keys found; a new
     random id unless ``example_id``, the current time unless ``created``."""
     check_source(source)
@@ -141,7 +146,7 @@ def new_example(transcript: str, source: str, origin: str = "", problem: str | N
                    origin=str(origin or ""), problem=problem, improvement=improvement,
                    created=round(time.time(), 3) if created is None else float(created),
                    utterances=utterances, keys=keys, reading=reading, author=author,
-                   scope=scope)
+                   scope=scope, edit=edit)
 
 
 def record_metadata(example: Example, rec: int, transcript_digest: str) -> dict[str, Any]:
@@ -165,6 +170,8 @@ def record_metadata(example: Example, rec: int, transcript_digest: str) -> dict[
             meta["author"] = example.author
         if example.scope is not None:
             meta["scope"] = example.scope
+        if example.edit is not None:
+            meta["edit"] = example.edit
     return meta
 
 
@@ -177,11 +184,12 @@ def example_from_metadata(meta: Mapping[str, Any]) -> Example:
                    utterances=tuple(json.loads(meta.get("utterances", "[]"))),
                    keys=tuple(json.loads(meta.get("keys", "[]"))),
                    reading=meta.get("reading"), author=meta.get("author"),
-                   scope=meta.get("scope"))
+                   scope=meta.get("scope"), edit=meta.get("edit"))
 
 
 __all__ = [
     "SOURCES",
+    "NOT_PROMPTED",
     "Example",
     "RecordId",
     "example_of",

@@ -36,6 +36,7 @@ from .connection import MemoryStoreError, connect, server_errors
 from .order import LearnedOrder, Order, learned_order, prompt_order, seed_centrality, stable_order
 from .order import seed_block as choose_seed_block
 from .records import (
+    NOT_PROMPTED,
     Example,
     RecordId,
     check_source,
@@ -126,10 +127,11 @@ class ExampleMemory(StrategyRecords):
     @_locked
     def add(self, transcript: str, source: str, origin: str = "", problem: str | None = None,
             improvement: str | None = None, reading: str | None = None,
-            author: str | None = None, scope: str | None = None) -> Example:
+            author: str | None = None, scope: str | None = None,
+            edit: str | None = None) -> Example:
         """Store one example; it is indexed under every user utterance it contains."""
         example = self.make_example(transcript, source, origin, problem, improvement,
-                                    reading=reading, author=author, scope=scope)
+                                    reading=reading, author=author, scope=scope, edit=edit)
         self.write([example])
         return example
 
@@ -137,11 +139,11 @@ class ExampleMemory(StrategyRecords):
                      problem: str | None = None, improvement: str | None = None,
                      example_id: str | None = None, created: float | None = None,
                      reading: str | None = None, author: str | None = None,
-                     scope: str | None = None) -> Example:
+                     scope: str | None = None, edit: str | None = None) -> Example:
         """:func:`.records.new_example`: an Example (not stored yet) with the transcript
         normalised and its keys found."""
         return new_example(transcript, source, origin, problem, improvement, example_id,
-                           created, reading, author, scope)
+                           created, reading, author, scope, edit)
 
     @_locked
     def write(self, examples: Sequence[Example], vectors: np.ndarray | None = None) -> None:
@@ -302,7 +304,8 @@ class ExampleMemory(StrategyRecords):
             if self.beyond_head(k) if beyond is None else beyond:
                 return self.seed_block() + found  # the source keeps the nearest within tail_tokens
             return self.seed_block() + learned_order(found, self.config.learned_order)
-        found = [example for example, _score in self.retrieve(utterances, k)]
+        found = [example for example, _score in self.retrieve(utterances, k)
+                 if example.source != "habit"]
         return prompt_order(found, order, self.seed_centrality()
                             if order.fixed and found else None)
 
@@ -316,7 +319,9 @@ class ExampleMemory(StrategyRecords):
             return []
         with self._lock:
             seeds = len(self._seed_set()[1])
-        found = [ex for ex, _score in self.retrieve(utterances, k + seeds) if ex.source != "seed"]
+        habits = self.count("habit")
+        found = [ex for ex, _score in self.retrieve(utterances, k + seeds + habits)
+                 if ex.source not in NOT_PROMPTED]
         return found[-k:]
 
     def learned_head(self, k: int | None = None, beyond: bool | None = None) -> list[Example]:
@@ -328,7 +333,7 @@ class ExampleMemory(StrategyRecords):
         if k <= 0 or self.config.learned_order is LearnedOrder.SIMILARITY or \
                 (self.beyond_head(k) if beyond is None else beyond):
             return []
-        return stable_order(ex for ex in self.list() if ex.source != "seed")[:k]
+        return stable_order(ex for ex in self.list() if ex.source not in NOT_PROMPTED)[:k]
 
     def beyond_head(self, k: int | None = None) -> bool:
         """More lessons stored than the head every request shares holds (k; layout
@@ -341,7 +346,7 @@ class ExampleMemory(StrategyRecords):
         if config.order is not Order.SEED_BLOCK or k <= 0 or config.tail_tokens <= 0 or \
                 config.learned_order is not LearnedOrder.STORED_NEAREST:
             return False
-        return self.count() - self.count("seed") > k
+        return self.count() - self.count("seed") - self.count("habit") > k
 
     @_locked
     def seed_block(self) -> list[Example]:

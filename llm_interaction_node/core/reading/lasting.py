@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 NOW, ALWAYS = "this time", "every time"
 GRAMMAR = f'root ::= " " ("{NOW}" | "{ALWAYS}")'
 END = "answer:"
-ASKED = ("done", "hand") + SPEEDS
+ASKED = ("done", "hand", "other") + SPEEDS   # other: a habit no kind names (learning/habit.py)
 NOT_ASKED = ("learn", "forget", "stop", "question", "wrong object", "retry", "do")
 
 

@@ -1,0 +1,168 @@
+"""A habit taught in words, kept as an edit of the program (core/reading/edit.py).
+
+Where a request to learn (or a lasting instruction: "from now on", "never", "whenever") says
+nothing the named lesson kinds act on (a move, what comes along, asking first, a hand, a speed),
+the model reads the instruction into one edit (:class:`~..reading.edit_reading.EditReader`):
+"tell me when you are done" -> ``after the request: say("I am done.")``; "never put glasses on
+the windowsill" -> ``never place_object of every glass at the windowsill``. Then the code:
+
+1. binds the edit to the anchor: the thing of the attempt's anchor call becomes a parameter
+   where the condition is a kind or any thing (:func:`~..reading.edit.bound`);
+2. applies it to the accepted attempt (the edited program is the lesson's transcript, shown
+   by ``llm-interaction memory show``) and has the robot do now what the edit adds to what it
+   did (it says it now, drives there now), so the user sees it understood;
+3. replays the edited program in the simulated world from the interaction's start; a program
+   that fails there is not stored, and the robot says so plainly;
+4. stores the lesson (source ``habit``, its edit as JSON); later requests apply it before each
+   statement runs (:mod:`..guides.habits`), never as an example the model copies.
+
+A reading the code cannot apply (no edit read, a thing or place the scene lacks, an anchor the
+attempt never called where the edit needs one) stores nothing and says so: nothing is
+promised that is not kept.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ..reading.edit import REQUEST, Call, Edit, Facts, apply, at_request_end, bound, holds, written
+from ..transcript.statements import bare_call
+from ..transcript.transcript import Entry, Transcript
+from .final import _FinalTry
+from .final_forms import final_parts
+from .outcome import LearnOutcome, LearnStatus, Lesson
+
+if TYPE_CHECKING:
+    from .mode import ModeLearner
+
+log = logging.getLogger(__name__)
+
+# the reading kinds a named lesson path acts on: a learn request with one of these is theirs
+NAMED_KINDS = ("do", "retry", "wrong object", "forget", "faster", "slower", "hand", "also",
+               "ask first")
+SAY_NO_EDIT = ("Sorry, I could not turn that into a rule I can keep, so I did not store it. "
+               "Could you say it another way?")
+SAY_NO_ANCHOR = ("Sorry, I did not {act} this time, so I cannot tell where that rule goes. "
+                 "I did not store it.")
+SAY_REPLAY = ("Sorry, when I tried that rule in my simulation it did not work, so I did not "
+              "store it.")
+SAY_STORED = "Understood. From now on, {words}."
+
+ReadEdit = Callable[[str, str], Edit | None]     # (what the user said, what the robot did)
+
+
+def wants_habit(reading) -> bool:
+    """A learn request's reading that no named lesson path acts on (approval, ``other``,
+    ``learn``): the model is asked whether it teaches a habit."""
+    return reading is not None and not set(reading.kinds) & set(NAMED_KINDS)
+
+
+def did_in_words(attempt: list[Entry]) -> str:
+    """The attempt's calls, as the edit prompt shows what the robot did."""
+    calls = [e.source for e in attempt if not e.is_comment and bare_call(e.source) is not None]
+    return "; ".join(" ".join(c.split()) for c in calls[-6:])
+
+
+def taught_on(edit: Edit, attempt: list[Entry], facts: Facts) -> Edit | None:
+    """``edit`` with the thing of the attempt's anchor call it was taught on (the last call
+    its condition holds for), bound where the condition is general; None where the attempt
+    made no such call and the edit needs one (all but an edit at the request's end)."""
+    if edit.when.skill == REQUEST:
+        return edit
+    anchors = [c for c in (Call.of(e.source) for e in attempt if not e.is_comment)
+               if c is not None and holds(edit.when, c, facts)]
+    if not anchors:
+        # "never put glasses on the windowsill" may come without a glass on the windowsill:
+        # a refusal or a removal needs no anchor in this attempt
+        return edit if edit.op in ("never", "remove") else None
+    thing = anchors[-1].thing
+    if edit.when.general and thing:
+        return bound(replace(edit, taught=thing))
+    return edit
+
+
+def edited(edit: Edit, attempt: list[Entry], facts: Facts) -> tuple[list[Entry], list[str]]:
+    """The attempt as the edit makes it, and the statements the edit adds to what was done
+    (those the robot does now)."""
+    out: list[Entry] = []
+    added: list[str] = []
+    for entry in attempt:
+        if entry.is_comment:
+            out.append(entry)
+            continue
+        applied = apply([edit], entry.source, facts)
+        out += [Entry(s) for s in applied.before]
+        if applied.source is not None:
+            out.append(Entry(applied.source, entry.output if applied.source == entry.source
+                             else ""))
+        out += [Entry(s) for s in applied.after]
+        if edit.op in ("before", "after"):
+            added += applied.before + applied.after
+    end = at_request_end([edit], acted=bool(attempt))
+    out += [Entry(s) for s in end]
+    added += end
+    return out, added
+
+
+def learn_habit(learner: ModeLearner, transcript: Transcript, said: str, read_edit: ReadEdit,
+                facts: Facts) -> LearnOutcome | None:
+    """The habit ``said`` teaches, read by the model (``read_edit``) and stored as a lesson
+    (see the module docstring), after the robot did what it adds now and the edited program
+    replayed; the outcome says why not otherwise. None where the model read no edit (the
+    request to learn is then the named paths', e.g. "perfect, remember how you did that")."""
+    parts = final_parts(transcript, learner.read, learner.write_move, learner.ends())
+    if parts is None:
+        return None
+    edit = read_edit(said, did_in_words(parts.attempt))
+    if edit is None:
+        return None
+    taught = taught_on(edit, parts.attempt, facts)
+    if taught is None:
+        act = edit.when.in_words().removeprefix("I ")
+        learner.say(SAY_NO_ANCHOR.format(act=act))
+        return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
+                            f"Nothing was learned: the habit ({edit.in_words()}) is about a "
+                            f"call the attempt never made; do the request first.")
+    program, added = edited(taught, parts.attempt, facts)
+    example = replace(parts, attempt=program).example(parts.bindings)
+    tried = _FinalTry.of(learner.check, example, parts)
+    if tried is not None and tried.failure is not None:
+        log.info("habit not stored: the edited program fails in the replay: %s", tried.failure)
+        learner.say(SAY_REPLAY)
+        return LearnOutcome(LearnStatus.REPLAY_FAILED,
+                            f"Nothing was learned: the program with the habit "
+                            f"({taught.in_words()}) failed in the simulated world: "
+                            f"{tried.failure}.")
+    _do_now(learner, added, parts.attempt)
+    stored = tried.stored if tried is not None else example
+    words = taught.in_words()
+    return learner.store(Lesson(stored.render(), "habit", learner.interaction_id(),
+                                author="edit", edit=taught.to_json(),
+                                improvement=words),
+                         LearnStatus.STORED_HABIT,
+                         f"Stored the habit: {words} (an edit applied to every later request "
+                         f"whose calls it holds for).",
+                         said=SAY_STORED.format(words=words))
+
+
+def _do_now(learner: ModeLearner, added: list[str], attempt: list[Entry]) -> None:
+    """What the edit adds to the attempt, done now: a ``say`` is said, a robot call run
+    (``ask`` is not asked: its moment, before the act, has passed)."""
+    thing = next((c.thing for c in (Call.of(e.source) for e in attempt) if c and c.thing), None)
+    for source in added:
+        call = bare_call(written(source, thing))
+        if call is None or call.func.id == "ask":
+            continue
+        if call.func.id == "say":
+            text = call.args[0].value if call.args and hasattr(call.args[0], "value") else ""
+            learner.say(str(text))
+            continue
+        if learner.act is not None:
+            output = learner.act(written(source, thing))
+            log.info("done now for the habit: %s -> %s", source, str(output)[:200])
+
+
+__all__ = ["learn_habit", "wants_habit", "taught_on", "edited", "did_in_words", "NAMED_KINDS",
+           "ReadEdit", "SAY_NO_EDIT"]

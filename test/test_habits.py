@@ -1,0 +1,203 @@
+"""Habits: a lesson as an edit of the program (core/reading/edit.py, core/learning/habit.py,
+core/guides/habits.py). The edit line is parsed against the scene, applied to statements
+under its condition, bound to the anchor's thing; taught once in a session whose console
+model and reader are scripted (the world, console, learner, replay and ChromaDB are real),
+then applied by a NEW session on the same memory to a request in other words, and left out
+of an unrelated one."""
+from __future__ import annotations
+
+import pytest
+
+from llm_interaction_node.bench import household_situations as H
+from llm_interaction_node.bench.reading_items import household_vocabulary
+from llm_interaction_node.core.llm import ScriptedLLM
+from llm_interaction_node.core.reading.edit import (
+    ANY,
+    REQUEST,
+    Condition,
+    Edit,
+    Facts,
+    apply,
+    bound,
+)
+from llm_interaction_node.core.reading.edit_reading import EditReadingError, grammar, parse
+from llm_interaction_node.core.reading.kind_of import named_by_form
+from llm_interaction_node.core.user.channel import CallbackUser
+from llm_interaction_node.session import build_session
+from llm_interaction_node.settings import Settings
+from reading_support import ReadingScript
+
+WORLD = "drinks_and_cup"
+VOCABULARY = household_vocabulary(H.household_world(WORLD))
+BRING = "bring_object_to({!r}, 'handover_to_human')"
+
+
+def test_an_edit_line_names_only_what_the_scene_has_and_reads_back_as_an_edit():
+    edit = parse('after handover_object_to_human of any thing: say("Careful, it is hot.")',
+                 VOCABULARY, "whenever you hand me something, warn me")
+    assert edit == Edit("after", Condition("handover_object_to_human", ANY),
+                        ('say("Careful, it is hot.")',), said=edit.said)
+    assert Edit.from_json(edit.to_json()) == edit
+    never = parse("never place_object of every glass at the dining table", VOCABULARY)
+    assert (never.op, never.when.thing, never.when.place) == \
+        ("never", "every glass", "on_dining-table_0")
+    hand = parse("set hand to left on grasp of the mango juice", VOCABULARY)
+    assert (hand.argument, hand.value, hand.when.thing, hand.taught) == \
+        ("hand", "left", "mango-juice_0", "mango-juice_0")
+    assert parse("none", VOCABULARY) is None
+    end = parse('after the request: say("All done.")', VOCABULARY)
+    assert end.when.skill == REQUEST
+    for bad in ("never grasp of the teapot",                      # no teapot here
+                "never place_object of any thing at the garage",  # no garage
+                "after grasp of any thing",                       # adds nothing
+                "fly to the moon"):
+        with pytest.raises(EditReadingError):
+            parse(bad, VOCABULARY)
+    rules = grammar(VOCABULARY)
+    assert '"mango juice"' in rules and '"mango-juice_0"' in rules and "teapot" not in rules
+
+
+def test_edits_apply_to_the_calls_their_condition_holds_for():
+    glass = {"tumbler_0"}
+    facts = Facts(held=[], is_a=lambda thing, kind: kind == "glass" and thing in glass)
+    never = parse("never place_object of every glass at the dining table", VOCABULARY)
+    refused = apply([never], "place_object('tumbler_0', 'on_dining-table_0')", facts)
+    assert refused.source is None and refused.refused
+    for source in ("place_object('coffee-cup_0', 'on_dining-table_0')",    # not a glass
+                   "place_object('tumbler_0', 'on_kitchen-counter_0')",   # another place
+                   "grasp('tumbler_0')"):                                 # another skill
+        assert apply([never], source, facts).source == source
+    # a one-call bring to the table places there: refused too
+    assert apply([never], "bring_object_to('tumbler_0', 'on_dining-table_0')", facts).source \
+        is None
+    warn = bound(Edit("after", Condition("handover_object_to_human", ANY),
+                      ("say('Careful with the mango juice.')",), taught="mango-juice_0"))
+    assert warn.statements == ("say('Careful with the {said}.')",)
+    done = apply([warn], BRING.format("coffee-cup_0"), facts)       # the bring hands over
+    assert done.after == ["say('Careful with the coffee cup.')"]
+    assert apply([warn], "bring_object_to('coffee-cup_0', 'on_dining-table_0')", facts).after \
+        == []
+    hand = parse("set hand to left on grasp of every glass", VOCABULARY)
+    assert apply([hand], "grasp('tumbler_0')", facts).source == "grasp('tumbler_0', hand='left')"
+    assert apply([hand], "grasp('coffee-cup_0')", facts).source == "grasp('coffee-cup_0')"
+    slow = parse("set speed_factor to 0.5 on move_to of the held thing", VOCABULARY)
+    drive = "move_to(get_location_coordinates('handover_to_human'))"
+    assert apply([slow], drive, Facts(held=["tumbler_0"])).source == \
+        "move_to(get_location_coordinates('handover_to_human'), speed_factor=0.5)"
+    assert apply([slow], drive, Facts()).source == drive              # empty hands
+    assert named_by_form("wine-glass_1", "glass") and not named_by_form("tumbler_0", "glass")
+
+
+def _session(memory, utterances, script, reader, world=WORLD):
+    """One session on a fresh ``world`` and the memory at ``memory`` (a new Session and
+    ExampleMemory each time, as a restart would make them): (spoken, world, session)."""
+    said = list(utterances)
+    spoken: list[str] = []
+    robot = H.household_world(world)
+    settings = Settings().with_overrides({"memory.path": str(memory),
+                                          "agent.function_generation": False,
+                                          "learning.mode": "final"})
+    session = build_session("humanoid", robot, CallbackUser(
+        lambda purpose, prompt: "yes" if purpose == "ask" else (said.pop(0) if said else None)),
+        settings, llm=ScriptedLLM(list(script)), speak=spoken.append, reader_llm=reader)
+    try:
+        session.agent.run()
+    finally:
+        session.console.close()
+    return spoken, robot, session
+
+
+def _handed(robot) -> list[str]:
+    return [c.args["object_name"] for c in robot.log if c.skill == "handover"]
+
+
+def test_a_warning_taught_for_anything_handed_over_is_said_for_another_thing_and_only_then(
+        tmp_path):
+    request, lesson = "bring me the juice", "from now on, whenever you hand me something, " \
+                                            "tell me to be careful with it"
+    reader = ReadingScript(
+        {request: "do: mango juice -> me", lesson: "other",
+         "could I have the cup?": "do: coffee cup -> me",
+         "put the sponge on the kitchen counter": "do: kitchen sponge -> kitchen counter"},
+        lasting={lesson: "every time"},
+        edits={lesson: 'after handover_object_to_human of any thing: '
+                       'say("Careful with the mango juice.")'})
+    spoken, robot, session = _session(tmp_path, [request, lesson], [
+        BRING.format("mango-juice_0"), "wait_for_trigger()", "learn_from_interaction()",
+        "wait_for_trigger()"], reader)
+    outcome = session.learner.last_outcome
+    assert str(outcome.status) == "stored_habit", outcome.message
+    assert "Careful with the mango juice." in spoken        # done now: the user hears it
+    assert any(s.startswith("Understood. From now on, when I hand you anything") for s in spoken)
+    assert [e.source for e in session.memory.list("habit")] == ["habit"]
+    assert session.memory.prompt_examples([request]) == session.memory.seed_block()  # not shown
+
+    spoken, robot, _ = _session(tmp_path, ["could I have the cup?"], [
+        BRING.format("coffee-cup_0"), "wait_for_trigger()"], reader)
+    assert _handed(robot) == ["coffee-cup_0"]
+    assert "Careful with the coffee cup." in spoken, spoken      # bound to the thing handed
+    spoken, robot, _ = _session(tmp_path, ["put the sponge on the kitchen counter"], [
+        "bring_object_to('kitchen-sponge_0', 'on_kitchen-counter_0')", "wait_for_trigger()"],
+        reader)
+    assert not any("Careful" in s for s in spoken), spoken       # no hand-over: not said
+
+
+def test_a_refusal_taught_for_a_kind_holds_for_another_thing_of_the_kind(tmp_path):
+    request, lesson = "put the tumbler on the dining table", \
+        "never put glasses on the dining table, remember that"
+    reader = ReadingScript(
+        {request: "do: tumbler -> dining table", lesson: "learn",
+         "set the coffee cup down on the dining table": "do: coffee cup -> dining table"},
+        edits={lesson: "never place_object of every glass at the dining table"},
+        kinds={("tumbler", "glass"): "yes", ("coffee cup", "glass"): "no"})
+    _, _, session = _session(tmp_path, [request, lesson], [
+        "bring_object_to('tumbler_0', 'on_dining-table_0')", "wait_for_trigger()",
+        "learn_from_interaction()", "wait_for_trigger()"], reader)
+    assert str(session.learner.last_outcome.status) == "stored_habit", \
+        session.learner.last_outcome.message
+
+    spoken, robot, session = _session(tmp_path, ["could you move the glass to the table?"], [
+        "bring_object_to('tumbler_0', 'on_dining-table_0')", "wait_for_trigger()"], reader)
+    assert H.state(robot)["tumbler_0"][0] == "on_kitchen-counter_0"    # not moved
+    assert any(s.startswith("I will not do that") for s in spoken), spoken
+    assert "# not run: bring_object_to" in session.console.transcript.render()
+    spoken, robot, _ = _session(tmp_path, ["set the coffee cup down on the dining table"], [
+        "bring_object_to('coffee-cup_0', 'on_dining-table_0')", "wait_for_trigger()"], reader)
+    assert H.state(robot)["coffee-cup_0"][0] == "on_dining-table_0"   # not a glass: done
+
+
+def test_a_habit_the_model_cannot_read_is_not_promised(tmp_path):
+    """No edit read ("none"): the named path decides (mode final stores the accepted attempt
+    for a plain request to learn); an edit about a call the attempt never made is refused and
+    said so, nothing stored."""
+    request, lesson = "bring me the juice", "from now on, put the cup down gently before you " \
+                                            "go, remember that"
+    reader = ReadingScript({request: "do: mango juice -> me", lesson: "learn"},
+                           edits={lesson: 'before place_object of the coffee cup: '
+                                          'say("Gently.")'})
+    spoken, _, session = _session(tmp_path, [request, lesson], [
+        BRING.format("mango-juice_0"), "wait_for_trigger()", "learn_from_interaction()",
+        "wait_for_trigger()"], reader)
+    outcome = session.learner.last_outcome
+    assert str(outcome.status) == "nothing_to_learn" and "never made" in outcome.message
+    assert session.memory.list("habit") == []
+    assert any(s.startswith("Sorry, I did not put down the coffee cup") for s in spoken), spoken
+
+
+def test_a_closing_habit_is_said_once_at_the_end_of_a_request_the_robot_acted_in(tmp_path):
+    request, lesson = "bring me the milk", "always tell me when you are done"
+    reader = ReadingScript({request: "do: milk carton -> me", lesson: "other",
+                            "what time is it?": "question"},
+                           lasting={lesson: "every time"},
+                           edits={lesson: 'after the request: say("I am done.")'})
+    spoken, _, session = _session(tmp_path, [request, lesson], [
+        BRING.format("milk-carton_0"), "wait_for_trigger()", "learn_from_interaction()",
+        "wait_for_trigger()"], reader)
+    assert str(session.learner.last_outcome.status) == "stored_habit"
+    assert spoken.count("I am done.") == 1                      # done now, once
+    spoken, _, _ = _session(tmp_path, ["could you fetch the juice for me?"], [
+        BRING.format("mango-juice_0"), "wait_for_trigger()"], reader)
+    assert spoken.count("I am done.") == 1, spoken
+    spoken, _, _ = _session(tmp_path, ["what time is it?"], [
+        "say('I do not know.')", "wait_for_trigger()"], reader)
+    assert "I am done." not in spoken, spoken                   # nothing done: nothing said
