@@ -158,7 +158,7 @@ def judge(expect: dict, world, spoken: list[str], asks: list[int], initial: dict
         out[f"says {meaning!r}"] = _similarity(spoken, meaning) >= SAYS_AT
     for meaning in _listed(expect.get("not_says")):
         out[f"not_says {meaning!r}"] = _similarity(spoken, meaning) < SAYS_AT
-    if expect.get("unchanged_except"):
+    if "unchanged_except" in expect:
         keep = set(expect["unchanged_except"])
         out["unchanged"] = all(now.get(t) == initial.get(t) for t in initial
                                if t not in keep and not t.startswith(H.FAST))
