@@ -166,11 +166,29 @@ def format_example(example) -> str:
         lines.append(f"problem:     {example.problem}")
     if example.improvement is not None:
         lines.append(f"improvement: {example.improvement}")
+    if example.edit is not None:
+        lines += habit_lines(example.edit)
     lines.append("utterances:  " + (" | ".join(example.utterances) or "-"))
     if tuple(example.keys) != tuple(example.utterances):
         lines.append("indexed by:  " + " | ".join(example.keys))
     lines += ["transcript:", example.transcript]
     return "\n".join(lines)
+
+
+def habit_lines(edit_json: str) -> list[str]:
+    """A habit's edit and condition in words (core/reading/edit.py)."""
+    from .core.reading.edit import Edit
+    try:
+        edit = Edit.from_json(edit_json)
+    except (ValueError, TypeError, KeyError) as exc:
+        return [f"habit:       (unreadable edit: {exc})"]
+    when = edit.when
+    return [f"habit:       {edit.in_words()}",
+            f"edit:        {edit.op} at {when.skill}, thing {when.thing}"
+            + (f", place {when.place}" if when.place else "")
+            + (f", {edit.argument}={edit.value!r}" if edit.argument else "")
+            + (f": {'; '.join(edit.statements)}" if edit.statements else ""),
+            f"taught as:   {edit.said!r}"]
 
 
 def cmd_show(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ from llm_interaction_node.core.reading.edit import (
 from llm_interaction_node.core.reading.edit_reading import EditReadingError, grammar, parse
 from llm_interaction_node.core.reading.kind_of import named_by_form
 from llm_interaction_node.core.user.channel import CallbackUser
+from llm_interaction_node.memory_cli import format_example
 from llm_interaction_node.session import build_session
 from llm_interaction_node.settings import Settings
 from reading_support import ReadingScript
@@ -130,6 +131,9 @@ def test_a_warning_taught_for_anything_handed_over_is_said_for_another_thing_and
     assert "Careful with the mango juice." in spoken        # done now: the user hears it
     assert any(s.startswith("Understood. From now on, when I hand you anything") for s in spoken)
     assert [e.source for e in session.memory.list("habit")] == ["habit"]
+    shown = format_example(session.memory.list("habit")[0])      # llm-interaction memory show
+    assert 'habit:       when I hand you anything, I will then say "Careful with the thing."' \
+        in shown and "edit:        after at handover_object_to_human, thing any: say(" in shown, shown
     assert session.memory.prompt_examples([request]) == session.memory.seed_block()  # not shown
 
     spoken, robot, _ = _session(tmp_path, ["could I have the cup?"], [

@@ -149,7 +149,7 @@ class Edit:
 def _call_in_words(source: str) -> str:
     """``say('Careful.')`` -> ``say "Careful."``; ``move_to(get_location_coordinates('x'))``
     -> ``go to the x``; another call as it is written."""
-    call = bare_call(source.replace(THING, "it").replace(SAID, "it"))
+    call = bare_call(source.replace(THING, "it").replace(SAID, "thing"))
     if call is None:
         return source
     literals = [a.value for a in ast.walk(call) if isinstance(a, ast.Constant)
