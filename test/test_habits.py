@@ -133,7 +133,8 @@ def test_a_warning_taught_for_anything_handed_over_is_said_for_another_thing_and
     assert [e.source for e in session.memory.list("habit")] == ["habit"]
     shown = format_example(session.memory.list("habit")[0])      # llm-interaction memory show
     assert 'habit:       when I hand you anything, I will then say "Careful with the thing."' \
-        in shown and "edit:        after at handover_object_to_human, thing any: say(" in shown, shown
+        in shown and "edit:        after at handover_object_to_human, thing any: say(" \
+        in shown, shown
     assert session.memory.prompt_examples([request]) == session.memory.seed_block()  # not shown
 
     spoken, robot, _ = _session(tmp_path, ["could I have the cup?"], [
