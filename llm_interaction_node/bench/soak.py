@@ -11,7 +11,8 @@ requests ("remember that"), stops (``interaction/stop`` while a statement runs) 
 (``interaction/reset``, the next request said as soon as the reset is answered). Then the
 interaction node is started again with the embedded model (no endpoint; fresh memory) and
 ``--model-requests`` requests (requests, corrections, stops, resets; no learn requests: an
-L_improve chat takes minutes on the embedded model) are said the same way.
+L_improve chat takes minutes on the embedded model; a reset there also puts the world back,
+``household_sim/reset``, as the model's requests move things) are said the same way.
 
 Every ``--every`` utterances (and at the start) it records: the RSS, open files and threads
 of each node process, the sandbox worker processes (the children of the interaction node's
@@ -107,12 +108,17 @@ HELLO = "hello robot"
 SCRIPT: dict[str, list[str]] = {**REQUESTS, **CORRECTIONS, **LEARNS, **STOPPABLE, HELLO: []}
 READINGS = {text: "learn" for text in LEARNS}
 
-# what the person asks of the embedded model (things it does in this world)
-MODEL_REQUESTS = ["bring me the juice please", "go to the dining table",
-                  "put the sponge on the kitchen counter", "what is on the dining table?",
-                  "bring me the glass", "go to the kitchen counter"]
-MODEL_CORRECTIONS = ["no, the glass", "not that one, the coffee cup"]
-MODEL_STOPPABLE = ["bring me the milk please"]
+# what the person asks of the embedded model (things it does in this world), each with the
+# corrections that fit it
+MODEL_REQUESTS: dict[str, list[str]] = {
+    "bring me the juice please": ["no, I wanted the glass"],
+    "go to the dining table": ["no, go to the kitchen counter"],
+    "put the sponge on the kitchen counter": ["no, leave the sponge on the dining table"],
+    "what is on the dining table?": ["and what is on the kitchen counter?"],
+    "bring me the coffee cup": ["not the cup, the glass"],
+    "go to the kitchen counter": ["no, come back to the middle of the room"],
+}
+MODEL_STOPPABLE = ["drive slowly to the dining table"]
 
 
 @dataclass
@@ -126,8 +132,7 @@ def schedule(seed: int, n: int, model: bool = False) -> list[Event]:
     learn request after it (not with the model); a request stopped while it runs; a reset
     between episodes. Deterministic for a seed."""
     rng = random.Random(seed)
-    requests = MODEL_REQUESTS if model else list(REQUESTS)
-    corrections = MODEL_CORRECTIONS if model else list(CORRECTIONS)
+    requests = list(MODEL_REQUESTS) if model else list(REQUESTS)
     stoppable = MODEL_STOPPABLE if model else list(STOPPABLE)
     events: list[Event] = []
     said = 0
@@ -138,6 +143,7 @@ def schedule(seed: int, n: int, model: bool = False) -> list[Event]:
         else:
             episode = [Event("request", rng.choice(requests))]
             if rng.random() < 0.3:
+                corrections = MODEL_REQUESTS[episode[0].text] if model else list(CORRECTIONS)
                 episode.append(Event("correction", rng.choice(corrections)))
                 if not model and rng.random() < 0.4:
                     episode.append(Event("learn", rng.choice(list(LEARNS))))
@@ -411,6 +417,7 @@ class Phase:
     resets: int = 0
     checkpoints: list[dict] = field(default_factory=list)
     stopped_early: str | None = None
+    reset_world: bool = False  # a reset also puts the world back (household_sim/reset)
 
 
 def say_and_follow(person: Person, graph: Graph, event: Event, index: int,
@@ -517,6 +524,8 @@ def run_phase(phase: Phase, events: list[Event], person: Person, graph: Graph, m
                                        f"{len(phase.turns)} of {phase.planned} requests")
                 break
             if event.kind == "reset":
+                if phase.reset_world:          # the person puts the things back first
+                    person.call(person.world_reset, person.Trigger.Request())
                 person.reset()
                 phase.resets += 1
                 continue                      # the next request is said at once
@@ -613,7 +622,7 @@ def phase_record(phase: Phase, every: int, events: list[Event]) -> dict:
         "planned": phase.planned, "said": len(phase.turns),
         "mix": {kind: sum(1 for t in phase.turns if t.kind == kind)
                 for kind in ("request", "correction", "learn", "stop")},
-        "resets": phase.resets,
+        "resets": phase.resets, "resets_put_world_back": phase.reset_world,
         "stops_sent": sum(1 for t in phase.turns if t.stop_sent),
         "lost": sum(1 for t in phase.turns if not t.answered),
         "lost_utterances": [asdict(t) for t in phase.turns if not t.answered],
@@ -741,7 +750,7 @@ def main(argv: list[str] | None = None) -> int:
                                         echo)
             try:
                 events = schedule(args.seed + 1, args.model_requests, model=True)
-                phase = Phase("model", args.model_requests)
+                phase = Phase("model", args.model_requests, reset_world=True)
                 echo(HEADER)
                 run_phase(phase, events, person, graph, memory, args.model_every,
                           args.turn_timeout * 5, stop_at, echo)
