@@ -68,6 +68,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WORLD = "drinks_and_cup"
 TARGET_RSS_GROWTH = 0.10
 TARGET_P95_GROWTH = 0.20
+CUT_GRACE_S = 60.0       # a turn still running this long after --stop-at is cut
 
 # ---- what the person says, and the stand-in's turn for each ----------------------------------
 KITCHEN = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
@@ -407,6 +408,11 @@ class Turn:
     ended: bool = False        # the robot listened again (or was idle after a stop)
     latency_s: float | None = None
     stop_sent: bool = False
+    cut: bool = False          # still running at --stop-at: the bench stopped waiting
+
+    @property
+    def lost(self) -> bool:
+        return not self.answered and not self.cut
 
 
 @dataclass
@@ -421,13 +427,17 @@ class Phase:
 
 
 def say_and_follow(person: Person, graph: Graph, event: Event, index: int,
-                   turn_timeout: float) -> Turn:
+                   turn_timeout: float, cut_at: float | None = None) -> Turn:
     """One utterance: published, found as the output of a wait_for_trigger(), followed to
     the next wait_for_trigger() input (the robot listens again); a stop event publishes the
-    stop once the first statement after it runs."""
+    stop once the first statement after it runs. ``cut_at`` (monotonic): the bench stops
+    waiting then (``--stop-at``): the turn is ``cut``, neither lost nor ended."""
     turn = Turn(index, event.kind, event.text)
     mark = len(person.entries)
     said_at = time.monotonic()
+    deadline = said_at + turn_timeout
+    if cut_at is not None and cut_at < deadline:
+        deadline = cut_at
     person.say(event.text)
 
     def answered_at() -> int | None:
@@ -437,7 +447,11 @@ def say_and_follow(person: Person, graph: Graph, event: Event, index: int,
                 return i
         return None
 
-    if not wait_until(lambda: answered_at() is not None, turn_timeout, graph):
+    if not wait_until(lambda: answered_at() is not None, deadline - time.monotonic(), graph):
+        turn.cut = deadline < said_at + turn_timeout       # timed out at --stop-at
+        if turn.cut:
+            person.stop()
+            wait_until(lambda: person.state() == "idle", 60, graph)
         return turn
     turn.answered = True
     start = answered_at() + 1
@@ -446,8 +460,8 @@ def say_and_follow(person: Person, graph: Graph, event: Event, index: int,
         return [(t, text) for t, kind, text in person.entries[start:] if kind == "input"]
 
     if event.kind == "stop":
-        if wait_until(lambda: any(text != WAIT for _t, text in inputs_after()), turn_timeout,
-                      graph):
+        if wait_until(lambda: any(text != WAIT for _t, text in inputs_after()),
+                      deadline - time.monotonic(), graph):
             time.sleep(0.15)                  # the statement (a slow drive) is under way
             person.stop()
             turn.stop_sent = True
@@ -458,10 +472,10 @@ def say_and_follow(person: Person, graph: Graph, event: Event, index: int,
                 return t
         return None
 
-    deadline = said_at + turn_timeout
     if wait_until(lambda: ended() is not None, max(0.0, deadline - time.monotonic()), graph):
         turn.ended, turn.latency_s = True, ended() - said_at
     else:                                     # a turn that did not end: stopped, then on
+        turn.cut = deadline < said_at + turn_timeout
         person.stop()
     wait_until(lambda: person.state() == "idle", 60, graph)
     return turn
@@ -485,8 +499,8 @@ def checkpoint(person: Person, graph: Graph, memory: Path, phase: Phase, done: i
         "turns": len(window),
         "latency_p50_s": percentile([t.latency_s for t in window], 50),
         "latency_p95_s": percentile([t.latency_s for t in window], 95),
-        "lost": sum(1 for t in phase.turns[:done] if not t.answered),
-        "lost_in_window": sum(1 for t in phase.turns[since:done] if not t.answered),
+        "lost": sum(1 for t in phase.turns[:done] if t.lost),
+        "lost_in_window": sum(1 for t in phase.turns[since:done] if t.lost),
     }
 
 
@@ -515,6 +529,8 @@ def run_phase(phase: Phase, events: list[Event], person: Person, graph: Graph, m
     phase.checkpoints.append(checkpoint(person, graph, memory, phase, 0, 0, started))
     echo(row(phase.checkpoints[-1]))
     since = 0
+    cut_at = None if stop_at is None else \
+        time.monotonic() + (stop_at - datetime.now(UTC)).total_seconds() + CUT_GRACE_S
     bar = tqdm(total=phase.planned, desc=phase.name, unit="req", file=sys.stderr,
                dynamic_ncols=True, mininterval=1.0)
     try:
@@ -529,10 +545,17 @@ def run_phase(phase: Phase, events: list[Event], person: Person, graph: Graph, m
                 person.reset()
                 phase.resets += 1
                 continue                      # the next request is said at once
-            turn = say_and_follow(person, graph, event, len(phase.turns) + 1, turn_timeout)
+            turn = say_and_follow(person, graph, event, len(phase.turns) + 1, turn_timeout,
+                                  cut_at)
             phase.turns.append(turn)
             bar.update(1)
-            if not turn.answered:
+            if turn.cut:
+                phase.stopped_early = (f"stopped at {stop_at:%H:%M} UTC (--stop-at) + "
+                                       f"{CUT_GRACE_S:.0f} s: utterance {turn.index} cut "
+                                       f"after {len(phase.turns) - 1} of {phase.planned}")
+                bar.write(phase.stopped_early)
+                break
+            if turn.lost:
                 bar.write(f"LOST: utterance {turn.index} ({turn.kind}) {turn.text!r}")
             done = len(phase.turns)
             if done % every == 0:
@@ -624,9 +647,10 @@ def phase_record(phase: Phase, every: int, events: list[Event]) -> dict:
                 for kind in ("request", "correction", "learn", "stop")},
         "resets": phase.resets, "resets_put_world_back": phase.reset_world,
         "stops_sent": sum(1 for t in phase.turns if t.stop_sent),
-        "lost": sum(1 for t in phase.turns if not t.answered),
-        "lost_utterances": [asdict(t) for t in phase.turns if not t.answered],
-        "unfinished": sum(1 for t in phase.turns if t.answered and not t.ended),
+        "lost": sum(1 for t in phase.turns if t.lost),
+        "lost_utterances": [asdict(t) for t in phase.turns if t.lost],
+        "unfinished": sum(1 for t in phase.turns if t.answered and not t.ended and not t.cut),
+        "cut_at_stop": [asdict(t) for t in phase.turns if t.cut],
         "latency_all_p50_s": percentile([t.latency_s for t in phase.turns
                                          if t.latency_s is not None], 50),
         "latency_all_p95_s": percentile([t.latency_s for t in phase.turns
@@ -701,7 +725,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turn-timeout", type=float, default=120.0,
                         help="s an utterance may take to be answered and its turn to end "
                         "(scripted; the model phase: 5x)")
-    parser.add_argument("--stop-at", help="HH:MM (UTC): say no more utterances after it")
+    parser.add_argument("--stop-at", help="HH:MM (UTC): say no more utterances after it; a "
+                        f"turn still running {CUT_GRACE_S:.0f} s later is cut (recorded)")
     parser.add_argument("--note", default="", help="a note for the record")
     parser.add_argument("--out", default=str(ROOT / "docs/eval/soak"))
     parser.add_argument("--keep", action="store_true", help="keep the run directory (logs)")
