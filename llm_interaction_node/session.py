@@ -35,6 +35,7 @@ from .core.memory.source import ExampleSource
 from .core.reading import Reader, Reading
 from .core.reading.edit import Edit, Facts, edits_of
 from .core.reading.edit_reading import MAX_TOKENS as EDIT_TOKENS
+from .core.reading.edit_reading import SKILLS as EDIT_SKILLS
 from .core.reading.edit_reading import EditReader
 from .core.reading.kind_of import KindCheck, named_by_form
 from .core.reading.select import reading_scene
@@ -203,6 +204,8 @@ def edit_reading_of(reader: Reader | None, api: Callable[[], Any],
     edits = EditReader(_short_call(reader, ledger, EDIT_TOKENS))
 
     def read(said: str, did: str) -> Edit | None:
+        if not any(skill in api() for skill in EDIT_SKILLS):    # the tabletop: no skill to edit
+            return None
         try:
             scene = reading_scene(api())
         except Exception as exc:  # noqa: BLE001 - no scene: no edit

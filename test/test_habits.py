@@ -206,3 +206,20 @@ def test_a_closing_habit_is_said_once_at_the_end_of_a_request_the_robot_acted_in
     spoken, _, _ = _session(tmp_path, ["what time is it?"], [
         "say('I do not know.')", "wait_for_trigger()"], reader)
     assert "I am done." not in spoken, spoken                   # nothing done: nothing said
+
+
+def test_every_example_of_the_edit_prompt_reads_back_in_its_own_scene():
+    from llm_interaction_node.core.reading import edit_reading
+    from llm_interaction_node.core.reading.vocabulary import ReadingVocabulary
+    tea_room = ReadingVocabulary.of(
+        ["teapot_0", "biscuit-tin_0", "tea-cup_0", "tea-cup_1"],
+        ["on_shelf_0", "on_sideboard_0"],
+        ["inFrontOf_shelf_0", "inFrontOf_sideboard_0", "handover_to_human", "room_center"],
+        me=True)
+    _, examples = edit_reading.load()
+    assert len(examples) >= 10
+    for scene, _did, said, line in examples:
+        assert scene == tea_room.scene_line(), scene
+        edit_reading.parse(line, tea_room, said)           # raises where it does not read
+    ops = {line.split()[0] for *_, line in examples}
+    assert ops >= {"before", "after", "instead", "set", "never", "remove", "none"}, ops

@@ -39,9 +39,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# the reading kinds a named lesson path acts on: a learn request with one of these is theirs
-NAMED_KINDS = ("do", "retry", "wrong object", "forget", "faster", "slower", "hand", "also",
-               "ask first")
+# the reading kinds a named lesson path acts on, measured and kept (a correction of the choice
+# or a retry, forgetting, a speed on a route, a hand, what comes along): a learn request with
+# one of these is theirs. A move (``do``: "put it on the table from now on") and ``ask first``
+# are read as an edit first: where the model reads none, the named paths take them as before.
+NAMED_KINDS = ("retry", "wrong object", "forget", "faster", "slower", "hand", "also")
 SAY_NO_EDIT = ("Sorry, I could not turn that into a rule I can keep, so I did not store it. "
                "Could you say it another way?")
 SAY_NO_ANCHOR = ("Sorry, I did not {act} this time, so I cannot tell where that rule goes. "
