@@ -92,6 +92,14 @@ class StateChannel:
         self.state = state
         self.drained = drained
 
+    def hold(self) -> None:
+        """A reset: what is said from now on waits for the next interaction (the queue's
+        :meth:`~...core.user.channel.EventQueue.hold`)."""
+        self.queue.hold()
+
+    def release(self) -> None:
+        self.queue.release()
+
     def next_utterance(self, purpose, prompt=None) -> str:
         if purpose == "trigger":
             self.state.set(IDLE)

@@ -45,7 +45,7 @@ class Endings:
             self.stop.clear()
             try:
                 if self._reset_requested.is_set():
-                    self._reset_requested.clear()
+                    self._reset_taken()
                     log.info("interaction reset: %s", reason)
                     discarded = self._reset_interaction()
                     self._record_turn(TurnStatus.RESET, reason, discarded)
@@ -58,6 +58,14 @@ class Endings:
                 return
             except InteractionAborted as again:
                 exc = again
+
+    def _reset_taken(self) -> None:
+        """The requested reset takes effect: what the user said since it was requested,
+        held in the channel (:meth:`~.loop.Agent.request_reset`), is for the next wait."""
+        self._reset_requested.clear()
+        release = getattr(self.console.builtins.channel, "release", None)
+        if release is not None:
+            release()
 
     def _on_loop(self, source: str) -> None:
         if Entry(source).is_comment:

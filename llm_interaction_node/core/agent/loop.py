@@ -118,6 +118,8 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
                         step()
                 except InteractionAborted:
                     self.stop.clear()
+                    if self._reset_requested.is_set():
+                        self._reset_taken()     # no task yet: nothing else to forget
             if not self.console.transcript.statements():
                 try:
                     self.start_task(marker=False)
@@ -130,8 +132,14 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
 
     def request_reset(self, reason: str = "reset requested") -> None:
         """From any thread: end the current task (running or waiting) and start a fresh one;
-        utterances still waiting in the user channel belong to the old one and are dropped."""
+        utterances still waiting in the user channel belong to the old one and are dropped
+        (where the channel can: ``discard_pending``). What is said after this returns waits
+        in the channel (``hold``) until the reset took effect (:meth:`_reset_taken`): the
+        old interaction's pending wait_for_trigger() never takes it."""
         self._reset_requested.set()
+        hold = getattr(self.console.builtins.channel, "hold", None)
+        if hold is not None:
+            hold()
         discard = getattr(self.console.builtins.channel, "discard_pending", None)
         if discard is not None:
             discard()

@@ -6,8 +6,8 @@ provide one, so the same session runs under all of them.
 """
 from __future__ import annotations
 
-import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Literal, Protocol
 
@@ -28,13 +28,18 @@ class EventQueue:
     ``close()`` makes a consumer that finds the queue empty raise EndOfInteraction.
     With a ``stop`` signal (:class:`~.interrupt.StopSignal`), a stop request ends an
     ``ask()`` that is waiting for its answer (waiting for the next request is not work
-    to stop, unless the request says so: a reset).
+    to stop, unless the request says so: a reset). ``hold()`` (a reset, before it answers)
+    keeps every utterance queued until ``release()`` (the reset took effect): the wait of
+    the interaction being reset must not take the first request of the next one (issue 60:
+    a request sent 1-2 ms after the reset's answer was taken by it and dropped with it).
     """
 
     def __init__(self, utterances: Iterable[str] = (), close: bool = False,
                  poll_s: float = 0.05, stop=None):
         self._stop = stop
-        self._queue: queue.Queue[str] = queue.Queue()
+        self._items: deque[str] = deque()
+        self._ready = threading.Condition()
+        self._held = False
         self._closed = threading.Event()
         self._poll_s = poll_s
         for text in utterances:
@@ -43,7 +48,9 @@ class EventQueue:
             self.close()
 
     def put(self, text: str) -> None:
-        self._queue.put(text)
+        with self._ready:
+            self._items.append(text)
+            self._ready.notify_all()
 
     def close(self) -> None:
         self._closed.set()
@@ -53,30 +60,38 @@ class EventQueue:
         return self._closed.is_set()
 
     def pending(self) -> int:
-        return self._queue.qsize()
+        return len(self._items)
+
+    def hold(self) -> None:
+        """Take nothing out until :meth:`release` (what arrives meanwhile stays queued)."""
+        with self._ready:
+            self._held = True
+
+    def release(self) -> None:
+        with self._ready:
+            self._held = False
+            self._ready.notify_all()
 
     def discard_pending(self) -> int:
         """Drop the utterances still waiting (a reset: they belong to the old interaction);
         how many there were."""
-        dropped = 0
-        while True:
-            try:
-                self._queue.get_nowait()
-            except queue.Empty:
-                return dropped
-            dropped += 1
+        with self._ready:
+            dropped = len(self._items)
+            self._items.clear()
+            return dropped
 
     def next_utterance(self, purpose: Purpose = "trigger", prompt: str | None = None) -> str:
-        # Poll in short slices so that a stop request (async exception) is delivered promptly.
-        while True:
-            try:
-                return self._queue.get(timeout=self._poll_s)
-            except queue.Empty:
+        # Wait in short slices so that a stop request is noticed promptly.
+        with self._ready:
+            while True:
+                if self._items and not self._held:
+                    return self._items.popleft()
                 if self._stop is not None and self._stop.is_set() and (
                         purpose == "ask" or self._stop.interrupts_idle):
-                    raise InteractionAborted(self._stop.reason or "stop requested") from None
-                if self._closed.is_set() and self._queue.empty():
-                    raise EndOfInteraction("no more user input") from None
+                    raise InteractionAborted(self._stop.reason or "stop requested")
+                if self._closed.is_set() and (self._held or not self._items):
+                    raise EndOfInteraction("no more user input")
+                self._ready.wait(self._poll_s)
 
 
 class CallbackUser:
