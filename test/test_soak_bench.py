@@ -45,6 +45,7 @@ def test_a_short_soak_writes_its_record_and_loses_nothing(tmp_path):
     assert record["benchmark"] == "soak" and record["seed"] == 7 and record["lost"] == 0
     assert record["command"].startswith("python -m llm_interaction_node.bench.soak")
     assert len(record["commit"]) == 7 and isinstance(record["dirty"], bool)
+    assert isinstance(record["dirty_files"], list)
     assert list(record["phases"]) == ["scripted"]
     phase = record["phases"]["scripted"]
     assert phase["said"] == 20 and phase["lost"] == 0 and phase["lost_utterances"] == []

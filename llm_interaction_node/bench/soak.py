@@ -742,6 +742,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["ROS_DOMAIN_ID"] = str(domain)
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     run_dir = Path(tempfile.mkdtemp(prefix="soak-"))
+    # the tree the nodes import, as it is when they start
+    commit, status = git("rev-parse", "--short=7", "HEAD"), git("status", "--porcelain")
     started = datetime.now(UTC)
     t_start = time.monotonic()
     command = "python -m llm_interaction_node.bench.soak " + " ".join(
@@ -790,11 +792,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(run_dir, ignore_errors=True)
-    status = git("status", "--porcelain")
     record = {
         "benchmark": "soak", "started": started.strftime("%Y-%m-%d %H:%M:%S UTC"),
-        "command": command, "commit": git("rev-parse", "--short=7", "HEAD"),
-        "dirty": bool(status), "dirty_files": len(status.splitlines()) if status else 0,
+        "command": command, "commit": commit,
+        "dirty": bool(status), "dirty_files": status.splitlines() if status else [],
         "seed": args.seed, "world": WORLD, "time_scale": args.time_scale,
         "turn_timeout_s": args.turn_timeout, "every": args.every,
         "model_every": args.model_every, "note": args.note,
