@@ -27,9 +27,7 @@ accuracy per field, in seconds instead of hours.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -38,6 +36,8 @@ from pathlib import Path
 import yaml
 
 from ..llm_options import add_llm_options, llm_overrides
+from ..provenance import file_hash
+from ..provenance import record as provenance
 from . import household_situations as H
 from .session_process import in_new_process
 
@@ -89,23 +89,6 @@ def load(path: str | Path = DEFAULT) -> list[Habit]:
     if len(ids) != len(set(ids)):
         raise ValueError(f"{path}: habit ids repeat")
     return out
-
-
-def file_hash(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
-
-
-def provenance(command: list[str]) -> dict:
-    """The commit, whether the work tree had changes, and the command of a record."""
-    def git(*args: str) -> str:
-        try:
-            return subprocess.run(["git", *args], capture_output=True, text=True,
-                                  cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
-    return {"commit": git("rev-parse", "--short=7", "HEAD"),
-            "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
-            "command": " ".join(command)}
 
 
 # -- judging -----------------------------------------------------------------------------------

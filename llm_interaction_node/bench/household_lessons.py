@@ -44,6 +44,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .. import provenance
 from ..eval.harness import run_seed
 from ..llm_options import add_llm_options, llm_overrides
 from . import household_situations as H
@@ -396,7 +397,8 @@ def main(argv=None) -> int:
     print(f"{len(pairs)} pairs, wordings {phrasings.label}", file=sys.stderr)
     rows = bench(pairs, out, echo=lambda s: print(s, file=sys.stderr, flush=True),
                  settings=settings)
-    result = {**summary(rows, phrasings.label), "settings": settings}
+    result = {**summary(rows, phrasings.label), "settings": settings,
+              "seed_base": args.seed_base, **provenance.record()}
     (out / "summary.json").write_text(json.dumps(result, indent=1) + "\n")
     print(f"learned {result['learned']}/{result['pairs']}, used {result['used']}/"
           f"{result['pairs']}, over-applied {result['over_applied']}/{result['pairs']}")

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import provenance
 from ..core.llm import Usage
 from .observe import observe
 from .phrasings import BUILT_IN, Phrasings
@@ -76,6 +77,9 @@ class RunRecord:
     user: str = "paper"             # the simulated user's learning rule (USER_POLICIES)
     phrasings: str = "built-in"     # the wording pool the user spoke from (Phrasings.label)
     api_preset: str = "ours"        # the robot API the system had (robot_api.preset)
+    commit: str = ""                # the commit it ran at, and whether tracked files had
+    dirty: bool | None = None       # changes then (llm_interaction_node/provenance.py)
+    base_seed: int | None = None    # the protocol's --seed (``seed`` is this run's scene's)
 
     def path(self, out: Path) -> Path:
         return run_path(out, self.split, self.template, self.round)
@@ -285,6 +289,7 @@ def run_protocol(system, out: str | Path, splits=SPLITS, runs: int = 10, seed: i
     out = Path(out)
     todo = list(plan(splits, runs, templates))
     records: list[RunRecord] = []
+    made_at = provenance.record()
     for i, (split, round_, template) in enumerate(todo):
         seed_ = run_seed(seed, split, template, round_)
         path = run_path(out, split, template, round_)
@@ -304,6 +309,8 @@ def run_protocol(system, out: str | Path, splits=SPLITS, runs: int = 10, seed: i
             record = run_once(system, split, template, round_, seed_, factory, max_rounds,
                               strip=path.with_suffix(".png") if frames else None,
                               user_policy=user_policy, phrasings=phrasings)
+            record.commit, record.dirty = made_at["commit"], made_at["dirty"]
+            record.base_seed = seed
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
             tmp.write_text(json.dumps(asdict(record), indent=1, default=str))
