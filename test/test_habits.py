@@ -223,3 +223,22 @@ def test_every_example_of_the_edit_prompt_reads_back_in_its_own_scene():
         edit_reading.parse(line, tea_room, said)           # raises where it does not read
     ops = {line.split()[0] for *_, line in examples}
     assert ops >= {"before", "after", "instead", "set", "never", "remove", "none"}, ops
+
+
+def test_a_place_taught_for_a_thing_stays_the_named_lesson_not_a_habit(tmp_path):
+    """ "From now on, put the juice on the dining table", read as a move and as a placing
+    instead of the hand-over, is where the juice goes whatever a request does with it: the
+    named path's lesson (learning/taught_place.py), not a habit on the hand-over only."""
+    request, lesson = "bring me the juice", "from now on, put the juice on the dining table"
+    reader = ReadingScript({request: "do: mango juice -> me",
+                            lesson: "do: mango juice -> dining table\nlearn"},
+                           edits={lesson: 'instead of handover_object_to_human of the mango '
+                                          'juice: place_object("mango-juice_0", '
+                                          '"on_dining-table_0")'})
+    _, _, session = _session(tmp_path, [request, lesson], [
+        BRING.format("mango-juice_0"), "wait_for_trigger()",
+        "bring_object_to('mango-juice_0', 'on_dining-table_0')", "learn_from_interaction()",
+        "wait_for_trigger()"], reader)
+    assert reader.edited == [lesson]                        # asked, and left to the named path
+    assert session.memory.list("habit") == []
+    assert str(session.learner.last_outcome.status) != "stored_habit"

@@ -109,7 +109,7 @@ def edited(edit: Edit, attempt: list[Entry], facts: Facts) -> tuple[list[Entry],
 
 
 def learn_habit(learner: ModeLearner, transcript: Transcript, said: str, read_edit: ReadEdit,
-                facts: Facts) -> LearnOutcome | None:
+                facts: Facts, reading=None) -> LearnOutcome | None:
     """The habit ``said`` teaches, read by the model (``read_edit``) and stored as a lesson
     (see the module docstring), after the robot did what it adds now and the edited program
     replayed; the outcome says why not otherwise. None where the model read no edit (the
@@ -118,7 +118,10 @@ def learn_habit(learner: ModeLearner, transcript: Transcript, said: str, read_ed
     if parts is None:
         return None
     edit = read_edit(said, did_in_words(parts.attempt))
-    if edit is None:
+    if edit is None or (edit.op == "instead" and reading is not None and reading.moves):
+        # "from now on, put the sponge on the dishwasher" (a move, read as a placing instead
+        # of the hand-over) is where the thing goes whatever the request does with it: the
+        # named path's lesson (learning/taught_place.py), measured on the teach-once bench
         return None
     taught = taught_on(edit, parts.attempt, facts)
     if taught is None:

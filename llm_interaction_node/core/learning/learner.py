@@ -238,7 +238,8 @@ class Learner:
         if self.read_edit is None or not said or not wants_habit(self._asked):
             return None
         try:
-            return learn_habit(self, transcript, said, self.read_edit, self.facts())
+            return learn_habit(self, transcript, said, self.read_edit, self.facts(),
+                               self._asked)
         except LLMError as exc:
             log.warning("the habit of %r was not read: %s", said[:80], exc)
             return None
