@@ -86,6 +86,8 @@ def test_edits_apply_to_the_calls_their_condition_holds_for():
     assert apply([slow], drive, Facts(held=["tumbler_0"])).source == \
         "move_to(get_location_coordinates('handover_to_human'), speed_factor=0.5)"
     assert apply([slow], drive, Facts()).source == drive              # empty hands
+    assert apply([slow], BRING.format("tumbler_0"), Facts()).source == \
+        "bring_object_to('tumbler_0', 'handover_to_human', speed_factor=0.5)"   # it carries
     assert named_by_form("wine-glass_1", "glass") and not named_by_form("tumbler_0", "glass")
 
 

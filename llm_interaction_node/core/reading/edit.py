@@ -46,7 +46,8 @@ THING, SAID = "{thing}", "{said}"
 THING_FIRST = ("grasp", "handover_object_to_human", "place_object", "bring_object_to",
                "receive_object_from_human")
 # what a one-call move does on its way: a condition on one of these steps holds for it too
-STEPS_OF_BRING = ("grasp", "handover_object_to_human", "place_object")
+# (its drives: a speed set for drives is its speed_factor, which scales each of them)
+STEPS_OF_BRING = ("grasp", "handover_object_to_human", "place_object", "move_to")
 ACTS = THING_FIRST + ("move_to",)
 # how the robot says what a skill does, and where
 VERBS = {"grasp": "take", "handover_object_to_human": "hand you", "place_object": "put down",
@@ -220,7 +221,7 @@ class Call:
         if self.skill != "bring_object_to" or skill not in STEPS_OF_BRING:
             return False
         to_human = self.place == HANDOVER_LOCATION
-        return skill == "grasp" or (skill == "handover_object_to_human") == to_human
+        return skill in ("grasp", "move_to") or (skill == "handover_object_to_human") == to_human
 
 
 @dataclass
