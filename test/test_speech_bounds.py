@@ -96,6 +96,17 @@ def test_a_new_task_starts_with_the_whole_turn_bound(console, spoken):
     assert console.execute("say('hello')").ok and spoken[-1] == "hello"
 
 
+def test_the_robots_own_code_speaking_between_statements_is_not_bounded(console, spoken):
+    """The agent's own notes (a habit's refusal, said between statements) are no model
+    speech: never refused, so never an exception in the agent's thread."""
+    for letter in "abc":
+        console.execute(f"say({letter!r} * 2000)")
+    assert not console.execute("say('d')").ok
+    console.builtins.say("I will not do that: you taught me otherwise.")
+    assert spoken[-1] == "I will not do that: you taught me otherwise."
+    assert not console.execute("say('e')").ok          # the model's turn is still spent
+
+
 def test_the_bounds_are_agent_settings(spoken):
     config = AgentConfig(speech_messages_per_statement=2, speech_chars_per_turn=50)
     c = build_console("humanoid", make_world("humanoid", "drinks_and_cup"),

@@ -96,7 +96,7 @@ class InteractionBuiltins:
         self.forgetter = forgetter
         self.output = output if output is not None else ConsoleOutput()
         self.speech_bounds = speech_bounds or SpeechBounds()
-        self._statement_speech = _Spoken()
+        self._statement_speech: _Spoken | None = None    # None: no console input runs
         self._turn_speech = _Spoken()
         self.turn = 0
         self.utterances: list[str] = []
@@ -106,26 +106,32 @@ class InteractionBuiltins:
         """A console input begins: its speech bound is whole again (the console calls this)."""
         self._statement_speech = _Spoken()
 
+    def statement_done(self) -> None:
+        """The console input ended: what is said until the next one is the robot's own code
+        speaking (a note of the agent between statements), not the model's, and unbounded."""
+        self._statement_speech = None
+
     def new_speech_turn(self) -> None:
         """The turn's speech bound is whole again: wait_for_trigger() returned, a new task
         began, or the agent's own closing sentence (sorry, stopped) is about to be said."""
         self._turn_speech = _Spoken()
 
     def _send(self, text, function: str) -> str:
-        """Speak ``text`` within the speech bounds (:class:`SpeechBounds`); ValueError (and
-        nothing is sent) past one."""
+        """Speak ``text``; during a console input within the speech bounds
+        (:class:`SpeechBounds`): ValueError (and nothing is sent) past one."""
         text = str(text)
         bounds = self.speech_bounds
-        for scope, spoken, messages, chars in (
-                ("statement", self._statement_speech, bounds.statement_messages,
-                 bounds.statement_chars),
-                ("turn", self._turn_speech, bounds.turn_messages, bounds.turn_chars)):
-            refusal = _refusal(function, scope, spoken, text, messages, chars)
-            if refusal:
-                raise ValueError(refusal)
-        for spoken in (self._statement_speech, self._turn_speech):
-            spoken.messages += 1
-            spoken.chars += len(text)
+        statement = self._statement_speech
+        if statement is not None:
+            for scope, spoken, messages, chars in (
+                    ("statement", statement, bounds.statement_messages, bounds.statement_chars),
+                    ("turn", self._turn_speech, bounds.turn_messages, bounds.turn_chars)):
+                refusal = _refusal(function, scope, spoken, text, messages, chars)
+                if refusal:
+                    raise ValueError(refusal)
+            for spoken in (statement, self._turn_speech):
+                spoken.messages += 1
+                spoken.chars += len(text)
         self.speak(text)
         return text
 

@@ -146,7 +146,10 @@ class ConsoleSession:
         turn_before, lessons_before = self.builtins.turn, len(self.builtins.lessons)
         self.builtins.new_statement()
         self._calls = []
-        outcome = self.runner.run(source)
+        try:
+            outcome = self.runner.run(source)
+        finally:
+            self.builtins.statement_done()
         error = outcome.error
         if isinstance(error, (EndOfInteraction, InteractionAborted)):
             self._record(Entry(source, self._output(outcome)))
