@@ -612,7 +612,7 @@ def start_graph(run_dir: Path, memory: Path, llm_url: str | None, time_scale: fl
 def git(*args: str) -> str:
     try:
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                              timeout=30).stdout.strip()
+                              timeout=30).stdout.rstrip()
     except (OSError, subprocess.TimeoutExpired):
         return ""
 
