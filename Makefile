@@ -45,7 +45,12 @@ $(STAMP): requirements.txt requirements-ros.txt requirements-llm.txt requirement
 # kept on disk (~200 s on 2 cores), so a request said as soon as the robot listens is answered at
 # once (issue 44; without it the first request waited 205.8 s). It starts the same nodes with the
 # same ARGS and stops them (`llm-interaction run --warm-up-only`). Not part of `make test`.
-WARM_STAMP := $(VENV)/.warm
+# One stamp per ARGS (issue 60): the warmed prompts are the same in every world
+# (test/test_warm_up_every_world.py), so another world (or other ARGS) restores the saved states
+# in seconds, and re-evaluates what is not on disk any more (another memory's lessons, states
+# dropped since: core/llm/states.py keeps the newest ones).
+WARM_KEY := $(shell printf '%s' '$(subst ','\'',$(ARGS))' | md5sum | cut -c1-12)
+WARM_STAMP := $(VENV)/.warm-$(WARM_KEY)
 WARM_INPUTS := $(shell find config llm_interaction_node/core -type f \( -name '*.py' -o -name '*.yaml' -o -name '*.txt' \) 2>/dev/null)
 $(WARM_STAMP): $(STAMP) $(WARM_INPUTS)
 	@echo "warming up the robot's language model once (saved on disk for every later start) ..."

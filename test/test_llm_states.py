@@ -51,6 +51,25 @@ def test_disk_states_exact_longest_damaged_and_kept(tmp_path, monkeypatch):
     assert disk.longest([1, 2, 5, 6, 7], beat=0)[0] == 4
 
 
+def test_disk_states_keep_the_newest_within_their_bytes_and_the_newest_always(tmp_path,
+                                                                            monkeypatch):
+    """Issue 60: files and bytes both bound what is kept; a used file is made newest, so the
+    states every start restores outlive the ones saved once."""
+    monkeypatch.setattr(states, "DISK_STATES_KEPT", 10)
+    disk = DiskStates("m", "fp", tmp_path)
+    for age, tokens in ((50, [1]), (40, [2]), (30, [3])):
+        disk.save(tokens, b"x" * 1000)
+        os.utime(disk.path(tokens), (time.time() - age, time.time() - age))
+    size = disk.path([1]).stat().st_size
+    monkeypatch.setattr(states, "DISK_STATES_BYTES", 3 * size)
+    disk.used(disk.path([1]))                                   # restored at a start
+    disk.save([4], b"x" * 1000)                                 # 4 files: the oldest goes
+    assert disk.files() == [disk.path([4]), disk.path([1]), disk.path([3])]
+    monkeypatch.setattr(states, "DISK_STATES_BYTES", 1)
+    disk.save([5], b"x" * 1000)                                 # larger than the budget: kept
+    assert disk.files() == [disk.path([5])]
+
+
 def test_disk_states_default_to_the_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("LLM_INTERACTION_CACHE", str(tmp_path))
     disk = DiskStates("qwen", "fp")

@@ -1,6 +1,7 @@
 """Benchmark (issue 44 item 6): the first request after install, through `llm-interaction run`.
 
-Starts the graph as a person does (``llm-interaction run --no-console --world drinks_and_cup``)
+Starts the graph as a person does (``llm-interaction run --no-console --world drinks_and_cup``,
+or ``--world W``)
 on a FRESH cache (``LLM_INTERACTION_CACHE``: no saved model state, no exported embedding model;
 with ``--keep-models`` the rest of the usual cache is linked in, so the 1.1 GB GGUF is not
 joined from its PyPI parts again: only the saved model states are fresh) and a fresh memory,
@@ -15,6 +16,8 @@ and says the first request on ``speech/asr_text``:
 ``--installed`` first does what `make run` does once after install, in the same fresh cache
 and memory: ``llm-interaction run --warm-up-only`` (its time is reported as ``install_s``);
 the measured start then finds the saved states on disk, as a person's first `make run` does.
+``--installed --world living_room``: the install warmed the default world (``--install-world``,
+what `make run` does with no ARGS), the request comes in a world never started before.
 
 Measured from the request: the first skill goal the node sends (``interaction/skills``: the
 first action) and the first thing it says; from the start: when it listened and when the
@@ -22,7 +25,8 @@ warm-up ended; the warm-up's progress lines (``interaction/llm_progress``). With
 the embedded model runs (one embedded-model process at a time on a small machine).
 
     python -m llm_interaction_node.bench.first_request --keep-models [--when warm|ready]
-        [--installed] [--out docs/eval/first_request] [--llm-base-url URL --llm-model NAME]
+        [--installed [--install-world W]] [--world W] [--out docs/eval/first_request]
+        [--llm-base-url URL --llm-model NAME]
 """
 from __future__ import annotations
 
@@ -40,7 +44,8 @@ from pathlib import Path
 
 from .processes import stop_process
 
-REQUEST = "bring me the juice please"
+REQUEST = "bring me the juice please"     # every household world of config/worlds has a juice
+WORLD = "drinks_and_cup"                  # the world `make run` starts with no ARGS
 TARGET_S = 15.0
 CLI = Path(sys.executable).parent / "llm-interaction"
 
@@ -65,21 +70,24 @@ def fresh_cache(root: Path, keep_models: bool) -> Path:
     return cache
 
 
-def run_args(root: Path, llm_args: list[str]) -> list[str]:
+def run_args(root: Path, llm_args: list[str], world: str = WORLD) -> list[str]:
     """The `llm-interaction run` options of the measured start (and of the install's warm-up:
-    the same world, memory and LLM, so the same prompts)."""
-    return ["--world", "drinks_and_cup", "--memory-path", str(root / "memory"),
+    the same memory and LLM; the world of each)."""
+    return ["--world", world, "--memory-path", str(root / "memory"),
             "--param", "household_sim:time_scale:=0.0", "--param", "tts:backend:=log",
             *llm_args]
 
 
-def install(root: Path, env: dict, llm_args: list[str], timeout_s: float, echo=print) -> float:
-    """What `make run` does once after install: ``llm-interaction run --warm-up-only``; its
-    wall time in s (RuntimeError if it fails)."""
+def install(root: Path, env: dict, llm_args: list[str], timeout_s: float, echo=print,
+            world: str = WORLD) -> float:
+    """What `make run` does once after install: ``llm-interaction run --warm-up-only`` (in
+    ``world``: `make run` with no ARGS starts the default one); its wall time in s
+    (RuntimeError if it fails)."""
     start = time.monotonic()
     with open(root / "install.log", "w") as out:
         code = subprocess.run([str(CLI), "run", "--warm-up-only", "--log-dir",
-                               str(root / "install_logs"), *run_args(root, llm_args)],
+                               str(root / "install_logs"),
+                               *run_args(root, llm_args, world)],
                               stdout=out, stderr=subprocess.STDOUT, env=env,
                               timeout=timeout_s).returncode
     took = time.monotonic() - start
@@ -91,13 +99,15 @@ def install(root: Path, env: dict, llm_args: list[str], timeout_s: float, echo=p
 
 
 def measure(root: Path, when: str, keep_models: bool, llm_args: list[str],
-            timeout_s: float = 1800.0, echo=print, installed: bool = False) -> dict:
+            timeout_s: float = 1800.0, echo=print, installed: bool = False,
+            world: str = WORLD, install_world: str = WORLD) -> dict:
     cache = fresh_cache(root, keep_models)
     env = {**os.environ, "LLM_INTERACTION_CACHE": str(cache), "PYTHONUNBUFFERED": "1",
            "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
     env.setdefault("ROS_DOMAIN_ID", str(150 + os.getpid() % 80))
     os.environ.update({k: env[k] for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")})
-    install_s = install(root, env, llm_args, timeout_s, echo) if installed else None
+    install_s = install(root, env, llm_args, timeout_s, echo, install_world) \
+        if installed else None
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     from std_msgs.msg import String
@@ -121,7 +131,7 @@ def measure(root: Path, when: str, keep_models: bool, llm_args: list[str],
     out = open(root / "run.log", "w")
     start = time.monotonic()
     run = subprocess.Popen([str(CLI), "run", "--no-console", "--log-dir", str(root / "logs"),
-                            *run_args(root, llm_args)],
+                            *run_args(root, llm_args, world)],
                            stdout=out, stderr=subprocess.STDOUT, env=env)
 
     def wait(predicate, what):
@@ -166,7 +176,9 @@ def measure(root: Path, when: str, keep_models: bool, llm_args: list[str],
     result = {
         "benchmark": "first_request", "when": when, "request": REQUEST,
         "fresh_cache": "model states (the rest linked)" if keep_models else "all",
-        "installed": installed, "install_s": round(install_s, 1) if installed else None,
+        "world": world, "installed": installed,
+        "install_world": install_world if installed else None,
+        "install_s": round(install_s, 1) if installed else None,
         "llm": next((line.strip() for line in (root / "run.log").read_text().splitlines()
                      if line.startswith("LLM:")), "?"),
         "listening_s": round(listened - start, 1),
@@ -201,6 +213,12 @@ def main(argv=None) -> int:
                         help="link the usual cache's joined model files into the fresh cache")
     parser.add_argument("--out", default="docs/eval/first_request",
                         help="where the result JSON goes (a file per run)")
+    parser.add_argument("--world", default=WORLD,
+                        help=f"the world of the measured start (default {WORLD})")
+    parser.add_argument("--install-world", default=WORLD,
+                        help="with --installed: the world of the install's warm-up (default "
+                        f"{WORLD}, what `make run` warms with no ARGS): another --world is a "
+                        "world never started before")
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--llm-base-url")
     parser.add_argument("--llm-model")
@@ -209,10 +227,12 @@ def main(argv=None) -> int:
                 *(("--llm-model", args.llm_model) if args.llm_model else ())]
     with tempfile.TemporaryDirectory(prefix="first_request-") as tmp:
         result = measure(Path(tmp), args.when, args.keep_models, llm_args, args.timeout,
-                         installed=args.installed)
+                         installed=args.installed, world=args.world,
+                         install_world=args.install_world)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     kind = f"{args.when}-installed" if args.installed else args.when
+    kind += f"-{Path(args.world).stem}" if args.world != WORLD else ""
     path = out / f"{time.strftime('%Y%m%d-%H%M%S')}-{kind}.json"
     result["command"] = "python -m llm_interaction_node.bench.first_request " + " ".join(
         sys.argv[1:] if argv is None else argv)

@@ -34,8 +34,14 @@ from ..settings.cache import cache_dir
 
 log = logging.getLogger(__name__)
 
-DISK_STATES_KEPT = 12       # newest prefill states kept on disk per model (the console
-                            # prompt and the reading prompts: 9 since asked_name)
+# The newest prefill states kept on disk per model file: at most this many files and bytes.
+# One start-up saves 9 (the console prompt, 4.5k tokens, 129 MB; the reading prompts, 7.5k
+# tokens in 8 files) and every other console prefix a process warms up is one more (another
+# memory's lessons, the tabletop, a benchmark's): 12 files, as before issue 60, let a few runs
+# of anything else drop the install's states, and the next start in any world evaluated them
+# all again (~200 s on 2 cores). The newest files always fit (a used file is made newest).
+DISK_STATES_KEPT = 40
+DISK_STATES_BYTES = 3 * 1024 ** 3
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -93,7 +99,8 @@ class PrefixStates:
 
 class DiskStates:
     """One model's saved states on disk: ``<fingerprint>-<digest of the tokens>.npz`` files
-    (the tokens and the state), the newest :data:`DISK_STATES_KEPT` kept. ``directory``
+    (the tokens and the state), the newest kept: at most :data:`DISK_STATES_KEPT` files and
+    :data:`DISK_STATES_BYTES` bytes (the newest file always). ``directory``
     defaults to ``<cache>/states/<model>``; ``fingerprint`` names the model file and context
     the states belong to."""
 
@@ -178,6 +185,20 @@ class DiskStates:
         """A file that turned out damaged: read its tokens again next time."""
         self._tokens_cache.pop(path, None)
 
+    def _beyond_budget(self) -> list[Path]:
+        """The files past the newest that fit :data:`DISK_STATES_KEPT` and
+        :data:`DISK_STATES_BYTES`."""
+        files = self.files()
+        total = 0
+        for n, path in enumerate(files):
+            try:
+                total += path.stat().st_size
+            except OSError:
+                continue
+            if n and (n >= DISK_STATES_KEPT or total > DISK_STATES_BYTES):
+                return files[n:]
+        return []
+
     def save(self, tokens: Sequence[int], state: bytes) -> None:
         """Write the state atomically, then drop all but the newest files (a failure is
         logged: the state is only not kept for the next start)."""
@@ -188,7 +209,7 @@ class DiskStates:
             np.savez(tmp, tokens=np.asarray(tokens, dtype=np.int32),
                      state=np.frombuffer(state, dtype=np.uint8))
             tmp.replace(path)
-            for old in self.files()[DISK_STATES_KEPT:]:
+            for old in self._beyond_budget():
                 old.unlink(missing_ok=True)
                 self._tokens_cache.pop(old, None)
         except OSError as exc:
