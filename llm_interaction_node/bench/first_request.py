@@ -34,6 +34,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
@@ -155,6 +156,7 @@ def measure(root: Path, when: str, keep_models: bool, llm_args: list[str],
             if when == "warm" else None
         time.sleep(0.5)                               # the subscriber side of discovery
         said = time.monotonic()
+        load_at_request = [round(x, 2) for x in os.getloadavg()]
         asr.publish(String(data=REQUEST))
         acted = wait(lambda: any('"goal"' in text for _, text in events["skills"]),
                      "first skill goal")
@@ -190,6 +192,8 @@ def measure(root: Path, when: str, keep_models: bool, llm_args: list[str],
         "states_seen": [s for _, s in events["state"]],
         "warm_up_lines": [text for _, text in events["progress"] if "warm" in text],
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        # a shared machine: how busy it was (1, 5, 15 min load averages) as the request came
+        "load_average": load_at_request,
     }
     if warm is not None:
         result["waited_for_warm_up_s"] = round(warm - listened, 1)
@@ -225,15 +229,18 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     llm_args = [*(("--llm-base-url", args.llm_base_url) if args.llm_base_url else ()),
                 *(("--llm-model", args.llm_model) if args.llm_model else ())]
-    with tempfile.TemporaryDirectory(prefix="first_request-") as tmp:
-        result = measure(Path(tmp), args.when, args.keep_models, llm_args, args.timeout,
-                         installed=args.installed, world=args.world,
-                         install_world=args.install_world)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     kind = f"{args.when}-installed" if args.installed else args.when
     kind += f"-{Path(args.world).stem}" if args.world != WORLD else ""
-    path = out / f"{time.strftime('%Y%m%d-%H%M%S')}-{kind}.json"
+    with tempfile.TemporaryDirectory(prefix="first_request-") as tmp:
+        result = measure(Path(tmp), args.when, args.keep_models, llm_args, args.timeout,
+                         installed=args.installed, world=args.world,
+                         install_world=args.install_world)
+        path = out / f"{time.strftime('%Y%m%d-%H%M%S')}-{kind}.json"
+        node_log = Path(tmp) / "logs" / "interaction_node.log"
+        if node_log.is_file():      # where the time went: the node's readings and calls
+            shutil.copyfile(node_log, path.with_suffix(".node.log"))
     result["command"] = "python -m llm_interaction_node.bench.first_request " + " ".join(
         sys.argv[1:] if argv is None else argv)
     path.write_text(json.dumps(result, indent=1) + "\n")
