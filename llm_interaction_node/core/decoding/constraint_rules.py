@@ -3,6 +3,7 @@ docstring says what), its check of an input and its rendering as a GBNF grammar.
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -15,6 +16,9 @@ from .scene_functions import SceneFunction
 SAY = "say"             # the built-in that speaks (held to the console's report: claims.py)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"\s*[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*=(?!=)")
+# Python's keywords but the values: no name (a new one, a keyword argument's, one inside an
+# f-string's braces) may be one of them (``for = 3`` is no Python)
+NOT_NAMES = tuple(k for k in keyword.kwlist if k not in ("True", "False", "None"))
 
 
 @dataclass(frozen=True)
@@ -200,44 +204,73 @@ class _Gbnf:
     scene function's name, those are ``call``), calls of scene functions with their
     name arguments constrained, and non-word units (strings, bracketed groups, operators,
     spaces). Words alternate with non-word units, so a word always ends where the text stops
-    being a word. After a closing bracket or a string and a space only a keyword that may
-    follow an expression (``if``, ``for``, ``in``, ``and``, ...), an operator, another bracket
-    or a comment comes (``rest-k``): measured, the 1.5B model wrote ``wait_for_trigger()
-    wait_for_trigger() ...`` on one line until the context was exceeded. Brackets balance
-    within a line; the tail (what the model writes after the input: its idea of the output)
-    is free and cut off by the client.
+    being a word. A word, a string or a bracketed group is followed by a space, an operator,
+    a comment or a call's or subscript's bracket (``trailer``; ``in-u``, ``arg-u``, ``rest-w``,
+    ``rest-c``), never directly by a word, a string or a brace: ``'You're welcome'`` is the
+    string ``'You'`` and the words ``re welcome``, three quotes open a triple-quoted string,
+    ``x{...}`` and ``'a'{n}`` are no Python (issue 60); the string literals themselves are
+    always Python (``STRINGS``: no unescaped quote of their own, no raw newline, only valid
+    escapes, f-strings with simple replacement fields; no bytes). After a closing bracket or
+    a string and a space only a keyword that may follow an expression (``if``, ``for``,
+    ``in``, ``and``, ...), an operator, another bracket or a comment comes (``rest-k``):
+    measured, the 1.5B model wrote ``wait_for_trigger() wait_for_trigger() ...`` on one line
+    until the context was exceeded. Brackets balance within a line; the tail (what the model
+    writes after the input: its idea of the output) is free and cut off by the client.
     """
 
     # an argument written as an expression (a variable, ``names[0]``): not a string literal
-    EXPRESSION = "(wc | group | [-+~]) arg-rest"
+    EXPRESSION = "expr-arg"
 
     FIXED = r"""root ::= " "? top ("\n..." (" " cont)?)* ("\n" tail)?
 top ::= {top}
 cont ::= comment | [ \t]+ (comment | wexpr) | begin
-begin ::= known rest-w | api ws? (group rest-c | "." rest-o) | target{call_rest}{speech}
+begin ::= known rest-w | api ws? (trailer rest-c | "." rest-o) | target{call_rest}{speech}
 wexpr ::= word rest-w{call_rest}
-target ::= new (ws? "," ws? word)* ws? "=" ws? (wexpr | closed rest-c | [-+~] rest-o)
+target ::= new (ws? "," ws? new)* ws? "=" ws? (wexpr | closed rest-c | [-+~] rest-o)
 tail ::= [^.] [^\x00]*
-comment ::= "#" [^\n]*
-rest-w ::= (ws rest-s | op rest-o | closed rest-c | comment)?
+comment ::= "#" [^\n\r\x00]*
+rest-w ::= (ws rest-s | op rest-o | trailer rest-c | comment)?
 rest-s ::= (wexpr | closed rest-c | op rest-o | comment)?
 rest-o ::= (ws rest-s | wexpr | closed rest-c | op rest-o | comment)?
-rest-c ::= (ws rest-k | op rest-o | closed rest-c | comment)?
+rest-c ::= (ws rest-k | op rest-o | trailer rest-c | comment)?
 rest-k ::= (follow rest-w | closed rest-c | op rest-o | comment)?
 follow ::= "and" | "or" | "not" | "in" | "is" | "if" | "else" | "for" | "as" | "from" | "async"
 closed ::= string | group
 wc ::= word{call_start}
-nw ::= string | group | op | ws
 op ::= [-+*/%@&|^~<>=!.,:;]
 ws ::= [ \t]+
-string ::= [rbfRBF]? ("'" ([^'\\\n] | "\\" [^\n])* "'" | "\"" ([^"\\\n] | "\\" [^\n])* "\"")
-group ::= "(" inner ")" | "[" inner "]" | "{{" inner "}}"
-inner ::= ws? wc? (nw wc?)*
+group ::= trailer | "{{" inner "}}"
+trailer ::= "(" inner ")" | "[" inner "]"
+inner ::= ((wc | string | group) in-u | (op | ws) inner)?
+in-u ::= (trailer in-u | (op | ws) inner)?
 """
     ARGUMENTS = r"""sep ::= ws? "," ws?
-free-arg ::= (wc | string | group | [-+~]) arg-rest
-arg-rest ::= (arg-nw wc?)*
-arg-nw ::= string | group | [-+*/%@&|^~<>!.:;] | ws
+free-arg ::= string arg-u | expr-arg
+expr-arg ::= (wc | group) arg-u | [-+~] arg-o
+arg-o ::= ((wc | string | group) arg-u | arg-n arg-o)?
+arg-u ::= (trailer arg-u | arg-n arg-o)?
+arg-n ::= [-+*/%@&|^~<>!.:;] | ws
+"""
+    # string literals: plain ones with the escapes Python knows (\N{...} and \U... left
+    # out), raw ones (a backslash keeps the next character), f-strings whose replacement
+    # fields are a name or a number with attributes, subscripts, calls and arithmetic, a
+    # conversion and a format spec; no bytes (b'é' and 'a' b'c' are no Python)
+    STRINGS = r"""string ::= "'" sq* "'" | "\"" dq* "\"" | [rR] raw | [fF] fstr
+raw ::= "'" rsq* "'" | "\"" rdq* "\""
+fstr ::= "'" fsq* "'" | "\"" fdq* "\""
+sq ::= [^'\\\n\r\x00] | esc
+dq ::= [^"\\\n\r\x00] | esc
+esc ::= "\\" ([\\'"abfnrtv0-7] | "x" hex hex | "u" hex hex hex hex)
+hex ::= [0-9a-fA-F]
+rsq ::= [^'\\\n\r\x00] | "\\" [^\n\r\x00]
+rdq ::= [^"\\\n\r\x00] | "\\" [^\n\r\x00]
+fsq ::= [^'\\\n\r\x00{}] | esc | "{{" | "}}" | "{" fexpr fconv? (":" [^'\\\n\r\x00{}]*)? "}"
+fdq ::= [^"\\\n\r\x00{}] | esc | "{{" | "}}" | "{" fexpr fconv? (":" [^"\\\n\r\x00{}]*)? "}"
+fconv ::= "!" [rsa]
+fexpr ::= " "* fterm (" "* [-+*/%] " "* fterm)* " "*
+fterm ::= "-"? (fnum | fname ftrail*)
+ftrail ::= "." fname | "[" " "* "-"? (fname | fnum) " "* "]" | "(" " "* (fexpr ("," fexpr)*)? ")"
+fnum ::= "0" | [1-9] [0-9]*
 """
 
     def __init__(self, c: Constraint):
@@ -288,8 +321,8 @@ tail ::= [^.] [^\x00]*
         # a new name (it is followed by "=", so known words may be one):
         # it does not start with a word of the output
         # and it is not a function of the API (rebinding one leaves the robot without it)
-        rules += word_except("new", c.api_functions, dead=c.echo_words | withheld,
-                             identifier=True)
+        rules += word_except("new", c.api_functions | set(NOT_NAMES),
+                             dead=c.echo_words | withheld, identifier=True)
         if held and c.speech:
             rules.append(f'speech ::= "{SAY}" ws? "(" ws? (' + " | ".join(_quoted(c.speech))
                          + ') ws? ")"')
@@ -309,7 +342,8 @@ tail ::= [^.] [^\x00]*
                 rules.append(f"name-arg ::= scene-name | {expression}")
             else:
                 rules.append(f"name-arg ::= {expression}")
-        return text + self.ARGUMENTS + "\n".join(rules) + "\n"
+        rules += word_except("fname", NOT_NAMES, identifier=True)
+        return text + self.ARGUMENTS + self.STRINGS + "\n".join(rules) + "\n"
 
     def _call_rules(self, rule: str, fn: SceneFunction) -> list[str]:
         """``name(...)``: positional arguments in order, then keyword arguments; the ones
@@ -343,7 +377,7 @@ tail ::= [^.] [^\x00]*
             f"{rule}-args ::= {positional} (sep {rule}-kwitem)* sep? | "
             f"{rule}-kwitem (sep {rule}-kwitem)* sep?",
             f"{rule}-kwitem ::= {keyword_item}",
-        ] + extra + word_except(other_kw, kw_names)
+        ] + extra + word_except(other_kw, kw_names + list(NOT_NAMES), identifier=True)
 
     def _focus_rules(self, rule: str, fn: SceneFunction, focus: Focus) -> list[str]:
         """The move function after a correction: ``name(object, target)`` with the object one

@@ -46,7 +46,9 @@ def word_except(rule: str, words: Iterable[str], dead: Iterable[str] = (),
                 identifier: bool = False) -> list[str]:
     """GBNF rules ``rule ::= ...`` for a word (``[A-Za-z0-9_]+``) that is none of ``words``
     and does not start with any of ``dead``: a trie over those words where every step but
-    into a dead end may leave it. ``identifier``: no leading digit (else numbers are words)."""
+    into a dead end may leave it. ``identifier``: no leading digit; else a word that starts
+    with a digit is a Python number (``12abc``, ``1__0`` are no Python; a fraction after a
+    ``.`` may start with zeros, so ``0123`` stays a word)."""
     dead = set(dead)
     words = sorted(set(words) | dead)
     rules: list[str] = []
@@ -60,8 +62,10 @@ def word_except(rule: str, words: Iterable[str], dead: Iterable[str] = (),
         children = sorted(
             {w[len(prefix)] for w in words if w.startswith(prefix) and len(w) > len(prefix)}
         )
-        first = _WORD_CHARS.replace("0123456789", "") if identifier and not prefix else _WORD_CHARS
+        first = _WORD_CHARS.replace("0123456789", "") if not prefix else _WORD_CHARS
         alternatives = [f"{_char_class([c for c in first if c not in children])} {rule}-tail"]
+        if not prefix and not identifier:
+            alternatives.append(f"{rule}-num")
         alternatives += [f"{gbnf_literal(c)} {node(prefix + c)}" for c in children
                          if prefix + c not in dead]
         body = " | ".join(alternatives)
@@ -72,6 +76,10 @@ def word_except(rule: str, words: Iterable[str], dead: Iterable[str] = (),
 
     node("")
     rules.append(f"{rule}-tail ::= [A-Za-z0-9_]*")
+    if not identifier:
+        digits = '[0-9] ("_"? [0-9])*'
+        rules.append(f'{rule}-num ::= {digits} ([eE] [-+]? {digits})? [jJ]? '
+                     '| "0" ([xX] ("_"? [0-9a-fA-F])+ | [oO] ("_"? [0-7])+ | [bB] ("_"? [01])+)')
     return rules
 
 
@@ -81,4 +89,7 @@ def _quoted(names) -> list[str]:
 
 
 def _double_quoted(name: str) -> str:
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """``name`` as a Python string literal in double quotes (escaped as ``repr`` escapes: a
+    name with a newline or a control character is still one line of Python)."""
+    return '"' + "".join("\\" + ch if ch in '\\"' else ch if ch == "'" else repr(ch)[1:-1]
+                         for ch in name) + '"'
