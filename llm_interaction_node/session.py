@@ -36,6 +36,7 @@ from .core.reading import Reader, Reading
 from .core.reading.edit import Edit, Facts, edits_of
 from .core.reading.edit_reading import MAX_TOKENS as EDIT_TOKENS
 from .core.reading.edit_reading import SKILLS as EDIT_SKILLS
+from .core.reading.edit_reading import STOP as EDIT_STOP
 from .core.reading.edit_reading import EditReader
 from .core.reading.kind_of import KindCheck, named_by_form
 from .core.reading.select import reading_scene
@@ -183,11 +184,11 @@ def reading_of(reader: Reader | None, api: Callable[[], Any],
     return read
 
 
-def _short_call(reader: Reader, ledger: TokenLedger | None,
-                max_tokens: int) -> Callable[[str, str], str]:
+def _short_call(reader: Reader, ledger: TokenLedger | None, max_tokens: int,
+                stop: tuple[str, ...] = ("\n",)) -> Callable[[str, str], str]:
     """One short grammar-constrained call of the reader's model (its stop signal wraps it)."""
     def ask(prompt: str, grammar: str) -> str:
-        completion = reader.call(reader.llm.complete, prompt, stop=("\n",), temperature=0.0,
+        completion = reader.call(reader.llm.complete, prompt, stop=stop, temperature=0.0,
                                  max_tokens=max_tokens, grammar=grammar)
         if ledger is not None:
             ledger.record(completion.usage, "read")
@@ -201,7 +202,7 @@ def edit_reading_of(reader: Reader | None, api: Callable[[], Any],
     in the scene of ``api()`` now; None without a reader."""
     if reader is None:
         return None
-    edits = EditReader(_short_call(reader, ledger, EDIT_TOKENS))
+    edits = EditReader(_short_call(reader, ledger, EDIT_TOKENS, EDIT_STOP))
 
     def read(said: str, did: str) -> Edit | None:
         if not any(skill in api() for skill in EDIT_SKILLS):    # the tabletop: no skill to edit

@@ -27,9 +27,10 @@ class FakeLLMServer:
     ``lastings[utterance]``, default ``this time``; and what people call a thing
     (core/reading/other_names.py: the prompt ends with ``called:``): ``called[thing]``,
     default the thing's own name three times (it calls nothing new); a habit read as an edit
-    (core/reading/edit_reading.py: the prompt ends with ``edit:``): ``edits[utterance]``,
-    default ``none``; whether a thing is of a kind (core/reading/kind_of.py: ``answer:`` after
-    ``kind:``): ``kinds[(thing, kind)]``, default no.
+    (core/reading/edit_reading.py: the prompt ends with ``when:``): ``edits[utterance]`` (its
+    form, ``edit_reading.form_text``), default nothing to learn; whether a thing is of a kind
+    (core/reading/kind_of.py: ``answer:`` after ``kind:``): ``kinds[(thing, kind)]``,
+    default no.
 
     ``answer`` (None, or a function of the request's JSON body returning a text or None) is
     asked first for every other request: a stand-in whose answer depends on its prompt (a
@@ -47,7 +48,7 @@ class FakeLLMServer:
         self.checks: dict[str, str] = {}
         self.lastings: dict[str, str] = {}     # utterance -> "this time" / "every time"
         self.called: dict[str, str] = {}       # a thing's spoken form -> "a, b, c"
-        self.edits: dict[str, str] = {}        # utterance -> its edit line (default none)
+        self.edits: dict[str, str] = {}        # utterance -> its edit form (default none)
         self.kinds: dict[tuple[str, str], str] = {}    # (thing, kind) -> yes / no
         self.answer = None
         self.reading_requests: list[dict] = []
@@ -151,9 +152,9 @@ class FakeLLMServer:
         answers (claim -> yes / no), else yes to a slot, no to what a reading may have left
         out (core/reading/omission.py): the reading stands as given."""
         prompt = request.get("prompt")
-        if isinstance(prompt, str) and prompt.endswith("\nedit:") and "\nsaid: " in prompt:
-            said = prompt.rsplit("\nsaid: ", 1)[1][:-len("\nedit:")]
-            return " " + self.edits.get(said, "none") + "\n"
+        if isinstance(prompt, str) and prompt.endswith("\nwhen:") and "\nsaid: " in prompt:
+            said = prompt.rsplit("\nsaid: ", 1)[1][:-len("\nwhen:")]
+            return self.edits.get(said, " nothing to learn") + "\n\n"
         if isinstance(prompt, str) and prompt.endswith("\nanswer:") and \
                 "\nkind: " in prompt.rsplit("\nthing: ", 1)[-1]:
             thing, kind = prompt.rsplit("\nthing: ", 1)[1][:-len("\nanswer:")].split("\nkind: ")

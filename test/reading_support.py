@@ -16,7 +16,7 @@ CHECK = "\nanswer:"
 MEANT = "\n- do:"
 ALONG = "- also:"
 CALLED = "\ncalled:"
-EDIT = "\nedit:"
+EDIT = "\nwhen:"
 KIND = "\nkind: "
 
 
@@ -38,9 +38,10 @@ class ReadingScript(Backend):
     call a thing (core/reading/other_names.py), it answers from ``called`` (spoken form ->
     "a, b, c"; default the thing's own name three times: it calls nothing new); ``named``:
     the things asked. Asked to read a habit as an edit (core/reading/edit_reading.py), it
-    writes ``edits``' line for the utterance (default ``none``); ``edited``: the utterances
-    asked. Asked whether a thing is of a kind (core/reading/kind_of.py), it answers from
-    ``kinds`` ((spoken thing, kind) -> yes / no; default no); ``kinded``: the pairs asked."""
+    writes ``edits``' form for the utterance (``edit_reading.form_text``; default nothing to
+    learn); ``edited``: the utterances asked. Asked whether a thing is of a kind
+    (core/reading/kind_of.py), it answers from ``kinds`` ((spoken thing, kind) -> yes / no;
+    default no); ``kinded``: the pairs asked."""
 
     def __init__(self, readings: dict[str, str | list[str]], default: str | None = "other",
                  answers: dict[str, str] | None = None, meant: dict[str, str] | None = None,
@@ -74,7 +75,7 @@ class ReadingScript(Backend):
         if request.prompt.endswith(EDIT):          # a habit read as an edit
             said = request.prompt[request.prompt.rindex(SAID) + len(SAID):-len(EDIT)]
             self.edited.append(said)
-            return Completion(" " + self.edits.get(said, "none") + "\n",
+            return Completion(self.edits.get(said, " nothing to learn") + "\n\n",
                               Usage(prompt_tokens=1, calls=1))
         tail = request.prompt[request.prompt.rfind("\nthing: "):]
         if request.prompt.endswith(CHECK) and KIND in tail:    # is the thing of the kind?

@@ -10,7 +10,7 @@ from llm_interaction_node.bench import household_habits as B
 from llm_interaction_node.bench import household_situations as H
 from llm_interaction_node.bench.reading_items import household_vocabulary
 from llm_interaction_node.core.llm import ScriptedLLM
-from llm_interaction_node.core.reading.edit_reading import parse
+from llm_interaction_node.core.reading.edit_reading import form_text, parse
 from reading_support import ReadingScript
 
 HABITS = B.load()
@@ -61,7 +61,9 @@ def test_the_harness_teaches_checks_and_judges_a_habit_in_new_sessions(tmp_path)
                "other_thing": [put.format("banana_0"), "wait_for_trigger()"],
                "unrelated": [put.format("book_0"), "wait_for_trigger()"]}
     reader = ReadingScript({request: "do: apple -> windowsill", lesson: "other"},
-                           lasting={lesson: "every time"}, edits={lesson: habit.edit},
+                           lasting={lesson: "every time"},
+                           edits={lesson: form_text("never put it down", "every fruit",
+                                                    "the windowsill", "nothing")},
                            kinds={("apple", "fruit"): "yes", ("banana", "fruit"): "yes",
                                   ("book", "fruit"): "no"})
 

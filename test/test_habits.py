@@ -20,7 +20,12 @@ from llm_interaction_node.core.reading.edit import (
     apply,
     bound,
 )
-from llm_interaction_node.core.reading.edit_reading import EditReadingError, grammar, parse
+from llm_interaction_node.core.reading.edit_reading import (
+    EditReadingError,
+    form_text,
+    grammar,
+    parse,
+)
 from llm_interaction_node.core.reading.kind_of import named_by_form
 from llm_interaction_node.core.user.channel import CallbackUser
 from llm_interaction_node.memory_cli import format_example
@@ -56,6 +61,7 @@ def test_an_edit_line_names_only_what_the_scene_has_and_reads_back_as_an_edit():
             parse(bad, VOCABULARY)
     rules = grammar(VOCABULARY)
     assert '"mango juice"' in rules and '"mango-juice_0"' in rules and "teapot" not in rules
+    assert '"after you hand it over"' in rules
 
 
 def test_edits_apply_to_the_calls_their_condition_holds_for():
@@ -123,8 +129,8 @@ def test_a_warning_taught_for_anything_handed_over_is_said_for_another_thing_and
          "could I have the cup?": "do: coffee cup -> me",
          "put the sponge on the kitchen counter": "do: kitchen sponge -> kitchen counter"},
         lasting={lesson: "every time"},
-        edits={lesson: 'after handover_object_to_human of any thing: '
-                       'say("Careful with the mango juice.")'})
+        edits={lesson: form_text("after you hand it over", "anything", "anywhere",
+                                 'say("Careful with the mango juice.")')})
     spoken, robot, session = _session(tmp_path, [request, lesson], [
         BRING.format("mango-juice_0"), "wait_for_trigger()", "learn_from_interaction()",
         "wait_for_trigger()"], reader)
@@ -155,7 +161,8 @@ def test_a_refusal_taught_for_a_kind_holds_for_another_thing_of_the_kind(tmp_pat
     reader = ReadingScript(
         {request: "do: tumbler -> dining table", lesson: "learn",
          "set the coffee cup down on the dining table": "do: coffee cup -> dining table"},
-        edits={lesson: "never place_object of every glass at the dining table"},
+        edits={lesson: form_text("never put it down", "every glass", "the dining table",
+                                 "nothing")},
         kinds={("tumbler", "glass"): "yes", ("coffee cup", "glass"): "no"})
     _, _, session = _session(tmp_path, [request, lesson], [
         "bring_object_to('tumbler_0', 'on_dining-table_0')", "wait_for_trigger()",
@@ -180,8 +187,8 @@ def test_a_habit_the_model_cannot_read_is_not_promised(tmp_path):
     request, lesson = "bring me the juice", "from now on, put the cup down gently before you " \
                                             "go, remember that"
     reader = ReadingScript({request: "do: mango juice -> me", lesson: "learn"},
-                           edits={lesson: 'before place_object of the coffee cup: '
-                                          'say("Gently.")'})
+                           edits={lesson: form_text("before you put it down", "the coffee cup",
+                                                    "anywhere", 'say("Gently.")')})
     spoken, _, session = _session(tmp_path, [request, lesson], [
         BRING.format("mango-juice_0"), "wait_for_trigger()", "learn_from_interaction()",
         "wait_for_trigger()"], reader)
@@ -196,7 +203,8 @@ def test_a_closing_habit_is_said_once_at_the_end_of_a_request_the_robot_acted_in
     reader = ReadingScript({request: "do: milk carton -> me", lesson: "other",
                             "what time is it?": "question"},
                            lasting={lesson: "every time"},
-                           edits={lesson: 'after the request: say("I am done.")'})
+                           edits={lesson: form_text("when the request is done", "anything",
+                                                    "anywhere", 'say("I am done.")')})
     spoken, _, session = _session(tmp_path, [request, lesson], [
         BRING.format("milk-carton_0"), "wait_for_trigger()", "learn_from_interaction()",
         "wait_for_trigger()"], reader)
@@ -220,11 +228,37 @@ def test_every_example_of_the_edit_prompt_reads_back_in_its_own_scene():
         me=True)
     _, examples = edit_reading.load()
     assert len(examples) >= 10
-    for scene, _did, said, line in examples:
+    ops = set()
+    for scene, _did, said, *form in examples:
         assert scene == tea_room.scene_line(), scene
-        edit_reading.parse(line, tea_room, said)           # raises where it does not read
-    ops = {line.split()[0] for *_, line in examples}
+        edit = edit_reading.parse_form(edit_reading.form_text(*form), tea_room, said)
+        ops.add(edit.op if edit is not None else "none")
     assert ops >= {"before", "after", "instead", "set", "never", "remove", "none"}, ops
+    assert set(edit_reading.WHEN) >= {f[0] for *_, f in
+                                      ((e[:3], e[3:]) for e in examples)} - {"nothing to learn"}
+
+
+def test_a_form_the_model_writes_is_an_edit_and_a_form_that_does_not_fit_is_none():
+    from llm_interaction_node.core.reading.edit_reading import parse_form
+    edit = parse_form(form_text("after you hand it over", "anything", "anywhere",
+                                'say("Careful.")'), VOCABULARY)
+    assert edit == Edit("after", Condition("handover_object_to_human", ANY),
+                        ('say("Careful.")',))
+    edit = parse_form(form_text("never put it down", "every glass", "the dining table",
+                                "nothing"), VOCABULARY)
+    assert (edit.op, edit.when.thing, edit.when.place) == \
+        ("never", "every glass", "on_dining-table_0")
+    edit = parse_form(form_text("when you drive", "whatever you carry", "anywhere",
+                                "drive at speed 0.5"), VOCABULARY)
+    assert (edit.op, edit.argument, edit.value, edit.when.thing) == \
+        ("set", "speed_factor", 0.5, "held")
+    assert parse_form(" nothing to learn", VOCABULARY) is None
+    for bad in (form_text("when you take it", "anything", "anywhere", 'say("x")'),
+                form_text("after you take it", "anything", "anywhere", "nothing"),
+                form_text("never take it", "the teapot", "anywhere", "nothing"),
+                "after you hand it over\nthings: anything"):
+        with pytest.raises(EditReadingError):
+            parse_form(bad, VOCABULARY)
 
 
 def test_a_place_taught_for_a_thing_stays_the_named_lesson_not_a_habit(tmp_path):
@@ -234,9 +268,10 @@ def test_a_place_taught_for_a_thing_stays_the_named_lesson_not_a_habit(tmp_path)
     request, lesson = "bring me the juice", "from now on, put the juice on the dining table"
     reader = ReadingScript({request: "do: mango juice -> me",
                             lesson: "do: mango juice -> dining table\nlearn"},
-                           edits={lesson: 'instead of handover_object_to_human of the mango '
-                                          'juice: place_object("mango-juice_0", '
-                                          '"on_dining-table_0")'})
+                           edits={lesson: form_text("instead of handing it over",
+                                                    "the mango juice", "anywhere",
+                                                    'place_object("mango-juice_0", '
+                                                    '"on_dining-table_0")')})
     _, _, session = _session(tmp_path, [request, lesson], [
         BRING.format("mango-juice_0"), "wait_for_trigger()",
         "bring_object_to('mango-juice_0', 'on_dining-table_0')", "learn_from_interaction()",

@@ -273,7 +273,7 @@ def read_only(habits: list[Habit], settings: dict, echo=print) -> list[dict]:
     """Each habit's teach wording read as an edit by the model, in its world, after the
     habit's request was done the usual way (``did``: its request's reading is not needed)."""
     from ..core.llm import make_client
-    from ..core.reading.edit_reading import EditReader, EditReadingError, parse
+    from ..core.reading.edit_reading import MAX_TOKENS, STOP, EditReader, EditReadingError, parse
     from ..settings import Settings
     from .reading_items import household_vocabulary
 
@@ -281,7 +281,7 @@ def read_only(habits: list[Habit], settings: dict, echo=print) -> list[dict]:
     llm = make_client(config.llm)
 
     def ask(prompt, grammar):
-        return llm.complete(prompt, stop=("\n",), temperature=0.0, max_tokens=60,
+        return llm.complete(prompt, stop=STOP, temperature=0.0, max_tokens=MAX_TOKENS,
                             grammar=grammar).text
 
     reader = EditReader(ask)

@@ -1,13 +1,23 @@
-"""The model reads a lasting instruction into an edit of the program (one line, under a grammar).
+"""The model reads a lasting instruction into an edit of the program (a short form, under a
+grammar).
 
 A person teaches habits nobody listed ("tell me when you are done", "never put glasses on the
 windowsill", "after you hand me something, drive back to the sofa"). The model reads WHAT TO
-CHANGE, the code applies it (:mod:`..learning.edit`): the line it writes names the edit, the
-anchor skill, the condition (a thing of the scene, every thing of a kind, any thing, the held
-thing; a place) and, for an edit that adds, the one call to add, written as the console writes
-calls. The grammar is built from the scene's names (things and places in words, the calls'
-names as the console writes them), so every line names what exists; the prompt's examples are
-our own (``config/reading/edits.yaml``), in a scene of their own.
+CHANGE, the code applies it (:mod:`.edit`). The model fills a form of four lines, each a choice
+in words the grammar offers (measured, issue 59: asked for one line of the compact language
+below, the 1.5B model read 12 of 32 development habits right; it chose the skill from the API's
+names badly - "give me" as a grasp - and added a place nobody said):
+
+    when: after you hand it over          one of :data:`WHEN` (the edit and its anchor skill)
+    things: anything                      anything | whatever you carry | every <kind> | the <name>
+    where: anywhere                       anywhere | the <place>
+    do: say("Careful, it is hot.")        a call as the console writes it | use your left hand
+                                          | drive at speed 0.5 | nothing
+
+The grammar is built from the scene's names (things and places in words, the calls' names as
+the console writes them), so every form names what exists; the prompt's examples are our own
+(``config/reading/edits.yaml``), in a scene of their own. The compact line language of an
+edit, which the bench's habit files use to say what a right reading is (:func:`parse`):
 
     before <skill> of <thing>[ at the <place>]: <call>
     after <skill> of <thing>[ at the <place>]: <call>
@@ -38,23 +48,59 @@ log = logging.getLogger(__name__)
 
 SKILLS = ("grasp", "handover_object_to_human", "place_object", "move_to", "bring_object_to",
           "receive_object_from_human")
-END = "edit:"
-MAX_TOKENS = 60
+END = "when:"
+MAX_TOKENS = 90
+STOP = ("\n\n",)
 NONE = "none"
+NOTHING = "nothing to learn"
+# what the model writes after "when:" -> (the edit, its anchor skill)
+WHEN = {
+    "before you take it": ("before", "grasp"),
+    "after you take it": ("after", "grasp"),
+    "when you take it": ("set", "grasp"),
+    "never take it": ("never", "grasp"),
+    "before you hand it over": ("before", "handover_object_to_human"),
+    "after you hand it over": ("after", "handover_object_to_human"),
+    "instead of handing it over": ("instead", "handover_object_to_human"),
+    "never hand it over": ("never", "handover_object_to_human"),
+    "before you put it down": ("before", "place_object"),
+    "after you put it down": ("after", "place_object"),
+    "instead of putting it down": ("instead", "place_object"),
+    "never put it down": ("never", "place_object"),
+    "never bring it": ("never", "bring_object_to"),
+    "when you drive": ("set", "move_to"),
+    "after you drive": ("after", "move_to"),
+    "never drive": ("never", "move_to"),
+    "skip the drive": ("remove", "move_to"),
+    "when the request is done": ("after", REQUEST),
+}
+HANDS = {"use your left hand": "left", "use your right hand": "right"}
+SPEEDS = ("0.3", "0.5", "0.7", "1.5", "2.0")
+DRIVE_AT = "drive at speed "
+
+
+FIELDS = ("scene", "did", "said", "when", "things", "where", "do")
 
 
 @lru_cache(maxsize=4)
 def load(path: str | None = None) -> tuple[str, tuple[tuple[str, ...], ...]]:
-    """(header, (scene, did, said, edit) examples) of ``config/reading/edits.yaml``."""
-    return load_prompt_file(path or str(config_path("reading", "edits.yaml")),
-                            ("scene", "did", "said", "edit"))
+    """(header, (scene, did, said, when, things, where, do) examples) of
+    ``config/reading/edits.yaml``."""
+    return load_prompt_file(path or str(config_path("reading", "edits.yaml")), FIELDS)
+
+
+def form_text(when: str, things: str = "", where: str = "", do: str = "") -> str:
+    """The form's lines after ``when:`` as the model writes them."""
+    if when == NOTHING:
+        return f" {NOTHING}"
+    return f" {when}\nthings: {things}\nwhere: {where}\ndo: {do}"
 
 
 def prefix(path: str | None = None) -> str:
     """The part of every prompt before the scene (the same for every instruction)."""
     header, examples = load(path)
-    shown = "".join(f"scene: {s}\nthe robot did: {d}\nsaid: {u}\n{END} {e}\n\n"
-                    for s, d, u, e in examples)
+    shown = "".join(f"scene: {s}\nthe robot did: {d}\nsaid: {u}\n{END}{form_text(*rest)}\n\n"
+                    for s, d, u, *rest in examples)
     return f"{header}\n\n{shown}"
 
 
@@ -73,7 +119,7 @@ def _q(text: str) -> str:
 
 
 def grammar(vocabulary: ReadingVocabulary) -> str:
-    """The GBNF of one edit line in the scene of ``vocabulary``."""
+    """The GBNF of the form (after ``when:``) in the scene of ``vocabulary``."""
     things = list(vocabulary.things.values())
     surfaces = list(vocabulary.places.values())
     locations = list(vocabulary.locations.values())
@@ -81,19 +127,16 @@ def grammar(vocabulary: ReadingVocabulary) -> str:
     place_words = list(vocabulary.places) + [f for f in vocabulary.locations
                                              if f not in vocabulary.places]
     rules = {
-        "root": '" " line',
-        "line": '"none" | at | req | set | bare',
-        "at": '("before" | "after" | "instead of") " " skill " of " thing place? ": " call',
-        "req": '"after the request: " call',
-        "set": '"set " setting " on " skill " of " thing place?',
-        "bare": '("never" | "remove") " " skill " of " thing place?',
-        "skill": _alternatives(SKILLS),
-        "thing": '"any thing" | "the held thing" | "every " kind | "the " name',
-        "kind": '[a-z]+ (" " [a-z]+)?',
+        "root": f'" " ({_q(NOTHING)} | when "\\nthings: " things "\\nwhere: " where '
+                '"\\ndo: " do)',
+        "when": _alternatives(WHEN),
+        "things": '"anything" | "whatever you carry" | "every " kind | "the " name',
+        "kind": '[a-z]{2,20} (" thing")?',
         "name": _alternatives(vocabulary.things),
-        "place": '" at the " placeword',
+        "where": '"anywhere" | "the " placeword',
         "placeword": _alternatives(place_words),
-        "setting": '"hand to " ("left" | "right") | "speed_factor to " [0-2] "." [0-9]',
+        "do": f'call | {_alternatives(HANDS)} | "{DRIVE_AT}" ({_alternatives(SPEEDS)}) '
+              '| "nothing"',
         "call": 'speech | act',
         "speech": '("say" | "ask") "(\\"" text "\\")"',
         "text": '[^"\\\\\\n]{1,120}',
@@ -107,6 +150,46 @@ def grammar(vocabulary: ReadingVocabulary) -> str:
         "loc": _alternatives(locations),
     }
     return "\n".join(f"{name} ::= {body}" for name, body in rules.items())
+
+
+def parse_form(text: str, vocabulary: ReadingVocabulary, said: str = "") -> Edit | None:
+    """The edit of the form the model wrote after ``when:``; None for "nothing to learn".
+    Raises :class:`EditReadingError` for a form the code cannot apply (a thing or place the
+    scene lacks, a ``do`` that does not fit the ``when``)."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines or lines[0] == NOTHING:
+        return None
+    fields = {"when": lines[0]}
+    for line in lines[1:]:
+        key, sep, value = line.partition(": ")
+        if sep and key in ("things", "where", "do"):
+            fields[key] = value.strip()
+    if fields["when"] not in WHEN or not {"things", "where", "do"} <= set(fields):
+        raise EditReadingError(f"not a whole form: {text!r}")
+    op, skill = WHEN[fields["when"]]
+    thing = {"anything": "any thing", "whatever you carry": "the held thing"}.get(
+        fields["things"], fields["things"])
+    place = None if fields["where"] == "anywhere" else fields["where"].removeprefix("the ")
+    when = _condition(skill, thing, place, vocabulary) if skill != REQUEST else Condition(REQUEST)
+    do = fields["do"]
+    try:
+        if op == "set":
+            if skill == "grasp" and do in HANDS:
+                return Edit("set", when, argument="hand", value=HANDS[do], said=said,
+                            taught=_taught(when))
+            if skill == "move_to" and do.startswith(DRIVE_AT):
+                return Edit("set", when, argument="speed_factor",
+                            value=float(do[len(DRIVE_AT):]), said=said, taught=_taught(when))
+            raise EditReadingError(f"{fields['when']!r} needs a hand or a speed, not {do!r}")
+        if op in ("never", "remove"):
+            return Edit(op, when, said=said, taught=_taught(when))
+        if do in ("nothing", *HANDS) or do.startswith(DRIVE_AT):
+            raise EditReadingError(f"{fields['when']!r} needs a call to add, not {do!r}")
+        return Edit(op, when, (do,), said=said, taught=_taught(when))
+    except ValueError as exc:
+        if isinstance(exc, EditReadingError):
+            raise
+        raise EditReadingError(str(exc)) from exc
 
 
 _PLACE = r"(?: at the (?P<place>[a-z0-9 \-]+?))?"
@@ -164,7 +247,7 @@ def _condition(skill: str, thing: str, place: str | None,
     elif thing == "the held thing":
         what = HELD
     elif thing.startswith(KIND):
-        what = KIND + thing[len(KIND):].strip()
+        what = KIND + thing[len(KIND):].strip() if thing.strip() != "every thing" else ANY
     elif thing.startswith("the ") and thing[4:] in vocabulary.things:
         what = vocabulary.things[thing[4:]]
     else:
@@ -190,17 +273,18 @@ class EditReader:
         None where the model reads none or a line the scene cannot hold
         (:attr:`last_failure` says which)."""
         text = self.ask(build(vocabulary, did, said, self.path), grammar(vocabulary))
-        line = text.strip().splitlines()[0] if text.strip() else ""
-        log.info("read the lasting instruction %r as the edit %r", said[:80], line)
+        log.info("read the lasting instruction %r as %r", said[:80], " | ".join(
+            text.strip().splitlines()))
         try:
-            edit = parse(line, vocabulary, said)
+            edit = parse_form(text, vocabulary, said)
         except EditReadingError as exc:
             self.last_failure = str(exc)
-            log.warning("no edit in %r: %s", line, exc)
+            log.warning("no edit in %r: %s", text, exc)
             return None
-        self.last_failure = None if edit is not None else "the model read no change of the program"
+        self.last_failure = None if edit is not None else \
+            "the model read no change of the program"
         return edit
 
 
-__all__ = ["EditReader", "EditReadingError", "parse", "grammar", "build", "prefix", "load",
-           "SKILLS"]
+__all__ = ["EditReader", "EditReadingError", "parse", "parse_form", "grammar", "build",
+           "prefix", "load", "form_text", "SKILLS", "WHEN", "MAX_TOKENS", "STOP"]
