@@ -182,7 +182,7 @@ def test_after_the_correction_the_grammar_offers_only_the_named_place():
     assert "'blue block'" not in again and "'yellow block'" in again
     args = next(r for r in grammar.splitlines() if re.match(r"call-\d+-args ::= .*-t0", r))
     assert "'blue block'" in args and "bowl'" not in args
-    assert all("arg-rest" not in r for r in move_rules)          # no coordinates after it
+    assert all("expr-arg" not in r for r in move_rules)          # no coordinates after it
     blue = np.asarray(world.object_position("blue block"))[:2]
     assert np.linalg.norm(blue - TabletopApi(world).denormalize_xy([0, 0.5])) < 0.06
 
