@@ -391,5 +391,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     habits = Habits(taught_habits(memory), facts) if memory is not None else None
     agent = build_agent(api, llm, console, examples, config=settings.agent,
                         ledger=ledger, stop=stop, reader=reader, habits=habits)
+    if learner is not None:        # L_improve's chat: warmed up after the agent's prompts
+        agent.more_warm_up = learner.warm_up_steps()
     return Session(api, settings, robot, console, llm, agent, ledger, stop, memory, learner,
                    reader)

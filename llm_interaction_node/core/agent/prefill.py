@@ -38,6 +38,8 @@ class Prefill:
     _head: list[str] | None
     _loop_intervention: bool
     _turn_usage: Usage
+    # more start-up prefills, run after the agent's own (the learner's: L_improve's chat)
+    more_warm_up: Sequence[tuple[str, Callable]] = ()
 
     def nearest_lesson(self) -> str | None:
         """The lesson the example source showed last, nearest to the request (its
@@ -71,7 +73,8 @@ class Prefill:
     def warm_up_steps(self, call: Callable | None = None) -> list[tuple[str, Callable]]:
         """The start-up prefill as steps (what, call -> Usage): the console prompt's stable
         prefix with the examples known before the user speaks, then the reading prompts'
-        examples, both kept on disk for the next start; none for a model without state.
+        examples, both kept on disk for the next start, then :attr:`more_warm_up` (the
+        learner's); none for a model without state.
         ``call`` runs each model call (default: directly, so nothing but the process ends
         them: a background :class:`~..llm.warmup.Warmup`; :meth:`run` passes the stop signal's)."""
         if getattr(self.llm, "prefill", None) is None:
@@ -81,7 +84,7 @@ class Prefill:
         if self.reader is not None and getattr(self.reader.llm, "prefill", None) is not None:
             steps.append(("the reading prompts",
                           lambda: self.reader.prefill(persist=True, call=direct)))
-        return steps
+        return steps + list(self.more_warm_up)
 
     def _await_warm_up(self) -> None:
         """A request came while the start-up warm-up runs: wait for it (its prompt starts

@@ -253,6 +253,22 @@ def build_messages(api_listing: str, interaction: str,
                                                              question=QUESTIONS[0])}])
 
 
+INTERACTION_PLACE = "\u0000INTERACTION\u0000"
+
+
+def warm_up(llm, api_listing: str, examples: Sequence[FewShotExample] | None = None):
+    """Let a stateful LLM (the embedded model: ``prefill_chat``) evaluate L_improve's chat up
+    to the interaction now and keep it on disk: the system text, the few-shot exchanges and
+    the API listing, the same for every lesson and every world (2,183 tokens with the
+    humanoid's listing). Without it the first learn call of each process evaluated them with
+    the interaction (issue 60: 2,447 tokens, 81 s). Returns the Usage (None: no such LLM)."""
+    prefill = getattr(llm, "prefill_chat", None)
+    if prefill is None:
+        return None
+    return prefill(build_messages(api_listing, INTERACTION_PLACE, examples),
+                   until=INTERACTION_PLACE, persist=True)
+
+
 def improve(llm, api_listing: str, interaction: Transcript | str, ledger: TokenLedger | None = None,
             *, api_names: Iterable[str] | None = None,
             examples: Sequence[FewShotExample] | None = None, temperature: float = 0.0,
@@ -400,6 +416,6 @@ def _logged(result: ImproveResult) -> ImproveResult:
 __all__ = [
     "Improvement", "ImproveResult", "ImproveStatus", "FewShotExample",
     "improve", "extract_transcript", "says_no_problem", "sentence", "stored_example",
-    "build_messages", "REASK", "load_few_shot_examples", "SYSTEM", "QUESTIONS", "PURPOSE",
-    "not_compared",
+    "build_messages", "warm_up", "REASK", "load_few_shot_examples", "SYSTEM", "QUESTIONS",
+    "PURPOSE", "not_compared",
 ]

@@ -61,6 +61,7 @@ from .corrected import store_corrected
 from .final import final_parts, store_final
 from .gate import accepts
 from .habit import ReadEdit, learn_habit, wants_habit
+from .improve import warm_up as improve_warm_up
 from .outbox import Outbox
 from .outcome import LearnOutcome, LearnStatus, Lesson
 from .raw import store_raw
@@ -157,6 +158,15 @@ class Learner:
             log.info("%d lesson(s) kept during an earlier memory outage (%s): stored when the "
                      "memory answers", len(self.pending), outbox.directory)
         self._pending_lock = threading.Lock()     # learn (worker/service) vs retry (worker)
+
+    def warm_up_steps(self) -> list[tuple[str, Callable]]:
+        """The start-up prefill of L_improve's chat (:func:`.improve.warm_up`, saved on disk)
+        where the mode asks L_improve (``auto``, ``improve``) and the LLM keeps states; the
+        agent runs it after its own (:meth:`..agent.Agent.warm_up_steps`)."""
+        if self.mode not in ("auto", "improve") or \
+                getattr(self.llm, "prefill_chat", None) is None:
+            return []
+        return [("the learning prompt", lambda: improve_warm_up(self.llm, self.api_listing))]
 
     @property
     def last_outcome(self) -> LearnOutcome | None:

@@ -192,11 +192,12 @@ class LocalLlamaClient(LocalGrammar, Backend):
 
     def chat(self, messages: list[dict[str, str]], *, temperature: float | None = None,
              max_tokens: int | None = None) -> Completion:
+        return self._complete(self._chat_text(messages), (), temperature, max_tokens)
+
+    def _chat_text(self, messages: list[dict[str, str]]) -> str:
         if self._template is not None:
-            text = self._template(messages=[dict(m) for m in messages]).prompt
-        else:
-            text = render_chat(messages) + "\n<assistant>\n"
-        return self._complete(text, (), temperature, max_tokens)
+            return self._template(messages=[dict(m) for m in messages]).prompt
+        return render_chat(messages) + "\n<assistant>\n"
 
     def prefill(self, prompt_prefix: str, system: str | None = None,
                 persist: bool = False) -> Usage:
@@ -205,7 +206,22 @@ class LocalLlamaClient(LocalGrammar, Backend):
         it only evaluates the rest. Returns what it cost (0 evaluated tokens if known)."""
         if not self.incremental:
             return Usage()
-        text = self.render(prompt_prefix, system, open_end=True)
+        return self._prefill(self.render(prompt_prefix, system, open_end=True), persist)
+
+    def prefill_chat(self, messages: list[dict[str, str]], until: str,
+                     persist: bool = False) -> Usage:
+        """:meth:`prefill` for a chat: ``messages`` rendered as :meth:`chat` renders them, up
+        to the first ``until`` in the text (a placeholder where the part that changes goes),
+        so a later :meth:`chat` that starts the same evaluates only the rest (L_improve's
+        system text, examples and API listing: core/learning/improve.py ``warm_up``)."""
+        head, found, _ = self._chat_text(messages).partition(until)
+        if not found:
+            raise ValueError(f"{until!r} is not in the rendered chat")
+        if not self.incremental:
+            return Usage()
+        return self._prefill(head, persist)
+
+    def _prefill(self, text: str, persist: bool) -> Usage:
         start = time.perf_counter()
         with self._lock:
             self._share_cpu()
