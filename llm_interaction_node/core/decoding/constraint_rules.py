@@ -275,6 +275,7 @@ fnum ::= "0" | [1-9] [0-9]*
 
     def __init__(self, c: Constraint):
         self.c = c
+        self._name_params: list[str] = []        # every scene function's (render sets it)
 
     PROGRAM = r"""root ::= line ("\n" line)*
 line ::= [ \t]* (comment | wexpr)?
@@ -328,6 +329,12 @@ tail ::= [^.] [^\x00]*
                          + ') ws? ")"')
         if fns:
             rules.append("call ::= " + " | ".join(f"call-{i}" for i in range(len(fns))))
+            # one rule for the other keyword arguments' names (no scene-name parameter, no
+            # Python keyword): a trie per function made the grammar three times as long
+            self._name_params = sorted(set().union(
+                *(c.scene_functions[n].name_params for n in fns)))
+            rules += word_except("kw-other", self._name_params + list(NOT_NAMES),
+                                 identifier=True)
             for i, name in enumerate(fns):
                 fn = c.scene_functions[name]
                 if c.focus is not None and name == c.focus.function:
@@ -367,7 +374,10 @@ tail ::= [^.] [^\x00]*
         for kind in reversed(kinds[:-1]):          # a (sep b (sep c)?)? chain
             positional = f"{kind} (sep {positional})?"
         kw_names = sorted(fn.name_params)
-        other_kw = f"{rule}-kw"
+        # a parameter of its own that is another function's scene-name parameter: a trie of
+        # its own (none in the APIs now)
+        shared = not (set(fn.params) - set(kw_names)) & set(self._name_params)
+        other_kw = "kw-other" if shared else f"{rule}-kw"
         keyword_item = " | ".join(
             [f'{gbnf_literal(k)} ws? "=" ws? {kinds[fn.params.index(k)]}'
              if k in fn.params else f'{gbnf_literal(k)} ws? "=" ws? name-arg' for k in kw_names]
@@ -377,7 +387,8 @@ tail ::= [^.] [^\x00]*
             f"{rule}-args ::= {positional} (sep {rule}-kwitem)* sep? | "
             f"{rule}-kwitem (sep {rule}-kwitem)* sep?",
             f"{rule}-kwitem ::= {keyword_item}",
-        ] + extra + word_except(other_kw, kw_names + list(NOT_NAMES), identifier=True)
+        ] + extra + ([] if shared else
+                     word_except(other_kw, kw_names + list(NOT_NAMES), identifier=True))
 
     def _focus_rules(self, rule: str, fn: SceneFunction, focus: Focus) -> list[str]:
         """The move function after a correction: ``name(object, target)`` with the object one
