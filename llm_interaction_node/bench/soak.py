@@ -41,6 +41,7 @@ import os
 import platform
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -280,7 +281,7 @@ class Graph:
             if name in self.procs:
                 proc = self.procs[name]
                 if proc.poll() is None:
-                    proc.send_signal(2)                     # SIGINT: as Ctrl-C
+                    proc.send_signal(signal.SIGINT)         # as Ctrl-C
                     try:
                         proc.wait(20)
                     except subprocess.TimeoutExpired:
@@ -738,6 +739,8 @@ def main(argv: list[str] | None = None) -> int:
         hh, mm = (int(x) for x in args.stop_at.split(":"))
         stop_at = datetime.now(UTC).replace(hour=hh, minute=mm, second=0, microsecond=0)
 
+    # a SIGTERM ends the run as Ctrl-C does: the nodes it started are stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     domain, _lock = claim_domain()
     os.environ["ROS_DOMAIN_ID"] = str(domain)
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
