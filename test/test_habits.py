@@ -279,3 +279,32 @@ def test_a_place_taught_for_a_thing_stays_the_named_lesson_not_a_habit(tmp_path)
     assert reader.edited == [lesson]                        # asked, and left to the named path
     assert session.memory.list("habit") == []
     assert str(session.learner.last_outcome.status) != "stored_habit"
+
+
+def test_asking_first_is_a_row_of_data_in_the_edit_shape_applied_before_the_grasp(tmp_path):
+    """ "Always ask me before you take the juice", read as ``ask first`` with no form the
+    model fills: the habit is the row ``FROM_READING['ask first']`` for the thing the attempt
+    moved; a new session asks before it brings the juice (the user's answer is yes), and not
+    before it brings the cup."""
+    request, lesson = "bring me the juice", "always ask me before you take the juice"
+    reader = ReadingScript({request: "do: mango juice -> me", lesson: "ask first",
+                            "could I have the mango juice?": "do: mango juice -> me",
+                            "the cup please": "do: coffee cup -> me"})
+    spoken, _, session = _session(tmp_path, [request, lesson], [
+        BRING.format("mango-juice_0"), "wait_for_trigger()", "learn_from_interaction()",
+        "wait_for_trigger()"], reader)
+    outcome = session.learner.last_outcome
+    assert str(outcome.status) == "stored_habit", outcome.message
+    (habit,) = [Edit.from_json(e.edit) for e in session.memory.list("habit")]
+    assert (habit.op, habit.when.skill, habit.when.thing) == ("before", "grasp", "mango-juice_0")
+
+    _, robot, session = _session(tmp_path, ["could I have the mango juice?"], [
+        BRING.format("mango-juice_0"), "wait_for_trigger()"], reader)
+    transcript = session.console.transcript.render()
+    assert ">>> ask('May I take the mango juice?')\n'yes'" in transcript, transcript
+    assert transcript.index("ask('May I") < transcript.index("bring_object_to('mango-juice_0'")
+    assert _handed(robot) == ["mango-juice_0"]
+    _, robot, session = _session(tmp_path, ["the cup please"], [
+        BRING.format("coffee-cup_0"), "wait_for_trigger()"], reader)
+    assert "ask(" not in session.console.transcript.render()
+    assert _handed(robot) == ["coffee-cup_0"]

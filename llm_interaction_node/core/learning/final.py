@@ -29,9 +29,9 @@ to the bench is save, you can go faster"), the accepted attempt's move on that r
 speed (:func:`.route.with_route_speed`); where it asks to bring one thing along with another
 ("whenever you bring me the milk, also bring me the juice"), each move of the one is followed by
 the same move of the other (:func:`.companion.with_companions`; the learner has the robot do
-those first, :meth:`.learner.Learner.learn`); where it asks to be asked first ("always ask me
-before you take the juice"), a question comes before the attempt first takes the thing
-(:func:`.ask_first.with_asks`).
+those first, :meth:`.learner.Learner.learn`). Asking first ("always ask me before you take the
+juice") is no part of this lesson: it is a habit, an edit applied before the grasp
+(:mod:`.habit`).
 
 A wrong choice is no part of the lesson: where the user answered an attempt that moved one
 object with "the block you picked was ..." (:func:`rejected_choices`) and the accepted attempt

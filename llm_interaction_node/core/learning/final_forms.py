@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from ..reading.structure import Reading
 from ..transcript.statements import bare_call
 from ..transcript.transcript import Entry, Transcript, output_value
-from .ask_first import with_asks
 from .at_once import carried_at_once, carried_things, says_both_hands
 from .companion import oriented, with_companions
 from .route import undriven_route, with_route_speed
@@ -151,14 +150,6 @@ class FinalParts:
         return Transcript(self.opening + body + [Entry("wait_for_trigger()")])
 
 
-def _taken_things(attempt: list[Entry], ends: dict[str, str] | None) -> list[str]:
-    """What the attempt took somewhere: the API's move log (``ends``), else the objects of its
-    one-call moves."""
-    if ends:
-        return list(ends)
-    return [key[1] for key in (move_key(e.source) for e in attempt) if key is not None]
-
-
 def final_parts(transcript: Transcript, read: Read = no_reading,
                 write_move: Callable[[str, str], str] | None = None,
                 ends: dict[str, str] | None = None) -> FinalParts | None:
@@ -198,7 +189,6 @@ def final_parts(transcript: Transcript, read: Read = no_reading,
                     if e.source != was.source)
     closing = oriented(closing, ends or ())
     attempt, added = with_companions(closing, sped, write_move, ends)
-    attempt, _ = with_asks(closing, attempt, _taken_things(attempt, ends))
     at_once: tuple[str, ...] = ()
     if says_both_hands(closing):
         # "next time, both at once": the two trips carried together (learning/at_once.py)

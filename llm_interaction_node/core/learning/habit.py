@@ -27,12 +27,25 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..reading.edit import REQUEST, Call, Edit, Facts, apply, at_request_end, bound, holds, written
+from ..reading.edit import (
+    REQUEST,
+    Call,
+    Condition,
+    Edit,
+    Facts,
+    apply,
+    at_request_end,
+    bound,
+    holds,
+    written,
+)
+from ..reading.structure import names_said
 from ..transcript.statements import bare_call
 from ..transcript.transcript import Entry, Transcript
 from .final import _FinalTry
 from .final_forms import final_parts
 from .outcome import LearnOutcome, LearnStatus, Lesson
+from .transcripts import move_key
 
 if TYPE_CHECKING:
     from .mode import ModeLearner
@@ -41,8 +54,9 @@ log = logging.getLogger(__name__)
 
 # the reading kinds a named lesson path acts on, measured and kept (a correction of the choice
 # or a retry, forgetting, a speed on a route, a hand, what comes along): a learn request with
-# one of these is theirs. A move (``do``: "put it on the table from now on") and ``ask first``
-# are read as an edit first: where the model reads none, the named paths take them as before.
+# one of these is theirs. A move (``do``: "put it on the table from now on") is read as an edit
+# first: where the model reads none, the named paths take it as before. ``ask first`` is a row
+# of data in the edit shape (:data:`FROM_READING`), no path of its own.
 NAMED_KINDS = ("retry", "wrong object", "forget", "faster", "slower", "hand", "also")
 SAY_NO_EDIT = ("Sorry, I could not turn that into a rule I can keep, so I did not store it. "
                "Could you say it another way?")
@@ -51,6 +65,7 @@ SAY_NO_ANCHOR = ("Sorry, I did not {act} this time, so I cannot tell where that 
 SAY_REPLAY = ("Sorry, when I tried that rule in my simulation it did not work, so I did not "
               "store it.")
 SAY_STORED = "Understood. From now on, {words}."
+ANSWER = "yes"        # the user's answer to a question a habit adds, in its stored program
 
 ReadEdit = Callable[[str, str], Edit | None]     # (what the user said, what the robot did)
 
@@ -59,6 +74,32 @@ def wants_habit(reading) -> bool:
     """A learn request's reading that no named lesson path acts on (approval, ``other``,
     ``learn``): the model is asked whether it teaches a habit."""
     return reading is not None and not set(reading.kinds) & set(NAMED_KINDS)
+
+
+# the named lesson kinds that are rows of data in the edit shape: a reading's clause kind ->
+# the edit it teaches for the thing it is about. "Always ask me before you take the juice"
+# (``ask first``) is a question before the grasp of the juice; where the model's form reads
+# the habit (a kind: "any drink"), its edit is taken instead.
+FROM_READING: dict[str, Callable[[str], Edit]] = {
+    "ask first": lambda thing: Edit("before", Condition("grasp", thing),
+                                    ('ask("May I take the {said}?")',), taught=thing),
+}
+
+
+def edit_of_reading(reading, attempt: list[Entry], ends: dict[str, str],
+                    said: str = "") -> Edit | None:
+    """The edit a named kind's clause in ``reading`` teaches (:data:`FROM_READING`), for the
+    thing it is about: the first the reading names, else the last the attempt moved (the API's
+    move log, ``ends``, else its one-call moves); None where it holds none of them."""
+    kinds = [k for k in (reading.kinds if reading is not None else ()) if k in FROM_READING]
+    if not kinds:
+        return None
+    named = [n for c in reading.clauses for n in names_said(c.objects)]
+    moved = list(ends) or [k[1] for k in (move_key(e.source) for e in attempt) if k]
+    things = named or moved
+    if not things:
+        return None
+    return replace(FROM_READING[kinds[0]](things[0] if named else things[-1]), said=said)
 
 
 def did_in_words(attempt: list[Entry]) -> str:
@@ -87,23 +128,28 @@ def taught_on(edit: Edit, attempt: list[Entry], facts: Facts) -> Edit | None:
 
 def edited(edit: Edit, attempt: list[Entry], facts: Facts) -> tuple[list[Entry], list[str]]:
     """The attempt as the edit makes it, and the statements the edit adds to what was done
-    (those the robot does now)."""
+    (those the robot does now). A question the edit adds is answered yes in the program (the
+    replay takes the user's answers from it)."""
     out: list[Entry] = []
     added: list[str] = []
+
+    def inserted(sources: list[str]) -> list[Entry]:
+        return [Entry(s, repr(ANSWER) if Entry(s).calls("ask") else "") for s in sources]
+
     for entry in attempt:
         if entry.is_comment:
             out.append(entry)
             continue
         applied = apply([edit], entry.source, facts)
-        out += [Entry(s) for s in applied.before]
+        out += inserted(applied.before)
         if applied.source is not None:
             out.append(Entry(applied.source, entry.output if applied.source == entry.source
                              else ""))
-        out += [Entry(s) for s in applied.after]
+        out += inserted(applied.after)
         if edit.op in ("before", "after"):
             added += applied.before + applied.after
     end = at_request_end([edit], acted=bool(attempt))
-    out += [Entry(s) for s in end]
+    out += inserted(end)
     added += end
     return out, added
 
@@ -117,11 +163,15 @@ def learn_habit(learner: ModeLearner, transcript: Transcript, said: str, read_ed
     parts = final_parts(transcript, learner.read, learner.write_move, learner.ends())
     if parts is None:
         return None
-    edit = read_edit(said, did_in_words(parts.attempt))
-    if edit is None or (edit.op == "instead" and reading is not None and reading.moves):
+    edit = read_edit(said, did_in_words(parts.attempt)) if read_edit is not None else None
+    if edit is not None and edit.op == "instead" and reading is not None and reading.moves:
         # "from now on, put the sponge on the dishwasher" (a move, read as a placing instead
         # of the hand-over) is where the thing goes whatever the request does with it: the
         # named path's lesson (learning/taught_place.py), measured on the teach-once bench
+        return None
+    if edit is None:
+        edit = edit_of_reading(reading, parts.attempt, learner.ends(), said)
+    if edit is None:
         return None
     taught = taught_on(edit, parts.attempt, facts)
     if taught is None:

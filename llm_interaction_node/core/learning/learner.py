@@ -53,7 +53,6 @@ from ..reading.record import reading_from_json, reading_to_json
 from ..reading.structure import CONDITIONS, Reading
 from ..transcript.notes import without_console_notes
 from ..transcript.transcript import Entry, Transcript
-from .ask_first import asks_first
 from .at_once import bound_to_request
 from .auto import store_auto
 from .companion import companions, oriented
@@ -245,7 +244,7 @@ class Learner:
     def _habit(self, transcript: Transcript, said: str) -> LearnOutcome | None:
         """A habit the request to learn teaches that no named lesson kind says (an edit of
         the program, :mod:`.habit`); None where it is the named paths' or no edit was read."""
-        if self.read_edit is None or not said or not wants_habit(self._asked):
+        if not said or not wants_habit(self._asked):
             return None
         try:
             return learn_habit(self, transcript, said, self.read_edit, self.facts(),
@@ -363,10 +362,9 @@ class Learner:
         said = lesson.user_utterances()
         reading = self.read(said[0]) if said and self.read is not None else None
         conditions = tuple(self._asked.of_kind(*CONDITIONS)) if self._asked is not None else ()
-        if reading is not None and reading.clauses and conditions and \
-                (companions(self._asked) or asks_first(self._asked)):
-            # what comes along, and asking first, belong to the lesson: followed where a
-            # request names the thing (memory/meaning.CONDITIONS)
+        if reading is not None and reading.clauses and conditions and companions(self._asked):
+            # what comes along belongs to the lesson: followed where a request names the thing
+            # (memory/meaning.CONDITIONS)
             reading = Reading(reading.utterance, reading.clauses + conditions)
         # a hand taught for the things ("use your left hand for the juice from now on") is the
         # robot's from then on (learning/taught_hand.py)

@@ -131,7 +131,8 @@ class Edit:
 
     def in_words(self) -> str:
         """What the robot says it will do, and ``llm-interaction memory show`` shows."""
-        what = " and ".join(_call_in_words(s) for s in self.statements)
+        named = None if self.when.general else self.when.thing
+        what = " and ".join(_call_in_words(written(s, named)) for s in self.statements)
         anchor = self.when.in_words()
         act = anchor.removeprefix("I ")
         if self.op == "set":

@@ -53,8 +53,8 @@ CORRECTIONS = ("wrong object", "retry")
 LASTING = ("also", "ask first")   # kinds that are a lesson by what they say
 # a lesson's conditions, not part of what its request asks (core/memory/meaning.py): "also
 # bring the juice with the milk" (core/learning/companion.py) holds where a request names the
-# milk, whatever its shape; "always ask before you take the juice" (core/learning/ask_first.py)
-# where it names the juice
+# milk, whatever its shape; "always ask before you take the juice" is a habit (an edit before
+# the grasp of the juice, core/learning/habit.py)
 CONDITIONS = ("also", "ask first")
 SIDES = ("left", "right", "top", "bottom")
 # how a side relation is said in the line language, and back
