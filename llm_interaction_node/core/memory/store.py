@@ -217,9 +217,11 @@ class ExampleMemory(StrategyRecords):
             if ids else set()
 
     @staticmethod
-    def _primary_filter(source: str | None) -> dict:
+    def _primary_filter(source: str | tuple[str, ...] | None) -> dict:
         if source is None:
             return {"rec": 0}
+        if isinstance(source, tuple):
+            return {"$and": [{"rec": 0}, {"source": {"$in": [check_source(s) for s in source]}}]}
         return {"$and": [{"rec": 0}, {"source": check_source(source)}]}
 
     @_locked
@@ -230,7 +232,8 @@ class ExampleMemory(StrategyRecords):
         return sorted(examples, key=lambda ex: (ex.created, ex.id))
 
     @_locked
-    def count(self, source: str | None = None) -> int:
+    def count(self, source: str | tuple[str, ...] | None = None) -> int:
+        """How many examples (of one source, or of any of a tuple of sources)."""
         return len(self.collection.get(where=self._primary_filter(source), include=[])["ids"])
 
     def __len__(self) -> int:
@@ -319,10 +322,14 @@ class ExampleMemory(StrategyRecords):
             return []
         with self._lock:
             seeds = len(self._seed_set()[1])
-        habits = self.count("habit")
-        found = [ex for ex, _score in self.retrieve(utterances, k + seeds + habits)
-                 if ex.source not in NOT_PROMPTED]
-        return found[-k:]
+        n = k + seeds
+        while True:     # habits are never shown: retrieve past them (none: one retrieval)
+            found = self.retrieve(utterances, n)
+            shown = [ex for ex, _score in found if ex.source not in NOT_PROMPTED]
+            hidden = sum(ex.source == "habit" for ex, _score in found)
+            if len(shown) >= k or len(found) < n or not hidden:
+                return shown[-k:]
+            n += hidden
 
     def learned_head(self, k: int | None = None, beyond: bool | None = None) -> list[Example]:
         """The learned examples every ``seed_block`` prompt starts its lessons with, whatever
@@ -346,7 +353,7 @@ class ExampleMemory(StrategyRecords):
         if config.order is not Order.SEED_BLOCK or k <= 0 or config.tail_tokens <= 0 or \
                 config.learned_order is not LearnedOrder.STORED_NEAREST:
             return False
-        return self.count() - self.count("seed") - self.count("habit") > k
+        return self.count() - self.count(NOT_PROMPTED) > k
 
     @_locked
     def seed_block(self) -> list[Example]:
