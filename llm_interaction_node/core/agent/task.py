@@ -63,8 +63,8 @@ class TaskMemory:
             self.task_utterances.append(str(utterances[-1]))
             self.readings.append(self._read(str(utterances[-1])))
         self.hand_change = hand_change_plan(self)
-        if self.habits is not None:             # a habit stored in the last turn holds now
-            self.habits.refresh()
+        if self.habits is not None:     # a habit stored in the last turn holds now; a stop
+            self.stop.call(self.habits.refresh)     # never waits for a frozen memory
         # the latest reading (a reply is the latest) against this turn's attempt, once a turn
         self.learn_held = learn_waits_now(self, self.latest_reading())
         if utterances:
