@@ -248,12 +248,19 @@ def test_a_form_the_model_writes_is_an_edit_and_a_form_that_does_not_fit_is_none
                                 "nothing"), VOCABULARY)
     assert (edit.op, edit.when.thing, edit.when.place) == \
         ("never", "every glass", "on_dining-table_0")
-    edit = parse_form(form_text("when you drive", "whatever you carry", "anywhere",
+    edit = parse_form(form_text("while you drive", "whatever you carry", "anywhere",
                                 "drive at speed 0.5"), VOCABULARY)
     assert (edit.op, edit.argument, edit.value, edit.when.thing) == \
         ("set", "speed_factor", 0.5, "held")
+    hand = parse_form(form_text("before you take it", "every glass", "anywhere",
+                                "use your left hand"), VOCABULARY)     # a manner: set
+    assert (hand.op, hand.when.skill, hand.argument, hand.value) == \
+        ("set", "grasp", "hand", "left")
+    handed = parse_form(form_text("after you hand it over", "anything", "the dining table",
+                                  'say("x")'), VOCABULARY)
+    assert handed.when.place is None          # a hand-over has no place: none is kept
     assert parse_form(" nothing to learn", VOCABULARY) is None
-    for bad in (form_text("when you take it", "anything", "anywhere", 'say("x")'),
+    for bad in (form_text("while you drive", "anything", "anywhere", 'say("x")'),
                 form_text("after you take it", "anything", "anywhere", "nothing"),
                 form_text("never take it", "the teapot", "anywhere", "nothing"),
                 "after you hand it over\nthings: anything"):

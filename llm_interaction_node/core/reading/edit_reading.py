@@ -9,7 +9,8 @@ below, the 1.5B model read 12 of 32 development habits right; it chose the skill
 names badly - "give me" as a grasp - and added a place nobody said):
 
     when: after you hand it over          one of :data:`WHEN` (the edit and its anchor skill)
-    things: anything                      anything | whatever you carry | every <kind> | the <name>
+    things: anything                      anything | whatever you carry | the <name>
+                                          | every <kind> (a word the user said)
     where: anywhere                       anywhere | the <place>
     do: say("Careful, it is hot.")        a call as the console writes it | use your left hand
                                           | drive at speed 0.5 | nothing
@@ -53,11 +54,13 @@ MAX_TOKENS = 90
 STOP = ("\n\n",)
 NONE = "none"
 NOTHING = "nothing to learn"
-# what the model writes after "when:" -> (the edit, its anchor skill)
+# what the model writes after "when:" -> (the edit, its anchor skill). A manner (a hand, a
+# speed) is what ``do`` says, not a moment: the edit is then ``set`` on the skill it is a
+# manner of (measured: with a moment "when you take it" for a hand, the 1.5B model chose it
+# for four habits of other kinds, 14/32 read right)
 WHEN = {
     "before you take it": ("before", "grasp"),
     "after you take it": ("after", "grasp"),
-    "when you take it": ("set", "grasp"),
     "never take it": ("never", "grasp"),
     "before you hand it over": ("before", "handover_object_to_human"),
     "after you hand it over": ("after", "handover_object_to_human"),
@@ -68,12 +71,13 @@ WHEN = {
     "instead of putting it down": ("instead", "place_object"),
     "never put it down": ("never", "place_object"),
     "never bring it": ("never", "bring_object_to"),
-    "when you drive": ("set", "move_to"),
-    "after you drive": ("after", "move_to"),
-    "never drive": ("never", "move_to"),
+    "while you drive": ("set", "move_to"),
+    "never drive there": ("never", "move_to"),
     "skip the drive": ("remove", "move_to"),
     "when the request is done": ("after", REQUEST),
 }
+# the anchors a place can be said of (where a thing is put down, brought, driven to)
+PLACED = ("place_object", "bring_object_to", "move_to")
 HANDS = {"use your left hand": "left", "use your right hand": "right"}
 SPEEDS = ("0.3", "0.5", "0.7", "1.5", "2.0")
 DRIVE_AT = "drive at speed "
@@ -118,8 +122,18 @@ def _q(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def grammar(vocabulary: ReadingVocabulary) -> str:
-    """The GBNF of the form (after ``when:``) in the scene of ``vocabulary``."""
+def kind_words(said: str) -> list[str]:
+    """The words a kind may be named by: each word the user said (3 letters or more), and
+    without a plural's s ("drinks" -> "drink")."""
+    words = [w for w in re.findall(r"[a-z]+", said.lower()) if len(w) >= 3]
+    return list(dict.fromkeys(words + [w[:-1] for w in words if w.endswith("s")
+                                       and not w.endswith("ss")]))
+
+
+def grammar(vocabulary: ReadingVocabulary, said: str = "") -> str:
+    """The GBNF of the form (after ``when:``) in the scene of ``vocabulary``; a kind is one of
+    the words ``said`` (:func:`kind_words`: the kind a habit is about is one the user
+    named)."""
     things = list(vocabulary.things.values())
     surfaces = list(vocabulary.places.values())
     locations = list(vocabulary.locations.values())
@@ -131,7 +145,7 @@ def grammar(vocabulary: ReadingVocabulary) -> str:
                 '"\\ndo: " do)',
         "when": _alternatives(WHEN),
         "things": '"anything" | "whatever you carry" | "every " kind | "the " name',
-        "kind": '[a-z]{2,20} (" thing")?',
+        "kind": _alternatives(kind_words(said)) if kind_words(said) else '[a-z]{3,20}',
         "name": _alternatives(vocabulary.things),
         "where": '"anywhere" | "the " placeword',
         "placeword": _alternatives(place_words),
@@ -167,23 +181,28 @@ def parse_form(text: str, vocabulary: ReadingVocabulary, said: str = "") -> Edit
     if fields["when"] not in WHEN or not {"things", "where", "do"} <= set(fields):
         raise EditReadingError(f"not a whole form: {text!r}")
     op, skill = WHEN[fields["when"]]
+    do = fields["do"]
+    if do in HANDS:                     # a hand is a manner of taking
+        op, skill = "set", "grasp"
+    elif do.startswith(DRIVE_AT):       # a speed, of driving
+        op, skill = "set", "move_to"
     thing = {"anything": "any thing", "whatever you carry": "the held thing"}.get(
         fields["things"], fields["things"])
-    place = None if fields["where"] == "anywhere" else fields["where"].removeprefix("the ")
+    place = None if fields["where"] == "anywhere" or skill not in PLACED else \
+        fields["where"].removeprefix("the ")
     when = _condition(skill, thing, place, vocabulary) if skill != REQUEST else Condition(REQUEST)
-    do = fields["do"]
     try:
         if op == "set":
-            if skill == "grasp" and do in HANDS:
+            if do in HANDS:
                 return Edit("set", when, argument="hand", value=HANDS[do], said=said,
                             taught=_taught(when))
-            if skill == "move_to" and do.startswith(DRIVE_AT):
+            if do.startswith(DRIVE_AT):
                 return Edit("set", when, argument="speed_factor",
                             value=float(do[len(DRIVE_AT):]), said=said, taught=_taught(when))
             raise EditReadingError(f"{fields['when']!r} needs a hand or a speed, not {do!r}")
         if op in ("never", "remove"):
             return Edit(op, when, said=said, taught=_taught(when))
-        if do in ("nothing", *HANDS) or do.startswith(DRIVE_AT):
+        if do == "nothing":
             raise EditReadingError(f"{fields['when']!r} needs a call to add, not {do!r}")
         return Edit(op, when, (do,), said=said, taught=_taught(when))
     except ValueError as exc:
@@ -272,7 +291,7 @@ class EditReader:
         """The edit ``said`` asks for, the robot having done ``did`` (its calls, in words);
         None where the model reads none or a line the scene cannot hold
         (:attr:`last_failure` says which)."""
-        text = self.ask(build(vocabulary, did, said, self.path), grammar(vocabulary))
+        text = self.ask(build(vocabulary, did, said, self.path), grammar(vocabulary, said))
         log.info("read the lasting instruction %r as %r", said[:80], " | ".join(
             text.strip().splitlines()))
         try:
@@ -287,4 +306,4 @@ class EditReader:
 
 
 __all__ = ["EditReader", "EditReadingError", "parse", "parse_form", "grammar", "build",
-           "prefix", "load", "form_text", "SKILLS", "WHEN", "MAX_TOKENS", "STOP"]
+           "prefix", "load", "form_text", "kind_words", "SKILLS", "WHEN", "MAX_TOKENS", "STOP"]
