@@ -10,6 +10,7 @@ under what was measured, docs/evaluation.md: the reading is greedy, so a change 
 the grammar or the parser that hurts the reading fails here)."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -23,11 +24,62 @@ pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 DATA = Path(__file__).resolve().parent / "data"
 # floors under the measured counts (docs/evaluation.md, "The model reads": held-out 25/30;
 # learn or not 30/40 at 5d412b0: every request to learn read as one (20/20), 10 of 20
-# look-alikes read as learn, 8 before the reply prompt showed what the attempt moved)
+# look-alikes read as learn, 8 before the reply prompt showed what the attempt moved; issue 60,
+# the samples below at b1c1a4e: held-out 14/15, requests to learn 8/8, look-alikes 5/8)
 HELDOUT_FLOOR = 0.7
-LEARN_FLOOR = 0.9           # of the requests to learn
+LEARN_FLOOR = 0.85          # of the requests to learn (7 of 8)
 LOOK_ALIKE_FLOOR = 0.4      # of the look-alikes (read as anything but learn)
-LEARN_SAMPLE = 20          # of each label, every third of the labelled set
+
+# Issue 60: sized to pass at one thread beside a CPU hog. The accuracy is the benches'
+# (python -m llm_interaction_node.bench.reading: the development pool, 156 readings;
+# scripts/learn_set_reading.py: all 132 labelled requests to learn and look-alikes); these
+# tests keep a floor on a few sentences of each kind: of the held-out set the first sentence
+# of each kind (scene, reply or request: 15 of 30, every kind), of the learn set every third of
+# each label, LEARN_SAMPLE of each (was 20).
+LEARN_SAMPLE = 8
+HELDOUT_ITEMS = yaml.safe_load((DATA / "reading_heldout.yaml").read_text())["items"]
+
+
+def first_of_each_kind(items: list[dict]) -> list[dict]:
+    """The first item of each (scene, first clause's kind, reply or request)."""
+    seen, out = set(), []
+    for item in items:
+        key = (item["scene"], item["gold"][0].split(":")[0], bool(item.get("reply")))
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
+HELDOUT = first_of_each_kind(HELDOUT_ITEMS)
+
+# The timeout of each test, from the measured cost of one reading (issue 60). Measured at
+# b1c1a4e, 2026-12-07 19:01-19:09 UTC: `python scripts/run_suite.py --phase embedded -- -rP
+# --durations=0` (the embedded-model phase of `make test`) with one CPU hog (`python3 -c "while
+# True: pass"`) beside it and another developer's test run too (load 2-3.6 on 2 cores); the
+# client chose 1 thread (core/llm/threads.py). Printed by the tests (reader.costs): held-out, 15
+# readings: 4.29 s mean, 6.06 s p90, 13.53 s max per reading (1.73 model calls mean, 4 max; the
+# slowest a reading that repeated "X and Y and ..." up to its 80 tokens); learn or not, 16
+# readings: 2.61 s mean, 10.56 s max. The reading prompts' prefill: 1,035 tokens evaluated in
+# 33.7 s (30.7 tokens/s; the other 6,436 restored from disk): all 7,471 with no state on disk
+# would take 7,471 / 30.7 = 243 s (the module's first test pays it; seconds when restored).
+# A test's timeout: that cold prefill + twice its readings at the slowest measured reading.
+READING_S = 13.5
+PREFILL_S = 245.0
+
+
+def timeout(readings: int) -> int:
+    return int(PREFILL_S + 2 * readings * READING_S)
+
+
+def cost(reader, since: int) -> str:
+    """The cost of the readings made since ``since`` (the reader's costs), for the log."""
+    from llm_interaction_node.bench.reading import cost_line, reading_cost
+    records = [{"calls": c.calls, "prompt_tokens": c.prompt_tokens,
+                "evaluated_tokens": c.evaluated_tokens, "generated_tokens": c.generated_tokens,
+                "wall_s": round(c.wall_s, 2)} for c in reader.costs[since:]]
+    threads = getattr(reader.llm, "_threads", "?")
+    return f"{len(records)} readings, {threads} thread(s); " + cost_line(reading_cost(records))
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +89,10 @@ def reader():
         pytest.skip("the embedded model is not installed")
     from llm_interaction_node.core.llm.local import LocalLlamaClient
     model = Reader(LocalLlamaClient())
-    model.prefill(persist=True)
+    start = time.perf_counter()
+    usage = model.prefill(persist=True)
+    print(f"the reading prompts prefilled in {time.perf_counter() - start:.1f} s: "
+          f"{usage.evaluated_tokens} tokens evaluated, {usage.cached_tokens} restored")
     return model
 
 
@@ -50,8 +105,10 @@ def vocabularies():
             "drinks_and_cup": household_vocabulary(household_world("drinks_and_cup"))}
 
 
+@pytest.mark.timeout(timeout(len(HELDOUT)))
 def test_the_model_reads_held_out_sentences_of_every_kind(reader, vocabularies):
-    items = yaml.safe_load((DATA / "reading_heldout.yaml").read_text())["items"]
+    items = HELDOUT
+    since = len(reader.costs)
     wrong = []
     for item in items:
         v = vocabularies[item["scene"]]
@@ -63,13 +120,15 @@ def test_the_model_reads_held_out_sentences_of_every_kind(reader, vocabularies):
         if got is None or normal(got.clauses) != normal(gold.clauses):
             wrong.append((item["said"], got.render(v.spoken) if got else reader.last_failure))
     right = len(items) - len(wrong)
-    print(f"held-out: {right}/{len(items)} read right")
+    print(f"held-out: {right}/{len(items)} read right; {cost(reader, since)}")
     assert right >= HELDOUT_FLOOR * len(items), "\n".join(f"{s!r}: {r}" for s, r in wrong)
     assert len({tuple(i["gold"][0].split(":")[0].split()) for i in items}) >= 8   # the kinds
 
 
+@pytest.mark.timeout(timeout(2 * LEARN_SAMPLE))
 def test_the_model_tells_requests_to_learn_from_look_alikes(reader, vocabularies):
     data = yaml.safe_load((DATA / "learn_requests.yaml").read_text())
+    since = len(reader.costs)
     sample = [(u, True) for u in data["positive"][::3][:LEARN_SAMPLE]] + \
         [(u, False) for u in data["negative"][::3][:LEARN_SAMPLE]]
     v = vocabularies["drinks_and_cup"]
@@ -79,7 +138,8 @@ def test_the_model_tells_requests_to_learn_from_look_alikes(reader, vocabularies
         got = reader.read(utterance, v, reply=True, moved=["coffee-cup_0"])
         if (got is not None and got.asks_to_learn) != is_request:
             wrong.append((utterance, is_request, got.render(v.spoken) if got else None))
-    print(f"learn or not: {len(sample) - len(wrong)}/{len(sample)} read right; wrong: {wrong}")
+    print(f"learn or not: {len(sample) - len(wrong)}/{len(sample)} read right; wrong: {wrong}; "
+          f"{cost(reader, since)}")
     missed = [w for w in wrong if w[1]]
     taken = [w for w in wrong if not w[1]]
     asked = sum(1 for _, is_request in sample if is_request)
@@ -88,6 +148,7 @@ def test_the_model_tells_requests_to_learn_from_look_alikes(reader, vocabularies
     assert alike - len(taken) >= LOOK_ALIKE_FLOOR * alike, taken
 
 
+@pytest.mark.timeout(timeout(3))
 def test_the_model_knows_what_people_call_a_thing(reader, vocabularies):
     """A thing the user calls by a word that is not the scene's name (core/reading/
     other_names.py): "glass" is the tumbler, not the coffee cup the reading named first
