@@ -71,6 +71,15 @@ TARGET_RSS_GROWTH = 0.10
 TARGET_P95_GROWTH = 0.20
 CUT_GRACE_S = 60.0       # a turn still running this long after --stop-at is cut
 
+
+class Terminated(Exception):
+    """A SIGTERM from outside: the run ends, what it measured so far is recorded."""
+
+
+def _on_sigterm(*_) -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))   # a second: now
+    raise Terminated()
+
 # ---- what the person says, and the stand-in's turn for each ----------------------------------
 KITCHEN = "move_to(get_location_coordinates('inFrontOf_kitchen-counter_0'))"
 TABLE = "move_to(get_location_coordinates('inFrontOf_dining-table_0'))"
@@ -424,6 +433,7 @@ class Phase:
     resets: int = 0
     checkpoints: list[dict] = field(default_factory=list)
     stopped_early: str | None = None
+    terminated: bool = False   # a SIGTERM from outside ended it (what was measured is kept)
     reset_world: bool = False  # a reset also puts the world back (household_sim/reset)
 
 
@@ -529,47 +539,60 @@ def run_phase(phase: Phase, events: list[Event], person: Person, graph: Graph, m
     started = time.monotonic()
     phase.checkpoints.append(checkpoint(person, graph, memory, phase, 0, 0, started))
     echo(row(phase.checkpoints[-1]))
-    since = 0
     cut_at = None if stop_at is None else \
         time.monotonic() + (stop_at - datetime.now(UTC)).total_seconds() + CUT_GRACE_S
     bar = tqdm(total=phase.planned, desc=phase.name, unit="req", file=sys.stderr,
                dynamic_ncols=True, mininterval=1.0)
     try:
-        for event in events:
-            if stop_at is not None and datetime.now(UTC) >= stop_at:
-                phase.stopped_early = (f"stopped at {stop_at:%H:%M} UTC (--stop-at) after "
-                                       f"{len(phase.turns)} of {phase.planned} requests")
-                break
-            if event.kind == "reset":
-                if phase.reset_world:          # the person puts the things back first
-                    person.call(person.world_reset, person.Trigger.Request())
-                person.reset()
-                phase.resets += 1
-                continue                      # the next request is said at once
-            turn = say_and_follow(person, graph, event, len(phase.turns) + 1, turn_timeout,
-                                  cut_at)
-            phase.turns.append(turn)
-            bar.update(1)
-            if turn.cut:
-                phase.stopped_early = (f"stopped at {stop_at:%H:%M} UTC (--stop-at) + "
-                                       f"{CUT_GRACE_S:.0f} s: utterance {turn.index} cut "
-                                       f"after {len(phase.turns) - 1} of {phase.planned}")
-                bar.write(phase.stopped_early)
-                break
-            if turn.lost:
-                bar.write(f"LOST: utterance {turn.index} ({turn.kind}) {turn.text!r}")
-            done = len(phase.turns)
-            if done % every == 0:
-                phase.checkpoints.append(checkpoint(person, graph, memory, phase, done, since,
-                                                    started))
-                since = done
-                bar.write(row(phase.checkpoints[-1]))
-        if len(phase.turns) != since:
-            phase.checkpoints.append(checkpoint(person, graph, memory, phase, len(phase.turns),
-                                                since, started))
-            bar.write(row(phase.checkpoints[-1]))
+        _run_events(phase, events, person, graph, memory, every, turn_timeout, stop_at, cut_at,
+                    started, bar)
+    except Terminated:
+        phase.terminated = True
+        phase.stopped_early = (f"terminated by a SIGTERM from outside at "
+                               f"{datetime.now(UTC):%H:%M:%S} UTC, during utterance "
+                               f"{len(phase.turns) + 1} of {phase.planned} (not counted)")
+        bar.write(phase.stopped_early)
     finally:
         bar.close()
+
+
+def _run_events(phase: Phase, events: list[Event], person: Person, graph: Graph, memory: Path,
+                every: int, turn_timeout: float, stop_at: datetime | None, cut_at: float | None,
+                started: float, bar) -> None:
+    since = 0
+    for event in events:
+        if stop_at is not None and datetime.now(UTC) >= stop_at:
+            phase.stopped_early = (f"stopped at {stop_at:%H:%M} UTC (--stop-at) after "
+                                   f"{len(phase.turns)} of {phase.planned} requests")
+            break
+        if event.kind == "reset":
+            if phase.reset_world:          # the person puts the things back first
+                person.call(person.world_reset, person.Trigger.Request())
+            person.reset()
+            phase.resets += 1
+            continue                      # the next request is said at once
+        turn = say_and_follow(person, graph, event, len(phase.turns) + 1, turn_timeout,
+                              cut_at)
+        phase.turns.append(turn)
+        bar.update(1)
+        if turn.cut:
+            phase.stopped_early = (f"stopped at {stop_at:%H:%M} UTC (--stop-at) + "
+                                   f"{CUT_GRACE_S:.0f} s: utterance {turn.index} cut "
+                                   f"after {len(phase.turns) - 1} of {phase.planned}")
+            bar.write(phase.stopped_early)
+            break
+        if turn.lost:
+            bar.write(f"LOST: utterance {turn.index} ({turn.kind}) {turn.text!r}")
+        done = len(phase.turns)
+        if done % every == 0:
+            phase.checkpoints.append(checkpoint(person, graph, memory, phase, done, since,
+                                                started))
+            since = done
+            bar.write(row(phase.checkpoints[-1]))
+    if len(phase.turns) != since:
+        phase.checkpoints.append(checkpoint(person, graph, memory, phase, len(phase.turns),
+                                            since, started))
+        bar.write(row(phase.checkpoints[-1]))
 
 
 def start_graph(run_dir: Path, memory: Path, llm_url: str | None, time_scale: float, tag: str,
@@ -657,6 +680,7 @@ def phase_record(phase: Phase, every: int, events: list[Event]) -> dict:
         "latency_all_p95_s": percentile([t.latency_s for t in phase.turns
                                          if t.latency_s is not None], 95),
         "checkpoints": phase.checkpoints, "stopped_early": phase.stopped_early,
+        "terminated": phase.terminated,
     }
     record["targets"] = targets(record, every)
     return record
@@ -676,6 +700,8 @@ def markdown(record: dict) -> str:
              ""]
     if record.get("note"):
         lines += [f"Note: {record['note']}", ""]
+    if record.get("terminated"):
+        lines += [f"**Ended early: {record['terminated']}**", ""]
     for name, phase in record["phases"].items():
         lines += [f"## {name}: {phase['said']} of {phase['planned']} utterances "
                   f"({', '.join(f'{k} {v}' for k, v in phase['mix'].items())}; "
@@ -739,8 +765,9 @@ def main(argv: list[str] | None = None) -> int:
         hh, mm = (int(x) for x in args.stop_at.split(":"))
         stop_at = datetime.now(UTC).replace(hour=hh, minute=mm, second=0, microsecond=0)
 
-    # a SIGTERM ends the run as Ctrl-C does: the nodes it started are stopped
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    # a SIGTERM ends the run as Ctrl-C does (the nodes it started are stopped), and what was
+    # measured until then is recorded (the phase says it was terminated; exit code 143)
+    signal.signal(signal.SIGTERM, _on_sigterm)
     domain, _lock = claim_domain()
     os.environ["ROS_DOMAIN_ID"] = str(domain)
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
@@ -754,44 +781,50 @@ def main(argv: list[str] | None = None) -> int:
     echo = print
     echo(f"soak: ROS domain {domain}, logs in {run_dir}")
     phases: dict[str, dict] = {}
+    terminated = None
     try:
-        if args.requests:
-            llm = ScriptedEndpoint(lambda said: SCRIPT.get(said, []), READINGS)
-            memory = run_dir / "memory"
-            try:
-                graph, person = start_graph(run_dir, memory, llm.url, args.time_scale,
-                                            "scripted", 300, echo)
+        try:
+            if args.requests:
+                llm = ScriptedEndpoint(lambda said: SCRIPT.get(said, []), READINGS)
+                memory = run_dir / "memory"
                 try:
-                    events = schedule(args.seed, args.requests)
-                    phase = Phase("scripted", args.requests)
+                    graph, person = start_graph(run_dir, memory, llm.url, args.time_scale,
+                                                "scripted", 300, echo)
+                    try:
+                        events = schedule(args.seed, args.requests)
+                        phase = Phase("scripted", args.requests)
+                        echo(HEADER)
+                        run_phase(phase, events, person, graph, memory, args.every,
+                                  args.turn_timeout, stop_at, echo)
+                        phases["scripted"] = phase_record(phase, args.every, events)
+                        phases["scripted"]["llm_calls"] = dict(llm.calls)
+                    finally:
+                        person.close()
+                        graph.stop()
+                finally:
+                    llm.close()
+            if args.model_requests and not any(p["terminated"] for p in phases.values()):
+                memory = run_dir / "memory-model"
+                graph, person = start_graph(run_dir, memory, None, args.time_scale, "model", 1800,
+                                            echo)
+                try:
+                    events = schedule(args.seed + 1, args.model_requests, model=True)
+                    phase = Phase("model", args.model_requests, reset_world=True)
                     echo(HEADER)
-                    run_phase(phase, events, person, graph, memory, args.every,
-                              args.turn_timeout, stop_at, echo)
-                    phases["scripted"] = phase_record(phase, args.every, events)
-                    phases["scripted"]["llm_calls"] = dict(llm.calls)
+                    run_phase(phase, events, person, graph, memory, args.model_every,
+                              args.turn_timeout * 5, stop_at, echo)
+                    phases["model"] = phase_record(phase, args.model_every, events)
+                    phases["model"]["llm"] = next(
+                        (line.split("interaction_node ready: ", 1)[1].split(";")[0]
+                         for line in graph.log("interaction_node").splitlines()
+                         if "interaction_node ready: " in line), "?")
                 finally:
                     person.close()
                     graph.stop()
-            finally:
-                llm.close()
-        if args.model_requests:
-            memory = run_dir / "memory-model"
-            graph, person = start_graph(run_dir, memory, None, args.time_scale, "model", 1800,
-                                        echo)
-            try:
-                events = schedule(args.seed + 1, args.model_requests, model=True)
-                phase = Phase("model", args.model_requests, reset_world=True)
-                echo(HEADER)
-                run_phase(phase, events, person, graph, memory, args.model_every,
-                          args.turn_timeout * 5, stop_at, echo)
-                phases["model"] = phase_record(phase, args.model_every, events)
-                phases["model"]["llm"] = next(
-                    (line.split("interaction_node ready: ", 1)[1].split(";")[0]
-                     for line in graph.log("interaction_node").splitlines()
-                     if "interaction_node ready: " in line), "?")
-            finally:
-                person.close()
-                graph.stop()
+        except Terminated:
+            terminated = (f"terminated by a SIGTERM from outside at {datetime.now(UTC):%H:%M:%S} "
+                          "UTC, outside a phase's requests")
+            echo(terminated)
     finally:
         if not args.keep:
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -802,6 +835,8 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed, "world": WORLD, "time_scale": args.time_scale,
         "turn_timeout_s": args.turn_timeout, "every": args.every,
         "model_every": args.model_every, "note": args.note,
+        "terminated": terminated or next((p["stopped_early"] for p in phases.values()
+                                          if p["terminated"]), None),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
                    f"{platform.python_version()}",
         "wall_s": round(time.monotonic() - t_start, 1), "phases": phases,
@@ -818,7 +853,9 @@ def main(argv: list[str] | None = None) -> int:
              f"RSS growth {t['rss_growth'].get('value')} (met: {t['rss_growth'].get('met')}); "
              f"p95 growth {t['p95_growth'].get('value')} (met: {t['p95_growth'].get('met')})")
     echo(f"written {out / stem}.json and .md")
-    return 1 if record["lost"] else 0
+    if record["lost"]:
+        return 1
+    return 128 + signal.SIGTERM if record["terminated"] else 0
 
 
 if __name__ == "__main__":
