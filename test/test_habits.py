@@ -315,3 +315,26 @@ def test_asking_first_is_a_row_of_data_in_the_edit_shape_applied_before_the_gras
         BRING.format("coffee-cup_0"), "wait_for_trigger()"], reader)
     assert "ask(" not in session.console.transcript.render()
     assert _handed(robot) == ["coffee-cup_0"]
+
+
+def test_a_habit_no_edit_is_read_for_is_refused_plainly_never_stored_as_the_attempt(tmp_path):
+    """ "From now on, hum while you work" is read as ``other`` and the model fills no form:
+    nothing is stored (before: the accepted attempt, unchanged, with "I will remember the way
+    you accepted it"), and the robot says it could not keep it. A plain approval to learn
+    ("perfect, remember that", ``done`` + ``learn``) is the named path's, as before."""
+    request, lesson = "bring me the juice", "from now on, hum a song while you work"
+    reader = ReadingScript({request: "do: mango juice -> me", lesson: "other"},
+                           lasting={lesson: "every time"})
+    spoken, _, session = _session(tmp_path, [request, lesson], [
+        BRING.format("mango-juice_0"), "wait_for_trigger()", "learn_from_interaction()",
+        "wait_for_trigger()"], reader)
+    assert str(session.learner.last_outcome.status) == "nothing_to_learn"
+    assert session.memory.list() == session.memory.list("seed")          # nothing stored
+    assert any(s.startswith("Sorry, I could not turn that into a rule") for s in spoken)
+
+    approval = "perfect, remember that"
+    reader = ReadingScript({request: "do: mango juice -> me", approval: "done\nlearn"})
+    _, _, session = _session(tmp_path / "b", [request, approval], [
+        BRING.format("mango-juice_0"), "wait_for_trigger()", "learn_from_interaction()",
+        "wait_for_trigger()"], reader)
+    assert session.learner.last_outcome.stored and not session.memory.list("habit")

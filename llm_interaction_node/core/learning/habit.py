@@ -70,6 +70,14 @@ ANSWER = "yes"        # the user's answer to a question a habit adds, in its sto
 ReadEdit = Callable[[str, str], Edit | None]     # (what the user said, what the robot did)
 
 
+def asks_a_change(reading) -> bool:
+    """The reading says something beyond approval and a request to learn (``other``: no kind
+    names it) and no approval (``done``): the user asks for a change of how things are
+    done."""
+    kinds = set(reading.kinds) if reading is not None else set()
+    return "other" in kinds and "done" not in kinds
+
+
 def wants_habit(reading) -> bool:
     """A learn request's reading that no named lesson path acts on (approval, ``other``,
     ``learn``): the model is asked whether it teaches a habit."""
@@ -171,6 +179,15 @@ def learn_habit(learner: ModeLearner, transcript: Transcript, said: str, read_ed
         return None
     if edit is None:
         edit = edit_of_reading(reading, parts.attempt, learner.ends(), said)
+    if edit is None and asks_a_change(reading):
+        # the user asked for something no kind names and no edit says: storing the attempt
+        # as it was would be a promise broken (issue 59: "I will remember the way you accepted
+        # it", and the habit was never kept)
+        log.info("no edit read for %r: nothing stored", said[:80])
+        learner.say(SAY_NO_EDIT)
+        return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
+                            "Nothing was learned: the user asked for a change no edit of the "
+                            "program was read for; the attempt as it was is not that lesson.")
     if edit is None:
         return None
     taught = taught_on(edit, parts.attempt, facts)
