@@ -338,3 +338,29 @@ def test_a_habit_no_edit_is_read_for_is_refused_plainly_never_stored_as_the_atte
         BRING.format("mango-juice_0"), "wait_for_trigger()", "learn_from_interaction()",
         "wait_for_trigger()"], reader)
     assert session.learner.last_outcome.stored and not session.memory.list("habit")
+
+
+def test_a_habit_follows_the_reading_not_the_words(tmp_path):
+    """Taught once in the user's words and once in made-up words with the same readings (the
+    stand-in), the stored habits are the same edit, and each is applied to a request in
+    made-up words: no rule over the words decides (issue 59 item 5)."""
+    from test_reading_decides import made_up
+    said = ["bring me the juice", "from now on, after you hand me something, say cheers",
+            "the cup, please"]
+    edits = []
+    for n, utterances in enumerate((said, [made_up(u, i + 7) for i, u in enumerate(said)])):
+        request, lesson, check = utterances
+        reader = ReadingScript({request: "do: mango juice -> me", lesson: "other",
+                                check: "do: coffee cup -> me"},
+                               lasting={lesson: "every time"},
+                               edits={lesson: form_text("after you hand it over", "anything",
+                                                        "anywhere", 'say("Cheers!")')})
+        _, _, session = _session(tmp_path / str(n), [request, lesson], [
+            BRING.format("mango-juice_0"), "wait_for_trigger()", "learn_from_interaction()",
+            "wait_for_trigger()"], reader)
+        (stored,) = [Edit.from_json(e.edit) for e in session.memory.list("habit")]
+        edits.append((stored.op, stored.when, stored.statements))
+        spoken, robot, _ = _session(tmp_path / str(n), [check], [
+            BRING.format("coffee-cup_0"), "wait_for_trigger()"], reader)
+        assert _handed(robot) == ["coffee-cup_0"] and "Cheers!" in spoken, spoken
+    assert edits[0] == edits[1]
