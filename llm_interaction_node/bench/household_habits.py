@@ -39,7 +39,7 @@ from ..llm_options import add_llm_options, llm_overrides
 from ..provenance import file_hash
 from ..provenance import record as provenance
 from . import household_situations as H
-from .session_process import in_new_process
+from .session_process import add_session_option, in_new_process, served_session
 
 MODULE = "llm_interaction_node.bench.household_habits"
 DEFAULT = Path(__file__).resolve().parents[2] / "config" / "lessons" / "habits.yaml"
@@ -323,11 +323,9 @@ def main(argv=None) -> int:
                         help="only read each habit's wording as an edit (no sessions)")
     parser.add_argument("--list", action="store_true", help="print the habits and stop")
     add_llm_options(parser)
-    parser.add_argument("--session", nargs=2, metavar=("SPEC", "OUT"), help=argparse.SUPPRESS)
+    add_session_option(parser)
     args = parser.parse_args(argv)
-    if args.session:
-        spec = json.loads(Path(args.session[0]).read_text())
-        Path(args.session[1]).write_text(json.dumps(run_session(spec), indent=1, default=str))
+    if served_session(args, run_session):
         return 0
     try:
         habits = load(args.habits)

@@ -48,7 +48,7 @@ from .. import provenance
 from ..eval.harness import run_seed
 from ..llm_options import add_llm_options, llm_overrides
 from . import household_situations as H
-from .session_process import in_new_process
+from .session_process import add_session_option, in_new_process, served_session
 
 KINDS = ("also_bring", "put_on", "faster", "ask_first", "hand")
 TAUGHT_HAND = "left"              # the humanoid API takes the right where no hand is said
@@ -370,11 +370,9 @@ def main(argv=None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting of every session, e.g. learning.mode=final")
     add_llm_options(parser)
-    parser.add_argument("--session", nargs=2, metavar=("SPEC", "OUT"), help=argparse.SUPPRESS)
+    add_session_option(parser)
     args = parser.parse_args(argv)
-    if args.session:
-        spec = json.loads(Path(args.session[0]).read_text())
-        Path(args.session[1]).write_text(json.dumps(run_session(spec), indent=1, default=str))
+    if served_session(args, run_session):
         return 0
     from ..eval.phrasings import load_phrasings
     from ..settings import Settings

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .session_process import in_new_process
+from .session_process import add_session_option, in_new_process, served_session
 
 MODES = ("auto", "improve", "final", "corrected", "raw")
 TABLE = "inFrontOf_long-table_0"
@@ -301,11 +301,9 @@ def main(argv=None) -> int:
     p.add_argument("--phrasings", metavar="YAML", help="say the check requests in a wording "
                    "pool's words (its section_e part), e.g. config/phrasings/development.yaml")
     p.add_argument("--wording", type=int, default=0, help="which of the pool's wordings")
-    p.add_argument("--session", nargs=2, metavar=("SPEC", "OUT"), help=argparse.SUPPRESS)
+    add_session_option(p)
     args = p.parse_args(argv)
-    if args.session:
-        spec = json.loads(Path(args.session[0]).read_text())
-        Path(args.session[1]).write_text(json.dumps(run_session(spec), indent=1, default=str))
+    if served_session(args, run_session):
         return 0
     from ..eval.phrasings import load_phrasings
     try:

@@ -7,6 +7,7 @@ or failed is not kept: its record says why, with ``failed`` (the bench's "nothin
 nothing used" fields), and its whole stderr goes beside ``OUT``."""
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -36,4 +37,19 @@ def in_new_process(module: str, spec: dict, out: Path, failed: dict,
     return json.loads(out.read_text())
 
 
-__all__ = ["in_new_process"]
+def add_session_option(parser: argparse.ArgumentParser) -> None:
+    """The hidden ``--session SPEC OUT`` option a bench's module serves its sessions by."""
+    parser.add_argument("--session", nargs=2, metavar=("SPEC", "OUT"), help=argparse.SUPPRESS)
+
+
+def served_session(args: argparse.Namespace, run_session) -> bool:
+    """Run the session of ``args.session`` (its SPEC file) with ``run_session`` and write its
+    record to OUT; False where the command was not asked to run one."""
+    if not getattr(args, "session", None):
+        return False
+    spec = json.loads(Path(args.session[0]).read_text())
+    Path(args.session[1]).write_text(json.dumps(run_session(spec), indent=1, default=str))
+    return True
+
+
+__all__ = ["in_new_process", "add_session_option", "served_session"]
