@@ -175,13 +175,19 @@ def reading_of(reader: Reader | None, api: Callable[[], Any],
         known = reader.last(utterance)
         if known is not None:
             return known
-        try:
-            scene = reading_scene(api())
-        except Exception as exc:  # noqa: BLE001 - no scene: no reading
-            log.warning("no reading of %r: the scene's names are unknown (%s)", utterance, exc)
-            return None
-        return reader.read(utterance, scene.vocabulary, reply=reply)
+        scene = _scene_now(api, f"reading of {utterance!r}")
+        return reader.read(utterance, scene.vocabulary, reply=reply) if scene else None
     return read
+
+
+def _scene_now(api: Callable[[], Any], what: str):
+    """The scene of ``api()`` as readings see it now; None (logged: no ``what``) where its
+    names are unknown."""
+    try:
+        return reading_scene(api())
+    except Exception as exc:  # noqa: BLE001 - no scene: nothing read
+        log.warning("no %s: the scene's names are unknown (%s)", what, exc)
+        return None
 
 
 def _short_call(reader: Reader, ledger: TokenLedger | None, max_tokens: int,
@@ -207,12 +213,8 @@ def edit_reading_of(reader: Reader | None, api: Callable[[], Any],
     def read(said: str, did: str) -> Edit | None:
         if not any(skill in api() for skill in EDIT_SKILLS):    # the tabletop: no skill to edit
             return None
-        try:
-            scene = reading_scene(api())
-        except Exception as exc:  # noqa: BLE001 - no scene: no edit
-            log.warning("no edit of %r: the scene's names are unknown (%s)", said, exc)
-            return None
-        return edits(said, scene.vocabulary, did)
+        scene = _scene_now(api, f"edit of {said!r}")
+        return edits(said, scene.vocabulary, did) if scene else None
     return read
 
 
