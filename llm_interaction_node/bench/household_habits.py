@@ -39,7 +39,7 @@ from ..llm_options import add_llm_options, llm_overrides
 from ..provenance import file_hash
 from ..provenance import record as provenance
 from . import household_situations as H
-from .session_process import add_session_option, in_new_process, served_session
+from .session_process import add_session_option, in_new_process, run_agent, served_session
 
 MODULE = "llm_interaction_node.bench.household_habits"
 DEFAULT = Path(__file__).resolve().parents[2] / "config" / "lessons" / "habits.yaml"
@@ -199,18 +199,13 @@ def run_session(spec: dict, llm=None) -> dict:
 
     session = build_session("humanoid", world, CallbackUser(respond), settings, llm=llm,
                             speak=spoken.append, reader_llm=spec.get("reader_llm"))
-    t0 = time.perf_counter()
-    error = None
-    try:
-        session.agent.run()
-    except Exception as exc:  # noqa: BLE001 - reported, the bench goes on
-        error = f"{type(exc).__name__}: {exc}"
+    error, wall = run_agent(session)
     outcomes = session.learner.outcomes if session.learner is not None else []
     usage = session.ledger.total
     session.console.close()
     facts = judge(part.get("expect") or {}, world, spoken, asks, initial) if part else {}
     return {"habit": habit.id, "kind": habit.kind, "phase": phase, "world": habit.world,
-            "said": utterances, "wall_s": round(time.perf_counter() - t0, 1), "error": error,
+            "said": utterances, "wall_s": round(wall, 1), "error": error,
             "learn_calls": [str(o.status) for o in outcomes],
             "learned": any(o.stored for o in outcomes),
             "lessons": [o.message for o in outcomes], "spoken": spoken, "facts": facts,

@@ -48,7 +48,7 @@ from .. import provenance
 from ..eval.harness import run_seed
 from ..llm_options import add_llm_options, llm_overrides
 from . import household_situations as H
-from .session_process import add_session_option, in_new_process, served_session
+from .session_process import add_session_option, in_new_process, run_agent, served_session
 
 KINDS = ("also_bring", "put_on", "faster", "ask_first", "hand")
 TAUGHT_HAND = "left"              # the humanoid API takes the right where no hand is said
@@ -275,12 +275,7 @@ def run_session(spec: dict, llm=None) -> dict:
 
     session = build_session("humanoid", world, CallbackUser(respond), settings, llm=llm,
                             reader_llm=spec.get("reader_llm"))
-    t0 = time.perf_counter()
-    error = None
-    try:
-        session.agent.run()
-    except Exception as exc:  # noqa: BLE001 - reported, the bench goes on
-        error = f"{type(exc).__name__}: {exc}"
+    error, wall = run_agent(session)
     learner = session.learner
     outcomes = learner.outcomes if learner is not None else []
     usage = session.ledger.total
@@ -288,7 +283,7 @@ def run_session(spec: dict, llm=None) -> dict:
     return {"pair": pair.id, "kind": pair.kind, "phase": phase, "world": pair.world,
             "said": list({"teach": pair.teach, "check": (pair.check,),
                           "other": (pair.unrelated,)}[phase]),
-            "load_s": round(load_s, 1), "wall_s": round(time.perf_counter() - t0, 1),
+            "load_s": round(load_s, 1), "wall_s": round(wall, 1),
             "error": error, "learn_calls": [str(o.status) for o in outcomes],
             "learned": any(o.stored for o in outcomes),
             "stored": [o.example.transcript for o in outcomes

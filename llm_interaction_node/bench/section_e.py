@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .session_process import add_session_option, in_new_process, served_session
+from .session_process import add_session_option, in_new_process, run_agent, served_session
 
 MODES = ("auto", "improve", "final", "corrected", "raw")
 TABLE = "inFrontOf_long-table_0"
@@ -205,12 +205,7 @@ def run_session(spec: dict, llm=None) -> dict:
 
     session = build_session("humanoid", world, CallbackUser(respond), settings, llm=llm,
                             listeners=[listen])
-    t0 = time.perf_counter()
-    error = None
-    try:
-        session.agent.run()
-    except Exception as exc:  # noqa: BLE001 - reported, the bench goes on
-        error = f"{type(exc).__name__}: {exc}"
+    error, wall = run_agent(session)
     learner = session.learner
     outcomes = [{"status": str(o.status), "message": o.message} for o in learner.outcomes] \
         if learner else []
@@ -219,7 +214,7 @@ def run_session(spec: dict, llm=None) -> dict:
             "said": list({"teach": scenario.teach,
                           "check": (spec.get("check") or scenario.check,),
                           "other": (scenario.unrelated,)}[spec["phase"]]),
-            "load_s": round(load_s, 1), "wall_s": round(time.perf_counter() - t0, 1),
+            "load_s": round(load_s, 1), "wall_s": round(wall, 1),
             "error": error, "learn_calls": outcomes,
             "learned": any(o.stored for o in learner.outcomes) if learner else False,
             "stored": [o.example.transcript for o in learner.outcomes

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -52,4 +53,15 @@ def served_session(args: argparse.Namespace, run_session) -> bool:
     return True
 
 
-__all__ = ["in_new_process", "add_session_option", "served_session"]
+def run_agent(session) -> tuple[str | None, float]:
+    """Run a bench session's agent until its user has nothing more to say: (the error it
+    raised, in one line, or None; the wall time in seconds). A bench goes on after an error."""
+    start = time.perf_counter()
+    try:
+        session.agent.run()
+    except Exception as exc:  # noqa: BLE001 - reported, the bench goes on
+        return f"{type(exc).__name__}: {exc}", time.perf_counter() - start
+    return None, time.perf_counter() - start
+
+
+__all__ = ["in_new_process", "add_session_option", "served_session", "run_agent"]
