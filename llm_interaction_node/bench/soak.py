@@ -6,7 +6,8 @@ Starts the nodes ``llm-interaction run`` starts (``household_sim``, ``interactio
 (discovery on localhost). The LLM is first a scripted stand-in (``bench/scripted_endpoint.py``,
 an OpenAI-compatible server on loopback the node reaches through ``llm.base_url``); this
 process is the person: it says ``--requests`` utterances on ``speech/asr_text`` one after
-the other (each once the robot handed back), a seeded mix of requests, corrections, learn
+the other (each once the robot handed back; when the robot asks, ``ask()``, it answers
+"yes, please"), a seeded mix of requests, corrections, learn
 requests ("remember that"), stops (``interaction/stop`` while a statement runs) and resets
 (``interaction/reset``, the next request said as soon as the reset is answered). Then the
 interaction node is started again with the embedded model (no endpoint; fresh memory) and
@@ -116,6 +117,8 @@ STOPPABLE: dict[str, list[str]] = {
     "drive slowly to the dining table": [SLOW_TABLE, "say('I am at the dining table.')"],
 }
 HELLO = "hello robot"
+ANSWER = "yes, please"     # what the person answers when the robot asks (ask())
+MAX_ANSWERS = 3            # per turn
 SCRIPT: dict[str, list[str]] = {**REQUESTS, **CORRECTIONS, **LEARNS, **STOPPABLE, HELLO: []}
 READINGS = {text: "learn" for text in LEARNS}
 
@@ -419,6 +422,7 @@ class Turn:
     latency_s: float | None = None
     stop_sent: bool = False
     cut: bool = False          # still running at --stop-at: the bench stopped waiting
+    answers: int = 0           # the robot asked (ask()), the person answered ANSWER
 
     @property
     def lost(self) -> bool:
@@ -483,11 +487,24 @@ def say_and_follow(person: Person, graph: Graph, event: Event, index: int,
                 return t
         return None
 
-    if wait_until(lambda: ended() is not None, max(0.0, deadline - time.monotonic()), graph):
+    def answer_questions() -> bool:
+        """The robot asks (``ask()`` waits for the user): the person answers, once per ask."""
+        entries = [(i, kind, text) for i, (_t, kind, text)
+                   in enumerate(person.entries[start:], start) if kind != "note"]
+        waiting = entries and entries[-1][1] == "input" and "ask(" in entries[-1][2]
+        if waiting and entries[-1][0] not in asked and len(asked) < MAX_ANSWERS:
+            asked.add(entries[-1][0])
+            time.sleep(0.3)
+            person.say(ANSWER)
+        return ended() is not None
+
+    asked: set[int] = set()
+    if wait_until(answer_questions, max(0.0, deadline - time.monotonic()), graph):
         turn.ended, turn.latency_s = True, ended() - said_at
     else:                                     # a turn that did not end: stopped, then on
         turn.cut = deadline < said_at + turn_timeout
         person.stop()
+    turn.answers = len(asked)
     wait_until(lambda: person.state() == "idle", 60, graph)
     return turn
 
@@ -671,6 +688,7 @@ def phase_record(phase: Phase, every: int, events: list[Event]) -> dict:
                 for kind in ("request", "correction", "learn", "stop")},
         "resets": phase.resets, "resets_put_world_back": phase.reset_world,
         "stops_sent": sum(1 for t in phase.turns if t.stop_sent),
+        "answers_to_ask": sum(t.answers for t in phase.turns),
         "lost": sum(1 for t in phase.turns if t.lost),
         "lost_utterances": [asdict(t) for t in phase.turns if t.lost],
         "unfinished": sum(1 for t in phase.turns if t.answered and not t.ended and not t.cut),
