@@ -25,6 +25,7 @@ from llm_interaction_node.core.reading.edit_reading import (
     form_text,
     grammar,
     parse,
+    parse_form,
 )
 from llm_interaction_node.core.reading.kind_of import named_by_form
 from llm_interaction_node.core.user.channel import CallbackUser
@@ -239,7 +240,6 @@ def test_every_example_of_the_edit_prompt_reads_back_in_its_own_scene():
 
 
 def test_a_form_the_model_writes_is_an_edit_and_a_form_that_does_not_fit_is_none():
-    from llm_interaction_node.core.reading.edit_reading import parse_form
     edit = parse_form(form_text("after you hand it over", "anything", "anywhere",
                                 'say("Careful.")'), VOCABULARY)
     assert edit == Edit("after", Condition("handover_object_to_human", ANY),
@@ -364,3 +364,42 @@ def test_a_habit_follows_the_reading_not_the_words(tmp_path):
             BRING.format("coffee-cup_0"), "wait_for_trigger()"], reader)
         assert _handed(robot) == ["coffee-cup_0"] and "Cheers!" in spoken, spoken
     assert edits[0] == edits[1]
+
+
+def test_the_form_decides_between_a_habit_and_a_named_kind_s_path(tmp_path):
+    """ "Every time you bring me something to drink, say cheers", read by the clause reader as
+    ``also: coffee cup with mango juice`` (measured on the held-out habits) and by the form as
+    a word at the end of the request: a habit, and nothing is brought along. Where the form
+    reads what comes along too (a move after the hand-over), the named path takes it."""
+    from llm_interaction_node.core.learning.habit import named_path_takes
+    from llm_interaction_node.core.reading import parse as parse_reading
+    request, lesson = "could you get me the mango juice", \
+        "every time you bring me something to drink, say cheers"
+    reader = ReadingScript({request: "do: mango juice -> me",
+                            lesson: "also: coffee cup with mango juice"},
+                           edits={lesson: form_text("when the request is done", "anything",
+                                                    "anywhere", 'say("Cheers!")')})
+    spoken, robot, session = _session(tmp_path, [request, lesson], [
+        BRING.format("mango-juice_0"), "wait_for_trigger()", "learn_from_interaction()",
+        "wait_for_trigger()"], reader)
+    assert str(session.learner.last_outcome.status) == "stored_habit"
+    assert _handed(robot) == ["mango-juice_0"] and "Cheers!" in spoken   # no cup brought
+
+    also = parse_reading("x", " also: coffee cup with mango juice\n\n", VOCABULARY)
+    hand = parse_reading("x", " hand: left\n- learn\n\n", VOCABULARY)
+    brings = parse_form(form_text("after you hand it over", "the mango juice", "anywhere",
+                                  'bring_object_to("coffee-cup_0", "handover_to_human")'),
+                        VOCABULARY)
+    cheers = parse_form(form_text("when the request is done", "anything", "anywhere",
+                                  'say("Cheers!")'), VOCABULARY)
+    left = parse_form(form_text("before you take it", "the mango juice", "anywhere",
+                                "use your left hand"), VOCABULARY)
+    assert named_path_takes(brings, also) and not named_path_takes(cheers, also)
+    assert named_path_takes(left, hand) and named_path_takes(None, hand)
+    assert not named_path_takes(left, also)
+
+
+def test_a_set_edit_writes_only_an_argument_the_skill_takes():
+    hand = parse("set hand to left on grasp of the mango juice", VOCABULARY)
+    assert apply([hand], BRING.format("mango-juice_0"), Facts()).source == \
+        BRING.format("mango-juice_0")                    # a bring takes no hand: unchanged

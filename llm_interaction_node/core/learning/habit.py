@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..reading.edit import (
+    ACTS,
     REQUEST,
     Call,
     Condition,
@@ -52,12 +53,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# the reading kinds a named lesson path acts on, measured and kept (a correction of the choice
-# or a retry, forgetting, a speed on a route, a hand, what comes along): a learn request with
-# one of these is theirs. A move (``do``: "put it on the table from now on") is read as an edit
-# first: where the model reads none, the named paths take it as before. ``ask first`` is a row
-# of data in the edit shape (:data:`FROM_READING`), no path of its own.
-NAMED_KINDS = ("retry", "wrong object", "forget", "faster", "slower", "hand", "also")
+# the reading kinds that are no habit: a correction of the choice, a retry, forgetting. Every
+# other request to learn is read as an edit first (measured, issue 59, held-out habits: "every
+# time you bring me something to drink, say cheers" was read as ``also: coffee cup with mango
+# juice`` and the named path brought the cup along). The form decides where a named kind's
+# path and the form agree (:func:`named_path_takes`).
+NOT_HABITS = ("retry", "wrong object", "forget")
 SAY_NO_EDIT = ("Sorry, I could not turn that into a rule I can keep, so I did not store it. "
                "Could you say it another way?")
 SAY_NO_ANCHOR = ("Sorry, I did not {act} this time, so I cannot tell where that rule goes. "
@@ -79,9 +80,27 @@ def asks_a_change(reading) -> bool:
 
 
 def wants_habit(reading) -> bool:
-    """A learn request's reading that no named lesson path acts on (approval, ``other``,
-    ``learn``): the model is asked whether it teaches a habit."""
-    return reading is not None and not set(reading.kinds) & set(NAMED_KINDS)
+    """A learn request's reading that may teach a habit: not a correction, a retry or a
+    request to forget."""
+    return reading is not None and not set(reading.kinds) & set(NOT_HABITS)
+
+
+def named_path_takes(edit: Edit | None, reading) -> bool:
+    """Where a named kind's measured path is the lesson: the clause reading says the kind and
+    the form says the same (or the form reads nothing): what comes along (``also``, an act
+    added after the move), a hand, a speed on a route, where a thing goes (a move read as a
+    placing instead of the hand-over: wherever the request takes it, learning/taught_place.py).
+    """
+    kinds = set(reading.kinds) if reading is not None else set()
+    if edit is None:
+        return bool(kinds & {"also", "hand", "faster", "slower"})
+    if edit.op == "set":
+        return (edit.argument == "hand" and "hand" in kinds) or \
+            (edit.argument == "speed_factor" and bool(kinds & {"faster", "slower"}))
+    if edit.op == "after" and "also" in kinds:
+        call = Call.of(edit.statements[0])
+        return call is not None and call.skill in ACTS
+    return edit.op == "instead" and reading is not None and bool(reading.moves)
 
 
 # the named lesson kinds that are rows of data in the edit shape: a reading's clause kind ->
@@ -172,10 +191,7 @@ def learn_habit(learner: ModeLearner, transcript: Transcript, said: str, read_ed
     if parts is None:
         return None
     edit = read_edit(said, did_in_words(parts.attempt)) if read_edit is not None else None
-    if edit is not None and edit.op == "instead" and reading is not None and reading.moves:
-        # "from now on, put the sponge on the dishwasher" (a move, read as a placing instead
-        # of the hand-over) is where the thing goes whatever the request does with it: the
-        # named path's lesson (learning/taught_place.py), measured on the teach-once bench
+    if named_path_takes(edit, reading):
         return None
     if edit is None:
         edit = edit_of_reading(reading, parts.attempt, learner.ends(), said)
@@ -236,5 +252,6 @@ def _do_now(learner: ModeLearner, added: list[str], attempt: list[Entry]) -> Non
             log.info("done now for the habit: %s -> %s", source, str(output)[:200])
 
 
-__all__ = ["learn_habit", "wants_habit", "taught_on", "edited", "did_in_words", "NAMED_KINDS",
+__all__ = ["learn_habit", "wants_habit", "named_path_takes", "taught_on", "edited",
+           "did_in_words", "NOT_HABITS",
            "ReadEdit", "SAY_NO_EDIT"]

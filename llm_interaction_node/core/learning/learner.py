@@ -231,11 +231,10 @@ class Learner:
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                                 "Nothing was learned: there is no interaction to learn from.",
                                 gate=decision)
-        undone = self._do_first(transcript)
-        if undone is not None:
-            undone.gate = decision
-            return undone
-        outcome = self._habit(transcript, latest) or STORES[self.mode](self, transcript)
+        # a habit first: what a named kind's path does first (bring what comes along) is done
+        # only where that path takes the lesson
+        outcome = self._habit(transcript, latest) or self._do_first(transcript) or \
+            STORES[self.mode](self, transcript)
         if outcome.status == LearnStatus.LLM_FAILED:
             self._honoured = None            # the same request may be tried again
         outcome.gate = decision

@@ -49,6 +49,9 @@ THING_FIRST = ("grasp", "handover_object_to_human", "place_object", "bring_objec
 # (its drives: a speed set for drives is its speed_factor, which scales each of them)
 STEPS_OF_BRING = ("grasp", "handover_object_to_human", "place_object", "move_to")
 ACTS = THING_FIRST + ("move_to",)
+# which skills take an argument a ``set`` edit writes (the humanoid API's signatures: a
+# one-call bring takes a speed, not a hand; its hand is the API's own, learning/taught_hand.py)
+TAKES = {"hand": ("grasp",), "speed_factor": ("move_to", "bring_object_to")}
 # how the robot says what a skill does, and where
 VERBS = {"grasp": "take", "handover_object_to_human": "hand you", "place_object": "put down",
          "bring_object_to": "bring", "receive_object_from_human": "take from you"}
@@ -329,8 +332,10 @@ def apply(edits: Iterable[Edit], source: str, facts: Facts) -> Applied:
             out.edits.append(edit)
     for edit in hold:
         if edit.op == "set" and out.source is not None:
-            out.source = with_argument(Call.of(out.source), edit.argument, edit.value)
-            out.edits.append(edit)
+            target = Call.of(out.source)
+            if target.skill in TAKES.get(edit.argument, (target.skill,)):
+                out.source = with_argument(target, edit.argument, edit.value)
+                out.edits.append(edit)
         elif edit.op == "before":
             out.before += [written(s, thing) for s in edit.statements]
             out.edits.append(edit)
