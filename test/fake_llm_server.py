@@ -152,6 +152,8 @@ class FakeLLMServer:
         answers (claim -> yes / no), else yes to a slot, no to what a reading may have left
         out (core/reading/omission.py): the reading stands as given."""
         prompt = request.get("prompt")
+        if isinstance(prompt, str) and prompt.endswith("\nkind:") and "\nsaid: " in prompt:
+            return " anything"           # the kind a habit's user spoke of: none
         if isinstance(prompt, str) and prompt.endswith("\nwhen:") and "\nsaid: " in prompt:
             said = prompt.rsplit("\nsaid: ", 1)[1][:-len("\nwhen:")]
             return self.edits.get(said, " nothing to learn") + "\n\n"

@@ -41,13 +41,16 @@ class ReadingScript(Backend):
     writes ``edits``' form for the utterance (``edit_reading.form_text``; default nothing to
     learn); ``edited``: the utterances asked. Asked whether a thing is of a kind
     (core/reading/kind_of.py), it answers from ``kinds`` ((spoken thing, kind) -> yes / no;
-    default no); ``kinded``: the pairs asked."""
+    default no); ``kinded``: the pairs asked. Asked which kind of thing a habit's user spoke
+    of, it answers from ``kind_said`` (utterance -> a word said; default anything)."""
 
     def __init__(self, readings: dict[str, str | list[str]], default: str | None = "other",
                  answers: dict[str, str] | None = None, meant: dict[str, str] | None = None,
                  lasting: dict[str, str] | None = None, along: dict[str, str] | None = None,
                  called: dict[str, str] | None = None, edits: dict[str, str] | None = None,
-                 kinds: dict[tuple[str, str], str] | None = None):
+                 kinds: dict[tuple[str, str], str] | None = None,
+                 kind_said: dict[str, str] | None = None):
+        self.kind_said = dict(kind_said or {})
         self.edits = dict(edits or {})
         self.edited: list[str] = []
         self.kinds = dict(kinds or {})
@@ -72,6 +75,10 @@ class ReadingScript(Backend):
         return "scripted reader"
 
     def execute(self, request) -> Completion:
+        if request.prompt.endswith("\nkind:"):      # the kind a habit's user spoke of
+            said = request.prompt[request.prompt.rindex(SAID) + len(SAID):-len("\nkind:")]
+            return Completion(" " + self.kind_said.get(said, "anything"),
+                              Usage(prompt_tokens=1, calls=1))
         if request.prompt.endswith(EDIT):          # a habit read as an edit
             said = request.prompt[request.prompt.rindex(SAID) + len(SAID):-len(EDIT)]
             self.edited.append(said)

@@ -403,3 +403,24 @@ def test_a_set_edit_writes_only_an_argument_the_skill_takes():
     hand = parse("set hand to left on grasp of the mango juice", VOCABULARY)
     assert apply([hand], BRING.format("mango-juice_0"), Facts()).source == \
         BRING.format("mango-juice_0")                    # a bring takes no hand: unchanged
+
+
+def test_a_habit_read_for_anything_is_asked_whether_the_user_spoke_of_a_kind():
+    from llm_interaction_node.core.reading.edit_reading import EditReader
+    asked = []
+
+    def ask(prompt, grammar):
+        asked.append((prompt.rsplit("\n", 2)[-2:], grammar))
+        if prompt.endswith("\nkind:"):
+            assert '"drink"' in grammar and '"anything"' in grammar and '"juice"' not in grammar
+            return " drink"
+        return form_text("after you hand it over", "anything", "anywhere", 'say("Careful.")')
+
+    edit = EditReader(ask)("when you hand me a drink, warn me", VOCABULARY)
+    assert edit.when.thing == "every drink" and len(asked) == 2
+    asked.clear()
+    done = EditReader(lambda p, g: asked.append(p) or form_text(
+        "when the request is done", "anything", "anywhere", 'say("Done.")'))("tell me when "
+                                                                             "you are done",
+                                                                             VOCABULARY)
+    assert done.when.skill == "request" and len(asked) == 1     # no thing: no kind asked

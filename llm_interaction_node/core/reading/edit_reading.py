@@ -37,11 +37,11 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..settings.config_files import config_path
-from .edit import ANY, HELD, KIND, REQUEST, Condition, Edit
+from .edit import ANY, HELD, KIND, REQUEST, THING_FIRST, Condition, Edit
 from .prompt_file import load_prompt_file
 from .vocabulary import ReadingVocabulary
 
@@ -279,9 +279,36 @@ def _condition(skill: str, thing: str, place: str | None,
     return Condition(skill, what, where)
 
 
+ANYTHING = "anything"
+KIND_END = "kind:"
+
+
+@lru_cache(maxsize=4)
+def load_kind_said(path: str | None = None) -> tuple[str, tuple[tuple[str, ...], ...]]:
+    """(header, (said, kind) examples) of ``config/reading/kind_said.yaml``."""
+    return load_prompt_file(path or str(config_path("reading", "kind_said.yaml")),
+                            ("said", "kind"))
+
+
+def kind_prompt(said: str, path: str | None = None) -> str:
+    header, examples = load_kind_said(path)
+    return header + "\n\n" + "".join(f"said: {s}\n{KIND_END} {k}\n\n" for s, k in examples) \
+        + f"said: {said}\n{KIND_END}"
+
+
+def kind_grammar(said: str) -> str:
+    """Anything, or one of the words the user said (:func:`kind_words`)."""
+    return f'root ::= " " ({_alternatives([ANYTHING, *kind_words(said)])})'
+
+
 @dataclass
 class EditReader:
-    """``ask(prompt, grammar)`` -> the model's text (one short grammar-constrained call)."""
+    """``ask(prompt, grammar)`` -> the model's text (one short grammar-constrained call).
+
+    Where the form read a habit about a thing for anything, a second short question asks
+    whether the user spoke of one kind of thing (measured, issue 59: the form's ``things``
+    read "anything" for "when you hand me a drink" and "before you take any drink"; a habit
+    for anything is said or done for every other thing too)."""
 
     ask: Callable[[str, str], str]
     path: str | None = None
@@ -302,8 +329,14 @@ class EditReader:
             return None
         self.last_failure = None if edit is not None else \
             "the model read no change of the program"
+        if edit is not None and edit.when.thing == ANY and edit.when.skill in THING_FIRST:
+            kind = self.ask(kind_prompt(said), kind_grammar(said)).strip()
+            log.info("asked whether %r speaks of a kind of thing: %s", said[:80], kind)
+            if kind and kind != ANYTHING:
+                edit = replace(edit, when=replace(edit.when, thing=KIND + kind))
         return edit
 
 
 __all__ = ["EditReader", "EditReadingError", "parse", "parse_form", "grammar", "build",
+           "kind_prompt", "kind_grammar",
            "prefix", "load", "form_text", "kind_words", "SKILLS", "WHEN", "MAX_TOKENS", "STOP"]
