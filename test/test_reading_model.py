@@ -61,11 +61,28 @@ HELDOUT = first_of_each_kind(HELDOUT_ITEMS)
 # readings: 4.29 s mean, 6.06 s p90, 13.53 s max per reading (1.73 model calls mean, 4 max; the
 # slowest a reading that repeated "X and Y and ..." up to its 80 tokens); learn or not, 16
 # readings: 2.61 s mean, 10.56 s max. The reading prompts' prefill: 1,035 tokens evaluated in
-# 33.7 s (30.7 tokens/s; the other 6,436 restored from disk): all 7,471 with no state on disk
-# would take 7,471 / 30.7 = 243 s (the module's first test pays it; seconds when restored).
-# A test's timeout: that cold prefill + twice its readings at the slowest measured reading.
+# 33.7 s (30.7 tokens/s; the other 6,436 restored from disk): all of them with no state on
+# disk (7,471 tokens then, 28,994 characters: 3.88 characters a token) would take 243 s; the
+# module's first test pays it (seconds when restored), computed from the prompts as they are
+# now (they grow with the reader's questions). A test's timeout: that cold prefill + twice its
+# readings at the slowest measured reading.
 READING_S = 13.5
-PREFILL_S = 245.0
+PREFILL_TOKENS_S = 30.7
+CHARS_PER_TOKEN = 3.88
+
+
+def reading_prompts_chars() -> int:
+    """The characters of the reading prompts the reader prefills (Reader.prefill's texts)."""
+    texts = []
+
+    class Prefills:
+        def prefill(self, text, persist=False):
+            texts.append(text)
+    Reader(Prefills()).prefill(persist=True)
+    return sum(len(t) for t in texts)
+
+
+PREFILL_S = reading_prompts_chars() / CHARS_PER_TOKEN / PREFILL_TOKENS_S
 
 
 def timeout(readings: int) -> int:
