@@ -35,8 +35,10 @@ from ..settings.cache import cache_dir
 log = logging.getLogger(__name__)
 
 # The newest prefill states kept on disk per model file: at most this many files and bytes.
-# One start-up saves 9 (the console prompt, 4.5k tokens, 129 MB; the reading prompts, 7.5k
-# tokens in 8 files) and every other console prefix a process warms up is one more (another
+# One start-up saves one per prompt it warms up (9 at issue 60: the console prompt, 4.5k
+# tokens, 129 MB; the reading prompts, 7.5k tokens in 8 files; since then L_improve's chat and
+# more reading prompts: 13 or more) and every other console prefix a process warms up is one
+# more (another
 # memory's lessons, the tabletop, a benchmark's): 12 files, as before issue 60, let a few runs
 # of anything else drop the install's states, and the next start in any world evaluated them
 # all again (~200 s on 2 cores). The newest files always fit (a used file is made newest).
