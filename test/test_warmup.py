@@ -200,9 +200,10 @@ def test_the_warm_up_steps_are_the_console_prompt_and_the_reading_prompts():
     llm.release()
     assert warmup.wait(StopSignal(), timeout=10)
     # the request, the reply, the slot-check, the every-time, the request-place, the
-    # request-hand, the request-name and the other-names prompts
-    assert reader.llm.prefilled == [True] * 8
-    assert warmup.usage.cached_tokens == 80 and warmup.usage.evaluated_tokens == TOKENS
+    # request-hand, the request-name, the other-names, the habit's form, the kind said and
+    # the thing's kind prompts
+    assert reader.llm.prefilled == [True] * 11
+    assert warmup.usage.cached_tokens == 110 and warmup.usage.evaluated_tokens == TOKENS
     assert build_agent("humanoid", ScriptedLLM([]), console).warm_up_steps() == []
     # no background warm-up: run() prefills first, then listens
     llm2 = GatedPrefillLLM(["wait_for_trigger()"], batches=1)
@@ -303,16 +304,16 @@ def test_the_node_warms_up_in_the_background_and_a_request_waits_for_it(tmp_path
     order = [line.split()[0] for line in events.read_text().splitlines()]
     # the prefills (the console prompt, the reading prompts of requests and of replies, the
     # slot-check prompt, the every-time, the request-place, the request-hand, the
-    # request-name and the other-names prompts) ran whole, one after the other, before any
-    # completion
-    assert order[:18] == ["prefill-start", "prefill-end"] * 9 \
-        and "prefill-start" not in order[18:]
-    assert order[18] == "complete", order
+    # request-name, the other-names, the habit's form, the kind said and the thing's kind
+    # prompts) ran whole, one after the other, before any completion
+    assert order[:24] == ["prefill-start", "prefill-end"] * 12 \
+        and "prefill-start" not in order[24:]
+    assert order[24] == "complete", order
     assert any(line.startswith("warming up the language model (the console prompt): ")
                and " % of 4000 tokens" in line for line in lines), lines
     assert any(line.startswith("warming up the language model (the reading prompts): ")
                for line in lines), lines
-    assert any(line.startswith("warm-up done in ") and "36000 tokens evaluated" in line
+    assert any(line.startswith("warm-up done in ") and "48000 tokens evaluated" in line
                for line in lines), lines
     assert states[0] == "warming" and "busy" in states and states[-1] == "idle", states
     assert "stop requested" not in node.log_path.read_text()

@@ -41,8 +41,11 @@ from .attempt import answering, oriented
 from .beside import things_as_places
 from .check import SlotCheck
 from .check import prefix as check_prefix
+from .edit_reading import kind_prompt
+from .edit_reading import prefix as edit_prefix
 from .grammar import also_rest_gbnf, move_rest_gbnf, reading_gbnf
 from .in_place import without_places_in_place
+from .kind_of import prefix as kind_of_prefix
 from .lasting import LastingCheck
 from .lasting import prefix as lasting_prefix
 from .omission import OmissionCheck
@@ -114,6 +117,9 @@ class Reader:
                      check_prefix(asked_hand_prompt()), check_prefix(asked_name_prompt()),
                      other_names_prefix()] \
             if self.check_slots else []
+        # a habit's form, the kind its user spoke of, a thing's kind (the learn turn of a habit
+        # and the first request a kind habit holds for: 30 s cold, measured)
+        prefixes += [edit_prefix(), kind_said_prefix(), kind_of_prefix()]
         for text in prefixes:
             try:
                 usage = (call or self.call)(prefill, text, persist=persist)
@@ -261,6 +267,11 @@ class Reader:
             except LLMError as exc:
                 log.warning("the reading of %r is not %s: %s", text[:80], what, exc)
         return reading
+
+
+def kind_said_prefix() -> str:
+    """The kind question's prompt before the user's words (the same for every habit)."""
+    return kind_prompt("").rsplit("said: ", 1)[0]
 
 
 __all__ = ["Reader", "ReadingCost", "MAX_TOKENS"]
