@@ -148,7 +148,8 @@ def learning_console(
                       read=reading_of(reader, lambda: console.api), scenes=scenes,
                       act=console.api.call_literal, moves=console.api.moves,
                       write_move=move_call(console.api),
-                      read_edit=edit_reading_of(reader, lambda: console.api, ledger),
+                      read_edit=edit_reading_of(reader, lambda: console.api, ledger)
+                      if any(skill in console.api for skill in EDIT_SKILLS) else None,
                       facts=facts)
     return console, learner
 
@@ -205,14 +206,13 @@ def _short_call(reader: Reader, ledger: TokenLedger | None, max_tokens: int,
 def edit_reading_of(reader: Reader | None, api: Callable[[], Any],
                     ledger: TokenLedger | None = None) -> Callable[[str, str], Edit | None] | None:
     """How the learner reads a habit as an edit of the program (core/reading/edit_reading.py),
-    in the scene of ``api()`` now; None without a reader."""
+    in the scene of ``api()`` now; None without a reader. (The learner gets none on an API
+    with no skill an edit can anchor at: the tabletop's lessons stay the named paths'.)"""
     if reader is None:
         return None
     edits = EditReader(_short_call(reader, ledger, EDIT_TOKENS, EDIT_STOP))
 
     def read(said: str, did: str) -> Edit | None:
-        if not any(skill in api() for skill in EDIT_SKILLS):    # the tabletop: no skill to edit
-            return None
         scene = _scene_now(api, f"edit of {said!r}")
         return edits(said, scene.vocabulary, did) if scene else None
     return read

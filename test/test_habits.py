@@ -424,3 +424,21 @@ def test_a_habit_read_for_anything_is_asked_whether_the_user_spoke_of_a_kind():
                                                                              "you are done",
                                                                              VOCABULARY)
     assert done.when.skill == "request" and len(asked) == 1     # no thing: no kind asked
+
+
+def test_the_tabletop_has_no_habits_its_lessons_stay_the_named_paths(tmp_path):
+    from learning_support import learning_session
+    from llm_interaction_node.core.memory.config import MemoryConfig
+    from llm_interaction_node.core.memory.store import ExampleMemory
+    said = ["put the red block in the blue bowl", "from now on, hum while you work"]
+    from llm_interaction_node.session import make_world
+    memory = ExampleMemory("tabletop", MemoryConfig(path=str(tmp_path / "m")))
+    s = learning_session(said, memory, ["wait_for_trigger()", "get_obj_names()",
+                                        "put_first_on_second('red block', 'blue bowl')",
+                                        "wait_for_trigger()"], mode="final", api="tabletop",
+                         robot=make_world("tabletop", "red block,blue bowl"),
+                         readings={said[0]: "do: red block -> blue bowl", said[1]: "other"})
+    assert s.learner.read_edit is None
+    s.console.execute("learn_from_interaction()")
+    assert "no edit" not in s.learner.last_outcome.message      # the named path's outcome
+    assert memory.list("habit") == []

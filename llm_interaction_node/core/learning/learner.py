@@ -243,8 +243,8 @@ class Learner:
     def _habit(self, transcript: Transcript, said: str) -> LearnOutcome | None:
         """A habit the request to learn teaches that no named lesson kind says (an edit of
         the program, :mod:`.habit`); None where it is the named paths' or no edit was read."""
-        if not said or not wants_habit(self._asked):
-            return None
+        if self.read_edit is None or not said or not wants_habit(self._asked):
+            return None       # no skill to edit (the tabletop), or not a habit
         try:
             return learn_habit(self, transcript, said, self.read_edit, self.facts(),
                                self._asked)
