@@ -66,3 +66,16 @@ def test_the_question_is_asked_under_a_two_answer_grammar_after_examples_of_both
     header, examples = lasting.load()
     assert header and {a for _, a in examples} == {NOW, ALWAYS}
     assert len(examples) >= 10
+
+
+def test_a_reply_no_kind_names_is_asked_only_where_habits_can_be_kept():
+    """``other`` may teach a habit (learning/habit.py) where the robot hands things to the
+    user and has skills an edit anchors at; on the tabletop it is never asked."""
+    assert asks(read("other"), reply=True, habits=True)
+    assert not asks(read("other"), reply=True) and not asks(read("other"), reply=False,
+                                                             habits=True)
+    said = "from now on, hum a song while you work"
+    script = ReadingScript({said: "other"}, lasting={said: ALWAYS})
+    assert Reader(script).read(said, HOME, reply=True).render() == "other\nlearn"
+    tabletop = ReadingVocabulary.of(["red block", "blue bowl"])
+    assert Reader(script).read(said, tabletop, reply=True).render() == "other"

@@ -29,15 +29,19 @@ log = logging.getLogger(__name__)
 NOW, ALWAYS = "this time", "every time"
 GRAMMAR = f'root ::= " " ("{NOW}" | "{ALWAYS}")'
 END = "answer:"
-ASKED = ("done", "hand", "other") + SPEEDS   # other: a habit no kind names (learning/habit.py)
+ASKED = ("done", "hand") + SPEEDS
+# a reply no kind names may teach a habit (learning/habit.py), where the robot has skills a
+# habit anchors at (a scene the user is handed things in: the household, not the tabletop)
+HABIT = "other"
 NOT_ASKED = ("learn", "forget", "stop", "question", "wrong object", "retry", "do")
 
 
-def asks(reading: Reading, reply: bool) -> bool:
-    """Whether ``reading`` is asked about: a reply with a kind of :data:`ASKED` and none of
-    :data:`NOT_ASKED`."""
+def asks(reading: Reading, reply: bool, habits: bool = False) -> bool:
+    """Whether ``reading`` is asked about: a reply with a kind of :data:`ASKED` (and, with
+    ``habits``, :data:`HABIT`) and none of :data:`NOT_ASKED`."""
     kinds = set(reading.kinds)
-    return reply and bool(kinds & set(ASKED)) and not kinds & set(NOT_ASKED)
+    asked = set(ASKED) | ({HABIT} if habits else set())
+    return reply and bool(kinds & asked) and not kinds & set(NOT_ASKED)
 
 
 @lru_cache(maxsize=4)
@@ -69,8 +73,9 @@ class LastingCheck:
     ask: Callable[[str, str], str]
     path: str | None = None
 
-    def __call__(self, reading: Reading, said: str, reply: bool) -> Reading:
-        if not asks(reading, reply):
+    def __call__(self, reading: Reading, said: str, reply: bool,
+                 habits: bool = False) -> Reading:
+        if not asks(reading, reply, habits):
             return reading
         answer = self.ask(build(said, self.path), GRAMMAR).strip()
         log.info("asked whether %r speaks about every time: %s", said[:60], answer or "nothing")
