@@ -442,3 +442,16 @@ def test_the_tabletop_has_no_habits_its_lessons_stay_the_named_paths(tmp_path):
     s.console.execute("learn_from_interaction()")
     assert "no edit" not in s.learner.last_outcome.message      # the named path's outcome
     assert memory.list("habit") == []
+
+
+def test_a_learn_asked_from_outside_the_conversation_is_no_habit(tmp_path):
+    """The learn service (``force``) after a reply read as ``other``: its latest words teach
+    nothing, so the mode's lesson is stored, not refused as a change no edit says (measured:
+    test_ros_stress stored nothing)."""
+    request, reply = "bring me the juice", "hmm, interesting"
+    reader = ReadingScript({request: "do: mango juice -> me", reply: "other"})
+    _, _, session = _session(tmp_path, [request, reply], [
+        BRING.format("mango-juice_0"), "wait_for_trigger()", "say('Yes.')",
+        "wait_for_trigger()"], reader)
+    outcome = session.learn(force=True)
+    assert outcome.stored and not session.memory.list("habit") and reader.edited == []

@@ -233,8 +233,10 @@ class Learner:
                                 gate=decision)
         # a habit first: what a named kind's path does first (bring what comes along) is done
         # only where that path takes the lesson
-        outcome = self._habit(transcript, latest) or self._do_first(transcript) or \
-            STORES[self.mode](self, transcript)
+        # (not for a learn asked from outside the conversation, the learn service: its latest
+        # utterance teaches nothing; nor in the ablation that stores the interaction itself)
+        habit = self._habit(transcript, latest) if not force and self.mode != "raw" else None
+        outcome = habit or self._do_first(transcript) or STORES[self.mode](self, transcript)
         if outcome.status == LearnStatus.LLM_FAILED:
             self._honoured = None            # the same request may be tried again
         outcome.gate = decision
