@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 
 from ..transcript.statements import bare_call
@@ -105,7 +105,6 @@ class Edit:
     value: object = None
     said: str = ""
     taught: str | None = None
-    extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if self.op not in OPS:
@@ -121,9 +120,7 @@ class Edit:
                 raise ValueError(f"an edit's statement must be one call: {source!r}")
 
     def to_json(self) -> str:
-        data = asdict(self)
-        data.pop("extra")
-        return json.dumps(data, sort_keys=True)
+        return json.dumps(asdict(self), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> Edit:
@@ -264,26 +261,29 @@ def bound(edit: Edit) -> Edit:
     said = spoken_form(edit.taught)
     pattern = re.compile(rf"\b{re.escape(said)}\b", re.IGNORECASE)
 
-    def bind(source: str) -> str:
-        call = bare_call(source)
-        for node in ast.walk(call) if call is not None else ():
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                node.value = THING if node.value == edit.taught else \
-                    pattern.sub(SAID, node.value)
-        return ast.unparse(call) if call is not None else source
+    def bind(text: str) -> str:
+        return THING if text == edit.taught else pattern.sub(SAID, text)
 
-    return replace(edit, statements=tuple(bind(s) for s in edit.statements))
+    return replace(edit, statements=tuple(_with_strings(s, bind) for s in edit.statements))
 
 
 def written(source: str, thing: str | None) -> str:
     """A statement of an edit for the anchor's ``thing``."""
     if thing is None:
         return source
+    return _with_strings(source, lambda text: text.replace(THING, thing).replace(
+        SAID, spoken_form(thing)))
+
+
+def _with_strings(source: str, change: Callable[[str], str]) -> str:
+    """``source`` (one call) with each string literal in it as ``change`` makes it."""
     call = bare_call(source)
-    for node in ast.walk(call) if call is not None else ():
+    if call is None:
+        return source
+    for node in ast.walk(call):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            node.value = node.value.replace(THING, thing).replace(SAID, spoken_form(thing))
-    return ast.unparse(call) if call is not None else source
+            node.value = change(node.value)
+    return ast.unparse(call)
 
 
 def with_argument(call: Call, argument: str, value: object) -> str:
@@ -354,16 +354,15 @@ def at_request_end(edits: Iterable[Edit], acted: bool) -> list[str]:
             for s in e.statements]
 
 
-def edits_of(records: Iterable[Mapping]) -> list[Edit]:
-    """The edits kept in lesson records (their ``edit`` JSON); a record that does not parse is
-    left out."""
+def edits_of(examples: Iterable) -> list[Edit]:
+    """The edits kept in habit lessons (each example's ``edit`` JSON); one that does not
+    parse is left out."""
     out = []
-    for record in records:
-        text = record.get("edit") if isinstance(record, Mapping) else getattr(record, "edit", None)
-        if not text:
+    for example in examples:
+        if not example.edit:
             continue
         try:
-            out.append(Edit.from_json(text))
+            out.append(Edit.from_json(example.edit))
         except (ValueError, TypeError, KeyError):
             continue
     return out
