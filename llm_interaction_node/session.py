@@ -268,14 +268,10 @@ def build_agent(api: ApiName, llm: LLMClient, console: ConsoleSession, examples=
                  habits=habits)
 
 
-def with_taught_routes_and_hands(api: ApiSet, options: Mapping[str, Any],
-                                 memory) -> dict[str, Any]:
-    """``options`` with what the user taught the robot itself, where the API class takes it:
-    the routes with a speed (the stored lessons' drives,
-    :class:`~.core.learning.route.RememberedRoutes`) and the hands for things (the stored
-    lessons' readings, :class:`~.core.learning.taught_hand.RememberedHands`)."""
+def with_taught_routes(api: ApiSet, options: Mapping[str, Any], memory) -> dict[str, Any]:
+    """``options`` with the routes the user taught a speed for, where the API class takes
+    them (the stored lessons' drives, :class:`~.core.learning.route.RememberedRoutes`)."""
     from .core.learning.route import RememberedRoutes
-    from .core.learning.taught_hand import RememberedHands
     from .core.memory.records import LESSONS
 
     def lessons():      # a habit's edit is applied by the agent (core/guides/habits.py)
@@ -285,8 +281,6 @@ def with_taught_routes_and_hands(api: ApiSet, options: Mapping[str, Any],
     out = dict(options)
     if "route_speed" in taken:
         out["route_speed"] = RememberedRoutes(lambda: [e.transcript for e in lessons()])
-    if "hand_for" in taken:
-        out["hand_for"] = RememberedHands(lambda: [e.reading for e in lessons()])
     return out
 
 
@@ -363,7 +357,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     facts = habit_facts(reader, lambda: console.api, ledger)
     if settings.memory.enabled:
         memory = memory if memory is not None else open_memory(api, settings.memory)
-        api_options = with_taught_routes_and_hands(api, api_options, memory)
+        api_options = with_taught_routes(api, api_options, memory)
     if settings.memory.enabled and settings.learning.mode != "off":
         start = replay_start if replay_start is not None else interaction_start(robot)
         if start is None:

@@ -395,14 +395,32 @@ def test_the_form_decides_between_a_habit_and_a_named_kind_s_path(tmp_path):
     left = parse_form(form_text("before you take it", "the mango juice", "anywhere",
                                 "use your left hand"), VOCABULARY)
     assert named_path_takes(brings, also) and not named_path_takes(cheers, also)
-    assert named_path_takes(left, hand) and named_path_takes(None, hand)
+    assert not named_path_takes(left, hand) and not named_path_takes(None, hand)  # data
     assert not named_path_takes(left, also)
+    centre = parse_form(form_text("after you put it down", "anything", "anywhere",
+                                  'move_to(get_location_coordinates("inFrontOf_sofa_0"))'),
+                        VOCABULARY)
+    assert not named_path_takes(centre, also)      # a drive added: no thing comes along
 
 
 def test_a_set_edit_writes_only_an_argument_the_skill_takes():
     hand = parse("set hand to left on grasp of the mango juice", VOCABULARY)
     assert apply([hand], BRING.format("mango-juice_0"), Facts()).source == \
-        BRING.format("mango-juice_0")                    # a bring takes no hand: unchanged
+        "bring_object_to('mango-juice_0', 'handover_to_human', hand='left')"   # its grasp's
+    placing = "place_object('mango-juice_0', 'on_kitchen-counter_0')"
+    held = Facts(held=("mango-juice_0",))
+    assert apply([hand], placing, held).source == placing       # a placing takes no hand
+
+
+def test_a_replaced_hand_over_of_a_one_call_bring_is_a_bring_to_the_new_place():
+    instead = parse('instead of handover_object_to_human of the mango juice: '
+                    'place_object("mango-juice_0", "on_kitchen-counter_0")', VOCABULARY)
+    bring = "bring_object_to('mango-juice_0', 'handover_to_human', speed_factor=0.5)"
+    assert apply([instead], bring, Facts()).source == \
+        "bring_object_to('mango-juice_0', 'on_kitchen-counter_0', speed_factor=0.5)"
+    alone = apply([instead], "handover_object_to_human('mango-juice_0')", Facts())
+    assert alone.source is None and alone.before == [
+        "place_object('mango-juice_0', 'on_kitchen-counter_0')"]
 
 
 def test_a_habit_read_for_anything_is_asked_whether_the_user_spoke_of_a_kind():

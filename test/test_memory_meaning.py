@@ -56,7 +56,7 @@ def read(clauses: str, said: str = "x", vocabulary=V):
     ("do: red block -> blue bowl", "do: green block -> none", None),
     ("do: red block and green block -> blue bowl", "do: red block -> none", None),
     # a hand said in one of the two is how that one was done; said in both, a slot; a hand
-    # only the lesson says belongs to its things (taught for them: learning/taught_hand.py)
+    # only the lesson says belongs to its things (taught for them)
     ("do: red block -> blue bowl\nhand: left", "do: red block -> green bowl",
      {"blue bowl": "green bowl"}),
     ("do: red block -> blue bowl\nhand: left", "do: green block -> blue bowl", None),

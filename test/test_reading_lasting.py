@@ -1,6 +1,8 @@
 """Whether a reply speaks about every time (core/reading/lasting.py): a reply read as approval,
 a hand or a route's speed, with no ``learn``, is asked once; "every time" adds ``learn``.
-Complaints are never asked, so a complaint never becomes a request to learn. The model is the
+Complaints are never asked, so a complaint never becomes a request to learn; where habits can
+be kept (the household), a move is asked too: it may come with a rule ("never hand me the
+bottle, leave it on the sideboard"). The model is the
 reading stand-in; the question, its prompt and grammar, and what is kept are real."""
 from __future__ import annotations
 
@@ -33,6 +35,14 @@ def test_complaints_lessons_and_questions_are_not_asked(reading):
     assert not asks(read(reading), reply=True)
 
 
+@pytest.mark.parametrize("reading", ["do: kettle -> kitchen counter", "do: tea cup -> none",
+                                     "do: none -> none\nhand: right"])
+def test_a_move_is_asked_only_where_habits_can_be_kept(reading):
+    assert asks(read(reading), reply=True, habits=True)
+    assert not asks(read(reading), reply=True, habits=False)
+    assert not asks(read(reading + "\nretry: kettle"), reply=True, habits=True)
+
+
 def test_every_time_adds_learn_and_this_time_leaves_the_reading():
     said = "carry the kettle in your left hand from now on"
     script = ReadingScript({said: "hand: left"}, lasting={said: ALWAYS})
@@ -47,10 +57,26 @@ def test_every_time_adds_learn_and_this_time_leaves_the_reading():
 
 
 def test_a_complaint_is_not_asked_even_by_a_model_that_would_say_every_time():
-    said = "you forgot the tea cup, next time bring it"
-    script = ReadingScript({said: "do: tea cup -> none"}, lasting={said: ALWAYS})
+    said = "you forgot the tea cup, bring it"
+    script = ReadingScript({said: "wrong object"}, lasting={said: ALWAYS})
     reading = Reader(script).read(said, HOME, reply=True, moved=["kettle_0"])
-    assert reading.render(HOME.spoken) == "do: tea cup -> none" and script.lasted == []
+    assert reading.render(HOME.spoken) == "wrong object" and script.lasted == []
+    table = ReadingVocabulary.of(["kettle_0", "tea-cup_0"], ["on_kitchen-counter_0"],
+                                 ["inFrontOf_kitchen-counter_0"], me=False)
+    script = ReadingScript({said: "do: tea cup -> kitchen counter"}, lasting={said: ALWAYS})
+    reading = Reader(script).read(said, table, reply=True, moved=["kettle_0"])
+    assert not reading.asks_to_learn and script.lasted == []    # no habits: a move is not asked
+
+
+def test_a_move_said_with_a_rule_is_asked_in_the_household():
+    said, now = "never give me the tea cup, leave it on the kitchen counter", \
+        "leave the tea cup on the kitchen counter"
+    script = ReadingScript({said: "do: tea cup -> kitchen counter",
+                            now: "do: tea cup -> kitchen counter"}, lasting={said: ALWAYS})
+    reading = Reader(script).read(said, HOME, reply=True, moved=["tea-cup_0"])
+    assert reading.asks_to_learn and script.lasted == [said]
+    reading = Reader(script).read(now, HOME, reply=True, moved=["tea-cup_0"])
+    assert not reading.asks_to_learn and script.lasted == [said, now]    # "this time"
 
 
 def test_the_question_is_asked_under_a_two_answer_grammar_after_examples_of_both():

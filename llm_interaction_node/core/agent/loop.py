@@ -218,6 +218,9 @@ class Agent(Generation, Endings, TaskMemory, Readings, Prefill):
         """Run what the habits put before ``source``; the statement to run then (None where a
         habit refuses or removes it: a note says so, and a refusal is said)."""
         for extra in habit.before:
+            drive = drive_before(self, extra)   # a placing a habit adds: stand at its surface
+            if drive is not None:
+                self._heard(self.console.execute(drive))
             self._heard(self.console.execute(extra))
         if habit.source is None:
             if habit.refused is not None:

@@ -64,7 +64,6 @@ log = logging.getLogger(__name__)
 # the speed of a drive the user taught: (where the robot is, where it drives) -> a factor, or
 # None (navigation location names; where the robot is: None where unknown)
 RouteSpeed = Callable[[str | None, str], float | None]
-HandFor = Callable[[str], str | None]    # a thing's taught hand (learning/taught_hand.py)
 
 BRING_LADDER_SKILL = "bring_ladder"
 FAILS_SAYING_WHY = "a failure says why"     # in the listing comments; left out with plain failures
@@ -110,18 +109,15 @@ class HumanoidApi(HumanoidChecks):
     )
 
     def __init__(self, robot: HumanoidRobot, min_speed: float = 0.1, max_speed: float = 2.0,
-                 explain_failures: bool = True, route_speed: RouteSpeed | None = None,
-                 hand_for: HandFor | None = None):
+                 explain_failures: bool = True, route_speed: RouteSpeed | None = None):
         """``route_speed``: the speeds the user taught on routes (the session's
         :class:`~..learning.route.RememberedRoutes`); a drive at the normal speed on such a
-        route goes at the taught speed, whichever call drives it. ``hand_for``: the hands the
-        user taught for things (:class:`~..learning.taught_hand.RememberedHands`); a grasp
-        that leaves the hand open takes that one where it is free."""
+        route goes at the taught speed, whichever call drives it. A hand taught for a thing is
+        a habit the agent writes into the call (core/reading/edit.py: ``set hand``)."""
         if not 0 < min_speed <= 1.0 <= max_speed:
             raise ValueError("need 0 < min_speed <= 1.0 <= max_speed")
         self.robot = robot
         self.route_speed = route_speed
-        self.hand_for = hand_for
         self.at: str | None = None           # the navigation location the last drive reached
         self.min_speed = float(min_speed)
         self.max_speed = float(max_speed)
@@ -143,18 +139,6 @@ class HumanoidApi(HumanoidChecks):
             plain = text.split(f"; {FAILS_SAYING_WHY}")[0].split(FAILS_SAYING_WHY)[0].strip("; ")
             setattr(self, name, recommented(getattr(self, name), plain or None))
 
-    def _taught_hand(self, name: str, scene: list[SceneObject]) -> str | None:
-        """The hand the user taught for ``name`` (:attr:`hand_for`) where it is free, else None
-        (any free hand); None where the memory cannot say."""
-        if self.hand_for is None:
-            return None
-        try:
-            hand = self.hand_for(name)
-        except Exception as exc:  # noqa: BLE001 - the memory is down: any free hand
-            log.warning("the taught hand for %r is unknown: %s", name, exc)
-            return None
-        return hand if hand in HANDS and self._holding(scene)[hand] is None else None
-
     # ------------------------------------------------------------------ API functions
     @comment("full pick and place: the object must already be detected, so check it with "
              "list_objects() before calling this; it is fetched from where it is (also from "
@@ -162,18 +146,22 @@ class HumanoidApi(HumanoidChecks):
              "change speed only on user request")
     @moves(MOVE)
     def bring_object_to(self, object_name: str, destination_object_name: str,
-                        speed_factor: float = 1.0) -> str:
+                        speed_factor: float = 1.0,
+                        hand: Literal['left', 'right', None] = None) -> str:
         """Fetch the object and put it on the destination; the ladder is brought and set up.
 
         Moves to the object's navigation location, grasps it (any free hand), moves to the
         destination's navigation location and places it there; an object the human holds is
         taken at the handover place first; destination ``'handover_to_human'`` hands it to
         the human there; ``speed_factor`` scales the base velocity of every drive, as in
-        :meth:`move_to`. For the ladder the destination may also be a navigation location
-        (e.g. ``'handover_to_human'``) and the robot's bimanual ``bring_ladder`` skill does
-        all of it.
+        :meth:`move_to`; ``hand``: the hand it is taken with, as in :meth:`grasp` (a habit
+        "always take the sponge with your left hand" sets it, core/reading/edit.py). For the
+        ladder the destination may also be a navigation location (e.g.
+        ``'handover_to_human'``) and the robot's bimanual ``bring_ladder`` skill does all of
+        it.
         """
         speed = self._speed(speed_factor)
+        self._check_hand(hand)
         scene = self._scene()
         obj = self._graspable(object_name, scene)
         if is_ladder(obj):
@@ -183,7 +171,7 @@ class HumanoidApi(HumanoidChecks):
         if obj.held_by == HUMAN:
             if to_human:
                 raise SemanticHintError(f"the human holds {obj.name!r} already")
-            hand = self._free_hand(self._taught_hand(obj.name, scene), scene,
+            hand = self._free_hand(hand, scene,
                                    f"take {obj.name!r} from the human")
             result = self._drive(HANDOVER_LOCATION, speed)
             if result != SUCCESS:
@@ -192,7 +180,7 @@ class HumanoidApi(HumanoidChecks):
             if result != SUCCESS:
                 return self._why(result, receive_failed, obj.name)
         elif obj.held_by not in HANDS:
-            hand = self._free_hand(self._taught_hand(obj.name, scene), scene,
+            hand = self._free_hand(hand, scene,
                                    f"grasp {obj.name!r}")
             source = self._source_location(obj)
             result = self._drive(source, speed)
@@ -289,7 +277,7 @@ class HumanoidApi(HumanoidChecks):
         if obj.held_by == HUMAN:
             raise SemanticHintError(
                 f"the human holds {obj.name!r}; use receive_object_from_human({obj.name!r})")
-        hand = self._free_hand(hand or self._taught_hand(obj.name, scene), scene,
+        hand = self._free_hand(hand, scene,
                                f"grasp {obj.name!r}")
         return self._why(self.robot.grasp(obj.name, hand), grasp_failed, obj.name, hand)
 

@@ -28,8 +28,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..reading.edit import (
-    ACTS,
+    ANY,
     REQUEST,
+    THING_FIRST,
     Call,
     Condition,
     Edit,
@@ -45,6 +46,7 @@ from ..transcript.statements import bare_call
 from ..transcript.transcript import Entry, Transcript
 from .final import _FinalTry
 from .final_forms import final_parts
+from .hand import asked_hand
 from .outcome import LearnOutcome, LearnStatus, Lesson
 from .transcripts import move_key
 
@@ -87,29 +89,37 @@ def wants_habit(reading) -> bool:
 
 def named_path_takes(edit: Edit | None, reading) -> bool:
     """Where a named kind's measured path is the lesson: the clause reading says the kind and
-    the form says the same (or the form reads nothing): what comes along (``also``, an act
-    added after the move), a hand, a speed on a route, where a thing goes (a move read as a
-    placing instead of the hand-over: wherever the request takes it, learning/taught_place.py).
-    """
+    the form says the same (or the form reads nothing): what comes along (``also``, a thing
+    moved after the move), a speed on a route, where a thing goes (a move read as a placing
+    instead of the hand-over: wherever the request takes it, learning/taught_place.py). A hand
+    is the edit's (``set hand``; measured, issue 59 held-out: "always grab the sponge with your
+    left hand" went the named way and was not stored)."""
     kinds = set(reading.kinds) if reading is not None else set()
     if edit is None:
-        return bool(kinds & {"also", "hand", "faster", "slower"})
+        return bool(kinds & {"also", "faster", "slower"})
     if edit.op == "set":
-        return (edit.argument == "hand" and "hand" in kinds) or \
-            (edit.argument == "speed_factor" and bool(kinds & {"faster", "slower"}))
+        return edit.argument == "speed_factor" and bool(kinds & {"faster", "slower"}) \
+            and edit.when.thing == ANY
     if edit.op == "after" and "also" in kinds:
+        # measured (held-out): "whenever you have put something on the sideboard, move to
+        # the room center" was read ``also`` too, and the named path brought a cup along
         call = Call.of(edit.statements[0])
-        return call is not None and call.skill in ACTS
+        return call is not None and call.skill in THING_FIRST
     return edit.op == "instead" and reading is not None and bool(reading.moves)
 
 
 # the named lesson kinds that are rows of data in the edit shape: a reading's clause kind ->
-# the edit it teaches for the thing it is about. "Always ask me before you take the juice"
-# (``ask first``) is a question before the grasp of the juice; where the model's form reads
-# the habit (a kind: "any drink"), its edit is taken instead.
-FROM_READING: dict[str, Callable[[str], Edit]] = {
-    "ask first": lambda thing: Edit("before", Condition("grasp", thing),
-                                    ('ask("May I take the {said}?")',), taught=thing),
+# the edit it teaches for the thing it is about (and the reading). "Always ask me before you
+# take the juice" (``ask first``) is a question before the grasp of the juice; "use your left
+# hand for the juice from now on" (``hand: left``) sets the hand of its grasp (a one-call
+# bring's too); where the model's form reads the habit (a kind: "any drink"), its edit is
+# taken instead.
+FROM_READING: dict[str, Callable[[str, object], Edit | None]] = {
+    "ask first": lambda thing, reading: Edit("before", Condition("grasp", thing),
+                                             ('ask("May I take the {said}?")',), taught=thing),
+    "hand": lambda thing, reading: None if asked_hand(reading) is None else Edit(
+        "set", Condition("grasp", thing), argument="hand", value=asked_hand(reading),
+        taught=thing),
 }
 
 
@@ -126,7 +136,8 @@ def edit_of_reading(reading, attempt: list[Entry], ends: dict[str, str],
     things = named or moved
     if not things:
         return None
-    return replace(FROM_READING[kinds[0]](things[0] if named else things[-1]), said=said)
+    edit = FROM_READING[kinds[0]](things[0] if named else things[-1], reading)
+    return replace(edit, said=said) if edit is not None else None
 
 
 def did_in_words(attempt: list[Entry]) -> str:

@@ -67,7 +67,6 @@ from .raw import store_raw
 from .replay_check import ReplayCheck
 from .rewrite import store_improved
 from .scenes_check import ScenesCheck
-from .taught_hand import with_taught_hand
 from .taught_place import with_taught_place
 from .transcripts import failed, interaction_text
 
@@ -367,10 +366,7 @@ class Learner:
             # what comes along belongs to the lesson: followed where a request names the thing
             # (memory/meaning.CONDITIONS)
             reading = Reading(reading.utterance, reading.clauses + conditions)
-        # a hand taught for the things ("use your left hand for the juice from now on") is the
-        # robot's from then on (learning/taught_hand.py)
-        reading = with_taught_hand(reading, self._asked)
-        # ... and what two hands carry along comes with the request's things (learning/at_once.py)
+        # what two hands carry along comes with the request's things (learning/at_once.py)
         reading = bound_to_request(reading, self._asked, lesson)
         # ... and a place taught for them ("from now on, put the banana on the sideboard") is
         # where the lesson sends them, whatever the request was read as (learning/taught_place.py)

@@ -79,10 +79,10 @@ def _keeps_things(lesson: Reading, mapping: dict[str, str]) -> bool:
 
 def _hand_holds(lesson: Reading, asked: Reading | None, mapping: dict[str, str]) -> bool:
     """A hand the lesson's reading says and the request at hand does not belongs to the
-    lesson's things (taught for them: "use your left hand for the juice from now on",
-    learning/taught_hand.py; or how the lesson was done): the lesson is followed for those
-    things only. Measured (teach-once bench at 3759864): the juice's hand lesson was followed
-    for "I'd like the cup", and the cup was grasped with the left."""
+    lesson's things (taught for them, in a lesson stored before hands were habits; or how
+    the lesson was done): the lesson is followed for those things only. Measured (teach-once
+    bench at 3759864): the juice's hand lesson was followed for "I'd like the cup", and the
+    cup was grasped with the left."""
     if not lesson.of_kind("hand") or (asked is not None and asked.of_kind("hand")):
         return True
     return _keeps_things(lesson, mapping)

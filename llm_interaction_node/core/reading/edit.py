@@ -50,8 +50,9 @@ THING_FIRST = ("grasp", "handover_object_to_human", "place_object", "bring_objec
 STEPS_OF_BRING = ("grasp", "handover_object_to_human", "place_object", "move_to")
 ACTS = THING_FIRST + ("move_to",)
 # which skills take an argument a ``set`` edit writes (the humanoid API's signatures: a
-# one-call bring takes a speed, not a hand; its hand is the API's own, learning/taught_hand.py)
-TAKES = {"hand": ("grasp",), "speed_factor": ("move_to", "bring_object_to")}
+# one-call bring takes a speed and the hand it takes the thing with)
+TAKES = {"hand": ("grasp", "bring_object_to"),
+         "speed_factor": ("move_to", "bring_object_to")}
 # how the robot says what a skill does, and where
 VERBS = {"grasp": "take", "handover_object_to_human": "hand you", "place_object": "put down",
          "bring_object_to": "bring", "receive_object_from_human": "take from you"}
@@ -327,8 +328,14 @@ def apply(edits: Iterable[Edit], source: str, facts: Facts) -> Applied:
                        edits=[never])
     for edit in hold:
         if edit.op in ("remove", "instead") and out.source == source:
+            statements = [written(s, thing) for s in edit.statements]
+            if call.skill == "bring_object_to" and edit.op == "instead":
+                out.source = _bring_instead(call, statements)
+                if out.source is not None:
+                    out.edits.append(edit)
+                    continue
             out.source = None
-            out.before += [written(s, thing) for s in edit.statements]
+            out.before += statements
             out.edits.append(edit)
     for edit in hold:
         if edit.op == "set" and out.source is not None:
@@ -343,6 +350,25 @@ def apply(edits: Iterable[Edit], source: str, facts: Facts) -> Applied:
             out.after += [written(s, thing) for s in edit.statements]
             out.edits.append(edit)
     return out
+
+
+def _bring_instead(bring: Call, statements: list[str]) -> str | None:
+    """A one-call bring whose hand-over or placing an edit replaces by one placing or
+    hand-over: the bring to that place (the thing is not held yet where the step would run
+    alone), with the bring's own speed and hand; None for any other replacement."""
+    if len(statements) != 1 or (new := Call.of(statements[0])) is None or \
+            new.thing != bring.thing:
+        return None
+    if new.skill == "place_object" and new.place:
+        to = next((a.value for a in new.node.args[1:2] if isinstance(a, ast.Constant)),
+                  new.place)
+    elif new.skill == "handover_object_to_human":
+        to = HANDOVER_LOCATION
+    else:
+        return None
+    node = bring.node
+    keywords = "".join(f", {k.arg}={ast.unparse(k.value)}" for k in node.keywords)
+    return f"bring_object_to({bring.thing!r}, {to!r}{keywords})"
 
 
 def at_request_end(edits: Iterable[Edit], acted: bool) -> list[str]:
