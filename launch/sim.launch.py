@@ -7,7 +7,8 @@
 
 The graph `llm-interaction run --graph sim` starts, from its one description
 (SIM_GRAPH and launch_plan in llm_interaction_node/ros/graph.py): the launch arguments are
-the run options (world, llm_base_url, llm_model, memory_path, api_preset; speech:=true = --speech,
+the run options (world, llm_base_url, llm_model, memory_path, memory_host, memory_port, robot_id,
+api_preset; speech:=true = --speech,
 record:=DIR = --record DIR) and, like them, beat the params files (config/<node>.yaml) and
 the LLM_INTERACTION_* environment variables. An argument not given (empty) leaves the params
 files' value alone. `ros2 launch llm_interaction_node sim.launch.py --show-args` lists them.

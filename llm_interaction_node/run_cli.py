@@ -8,6 +8,8 @@
     llm-interaction run --speech             # + microphone and speech recognition (asr)
     llm-interaction run --record ~/bags/run1 # + a rosbag2 (MCAP) of the run's topics
     llm-interaction run --api-preset paper   # the paper's API: a failed skill says 'failure'
+    llm-interaction run --memory-host 127.0.0.1 --memory-port 8000 --robot-id kitchen_bot
+                                             # lessons on a Chroma server a fleet shares
     llm-interaction run --warm-up-only       # warm the embedded model up once, then stop
     llm-interaction bag summary ~/bags/run1  # what it holds, the dialogue as text
 
@@ -66,9 +68,9 @@ def parse_param(text: str) -> tuple[str, str, object]:
 
 def build_overrides(args: argparse.Namespace, graph: tuple[NodeSpec, ...]) -> dict[str, dict]:
     """Parameter overrides by node name from the options; ValueError for a node not in the graph.
-    --world, --llm-*, --memory-path, --api-preset set what the launch arguments of the same
-    names set (--llm-* also reach every node as its environment, llm_environment: they beat
-    its params file and the caller's variables)."""
+    --world, --llm-*, --memory-path, --memory-host, --memory-port, --robot-id, --api-preset set
+    what the launch arguments of the same names set (--llm-* also reach every node as its
+    environment, llm_environment: they beat its params file and the caller's variables)."""
     given = {name: None if getattr(args, name) is None else str(getattr(args, name))
              for name in LAUNCH_ARGUMENTS}
     overrides = argument_overrides(graph, given, {name: "--" + name.replace("_", "-")
@@ -215,6 +217,15 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
                      "path): household_sim world and interaction_node knowledge")
     run.add_argument("--memory-path", metavar="PATH",
                      help="embedded example memory directory (interaction_node memory.path)")
+    run.add_argument("--memory-host", metavar="HOST",
+                     help="a Chroma server shared by several robots (`chroma run --path DIR "
+                     "--port N`; interaction_node memory.host); down: the robot goes on with "
+                     "its seed examples and uses the server once it answers")
+    run.add_argument("--memory-port", metavar="PORT",
+                     help="that server's port (interaction_node memory.port, default 8000)")
+    run.add_argument("--robot-id", metavar="ID",
+                     help="who this robot is, recorded with each lesson it stores "
+                     "(interaction_node memory.robot_id; default: the host name)")
     run.add_argument("--api-preset", metavar="PRESET",
                      help="the robot API: ours (default: a failed skill says why) or paper (the "
                      "paper's bare 'failure'); interaction_node robot_api.preset, checked "

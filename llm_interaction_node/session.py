@@ -31,6 +31,7 @@ from .core.learning.learner import Learner
 from .core.learning.outbox import Outbox
 from .core.learning.outcome import LearnOutcome
 from .core.llm import LLMClient, ScriptedLLM, TokenLedger, make_client
+from .core.memory.fleet import Provenance, default_robot_id, lacking, taught_by
 from .core.memory.source import ExampleSource
 from .core.reading import Reader, Reading
 from .core.reading.edit import Edit, Facts, edits_of
@@ -70,19 +71,29 @@ def load_examples(api: ApiName, directory: str | Path | None = None) -> list[str
             for p in sorted(folder.glob("*.txt"))]
 
 
-def open_memory(api: ApiName, config=None, seed: bool = True):
+def open_memory(api: ApiName, config=None, seed: bool = True,
+                provenance: Provenance | None = None, later: bool = False):
     """The example memory of an API set (``config``: a MemoryConfig such as
     ``settings.memory``, or its fields as a mapping), with the seed examples of
-    ``config/transcripts/<api>`` added if missing."""
+    ``config/transcripts/<api>`` added if missing. ``provenance``: the robot and world its
+    lessons are stamped with (:mod:`.core.memory.fleet`). ``later``: a Chroma server
+    (``memory.host``) that does not answer now is an error in the log, not an exception: the
+    memory connects (and seeds) at its first use after the server answers, and until then
+    raises MemoryServerUnreachable, which the session goes on without (a robot of a fleet
+    starts while the server is down, issue 61)."""
     from .core.memory.config import MemoryConfig
     from .core.memory.store import ExampleMemory
     from .core.settings.config import from_mapping
     api = api_set(api)
     if not isinstance(config, MemoryConfig):
         config = from_mapping(MemoryConfig, config, "memory")
-    memory = ExampleMemory(api.name, config)
-    if seed:
-        memory.seed_from(api.examples_dir)
+    memory = ExampleMemory(api.name, config, provenance=provenance, later=later,
+                           on_open=(lambda opened: opened.seed_from(api.examples_dir))
+                           if seed else None)
+    if not memory.connected:
+        log.error("%s; the robot goes on with the seed examples of %s and uses the server "
+                  "(its lessons, and the lessons learned meanwhile) once it answers",
+                  memory.error, api.examples_dir)
     return memory
 
 
@@ -242,9 +253,32 @@ def habit_facts(reader: Reader | None, api: Callable[[], Any],
     return facts
 
 
-def taught_habits(memory) -> Callable[[], list[Edit]]:
-    """The habits stored in ``memory`` (their edits, oldest first)."""
-    return lambda: edits_of(memory.list("habit"))
+def taught_habits(memory, known: Callable[[], Iterable[str]] | None = None
+                  ) -> Callable[[], list[Edit]]:
+    """The habits stored in ``memory`` (their edits, oldest first); with ``known`` (the names
+    of this robot's world now) not those whose edit names a thing or place it lacks (a habit
+    another robot of the fleet was taught in its world: :func:`~.core.memory.fleet.lacking`)."""
+    def habits() -> list[Edit]:
+        stored = memory.list("habit")
+        if known is not None and any(example.needs for example in stored):
+            try:
+                here = list(known())
+            except Exception as exc:  # noqa: BLE001 - no scene now: every habit stands
+                log.debug("the habits are not checked against the world: %s", exc)
+                here = None
+            if here is not None:
+                kept = []
+                for example in stored:
+                    missing = lacking(example, here)
+                    if missing:
+                        log.info("the habit %s (taught by %s) is not applied here: this world "
+                                 "has no %s", example.id, taught_by(example) or "another robot",
+                                 ", ".join(missing))
+                    else:
+                        kept.append(example)
+                stored = kept
+        return edits_of(stored)
+    return habits
 
 
 def session_reader(llm: LLMClient, settings: Settings, ledger: TokenLedger, stop: StopSignal,
@@ -274,8 +308,14 @@ def with_taught_routes(api: ApiSet, options: Mapping[str, Any], memory) -> dict[
     from .core.learning.route import RememberedRoutes
     from .core.memory.records import LESSONS
 
+    known: list = []
+
     def lessons():      # a habit's edit is applied by the agent (core/guides/habits.py)
-        return [e for e in memory.list() if e.source in LESSONS and e.edit is None]
+        try:
+            known[:] = [e for e in memory.list() if e.source in LESSONS and e.edit is None]
+        except ConnectionError as exc:     # the memory is down: the lessons read last
+            log.debug("the taught routes as last read: %s", exc)
+        return list(known)
 
     taken = inspect.signature(api.robot_api).parameters
     out = dict(options)
@@ -316,7 +356,11 @@ class Session:
     def memory_note(self) -> str:
         if self.memory is None:
             return "no memory (fixed examples, no learning)"
-        return f"{self.memory.count()} examples in {self.memory.location}"
+        try:
+            return f"{self.memory.count()} examples in {self.memory.location}"
+        except ConnectionError:
+            return (f"the {self.memory.location} does not answer (the seed examples until "
+                    "it does)")
 
 
 def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings | None = None, *,
@@ -327,7 +371,7 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
                   replay_start: Callable[[], WorldStart] | None = None,
                   input_listeners: Iterable[Callable[[str], None]] = (),
                   listeners: Iterable[Callable[[Entry], None]] = (),
-                  reader_llm: LLMClient | None = None) -> Session:
+                  reader_llm: LLMClient | None = None, world: str | None = None) -> Session:
     """The agent for ``robot`` (a world or a ROS robot) of API set ``api``.
 
     ``channel``: where user utterances come from; ``speak``: where ``say()`` goes; ``llm``:
@@ -343,7 +387,9 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     input before it runs, ``listeners``: with each entry once it is recorded (the caller's
     transcript view, timing, topics); both are handed to the console as it is built.
     ``reader_llm``: the model that reads the user's utterances (:func:`session_reader`; default
-    ``llm``, none for a scripted stand-in).
+    ``llm``, none for a scripted stand-in). ``world``: the name of the robot's world, recorded
+    with each lesson with ``memory.robot_id`` (default: the in-process world's name); a
+    Chroma server that is down at the start is waited for (:func:`open_memory` ``later``).
     """
     api = api_set(api)
     settings = settings or Settings()
@@ -356,7 +402,11 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
     console = None
     facts = habit_facts(reader, lambda: console.api, ledger)
     if settings.memory.enabled:
-        memory = memory if memory is not None else open_memory(api, settings.memory)
+        if memory is None:
+            provenance = Provenance(settings.memory.robot_id or default_robot_id(),
+                                    world or getattr(robot, "name", None),
+                                    names=lambda: names_to_say(console.api))
+            memory = open_memory(api, settings.memory, provenance=provenance, later=True)
         api_options = with_taught_routes(api, api_options, memory)
     if settings.memory.enabled and settings.learning.mode != "off":
         start = replay_start if replay_start is not None else interaction_start(robot)
@@ -381,10 +431,12 @@ def build_session(api: ApiName, robot, channel: UserChannel, settings: Settings 
         examples = ExampleSource(memory, settings.learning.retrieval, say=speak,
                                  retry=learner.retry_pending if learner is not None else lambda: 0,
                                  names=lambda: names_to_say(console.api),
-                                 read=reading_of(reader, lambda: console.api, reply=False))
+                                 read=reading_of(reader, lambda: console.api, reply=False),
+                                 fallback=lambda: load_examples(api))
     else:
         memory, examples = None, load_examples(api, examples_dir)
-    habits = Habits(taught_habits(memory), facts) if memory is not None else None
+    habits = Habits(taught_habits(memory, lambda: names_to_say(console.api)), facts) \
+        if memory is not None else None
     agent = build_agent(api, llm, console, examples, config=settings.agent,
                         ledger=ledger, stop=stop, reader=reader, habits=habits)
     if learner is not None:        # L_improve's chat: warmed up after the agent's prompts

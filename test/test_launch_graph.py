@@ -42,8 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "llm_interaction_node"
 LAUNCH_FILES = {"sim": ROOT / "launch" / "sim.launch.py",
                 "robot": ROOT / "launch" / "robot.launch.py"}
-LAUNCH_ARGS = {"sim": {"world", "llm_base_url", "llm_model", "memory_path", "api_preset"},
-               "robot": {"llm_base_url", "llm_model", "memory_path", "api_preset"}}
+FLEET = {"memory_host", "memory_port", "robot_id"}        # issue 61: a fleet on one memory
+LAUNCH_ARGS = {"sim": {"world", "llm_base_url", "llm_model", "memory_path", "api_preset"} | FLEET,
+               "robot": {"llm_base_url", "llm_model", "memory_path", "api_preset"} | FLEET}
 SWITCHES = {"speech", "record"}   # launch arguments that add nodes instead of setting parameters
 EXTRA_SPECS = SPEECH_NODES + (WAV_SOURCE, RECORDER)
 ALL_SPECS = {(s.name, f) for graph in [*GRAPHS.values(), EXTRA_SPECS] for s in graph
@@ -170,7 +171,8 @@ def test_launch_file_starts_the_nodes_of_the_graph(graph, monkeypatch):
 
 @pytest.mark.parametrize("graph", ["sim", "robot"])
 def test_launch_arguments_set_the_same_parameters_as_the_run_options(graph, monkeypatch):
-    values = {arg: f"value-of-{arg}" for arg in LAUNCH_ARGS[graph]}
+    values = {arg: "8001" if LAUNCH_ARGUMENTS[arg].kind is int else f"value-of-{arg}"
+              for arg in LAUNCH_ARGS[graph]}
     _, nodes = launch(graph, monkeypatch, **values)
     got, got_env = {}, {}
     for node in nodes:
@@ -181,8 +183,8 @@ def test_launch_arguments_set_the_same_parameters_as_the_run_options(graph, monk
             got_env[node.kwargs["name"]] = node.kwargs["additional_env"]
     want = {}
     for arg, value in values.items():
-        for node, param in LAUNCH_ARGUMENTS[arg].targets:
-            want.setdefault(node, {})[param] = value
+        for node, param in LAUNCH_ARGUMENTS[arg].targets:   # a port as the int it is
+            want.setdefault(node, {})[param] = LAUNCH_ARGUMENTS[arg].kind(value)
     assert got == want
     # the llm arguments also go into the node's LLM_INTERACTION_* variables, as run's options
     assert got_env == {"interaction_node": {"LLM_INTERACTION_BASE_URL": "value-of-llm_base_url",
@@ -195,6 +197,9 @@ def test_launch_arguments_set_the_same_parameters_as_the_run_options(graph, monk
         argv += ["--" + arg.replace("_", "-"), value]
     args = build_parser().parse_args(argv)
     assert build_overrides(args, GRAPHS[graph]) == want
+    with pytest.raises(ValueError, match="--memory-port: 'eighty' is not an int"):
+        build_overrides(build_parser().parse_args(["run", "--graph", graph, "--memory-port",
+                                                   "eighty"]), GRAPHS[graph])
     run_env = llm_environment(args, {})
     assert all(run_env[k] == v for k, v in got_env["interaction_node"].items())
 

@@ -91,6 +91,7 @@ class LaunchArgument:
     description: str
     targets: tuple[tuple[str, str], ...]
     env: str | None = None
+    kind: type = str                 # what the parameter takes (a port: int)
 
 
 # The world also gives the interaction node its static knowledge (named places, furniture),
@@ -110,6 +111,17 @@ LAUNCH_ARGUMENTS: dict[str, LaunchArgument] = {
     "memory_path": LaunchArgument(
         "embedded example memory directory (interaction_node memory.path)",
         (("interaction_node", "memory.path"),)),
+    "memory_host": LaunchArgument(
+        "a Chroma server (`chroma run --path DIR --port N`) that robots share their lessons on "
+        "(interaction_node memory.host; not given: the embedded memory_path)",
+        (("interaction_node", "memory.host"),)),
+    "memory_port": LaunchArgument(
+        "that server's port (interaction_node memory.port, default 8000)",
+        (("interaction_node", "memory.port"),), kind=int),
+    "robot_id": LaunchArgument(
+        "who this robot is, recorded with each lesson it stores (interaction_node "
+        "memory.robot_id; default: host name/namespace)",
+        (("interaction_node", "memory.robot_id"),)),
     "api_preset": LaunchArgument(
         "the robot API: ours (a failed skill says why) or paper (the paper's bare 'failure') "
         "(interaction_node robot_api.preset)",
@@ -148,6 +160,13 @@ def argument_overrides(specs: Sequence[NodeSpec], values: Mapping[str, Any],
         if missing:
             raise ValueError(f"{(labels or {}).get(name, name)}: the graph has no node "
                              f"{missing[0]!r} (its nodes: {', '.join(s.name for s in specs)})")
+        kind = LAUNCH_ARGUMENTS[name].kind
+        if kind is not str:
+            try:
+                value = kind(value)
+            except ValueError:
+                raise ValueError(f"{(labels or {}).get(name, name)}: {value!r} is not "
+                                 f"{'an' if kind is int else 'a'} {kind.__name__}") from None
         for node, param in targets:
             overrides.setdefault(node, {})[param] = value
     return overrides

@@ -29,6 +29,9 @@ class MemoryConfig:
     host: str | None = setting(None, "Chroma server host (`chroma run`) shared by robots; "
                                "none = the embedded store", check=_not_blank)
     port: int = setting(8000, "Chroma server port", minimum=1, maximum=65535)
+    robot_id: str | None = setting(None, "who this robot is: recorded with each lesson it "
+                                   "stores (robots sharing memory.host); none = the host name "
+                                   "(the ROS node: host name/namespace)", check=_not_blank)
     timeout_s: float = setting(5.0, "longest wait for one Chroma server request (memory.host); "
                                "a server that does not answer in time (frozen, overloaded) "
                                "counts as unreachable", minimum=0.1)

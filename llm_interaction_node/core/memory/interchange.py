@@ -7,10 +7,11 @@ imports the store that calls it: :class:`~.store.ExampleMemory`'s methods ``seed
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -53,6 +54,11 @@ class Store(Protocol):
         """Store prepared examples, whole."""
 
 
+def seed_id(api: str, origin: str, text: str) -> str:
+    """A seed example's id: the same for the same file and text on every robot."""
+    return "seed-" + hashlib.sha1(f"{api}\0{origin}\0{text}".encode()).hexdigest()[:16]
+
+
 def seed_from(memory: Store, directory: str | Path) -> int:
     """Add the ``*.txt`` transcripts of ``directory`` whose file name is not yet the
     origin of a seed example. Returns how many were added (0 on a second call)."""
@@ -64,9 +70,12 @@ def seed_from(memory: Store, directory: str | Path) -> int:
     for file in sorted(directory.glob("*.txt")):
         if file.name in present:
             continue
+        text = file.read_text(encoding="utf-8")
         try:
-            added.append(memory.make_example(file.read_text(encoding="utf-8"), "seed",
-                                             origin=file.name))
+            # its id from its file and text: robots that open one new server at once (a
+            # fleet, issue 61) write the same records, which Chroma keeps once
+            added.append(memory.make_example(text, "seed", origin=file.name,
+                                             example_id=seed_id(memory.api, file.name, text)))
         except ValueError as exc:
             log.warning("skipping %s: %s", file, exc)
     for example in added:          # one write per example
@@ -85,6 +94,15 @@ def export_yaml(memory: Store, path: str | Path,
     text = yaml.dump(data, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100)
     Path(path).write_text(text, encoding="utf-8")
     return len(examples)
+
+
+def with_provenance(example: Example, item: dict) -> Example:
+    """An imported example keeps the robot, world and needs its file says (issue 61: the
+    robot that imports it did not teach it)."""
+    if any(item.get(key) for key in ("robot", "world", "needs")):
+        return replace(example, robot=item.get("robot"), world=item.get("world"),
+                       needs=tuple(item.get("needs") or ()))
+    return example
 
 
 def import_yaml(memory: Store, path: str | Path) -> int:
@@ -106,11 +124,11 @@ def import_yaml(memory: Store, path: str | Path) -> int:
             raise ValueError(f"{path}: example {n} has unknown field(s) "
                              f"{', '.join(sorted(map(str, unknown)))}")
         try:
-            prepared.append(memory.make_example(
+            prepared.append(with_provenance(memory.make_example(
                 item["transcript"], item.get("source", "learned"), item.get("origin") or "",
                 item.get("problem"), item.get("improvement"),
                 example_id=str(item["id"]) if item.get("id") is not None else None,
-                created=item.get("created")))
+                created=item.get("created")), item))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{path}: example {n}: {exc}") from exc
     if len({ex.id for ex in prepared}) != len(prepared):
@@ -122,4 +140,4 @@ def import_yaml(memory: Store, path: str | Path) -> int:
     return len(new)
 
 
-__all__ = ["Store", "seed_from", "export_yaml", "import_yaml"]
+__all__ = ["Store", "seed_id", "seed_from", "export_yaml", "import_yaml", "with_provenance"]

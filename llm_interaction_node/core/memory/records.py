@@ -44,11 +44,17 @@ class Example:
     author: str | None = None     # a lesson: who wrote its program (model, attempt, reading, ...)
     scope: str | None = None      # a lesson: "rule" (held in changed scenes) or "scene" (its own)
     edit: str | None = None       # a habit: its edit (reading/edit.py JSON)
+    robot: str | None = None      # a lesson: the robot that was taught it (memory.robot_id)
+    world: str | None = None      # a lesson: the world it was taught in (the world file's name)
+    needs: tuple[str, ...] = ()   # a lesson: the things and places of that world it names
+    #                               (.fleet.names_used); a robot whose world lacks one does
+    #                               not follow it as stored (.fleet.lacking)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["utterances"] = list(self.utterances)
         data["keys"] = list(self.keys)
+        data["needs"] = list(self.needs)
         return data
 
 
@@ -131,7 +137,8 @@ def new_example(transcript: str, source: str, origin: str = "", problem: str | N
                 improvement: str | None = None, example_id: str | None = None,
                 created: float | None = None, reading: str | None = None,
                 author: str | None = None, scope: str | None = None,
-                edit: str | None = None) -> Example:
+                edit: str | None = None, robot: str | None = None, world: str | None = None,
+                needs: tuple[str, ...] = ()) -> Example:
     """An Example (not stored yet) with the transcript normalised and its keys found; a new
     random id unless ``example_id``, the current time unless ``created``."""
     check_source(source)
@@ -146,7 +153,8 @@ def new_example(transcript: str, source: str, origin: str = "", problem: str | N
                    origin=str(origin or ""), problem=problem, improvement=improvement,
                    created=round(time.time(), 3) if created is None else float(created),
                    utterances=utterances, keys=keys, reading=reading, author=author,
-                   scope=scope, edit=edit)
+                   scope=scope, edit=edit, robot=robot, world=world,
+                   needs=tuple(dict.fromkeys(needs)))
 
 
 def record_metadata(example: Example, rec: int, transcript_digest: str) -> dict[str, Any]:
@@ -172,6 +180,12 @@ def record_metadata(example: Example, rec: int, transcript_digest: str) -> dict[
             meta["scope"] = example.scope
         if example.edit is not None:
             meta["edit"] = example.edit
+        if example.robot is not None:
+            meta["robot"] = example.robot
+        if example.world is not None:
+            meta["world"] = example.world
+        if example.needs:
+            meta["needs"] = json.dumps(list(example.needs))
     return meta
 
 
@@ -184,7 +198,8 @@ def example_from_metadata(meta: Mapping[str, Any]) -> Example:
                    utterances=tuple(json.loads(meta.get("utterances", "[]"))),
                    keys=tuple(json.loads(meta.get("keys", "[]"))),
                    reading=meta.get("reading"), author=meta.get("author"),
-                   scope=meta.get("scope"), edit=meta.get("edit"))
+                   scope=meta.get("scope"), edit=meta.get("edit"), robot=meta.get("robot"),
+                   world=meta.get("world"), needs=tuple(json.loads(meta.get("needs", "[]"))))
 
 
 __all__ = [

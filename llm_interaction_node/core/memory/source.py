@@ -16,6 +16,7 @@ from ..learning.scenes_check import SCENE
 from ..reading.record import reading_from_json
 from ..reading.structure import CONDITIONS
 from .adapt import adapted, adapted_to, names_a_choice, same_kind
+from .fleet import lacking, taught_by
 from .meaning import Reuse, names_meant, same_shape, slot_mapping
 from .order import Order, nearest_within, stable_order
 
@@ -88,6 +89,24 @@ def _nearest_in_meaning_last(found: list, texts: list[str], learned: list[bool],
     return [found[j] for j in order], [texts[j] for j in order], [learned[j] for j in order]
 
 
+def _in_this_world(found: list, texts: list[str], learned: list[bool],
+                   known: list[str]) -> tuple[list, list[str], list[bool]]:
+    """The examples without the lessons that name, as shown, a thing or place this robot's
+    world lacks (:func:`.fleet.lacking`: taught by another robot of a fleet in its world)."""
+    keep = []
+    for example, text, mine in zip(found, texts, learned, strict=True):
+        missing = lacking(example, known, text) if mine else []
+        if missing:
+            log.info("the lesson %s (taught by %s) is not shown: this world has no %s",
+                     example.id, taught_by(example) or "another robot", ", ".join(missing))
+        keep.append(not missing)
+    if all(keep):
+        return found, texts, learned
+    return ([x for x, k in zip(found, keep, strict=True) if k],
+            [x for x, k in zip(texts, keep, strict=True) if k],
+            [x for x, k in zip(learned, keep, strict=True) if k])
+
+
 def _as_shown(example) -> str:
     """An example's transcript as a prompt shows it: a seed as written, a lesson without the
     speeds of its drives (a taught speed is the robot's, learning/route.RememberedRoutes)."""
@@ -127,13 +146,22 @@ class ExampleSource:
 
     Once the store holds more lessons than the head (``ExampleMemory.beyond_head``), the
     lessons kept are cut to the nearest within ``memory.tail_tokens``
-    (:func:`.order.nearest_within`): the first statement does not grow with the lessons."""
+    (:func:`.order.nearest_within`): the first statement does not grow with the lessons.
+
+    A lesson another robot was taught in a world with things or places this one lacks
+    (:func:`.fleet.lacking` of ``names``) is shown only where it was read in the request's
+    names (the nearest, adapted by meaning or words) and names none of them any more; else it
+    is left out of the prompt (issue 61: a fleet on one memory).
+
+    ``fallback``: the seed transcripts to go on with where the memory cannot be reached at
+    the start (a server that is down when the robot starts: their files)."""
 
     def __init__(self, memory, retrieval: bool = True,
                  say: Callable[[str], None] = lambda text: None,
                  retry: Callable[[], int] = lambda: 0,
                  names: Callable[[], Iterable[str]] | None = None,
-                 read: Callable[[str], object] | None = None):
+                 read: Callable[[str], object] | None = None,
+                 fallback: Callable[[], Sequence[str]] | None = None):
         self.memory = memory
         self.names = names
         self.read = read
@@ -147,8 +175,9 @@ class ExampleSource:
                 stable_order(memory.list("seed"), memory.seed_centrality())[:memory.config.k]
             self.seeds = [e.transcript for e in cached]
         except ConnectionError as exc:
-            log.warning("cannot cache the seed examples: %s", exc)
-            self.seeds = []
+            self.seeds = list(fallback()) if fallback is not None else []
+            log.warning("cannot cache the seed examples (%d from their files instead): %s",
+                        len(self.seeds), exc)
 
     def _examples(self, utterances: Sequence[str]) -> list[str]:
         if not self.retrieval:
@@ -165,6 +194,12 @@ class ExampleSource:
                 texts, learned = nearest_within(texts, learned, self.memory.config.tail_tokens)
             if fitted and learned and learned[-1]:
                 self.nearest_lesson = texts[-1]
+        elif any(learned) and self.names is not None:    # the head: as a request sees it
+            try:
+                known = list(self.names())
+            except Exception:  # noqa: BLE001 - no scene yet: the head as stored
+                return texts
+            _found, texts, learned = _in_this_world(found, texts, learned, known)
         return texts
 
     def _for_request(self, found, texts: list[str], learned: list[bool],
@@ -186,6 +221,7 @@ class ExampleSource:
             found, texts, learned = _nearest_in_meaning_last(found, texts, learned, asked, known)
         if learned[-1] and getattr(config, "adapt_names", False):   # the nearest, in its words
             texts[-1] = self._adapted(found[-1], texts[-1], utterances, known, asked)
+        found, texts, learned = _in_this_world(found, texts, learned, known)
         if getattr(config, "rules_to_their_kind", False):
             kept = [(t, mine) for t, ex, mine in zip(texts, found, learned, strict=True)
                     if not mine or self._shown(ex, t, utterances, known, asked)]

@@ -32,10 +32,18 @@ import numpy as np
 
 from . import interchange, retrieval
 from .config import MemoryConfig
-from .connection import MemoryStoreError, connect, server_errors
+from .connection import (
+    _TRANSPORT_ERRORS,
+    MemoryServerUnreachable,
+    MemoryStoreError,
+    connect,
+    server_errors,
+)
+from .fleet import Provenance
 from .order import LearnedOrder, Order, learned_order, prompt_order, seed_centrality, stable_order
 from .order import seed_block as choose_seed_block
 from .records import (
+    LESSONS,
     NOT_PROMPTED,
     Example,
     RecordId,
@@ -77,23 +85,14 @@ class ExampleMemory(StrategyRecords):
     (re-entrant: forget() deletes, seed_from() lists and writes under the same lock)."""
 
     def __init__(self, api: str, config: MemoryConfig | None = None, *,
-                 embedder: Embedder | None = None):
-        from .embedding import MiniLMEmbedding  # registers the embedding function by name
-
+                 embedder: Embedder | None = None, provenance: Provenance | None = None,
+                 later: bool = False, on_open: Callable[[ExampleMemory], object] | None = None):
         self.api = api
         self.config = config or MemoryConfig()
         self.name = collection_name(api)
         self._embedder = embedder
-        self.client, self.location = connect(self.config)
-        try:
-            self.collection = self.client.get_or_create_collection(
-                self.name, embedding_function=MiniLMEmbedding(),
-                configuration={"hnsw": {"space": "cosine"}})
-        except MemoryStoreError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise MemoryStoreError(f"cannot open collection {self.name} at {self.location}: "
-                                   f"{exc}") from exc
+        self.provenance = provenance       # stamped on each lesson (.fleet)
+        self._on_open = on_open
         self._max_batch: int | None = None
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -102,9 +101,59 @@ class ExampleMemory(StrategyRecords):
         self._centrality: tuple[tuple, list[Example], dict[str, float]] | None = None
         self._seed_block: tuple[tuple, list[Example]] | None = None
         self._lock = threading.RLock()
+        self.client, self._collection = None, None
+        self.location = f"chroma server {self.config.host}:{self.config.port}" \
+            if self.config.host else str(Path(self.config.path).expanduser())
+        self.error: MemoryServerUnreachable | None = None    # why it is not open (later)
+        try:
+            self._open()
+        except MemoryServerUnreachable as exc:
+            if not (later and self.config.host):
+                raise
+            # a fleet's server that is down when the robot starts (issue 61): every use
+            # connects again, and raises MemoryServerUnreachable until it answers
+            self.error = exc
 
     def __repr__(self) -> str:
         return f"ExampleMemory({self.api!r}, {self.location})"
+
+    def _open(self) -> None:
+        """Connect and open this API's collection (then ``on_open``, once)."""
+        from .embedding import MiniLMEmbedding  # registers the embedding function by name
+
+        client, self.location = connect(self.config)
+        try:
+            collection = client.get_or_create_collection(
+                self.name, embedding_function=MiniLMEmbedding(),
+                configuration={"hnsw": {"space": "cosine"}})
+        except MemoryStoreError:
+            raise
+        except _TRANSPORT_ERRORS as exc:
+            raise MemoryServerUnreachable(f"the Chroma server at {self.location} does not "
+                                          f"answer ({type(exc).__name__}: {exc})") from exc
+        except Exception as exc:  # noqa: BLE001
+            raise MemoryStoreError(f"cannot open collection {self.name} at {self.location}: "
+                                   f"{exc}") from exc
+        self.client, self._collection = client, collection
+        if self._on_open is not None:
+            opened, self._on_open = self._on_open, None
+            opened(self)
+
+    @property
+    def collection(self):
+        """The Chroma collection; a server that was down when the memory was made (``later``)
+        is connected to at the first use after it answers (MemoryServerUnreachable until
+        then)."""
+        if self._collection is None:
+            with self._lock:
+                if self._collection is None:
+                    self._open()
+        return self._collection
+
+    @property
+    def connected(self) -> bool:
+        """Whether the collection has been opened (a server down since the start: not yet)."""
+        return self._collection is not None
 
     # ---------------------------------------------------------------- embedding / batches
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -141,9 +190,17 @@ class ExampleMemory(StrategyRecords):
                      reading: str | None = None, author: str | None = None,
                      scope: str | None = None, edit: str | None = None) -> Example:
         """:func:`.records.new_example`: an Example (not stored yet) with the transcript
-        normalised and its keys found."""
+        normalised and its keys found; a lesson (a source of ``LESSONS``) made with a
+        ``provenance`` records the robot, its world and the names of that world it uses
+        (:mod:`.fleet`)."""
+        robot = world = None
+        needs: tuple[str, ...] = ()
+        if self.provenance is not None and source in LESSONS:
+            robot, world = self.provenance.robot, self.provenance.world
+            needs = self.provenance.needs(transcript, edit)
         return new_example(transcript, source, origin, problem, improvement, example_id,
-                           created, reading, author, scope, edit)
+                           created, reading, author, scope, edit, robot=robot, world=world,
+                           needs=needs)
 
     @_locked
     def write(self, examples: Sequence[Example], vectors: np.ndarray | None = None) -> None:

@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 import traceback
+from pathlib import Path
 
 import rclpy
 from llm_interaction_interfaces.msg import AsrResult, ConsoleEntry, Scene
@@ -36,6 +37,8 @@ from ...core.llm import NoLLM, make_client
 from ...core.llm.progress import ProgressReporter
 from ...core.llm.warmup import Warmup, route_progress
 from ...core.memory.connection import MemoryStoreError
+from ...core.memory.fleet import default_robot_id
+from ...core.settings.world_file import read_world_file
 from ...core.transcript.errors import EndOfInteraction
 from ...core.transcript.transcript import Entry
 from ...core.user.channel import EventQueue
@@ -170,6 +173,10 @@ class InteractionNode(Node):
         # and what the robot perceives when the interaction starts (session.py)
         knowledge_file = world_path(own.knowledge)
         channel = StateChannel(self.queue, self.interaction_state, self._flood_answered)
+        # each lesson records this robot and its world (a fleet on one memory.host, issue 61)
+        memory = config.settings.memory
+        memory.robot_id = memory.robot_id or default_robot_id(self.get_namespace())
+        world = str(read_world_file(knowledge_file).get("name") or Path(knowledge_file).stem)
         self.session = build_session(own.api, self.robot, channel, config.settings,
                                      llm=llm, speak=self.say, stop=self.stop_signal,
                                      api_options=own.robot.api_options(),
@@ -178,7 +185,8 @@ class InteractionNode(Node):
                                      input_listeners=[self._hold_for_speech,
                                                       self._scene_statement,
                                                       self._publish_input],
-                                     listeners=[self._publish_entry, self._scene_boundary])
+                                     listeners=[self._publish_entry, self._scene_boundary],
+                                     world=world)
         self.console, self.agent = self.session.console, self.session.agent
         # a stateful model (the embedded one) evaluates the start of its prompts when the node
         # starts, in the background: the robot listens at once (state `warming`), a request
@@ -217,7 +225,8 @@ class InteractionNode(Node):
             self.warmup.start()
         self._worker.start()
         self.get_logger().info(f"interaction_node ready: {self.session.llm.describe()}; "
-                               f"memory: {self.session.memory_note}"
+                               f"memory: {self.session.memory_note}; robot "
+                               f"{self.config.settings.memory.robot_id!r}"
                                + ("; warming up the model in the background"
                                   if self.warmup is not None else ""))
 
