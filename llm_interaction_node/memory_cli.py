@@ -168,6 +168,10 @@ def format_example(example) -> str:
         lines.append(f"improvement: {example.improvement}")
     if example.edit is not None:
         lines += habit_lines(example.edit)
+    if example.robot or example.world:      # a lesson of a fleet (core/memory/fleet.py)
+        lines.append(f"taught by:   {example.robot or '-'} in {example.world or '-'}")
+    if example.needs:
+        lines.append("needs:       " + ", ".join(example.needs))
     lines.append("utterances:  " + (" | ".join(example.utterances) or "-"))
     if tuple(example.keys) != tuple(example.utterances):
         lines.append("indexed by:  " + " | ".join(example.keys))

@@ -93,4 +93,5 @@ def memory_command(memory, command: str, argument: str, export_dir: Path | None 
 
 def _summary(example) -> dict:
     return {"id": example.id, "source": example.source, "origin": example.origin,
-            "utterances": list(example.utterances)}
+            "utterances": list(example.utterances), "robot": example.robot,
+            "world": example.world}
