@@ -3,10 +3,11 @@
 * ``llm.*``, ``agent.*``, ``memory.*``, ``learning.*``: the fields of
   :class:`~llm_interaction_node.settings.Settings`, the settings ``config/agent.yaml`` gives
   the terminal chat (the API key is no parameter: it comes from the environment);
-* ``api``, ``knowledge``, ``robot.*``, ``timeouts.*``, ``scene.*``, ``asr.*``: the fields of
-  :class:`NodeSettings`, the node's own;
-* ``actions.*``, ``topics.*``, ``services.*``: interface names (defaults in :mod:`.names`,
-  the skills' actions in :mod:`.skills`).
+* ``api``, ``knowledge``, ``robot.*``, ``timeouts.*``, ``scene.*``, ``asr.*``, ``instruct.*``:
+  the fields of :class:`NodeSettings`, the node's own;
+* ``actions.*``, ``topics.*``, ``services.*``, ``servers.*``: interface names (defaults in
+  :mod:`.names`, the skills' actions in :mod:`.skills`; ``servers.*``: the actions the node
+  serves).
 
 Defaults and descriptions come from those fields; ``config/interaction_node.yaml`` repeats
 them (a test keeps it equal). ROS parameters cannot be null: '' means "not set" where the
@@ -32,6 +33,7 @@ from ..core.settings.config import SettingInfo, describe, flatten, from_mapping,
 from ..paths import DEFAULT_WORLD
 from ..settings import Settings, settings_info
 from . import names
+from .instruction import InstructSettings
 from .robot.humanoid import RosHumanoidRobot, SkillTimeouts
 from .robot.scene_memory import SceneSettings
 from .skills import SKILL_ACTIONS
@@ -82,6 +84,7 @@ class NodeSettings:
     timeouts: SkillTimeouts = field(default_factory=SkillTimeouts)
     scene: SceneSettings = field(default_factory=SceneSettings)
     asr: SpeechInput = field(default_factory=SpeechInput)
+    instruct: InstructSettings = field(default_factory=InstructSettings)
 
     def __post_init__(self) -> None:
         if api_set(self.api) is not RosHumanoidRobot.API_SET:
@@ -112,6 +115,9 @@ INTERFACES: dict[str, tuple[str, str]] = {
     "services.reset": (names.RESET, "forget the current interaction (std_srvs/Trigger)"),
     "services.learn": (names.LEARN, "learn from the current interaction (Learn)"),
     "services.memory": (names.MEMORY, "inspect / edit the example memory (ManageMemory)"),
+    "services.answer": (names.ANSWER, "answer the question an Instruct goal asks (Answer)"),
+    "servers.instruct": (names.INSTRUCT, "the Instruct action this node serves: other nodes "
+                         "instruct the robot and get its outcome (Instruct)"),
 }
 
 _AGENT = [info for info in settings_info() if not info.secret]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Protocol
 
 from ..core.transcript.errors import EndOfInteraction
 from ..core.user.channel import EventQueue
@@ -83,14 +84,32 @@ class InteractionState:
             self._change(BUSY)
 
 
+class Requests(Protocol):
+    """Who sent what the worker takes (the Instruct server, :mod:`.instruct_server`): told when
+    the robot waits for the next request (the turn before ended), which request it took, and
+    each question it asks."""
+
+    def waiting(self) -> None: ...
+
+    def taken(self, origin: object) -> bool:
+        """The worker took the queued item of ``origin`` (None: a person's words); False:
+        not to be acted on (cancelled as it was taken)."""
+
+    def asking(self, question: str | None) -> None: ...
+
+    def asked(self) -> None: ...
+
+
 class StateChannel:
     """The console's user channel: the node's queue, idle while waiting for a request;
-    ``drained`` is called when the robot waits for a request and none is queued."""
+    ``drained`` is called when the robot waits for a request and none is queued;
+    ``requests`` (set once the node built it) is told what :class:`Requests` says."""
 
     def __init__(self, queue: EventQueue, state: InteractionState, drained: Callable[[], None]):
         self.queue = queue
         self.state = state
         self.drained = drained
+        self.requests: Requests | None = None
 
     def hold(self) -> None:
         """A reset: what is said from now on waits for the next interaction (the queue's
@@ -101,10 +120,26 @@ class StateChannel:
         self.queue.release()
 
     def next_utterance(self, purpose, prompt=None) -> str:
-        if purpose == "trigger":
+        requests = self.requests
+        if purpose == "ask":
+            if requests is not None:
+                requests.asking(prompt)
+            try:
+                return self._take(purpose, prompt)
+            finally:
+                if requests is not None:
+                    requests.asked()
+        while True:
             self.state.set(IDLE)
+            if requests is not None:
+                requests.waiting()
             if not self.queue.pending():
                 self.drained()
+            text = self._take(purpose, prompt)
+            if requests is None or requests.taken(self.queue.taken_origin):
+                return text
+
+    def _take(self, purpose, prompt) -> str:
         try:
             text = self.queue.next_utterance(purpose, prompt)
         except EndOfInteraction:

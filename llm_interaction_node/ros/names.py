@@ -32,6 +32,8 @@ STOP = "interaction/stop"                  # std_msgs/Empty topic and std_srvs/T
 RESET = "interaction/reset"                # std_srvs/Trigger
 LEARN = "interaction/learn"                # llm_interaction_interfaces/srv/Learn
 MEMORY = "interaction/memory"              # llm_interaction_interfaces/srv/ManageMemory
+INSTRUCT = "interaction/instruct"          # llm_interaction_interfaces/action/Instruct (served)
+ANSWER = "interaction/answer"              # llm_interaction_interfaces/srv/Answer
 
 # what the robot does, for RViz / Foxglove and the recorder
 MARKERS = "interaction/markers"            # visualization_msgs/MarkerArray of the scene memory

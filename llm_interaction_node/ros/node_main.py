@@ -14,7 +14,8 @@ A node may have, and :func:`run_node` then uses:
 * ``start()``: called once its executors spin (the interaction node waits for a scene);
 * ``close()``: called at the end while they still spin (end goals, stop workers);
 * ``extra_nodes``: further nodes of the process, each spun by an executor of its own (the
-  interaction node's services, so a long learn call never blocks the topics);
+  interaction node's services, so a long learn call never blocks the topics; a node with an
+  ``executor_threads`` attribute > 1 by a multi-threaded one: the Instruct server's);
 * ``failed``: true if the node's own work failed (exit code 1, like a failed callback).
 
 Expected errors while the node is built (a bad parameter, a missing model) end the process
@@ -80,8 +81,8 @@ def _run(make_node, name, args, expected, threads, keep_running, period, stop, b
             return 2
         built.set()
         for each in (node, *getattr(node, "extra_nodes", ())):
-            executor = (MultiThreadedExecutor(num_threads=threads) if threads > 1 and each is node
-                        else SingleThreadedExecutor())
+            n = threads if each is node else getattr(each, "executor_threads", 1)
+            executor = MultiThreadedExecutor(num_threads=n) if n > 1 else SingleThreadedExecutor()
             executor.add_node(each)
             executors.append(executor)
             spinner = threading.Thread(target=_spin, args=(executor, halt, errors),

@@ -46,6 +46,11 @@ class Prefill:
         ``nearest_lesson``: :class:`..memory.source.ExampleSource`); None for other sources."""
         return getattr(self._examples, "nearest_lesson", None)
 
+    def shown_lessons(self) -> list[str]:
+        """The ids of the lessons in the prompt of the request at hand (the nearest last:
+        the example source's ``shown_lessons``); none for other sources."""
+        return list(getattr(self._examples, "shown_lessons", ()))
+
     def prefill(self, examples: Sequence[str] | None = None, persist: bool = False,
                 call: Callable | None = None) -> Usage | None:
         """Let a stateful LLM (the embedded model) evaluate the stable part of the prompt now:

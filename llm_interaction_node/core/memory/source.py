@@ -13,6 +13,7 @@ from ..learning.choice import is_choice_lesson
 from ..learning.general import is_rule_lesson
 from ..learning.route import without_speeds
 from ..learning.scenes_check import SCENE
+from ..llm.usage import estimate_tokens
 from ..reading.record import reading_from_json
 from ..reading.structure import CONDITIONS
 from .adapt import adapted, adapted_to, names_a_choice, same_kind
@@ -166,6 +167,7 @@ class ExampleSource:
         self.names = names
         self.read = read
         self.nearest_lesson: str | None = None    # the last call's last example, if learned
+        self.shown_lessons: list[str] = []        # the last request's lessons shown (ids)
         self.retrieval = retrieval
         self.say = say
         self.retry = retry
@@ -189,11 +191,15 @@ class ExampleSource:
         texts = [_as_shown(e) for e in found]
         self.nearest_lesson = None
         if utterances:
-            texts, learned, fitted = self._for_request(found, texts, learned, utterances)
+            found, texts, learned, fitted = self._for_request(found, texts, learned, utterances)
             if any(learned) and beyond:
-                texts, learned = nearest_within(texts, learned, self.memory.config.tail_tokens)
+                shown, learned = nearest_within(range(len(texts)), learned,
+                                                self.memory.config.tail_tokens,
+                                                lambda i: estimate_tokens(texts[i]))
+                found, texts = [found[i] for i in shown], [texts[i] for i in shown]
             if fitted and learned and learned[-1]:
                 self.nearest_lesson = texts[-1]
+            self.shown_lessons = [e.id for e, mine in zip(found, learned, strict=True) if mine]
         elif any(learned) and self.names is not None:    # the head: as a request sees it
             try:
                 known = list(self.names())
@@ -203,19 +209,20 @@ class ExampleSource:
         return texts
 
     def _for_request(self, found, texts: list[str], learned: list[bool],
-                     utterances: Sequence[str]) -> tuple[list[str], list[bool], bool]:
-        """The lessons in the request's names (the nearest) and those shown to it
+                     utterances: Sequence[str]) -> tuple[list, list[str], list[bool], bool]:
+        """The examples shown to the request (``found`` in step with their texts): the
+        lessons in the request's names (the nearest) and those shown to it
         (``memory.rules_to_their_kind``); False last where the scene's names are unknown
         (the lessons as stored, none to follow)."""
         config = self.memory.config
         if self.names is None or not any(learned):
-            return texts, learned, False
+            return found, texts, learned, False
         try:
             known = list(self.names())
         except Exception as exc:  # noqa: BLE001 - no scene: the lessons as stored
             log.warning("the lessons are shown as stored: the scene's names are unknown (%s)",
                         exc)
-            return texts, learned, False
+            return found, texts, learned, False
         asked = self._request_reading(utterances)
         if asked is not None and getattr(config, "adapt_names", False):
             found, texts, learned = _nearest_in_meaning_last(found, texts, learned, asked, known)
@@ -223,10 +230,11 @@ class ExampleSource:
             texts[-1] = self._adapted(found[-1], texts[-1], utterances, known, asked)
         found, texts, learned = _in_this_world(found, texts, learned, known)
         if getattr(config, "rules_to_their_kind", False):
-            kept = [(t, mine) for t, ex, mine in zip(texts, found, learned, strict=True)
+            kept = [(ex, t, mine) for t, ex, mine in zip(texts, found, learned, strict=True)
                     if not mine or self._shown(ex, t, utterances, known, asked)]
-            texts, learned = [t for t, _ in kept], [mine for _, mine in kept]
-        return texts, learned, True
+            found, texts, learned = ([k[0] for k in kept], [k[1] for k in kept],
+                                     [k[2] for k in kept])
+        return found, texts, learned, True
 
     def _beyond_head(self) -> bool:
         """The store holds more lessons than the head shows (``ExampleMemory.beyond_head``):

@@ -32,12 +32,21 @@ class EventQueue:
     keeps every utterance queued until ``release()`` (the reset took effect): the wait of
     the interaction being reset must not take the first request of the next one (issue 60:
     a request sent 1-2 ms after the reset's answer was taken by it and dropped with it).
+
+    An utterance may carry an ``origin`` (who sent it: None for a person's words, e.g. an
+    action goal of the ROS node's Instruct server): such an item is a request only, never the
+    answer to an ``ask()``, and :attr:`taken_origin` says whose item the consumer took last;
+    :meth:`remove` takes a request back that nobody took yet. :meth:`answer` hands the
+    ``ask()`` waiting now its answer, before anything queued (:meth:`drop_answer` drops an
+    answer no ``ask()`` took).
     """
 
     def __init__(self, utterances: Iterable[str] = (), close: bool = False,
                  poll_s: float = 0.05, stop=None):
         self._stop = stop
-        self._items: deque[str] = deque()
+        self._items: deque[tuple[str, object]] = deque()     # (text, origin)
+        self._answer: str | None = None
+        self.taken_origin: object = None         # the origin of the item taken last
         self._ready = threading.Condition()
         self._held = False
         self._closed = threading.Event()
@@ -47,10 +56,29 @@ class EventQueue:
         if close:
             self.close()
 
-    def put(self, text: str) -> None:
+    def put(self, text: str, origin: object = None) -> None:
         with self._ready:
-            self._items.append(text)
+            self._items.append((text, origin))
             self._ready.notify_all()
+
+    def answer(self, text: str) -> None:
+        """The answer to the question being asked: the waiting ``ask()`` takes it first."""
+        with self._ready:
+            self._answer = text
+            self._ready.notify_all()
+
+    def drop_answer(self) -> None:
+        with self._ready:
+            self._answer = None
+
+    def remove(self, origin: object) -> bool:
+        """Take back the queued request of ``origin``; False if it was taken already."""
+        with self._ready:
+            for item in self._items:
+                if item[1] is origin:
+                    self._items.remove(item)
+                    return True
+            return False
 
     def close(self) -> None:
         self._closed.set()
@@ -84,14 +112,28 @@ class EventQueue:
         # Wait in short slices so that a stop request is noticed promptly.
         with self._ready:
             while True:
-                if self._items and not self._held:
-                    return self._items.popleft()
+                if purpose == "ask" and self._answer is not None:
+                    text, self._answer, self.taken_origin = self._answer, None, None
+                    return text
+                item = self._next_item(purpose)
+                if item is not None:
+                    self._items.remove(item)
+                    text, self.taken_origin = item
+                    return text
                 if self._stop is not None and self._stop.is_set() and (
                         purpose == "ask" or self._stop.interrupts_idle):
                     raise InteractionAborted(self._stop.reason or "stop requested")
-                if self._closed.is_set() and (self._held or not self._items):
+                if self._closed.is_set():
                     raise EndOfInteraction("no more user input")
                 self._ready.wait(self._poll_s)
+
+    def _next_item(self, purpose: Purpose) -> tuple[str, object] | None:
+        """With the lock held: the item ``purpose`` takes now (an ``ask()`` takes no
+        request that came with an origin), or None."""
+        if self._held:
+            return None
+        return next((item for item in self._items
+                     if purpose != "ask" or item[1] is None), None)
 
 
 class CallbackUser:

@@ -48,6 +48,7 @@ from ...paths import world_path
 from ...replay import household_start_from_scene
 from ...session import build_session
 from .. import interaction_parameters as parameters
+from ..instruct_server import InstructServer
 from ..interaction_state import IDLE, InteractionState, StateChannel
 from ..markers import SceneMarkerPublisher
 from ..memory_service import MemoryService, error_text, export_directory
@@ -173,6 +174,13 @@ class InteractionNode(Node):
         # and what the robot perceives when the interaction starts (session.py)
         knowledge_file = world_path(own.knowledge)
         channel = StateChannel(self.queue, self.interaction_state, self._flood_answered)
+        # other nodes instruct the robot through an action (its own node and executor):
+        # its goals go into the same queue as speech (ros/instruct_server.py)
+        self.instruct = InstructServer(
+            self, self.queue, self.interaction_state, self.stop_signal, self.request_stop,
+            lambda text: clean_utterance(text, own.asr.max_chars), own.instruct,
+            ifaces["servers.instruct"], ifaces["services.answer"])
+        channel.requests = self.instruct
         # each lesson records this robot and its world (a fleet on one memory.host, issue 61)
         memory = config.settings.memory
         memory.robot_id = memory.robot_id or default_robot_id(self.get_namespace())
@@ -183,11 +191,14 @@ class InteractionNode(Node):
                                      replay_start=lambda: household_start_from_scene(
                                          knowledge_file, self.scene_memory.objects()),
                                      input_listeners=[self._hold_for_speech,
+                                                      self.instruct.before_statement,
                                                       self._scene_statement,
                                                       self._publish_input],
-                                     listeners=[self._publish_entry, self._scene_boundary],
+                                     listeners=[self._publish_entry, self._scene_boundary,
+                                                self.instruct.entry],
                                      world=world)
         self.console, self.agent = self.session.console, self.session.agent
+        self.instruct.bind(self.agent, self.session.learner)
         # a stateful model (the embedded one) evaluates the start of its prompts when the node
         # starts, in the background: the robot listens at once (state `warming`), a request
         # waits for it (core/llm/warmup.py); progress lines with the percentage in the log and on
@@ -259,14 +270,16 @@ class InteractionNode(Node):
 
     @property
     def extra_nodes(self) -> tuple[Node, ...]:
-        """Spun by an executor of their own (run_node): a learn call never blocks the topics."""
-        return (self.services_node,)
+        """Spun by an executor of their own (run_node): a learn call never blocks the topics,
+        an Instruct goal's execution never blocks them either."""
+        return (self.services_node, self.instruct.node)
 
     def close(self) -> None:
         """Stop the agent's worker (run_node calls it before ROS shuts down)."""
         self.queue.close()
         self.stop_signal.request("shutdown", idle=True)
         self._worker.join(timeout=5)
+        self.instruct.close()                    # goals not ended end as failed
         self.console.close()                     # the sandbox worker process
         logging.getLogger("llm_interaction_node").removeHandler(self._log_bridge)
 
@@ -300,6 +313,7 @@ class InteractionNode(Node):
                 self.get_logger().error(f"publishing on {publisher.topic_name} failed: {exc}")
 
     def say(self, text: str) -> None:
+        self.instruct.said(str(text))
         self._send(self.tts, String(data=str(text)))
 
     def _publish(self, kind: str, text: str) -> None:
