@@ -403,6 +403,29 @@ def test_the_form_decides_between_a_habit_and_a_named_kind_s_path(tmp_path):
     assert not named_path_takes(centre, also)      # a drive added: no thing comes along
 
 
+def test_a_habit_is_bound_to_what_the_robot_moved_not_to_what_the_also_reading_adds(tmp_path):
+    """Measured (held-out habits, 8d6edaf): the cheers habit, read by the clause reader as
+    ``also: coffee cup with mango juice`` too, was bound to the cup the named path would have
+    added to the attempt, and the milk got "Cheers to the mango juice"."""
+    import json as _json
+    request, lesson = "could you get me the mango juice", \
+        "every time you hand me something, say cheers to it"
+    reader = ReadingScript({request: "do: mango juice -> me",
+                            lesson: "also: coffee cup with mango juice"},
+                           edits={lesson: form_text("after you hand it over", "anything",
+                                                    "anywhere",
+                                                    'say("Cheers to the mango juice.")')})
+    spoken, robot, session = _session(tmp_path, [request, lesson], [
+        BRING.format("mango-juice_0"), "wait_for_trigger()", "learn_from_interaction()",
+        "wait_for_trigger()"], reader)
+    assert str(session.learner.last_outcome.status) == "stored_habit"
+    [habit] = session.memory.list("habit")
+    edit = _json.loads(habit.edit)
+    assert edit["taught"] == "mango-juice_0" and edit["statements"] == [
+        "say('Cheers to the {said}.')"], edit
+    assert _handed(robot) == ["mango-juice_0"]                       # no cup brought
+
+
 def test_a_set_edit_writes_only_an_argument_the_skill_takes():
     hand = parse("set hand to left on grasp of the mango juice", VOCABULARY)
     assert apply([hand], BRING.format("mango-juice_0"), Facts()).source == \

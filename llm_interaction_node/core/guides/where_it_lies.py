@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 GRASP = "grasp"
 MOVE = "move_to"
 PLACE = "place_object"
+HANDOVER, HANDOVER_PLACE = "handover_object_to_human", "handover_to_human"
 LOCATIONS = "list_object_locations"
 COORDINATES = "get_location_coordinates"
 LOCATION_NAMES = "list_locations"
@@ -110,13 +111,21 @@ def drive_before(state: GuideState, source: str) -> str | None:
     """The drive to run before ``source``, a ``grasp`` of a thing that lies in front of a
     place the robot's last drive did not reach, or a ``place_object`` on a surface it did not
     reach: ``move_to(get_location_coordinates(<that place>))`` (where no drive reached a place,
-    e.g. at the start, the robot drives); None for any other statement, or where it is not
-    known where the thing lies."""
+    e.g. at the start, the robot drives); a hand-over where the robot does not stand at the
+    handover place (measured, held-out habits: after a ``say`` a habit added after the grasp,
+    the model wrote the hand-over next, it failed "not at the handover place" and the robot
+    gave up); None for any other statement, or where it is not known where the thing lies."""
     api = state.console.api
     if not state.config.go_where_it_lies or any(
             name not in api for name in (GRASP, MOVE, LOCATIONS, COORDINATES, LOCATION_NAMES)):
         return None
     call = bare_call(source)
+    if call is not None and call.func.id == HANDOVER and HANDOVER in api:
+        place = HANDOVER_PLACE
+        if place == robot_at(api) or not _known_location(api, place):
+            return None
+        log.info("%s needs the robot at the handover place: it drives there first", source)
+        return f"{MOVE}({COORDINATES}({place!r}))"
     if call is None or call.func.id not in WHERE_ACTS:
         return None
     lying: dict[str, str | None] | None = {}

@@ -201,6 +201,13 @@ def learn_habit(learner: ModeLearner, transcript: Transcript, said: str, read_ed
     parts = final_parts(transcript, learner.read, learner.write_move, learner.ends())
     if parts is None:
         return None
+    if parts.added:
+        # what the named ``also`` path would add is no part of what the robot did (measured,
+        # held-out habits: "every time you bring me something to drink, say cheers" was read
+        # ``also: coffee cup with mango juice`` too, and the cheers habit was bound to the cup)
+        added = {" ".join(s.split()) for s in parts.added}
+        parts = replace(parts, attempt=[e for e in parts.attempt
+                                        if " ".join(e.source.split()) not in added], added=())
     edit = read_edit(said, did_in_words(parts.attempt)) if read_edit is not None else None
     if named_path_takes(edit, reading):
         return None
