@@ -446,6 +446,20 @@ def test_a_replaced_hand_over_of_a_one_call_bring_is_a_bring_to_the_new_place():
         "place_object('mango-juice_0', 'on_kitchen-counter_0')"]
 
 
+def test_a_kind_of_thing_is_no_word_of_a_place_in_the_scene():
+    """Measured (held-out habits, 8d6edaf): "whenever you have put something on the sideboard,
+    move to the room center" was read for "every sideboard"; no thing is one, and the habit
+    was refused as about a call the robot never made."""
+    from llm_interaction_node.core.reading.edit_reading import kind_grammar, kind_words
+    said = "whenever you put a drink on the kitchen counter, tell me"
+    assert "counter" in kind_words(said) and "drink" in kind_words(said)
+    assert "counter" not in kind_words(said, VOCABULARY) and "kitchen" not in \
+        kind_words(said, VOCABULARY) and "drink" in kind_words(said, VOCABULARY)
+    assert '"counter"' not in kind_grammar(said, VOCABULARY) and '"drink"' in \
+        kind_grammar(said, VOCABULARY)
+    assert '"counter"' not in grammar(VOCABULARY, said)
+
+
 def test_a_habit_read_for_anything_is_asked_whether_the_user_spoke_of_a_kind():
     from llm_interaction_node.core.reading.edit_reading import EditReader
     asked = []

@@ -122,12 +122,19 @@ def _q(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def kind_words(said: str) -> list[str]:
+def kind_words(said: str, vocabulary: ReadingVocabulary | None = None) -> list[str]:
     """The words a kind may be named by: each word the user said (3 letters or more), and
-    without a plural's s ("drinks" -> "drink")."""
+    without a plural's s ("drinks" -> "drink"); not a word of a place of the scene
+    (``vocabulary``; measured, held-out habits: "whenever you have put something on the
+    sideboard, ..." was read for "every sideboard", and no thing was one)."""
     words = [w for w in re.findall(r"[a-z]+", said.lower()) if len(w) >= 3]
-    return list(dict.fromkeys(words + [w[:-1] for w in words if w.endswith("s")
-                                       and not w.endswith("ss")]))
+    words = list(dict.fromkeys(words + [w[:-1] for w in words if w.endswith("s")
+                                        and not w.endswith("ss")]))
+    if vocabulary is None:
+        return words
+    places = {w for name in [*vocabulary.places, *vocabulary.locations]
+              for w in re.findall(r"[a-z]+", name.lower())}
+    return [w for w in words if w not in places]
 
 
 def grammar(vocabulary: ReadingVocabulary, said: str = "") -> str:
@@ -140,12 +147,13 @@ def grammar(vocabulary: ReadingVocabulary, said: str = "") -> str:
     destinations = surfaces + (["handover_to_human"] if vocabulary.me else [])
     place_words = list(vocabulary.places) + [f for f in vocabulary.locations
                                              if f not in vocabulary.places]
+    kinds = kind_words(said, vocabulary)
     rules = {
         "root": f'" " ({_q(NOTHING)} | when "\\nthings: " things "\\nwhere: " where '
                 '"\\ndo: " do)',
         "when": _alternatives(WHEN),
         "things": '"anything" | "whatever you carry" | "every " kind | "the " name',
-        "kind": _alternatives(kind_words(said)) if kind_words(said) else '[a-z]{3,20}',
+        "kind": _alternatives(kinds) if kinds else '[a-z]{3,20}',
         "name": _alternatives(vocabulary.things),
         "where": '"anywhere" | "the " placeword',
         "placeword": _alternatives(place_words),
@@ -296,9 +304,9 @@ def kind_prompt(said: str, path: str | None = None) -> str:
         + f"said: {said}\n{KIND_END}"
 
 
-def kind_grammar(said: str) -> str:
+def kind_grammar(said: str, vocabulary: ReadingVocabulary | None = None) -> str:
     """Anything, or one of the words the user said (:func:`kind_words`)."""
-    return f'root ::= " " ({_alternatives([ANYTHING, *kind_words(said)])})'
+    return f'root ::= " " ({_alternatives([ANYTHING, *kind_words(said, vocabulary)])})'
 
 
 @dataclass
@@ -330,7 +338,7 @@ class EditReader:
         self.last_failure = None if edit is not None else \
             "the model read no change of the program"
         if edit is not None and edit.when.thing == ANY and edit.when.skill in THING_FIRST:
-            kind = self.ask(kind_prompt(said), kind_grammar(said)).strip()
+            kind = self.ask(kind_prompt(said), kind_grammar(said, vocabulary)).strip()
             log.info("asked whether %r speaks of a kind of thing: %s", said[:80], kind)
             if kind and kind != ANYTHING:
                 edit = replace(edit, when=replace(edit.when, thing=KIND + kind))
