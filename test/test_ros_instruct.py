@@ -5,6 +5,8 @@ ChromaDB memory); this test is the other node that instructs the robot through
 :class:`~llm_interaction_node.ros.instructor.Instructor`, and the person on
 ``speech/asr_text`` where the test says so. Only the LLM is a stand-in (scripted statements).
 """
+import subprocess
+import sys
 import time
 
 import pytest
@@ -17,6 +19,7 @@ from llm_interaction_node.core.console.session import NEW_TASK_MARKER
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.instruct_server import CANCEL_REASON
 from llm_interaction_node.ros.instruction import CANCELLED_QUEUED, EMPTY
+from ros_support import ROOT
 from test_learning_e2e import CORRECTION, IMPROVED, IMPROVEMENT, PROBLEM, REQUEST, TWO_TRIPS
 from test_ros_e2e import call, running_robot
 
@@ -119,6 +122,25 @@ def test_a_goal_brings_the_juice_with_feedback_per_statement_and_learns(graph):
     assert later.outcome == "done"
     assert later.lessons_used and later.lessons_used[-1] == learned.lesson_stored
     assert procs["node"].alive()
+
+
+def test_the_five_lines_of_the_readme_drive_the_robot(graph):
+    """README's ROS section: the Instructor script, run as it is written, in a process."""
+    user, llm, _procs, _robot = graph
+    fresh_start(user)
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Instructing the robot from another node"):]
+    start = section.index("```python\n") + len("```python\n")
+    script = section[start:section.index("\n```", start)]
+    assert len(script.splitlines()) == 5, script
+    llm.texts = list(JUICE)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.strip().splitlines()
+    assert lines[-1] == "done", run.stdout
+    assert any("grasp('mango-juice_0')" in line for line in lines[:-1]), run.stdout
+    assert user.world()["objects"]["mango-juice_0"]["held_by"] == "human"
 
 
 def test_cancel_mid_skill_stops_the_skill_and_nothing_runs_after_it(graph):

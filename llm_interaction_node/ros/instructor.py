@@ -8,7 +8,7 @@ does something else::
     from llm_interaction_node.ros.instructor import Instructor
     robot = Instructor()                      # waits for the interaction node's action server
     robot.instruct("bring me the juice")
-    while not robot.is_done():
+    while not robot.is_done(0.1):             # polls ten times a second
         print(robot.feedback())               # state, statement, output, question
     print(robot.result().outcome)             # done | failed | stopped | refused
 
@@ -87,10 +87,12 @@ class Instructor:
             self._result_future = goal.get_result_async()
         return True
 
-    def is_done(self) -> bool:
-        """The last goal ended (or none was sent)."""
+    def is_done(self, wait_s: float = 0.0) -> bool:
+        """The last goal ended (or none was sent); ``wait_s``: wait up to that long for it to
+        end (``while not robot.is_done(0.1):`` polls ten times a second, as BasicNavigator's
+        ``isTaskComplete`` does)."""
         future = self._result_future
-        return future is None or future.done()
+        return future is None or _wait(future.done, wait_s)
 
     def feedback(self):
         """The latest feedback of the last goal (``Instruct.Feedback``), or None."""
