@@ -369,8 +369,8 @@ def test_a_habit_follows_the_reading_not_the_words(tmp_path):
 def test_the_form_decides_between_a_habit_and_a_named_kind_s_path(tmp_path):
     """ "Every time you bring me something to drink, say cheers", read by the clause reader as
     ``also: coffee cup with mango juice`` (measured on the held-out habits) and by the form as
-    a word at the end of the request: a habit, and nothing is brought along. Where the form
-    reads what comes along too (a move after the hand-over), the named path takes it."""
+    a word at the end of the request: a habit, and nothing is brought along. What comes along,
+    a hand and asking first are rows of the edit shape: no named path takes them."""
     from llm_interaction_node.core.learning.habit import named_path_takes
     from llm_interaction_node.core.reading import parse as parse_reading
     request, lesson = "could you get me the mango juice", \
@@ -394,7 +394,7 @@ def test_the_form_decides_between_a_habit_and_a_named_kind_s_path(tmp_path):
                                   'say("Cheers!")'), VOCABULARY)
     left = parse_form(form_text("before you take it", "the mango juice", "anywhere",
                                 "use your left hand"), VOCABULARY)
-    assert named_path_takes(brings, also) and not named_path_takes(cheers, also)
+    assert not named_path_takes(brings, also) and not named_path_takes(cheers, also)  # data
     assert not named_path_takes(left, hand) and not named_path_takes(None, hand)  # data
     assert not named_path_takes(left, also)
     centre = parse_form(form_text("after you put it down", "anything", "anywhere",

@@ -88,10 +88,17 @@ READINGS = {REQUEST: "do: mango juice -> me",
             LESSON: "also: coffee cup with mango juice\nlearn"}
 
 
-def session(utterances, memory, statements, mode=None):
+# the lesson read as a plain request to learn (or to bring the cup): no row of the edit shape
+# takes it, L_improve does
+UNREAD_ALSO = {**READINGS, LESSON: "learn"}
+CUP_TOO = {**READINGS, LESSON: "do: coffee cup -> me\nlearn"}
+
+
+def session(utterances, memory, statements, mode=None, readings=None):
     """A household console with its learner (mode None: the settings' default); the model
-    reads the utterances as :data:`READINGS` says."""
-    return learning_session(utterances, memory, statements, mode, readings=READINGS)[:3]
+    reads the utterances as ``readings`` (default :data:`READINGS`) says."""
+    return learning_session(utterances, memory, statements, mode,
+                            readings=readings or READINGS)[:3]
 
 
 def objects_of(console) -> str:
@@ -104,13 +111,16 @@ def test_auto_is_the_default_and_every_mode_is_one_entry_of_the_table():
 
 
 def test_the_issues_rewrite_is_re_asked_and_the_request_done_with_the_cup_is_stored(memory):
-    console, learner, spoken = session([REQUEST, LESSON], memory, JUICE_ONLY)
+    console, learner, spoken = session([REQUEST, LESSON], memory, JUICE_ONLY,
+                                       readings=CUP_TOO)
     assert learner.mode == "auto"
     objects_line = objects_of(console)
     bad = juice_then_correction(objects_line)
     # every statement of the bad shape works: the replay check alone would pass it
     assert learner.check(imp.stored_example(Transcript.parse(bad))).mismatch is None
     learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, bad, juice_and_cup(objects_line)])
+    # the robot brought the cup after the correction (the rewrite is replayed against it)
+    console.execute("bring_object_to('coffee-cup_0', 'handover_to_human')")
     entry = console.execute("learn_from_interaction()").entry
     outcome = learner.last_outcome
     assert outcome.status == LearnStatus.LEARNED, entry.output
@@ -134,7 +144,8 @@ def test_the_issues_rewrite_is_re_asked_and_the_request_done_with_the_cup_is_sto
 
 
 def test_in_mode_improve_the_bad_shape_twice_is_refused(memory):
-    console, learner, spoken = session([REQUEST, LESSON], memory, JUICE_ONLY, mode="improve")
+    console, learner, spoken = session([REQUEST, LESSON], memory, JUICE_ONLY, mode="improve",
+                                       readings=UNREAD_ALSO)
     bad = juice_then_correction(objects_of(console))
     learner.llm = llm = ScriptedLLM([PROBLEM, BETTER, bad, bad])
     entry = console.execute("learn_from_interaction()").entry
@@ -144,24 +155,24 @@ def test_in_mode_improve_the_bad_shape_twice_is_refused(memory):
     assert spoken[-1].startswith("Sorry, I did not learn this")
 
 
-def test_in_mode_auto_the_juice_only_turn_is_kept_only_with_the_cup_brought_first(memory):
-    """The fallback would store the juice-only first turn the lesson asks to change; with the
-    lesson read as ``also: coffee cup with mango juice`` the robot brings the cup first and
-    the stored lesson brings it (issue 44 item 4); without that reading nothing is stored."""
+def test_in_mode_auto_what_comes_along_is_a_habit_and_unread_the_juice_only_turn_is_not_kept(
+        memory):
+    """Read as ``also: coffee cup with mango juice``, the lesson is a habit (the edit shape's
+    row: the cup after the juice's hand-over), the robot brings the cup now; unread, L_improve's
+    bad shape twice and the juice-only first turn the lesson asks to change: nothing stored."""
     console, learner, spoken = session([REQUEST, LESSON], memory, JUICE_ONLY)
     bad = juice_then_correction(objects_of(console))
     learner.llm = ScriptedLLM([PROBLEM, BETTER, bad, bad])
     entry = console.execute("learn_from_interaction()").entry
-    assert learner.last_outcome.status == LearnStatus.STORED_FINAL, entry.output
-    assert "with what the user asked to come along: bring_object_to('coffee-cup_0'" \
-        in entry.output
-    assert "I will do it that way now, and remember it." in spoken
+    assert learner.last_outcome.status == LearnStatus.STORED_HABIT, entry.output
+    assert "bring_object_to('coffee-cup_0', 'handover_to_human')" in entry.output
+    assert learner.llm.calls == []                        # L_improve never asked
     console, learner, spoken = session([REQUEST, LESSON], memory, JUICE_ONLY)
-    learner.read = lambda utterance: None              # the lesson unread: no plan edit
+    learner.read = lambda utterance: None              # the lesson unread: no edit
     learner.llm = ScriptedLLM([PROBLEM, BETTER, bad, bad])
     entry = console.execute("learn_from_interaction()").entry
     assert learner.last_outcome.status == LearnStatus.WRONG_SHAPE, entry.output
-    assert "not stored instead" in entry.output and memory.count() == 1
+    assert "not stored instead" in entry.output and memory.count(("learned", "final")) == 0
     assert spoken[-1].startswith("Sorry, I did not learn this")
 
 

@@ -85,8 +85,7 @@ def _keeps_the_rejected_turn(result: ImproveResult, transcript: Transcript,
     bring the sponge along was refused here as the first turn unchanged)."""
     if result.status == ImproveStatus.NO_PROBLEM:
         return False
-    example = final_example(transcript, read=learner.read, write_move=learner.write_move,
-                            ends=learner.ends())
+    example = final_example(transcript, read=learner.read)
     return example is not None and repeats_first_turn(example, transcript)
 
 

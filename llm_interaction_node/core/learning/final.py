@@ -26,12 +26,10 @@ moves from the start stacks the blocks in another order), then every statement t
 
 Where the user's closing reply asks to drive a route faster or slower ("the route from the table
 to the bench is save, you can go faster"), the accepted attempt's move on that route carries the
-speed (:func:`.route.with_route_speed`); where it asks to bring one thing along with another
-("whenever you bring me the milk, also bring me the juice"), each move of the one is followed by
-the same move of the other (:func:`.companion.with_companions`; the learner has the robot do
-those first, :meth:`.learner.Learner.learn`). Asking first ("always ask me before you take the
-juice") is no part of this lesson: it is a habit, an edit applied before the grasp
-(:mod:`.habit`).
+speed (:func:`.route.with_route_speed`). Bringing one thing along with another ("whenever you
+bring me the milk, also bring me the juice") and asking first ("always ask me before you take
+the juice") are no part of this lesson: each is a habit, an edit applied before or after a
+call (:mod:`.habit`).
 
 A wrong choice is no part of the lesson: where the user answered an attempt that moved one
 object with "the block you picked was ..." (:func:`rejected_choices`) and the accepted attempt
@@ -103,14 +101,11 @@ def store_final(learner: ModeLearner, transcript: Transcript,
     and ends like the live world; else, where the end can be compared, the first fuller form
     that does (the net moves, then every statement that worked) with the earlier statements
     its end does not need dropped; else refused. ``said``: what the user hears when stored."""
-    parts = final_parts(transcript, learner.read, learner.write_move, learner.ends())
+    parts = final_parts(transcript, learner.read)
     outcome = _store_final(learner, parts, said)
     if outcome.stored and parts is not None and parts.sped:
         outcome.message = (f"{outcome.message.rstrip('.')}, with the speed the user asked for "
                            f"on their route: {'; '.join(parts.sped)}.")
-    if outcome.stored and parts is not None and parts.added:
-        outcome.message = (f"{outcome.message.rstrip('.')}, with what the user asked to come "
-                           f"along: {'; '.join(parts.added)}.")
     if outcome.stored and parts is not None and parts.at_once:
         outcome.message = (f"{outcome.message.rstrip('.')}, with {' and '.join(parts.at_once)} "
                            f"carried at once, one in each hand, as the user asked.")

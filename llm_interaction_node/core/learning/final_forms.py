@@ -11,7 +11,6 @@ from ..reading.structure import Reading
 from ..transcript.statements import bare_call
 from ..transcript.transcript import Entry, Transcript, output_value
 from .at_once import carried_at_once, carried_things, says_both_hands
-from .companion import oriented, with_companions
 from .route import undriven_route, with_route_speed
 from .transcripts import (
     cut_interaction,
@@ -121,7 +120,6 @@ class FinalParts:
     rejected: frozenset[str] = frozenset()
     piled: frozenset[str] = frozenset()
     sped: tuple[str, ...] = ()          # the moves given the speed the user asked for
-    added: tuple[str, ...] = ()         # the moves of what the user asked to come along
     told: bool = False                  # a reply named a thing to move outright
     at_once: tuple[str, ...] = ()       # the things carried together, one in each hand
     # the route the user asked a speed for where no drive of the attempt went: nothing to store
@@ -138,7 +136,7 @@ class FinalParts:
         attempt = last_moves(self.attempt)
         keys = {k for k in (move_key(e.source) for e in attempt) if k is not None}
         return FinalParts(self.opening, last_moves(self.earlier, keys), attempt, self.look,
-                          self.rejected, self.piled, self.sped, self.added, self.told,
+                          self.rejected, self.piled, self.sped, self.told,
                           self.at_once, self.undriven)
 
     def example(self, earlier: list[Entry], outputs: bool = False) -> Transcript:
@@ -150,14 +148,11 @@ class FinalParts:
         return Transcript(self.opening + body + [Entry("wait_for_trigger()")])
 
 
-def final_parts(transcript: Transcript, read: Read = no_reading,
-                write_move: Callable[[str, str], str] | None = None,
-                ends: dict[str, str] | None = None) -> FinalParts | None:
+def final_parts(transcript: Transcript, read: Read = no_reading) -> FinalParts | None:
     """The :class:`FinalParts` of an interaction (the live transcript, so that errors are
     known); None if it holds no request or the last attempt did nothing. ``read``: the
-    readings of the user's utterances (a speed on a route, a rejected choice, what comes
-    along); ``write_move`` and ``ends``: the API's move call and where each object ended (for
-    what comes along with a thing moved by steps, :func:`.companion.with_companions`)."""
+    readings of the user's utterances (a speed on a route, a rejected choice, two things at
+    once). What comes along with a thing is a habit (learning/habit.py)."""
     cut = cut_interaction(transcript)
     if cut is None:
         return None
@@ -187,8 +182,7 @@ def final_parts(transcript: Transcript, read: Read = no_reading,
     undriven = undriven_route(closing, attempt)
     changed = tuple(e.source for e, was in zip(sped, attempt, strict=True)
                     if e.source != was.source)
-    closing = oriented(closing, ends or ())
-    attempt, added = with_companions(closing, sped, write_move, ends)
+    attempt = sped
     at_once: tuple[str, ...] = ()
     if says_both_hands(closing):
         # "next time, both at once": the two trips carried together (learning/at_once.py)
@@ -201,7 +195,7 @@ def final_parts(transcript: Transcript, read: Read = no_reading,
     earlier = [e for e in earlier if moved_object(e.source, values) not in rejected]
     only_learn = closing is not None and closing.only_learn
     return FinalParts(opening(cut.request, said, only_learn), earlier[len(look):],
-                      attempt, look, rejected, repeated_moves(attempt), changed, added,
+                      attempt, look, rejected, repeated_moves(attempt), changed,
                       _names_a_thing(body[:accepted], read), at_once, undriven)
 
 
@@ -307,12 +301,11 @@ def rejected_choices(body: list[Entry], accepted: int, read: Read = no_reading) 
 
 
 def final_example(transcript: Transcript, outputs: bool = False,
-                  read: Read = no_reading, write_move: Callable[[str, str], str] | None = None,
-                  ends: dict[str, str] | None = None) -> Transcript | None:
+                  read: Read = no_reading) -> Transcript | None:
     """The ``final`` lesson of an interaction: the accepted attempt with the earlier
     bindings it reads; None as :func:`final_parts`. The statements' outputs are left for the
     replay to fill, unless ``outputs`` (no world to replay in: the live outputs are kept)."""
-    parts = final_parts(transcript, read, write_move, ends)
+    parts = final_parts(transcript, read)
     return parts.example(parts.bindings, outputs) if parts is not None else None
 
 

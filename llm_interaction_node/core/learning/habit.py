@@ -27,10 +27,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..reading.attempt import oriented
 from ..reading.edit import (
     ANY,
+    HANDOVER_LOCATION,
     REQUEST,
-    THING_FIRST,
     Call,
     Condition,
     Edit,
@@ -89,22 +90,19 @@ def wants_habit(reading) -> bool:
 
 def named_path_takes(edit: Edit | None, reading) -> bool:
     """Where a named kind's measured path is the lesson: the clause reading says the kind and
-    the form says the same (or the form reads nothing): what comes along (``also``, a thing
-    moved after the move), a speed on a route, where a thing goes (a move read as a placing
-    instead of the hand-over: wherever the request takes it, learning/taught_place.py). A hand
-    is the edit's (``set hand``; measured, issue 59 held-out: "always grab the sponge with your
-    left hand" went the named way and was not stored)."""
+    the form says the same (or the form reads nothing): a speed on a route for anything
+    (learning/route.py), where a thing goes (a move read as a placing instead of the hand-over:
+    wherever the request takes it, learning/taught_place.py). A hand, asking first and what
+    comes along are the edit's (rows of :data:`FROM_READING`; measured, issue 59 held-out:
+    "always grab the sponge with your left hand" went the named way and was not stored;
+    "whenever you have put something on the sideboard, move to the room center" was read
+    ``also`` too, and the named path brought a cup along)."""
     kinds = set(reading.kinds) if reading is not None else set()
     if edit is None:
-        return bool(kinds & {"also", "faster", "slower"})
+        return bool(kinds & {"faster", "slower"})
     if edit.op == "set":
         return edit.argument == "speed_factor" and bool(kinds & {"faster", "slower"}) \
             and edit.when.thing == ANY
-    if edit.op == "after" and "also" in kinds:
-        # measured (held-out): "whenever you have put something on the sideboard, move to
-        # the room center" was read ``also`` too, and the named path brought a cup along
-        call = Call.of(edit.statements[0])
-        return call is not None and call.skill in THING_FIRST
     return edit.op == "instead" and reading is not None and bool(reading.moves)
 
 
@@ -123,11 +121,41 @@ FROM_READING: dict[str, Callable[[str, object], Edit | None]] = {
 }
 
 
+def companions(reading) -> list[tuple[str, str]]:
+    """``(what comes along, what it comes with)`` of each ``also`` clause that names both."""
+    return [(thing, with_) for clause in (reading.of_kind("also") if reading else ())
+            for thing in names_said(clause.objects) for with_ in names_said(clause.companion)
+            if thing != with_]
+
+
+def also_edit(reading, ends: dict[str, str], write_move: Callable[[str, str], str] | None,
+              said: str = "") -> Edit | None:
+    """"Whenever you bring me the milk, also bring me the juice": after the hand-over (or the
+    placing) of what the ``also`` clause says it comes with, the move of the other thing to
+    where that one went (the API's move function, ``write_move``); the clause the right way
+    round by what the robot moved (``ends``: measured, "bring the sponge along with the
+    cleaning spray" after the spray was brought was read the other way round). None where the
+    reading holds no ``also`` with two things."""
+    pairs = companions(oriented(reading, ends))
+    if not pairs:
+        return None
+    thing, with_ = pairs[0]
+    to = ends.get(with_) or HANDOVER_LOCATION
+    skill = "handover_object_to_human" if to == HANDOVER_LOCATION else "place_object"
+    move = write_move(thing, to) if write_move is not None else \
+        f"bring_object_to({thing!r}, {to!r})"
+    return Edit("after", Condition(skill, with_), (move,), said=said, taught=with_)
+
+
 def edit_of_reading(reading, attempt: list[Entry], ends: dict[str, str],
-                    said: str = "") -> Edit | None:
-    """The edit a named kind's clause in ``reading`` teaches (:data:`FROM_READING`), for the
-    thing it is about: the first the reading names, else the last the attempt moved (the API's
-    move log, ``ends``, else its one-call moves); None where it holds none of them."""
+                    said: str = "", write_move: Callable[[str, str], str] | None = None
+                    ) -> Edit | None:
+    """The edit a named kind's clause in ``reading`` teaches (:data:`FROM_READING`; ``also``:
+    :func:`also_edit`), for the thing it is about: the first the reading names, else the last
+    the attempt moved (the API's move log, ``ends``, else its one-call moves); None where it
+    holds none of them."""
+    if reading is not None and reading.of_kind("also"):
+        return also_edit(reading, ends, write_move, said)
     kinds = [k for k in (reading.kinds if reading is not None else ()) if k in FROM_READING]
     if not kinds:
         return None
@@ -198,21 +226,15 @@ def learn_habit(learner: ModeLearner, transcript: Transcript, said: str, read_ed
     (see the module docstring), after the robot did what it adds now and the edited program
     replayed; the outcome says why not otherwise. None where the model read no edit (the
     request to learn is then the named paths', e.g. "perfect, remember how you did that")."""
-    parts = final_parts(transcript, learner.read, learner.write_move, learner.ends())
+    parts = final_parts(transcript, learner.read)
     if parts is None:
         return None
-    if parts.added:
-        # what the named ``also`` path would add is no part of what the robot did (measured,
-        # held-out habits: "every time you bring me something to drink, say cheers" was read
-        # ``also: coffee cup with mango juice`` too, and the cheers habit was bound to the cup)
-        added = {" ".join(s.split()) for s in parts.added}
-        parts = replace(parts, attempt=[e for e in parts.attempt
-                                        if " ".join(e.source.split()) not in added], added=())
     edit = read_edit(said, did_in_words(parts.attempt)) if read_edit is not None else None
     if named_path_takes(edit, reading):
         return None
     if edit is None:
-        edit = edit_of_reading(reading, parts.attempt, learner.ends(), said)
+        edit = edit_of_reading(reading, parts.attempt, learner.ends(), said,
+                               learner.write_move)
     if edit is None and asks_a_change(reading):
         # the user asked for something no kind names and no edit says: storing the attempt
         # as it was would be a promise broken (issue 59: "I will remember the way you accepted

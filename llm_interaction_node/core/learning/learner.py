@@ -19,9 +19,6 @@ L_interact LLM sees it. The learner only checks, stores and speaks:
    attempt the user accepted, replayed); ``corrected`` (:mod:`.corrected`, no LLM: the
    request, what worked, the corrections as comments); ``raw`` (:mod:`.raw`, ablation "w/o
    improve": the interaction itself); ``off`` (ablation "w/o learning") refuses every call;
-   where the learn request asks for a move no attempt made ("whenever you bring me the milk,
-   also bring me the juice": :mod:`.companion`), the robot makes it first (``act``), so the
-   lesson is checked against the world the user asked for;
 3. it stores the lesson in the memory (:meth:`Learner.store`) and tells the user with ``say``
    what was learned or why nothing was stored.
 
@@ -50,14 +47,13 @@ from typing import Literal
 from ..llm import LLMError, TokenLedger
 from ..reading.edit import Facts
 from ..reading.record import reading_from_json, reading_to_json
-from ..reading.structure import CONDITIONS, Reading
+from ..reading.structure import Reading
 from ..transcript.notes import without_console_notes
-from ..transcript.transcript import Entry, Transcript
+from ..transcript.transcript import Transcript
 from .at_once import bound_to_request
 from .auto import store_auto
-from .companion import companions, oriented
 from .corrected import store_corrected
-from .final import final_parts, store_final
+from .final import store_final
 from .gate import accepts
 from .habit import ReadEdit, learn_habit, wants_habit
 from .improve import warm_up as improve_warm_up
@@ -68,7 +64,7 @@ from .replay_check import ReplayCheck
 from .rewrite import store_improved
 from .scenes_check import ScenesCheck
 from .taught_place import with_taught_place
-from .transcripts import failed, interaction_text
+from .transcripts import interaction_text
 
 log = logging.getLogger(__name__)
 
@@ -91,14 +87,6 @@ SAY_NOT_KEPT = ("I could not store what I learned: my memory is not reachable, a
                 "write it down on my disk either. I will store it if my memory comes back "
                 "before I am switched off; otherwise it is lost.")
 
-
-SAY_DOING_FIRST = "I will do it that way now, and remember it."
-SAY_NOT_DONE_FIRST = "Sorry, I could not do it that way now, so I did not learn it."
-NOT_DONE_FIRST = ("Nothing was learned: the lesson asks for a move no attempt made, and doing it "
-                  "now failed: {source} -> {output}")
-NEVER_MOVED = ("Nothing was learned: the lesson is about what comes along with {names}, which "
-               "this interaction never brought anywhere; do the request first.")
-ACT_ERROR = "error:"            # what an act hook returns for a call it cannot run
 
 _counter = itertools.count(1)
 
@@ -143,7 +131,6 @@ class Learner:
         self.read_edit = read_edit      # the model's reading of a habit as an edit (or None)
         self.facts = facts or Facts     # what an edit's condition is judged on (held, kinds)
         self._asked: Reading | None = None     # the reading of the current learn request
-        self._ends_before: dict[str, str] | None = None   # the ends before doing it first
         self.outcomes: list[LearnOutcome] = []   # every call, in order (also the stored lessons)
         # the last honoured request: (its task, the utterance count); a reset starts a new
         # task (``task``: the console's task id), so its first lesson is no repeat
@@ -210,7 +197,6 @@ class Learner:
 
     def _learn(self, transcript: Transcript, utterances: list[str], force: bool) -> LearnOutcome:
         self._asked = None
-        self._ends_before = None
         if self.mode == "off":
             return LearnOutcome(LearnStatus.DISABLED, LEARNING_DISABLED)
         # the console's notes are for the model's next statement, never part of a lesson
@@ -230,12 +216,11 @@ class Learner:
             return LearnOutcome(LearnStatus.NOTHING_TO_LEARN,
                                 "Nothing was learned: there is no interaction to learn from.",
                                 gate=decision)
-        # a habit first: what a named kind's path does first (bring what comes along) is done
-        # only where that path takes the lesson
-        # (not for a learn asked from outside the conversation, the learn service: its latest
-        # utterance teaches nothing; nor in the ablation that stores the interaction itself)
+        # a habit first (not for a learn asked from outside the conversation, the learn
+        # service: its latest utterance teaches nothing; nor in the ablation that stores the
+        # interaction itself)
         habit = self._habit(transcript, latest) if not force and self.mode != "raw" else None
-        outcome = habit or self._do_first(transcript) or STORES[self.mode](self, transcript)
+        outcome = habit or STORES[self.mode](self, transcript)
         if outcome.status == LearnStatus.LLM_FAILED:
             self._honoured = None            # the same request may be tried again
         outcome.gate = decision
@@ -255,9 +240,7 @@ class Learner:
 
     def ends(self) -> dict[str, str]:
         """Where each object's last move in the API's log took it (empty without a log), as
-        the interaction left them: what the learner had the robot do first is not counted."""
-        if self._ends_before is not None:
-            return dict(self._ends_before)
+        the interaction left them."""
         try:
             return {o: t for o, t in (self.moves() if self.moves else ()) if t is not None}
         except Exception:  # noqa: BLE001 - no log: nothing is known of where things ended
@@ -274,39 +257,6 @@ class Learner:
             if reading is not None and reading.asks_to_learn:
                 return True
         return False
-
-    def _do_first(self, transcript: Transcript) -> LearnOutcome | None:
-        """Where the learn request asks for something no attempt did (bring Y along with X:
-        :mod:`.companion`), the robot does it now, so the lesson is checked against the world
-        the user asked for; the outcome that says why nothing is stored if it could not."""
-        if self.act is None or not companions(self._asked):
-            return None
-        ends = self.ends()
-        self._asked = oriented(self._asked, ends)
-        parts = final_parts(transcript, self.read, self.write_move, ends)
-        never = sorted({with_ for _, with_ in companions(self._asked) if with_ not in ends})
-        if self.moves is not None and never:
-            # measured (teach-once bench): the glasses were never brought, and the attempt
-            # that failed to bring them was stored as the lesson "bring the book with them"
-            self.say(SAY_NOT_DONE_FIRST)
-            return LearnOutcome(LearnStatus.NOTHING_TO_LEARN, NEVER_MOVED.format(
-                names=", ".join(never)))
-        if parts is None or not parts.added:
-            return None
-        self.say(SAY_DOING_FIRST)
-        self._ends_before = ends
-        for source in parts.added:
-            try:
-                output = str(self.act(source))
-            except Exception as exc:  # noqa: BLE001 - the robot failed: nothing stored, said
-                output = f"{type(exc).__name__}: {exc}"
-            log.info("done first for the lesson: %s -> %s", source, output[:200])
-            if failed(Entry(source, output)) or output.startswith(ACT_ERROR):
-                self._honoured = None            # the user may ask again
-                self.say(SAY_NOT_DONE_FIRST)
-                return LearnOutcome(LearnStatus.NOTHING_TO_LEARN, NOT_DONE_FIRST.format(
-                    source=source, output=output.strip()[:300]))
-        return None
 
     # -- storing (the modes call it with the lesson they built) --------------------------------
     def store(self, lesson: Lesson, status: LearnStatus, message: str, said: str) -> LearnOutcome:
@@ -361,11 +311,6 @@ class Learner:
         lesson = Transcript.parse(transcript)
         said = lesson.user_utterances()
         reading = self.read(said[0]) if said and self.read is not None else None
-        conditions = tuple(self._asked.of_kind(*CONDITIONS)) if self._asked is not None else ()
-        if reading is not None and reading.clauses and conditions and companions(self._asked):
-            # what comes along belongs to the lesson: followed where a request names the thing
-            # (memory/meaning.CONDITIONS)
-            reading = Reading(reading.utterance, reading.clauses + conditions)
         # what two hands carry along comes with the request's things (learning/at_once.py)
         reading = bound_to_request(reading, self._asked, lesson)
         # ... and a place taught for them ("from now on, put the banana on the sideboard") is

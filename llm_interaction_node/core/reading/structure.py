@@ -51,10 +51,10 @@ BARE = ("wrong object", "done", "learn", "stop", "ask first", "question", "other
 KINDS = MOVES + ("retry", "forget") + SPEEDS + ("hand", "also") + BARE
 CORRECTIONS = ("wrong object", "retry")
 LASTING = ("also", "ask first")   # kinds that are a lesson by what they say
-# a lesson's conditions, not part of what its request asks (core/memory/meaning.py): "also
-# bring the juice with the milk" (core/learning/companion.py) holds where a request names the
-# milk, whatever its shape; "always ask before you take the juice" is a habit (an edit before
-# the grasp of the juice, core/learning/habit.py)
+# a lesson's conditions, not part of what its request asks (core/memory/meaning.py; lessons
+# stored before they were habits): "also bring the juice with the milk" is a habit now (an
+# edit after the hand-over of the milk), as "always ask before you take the juice" (an edit
+# before the grasp of the juice, core/learning/habit.py)
 CONDITIONS = ("also", "ask first")
 SIDES = ("left", "right", "top", "bottom")
 # how a side relation is said in the line language, and back
