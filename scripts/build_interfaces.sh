@@ -20,6 +20,6 @@ cmake -S "$PKG" -B "$BUILD" -DCMAKE_INSTALL_PREFIX="$V" -DPython3_EXECUTABLE="$V
   || { cat "$BUILD.log"; exit 1; }
 cmake --build "$BUILD" -j2 >> "$BUILD.log" 2>&1 || { tail -50 "$BUILD.log"; exit 1; }
 cmake --install "$BUILD" >> "$BUILD.log" 2>&1 || { tail -50 "$BUILD.log"; exit 1; }
-"$V/bin/python" -c "from llm_interaction_interfaces.action import MoveTo; from llm_interaction_interfaces.msg import Scene" \
+"$V/bin/python" -c "from llm_interaction_interfaces.action import Instruct, MoveTo; from llm_interaction_interfaces.msg import Scene" \
   || { echo "interfaces built but do not import; see $BUILD.log"; exit 1; }
 echo "built llm_interaction_interfaces into $V"

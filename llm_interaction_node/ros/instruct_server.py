@@ -252,6 +252,8 @@ class InstructServer:
             raise InteractionAborted(CANCEL_REASON)
         if self.agent is not None:
             active.lessons_used = self.agent.shown_lessons()
+        if Entry(source).calls("wait_for_trigger"):
+            return                                # the hand-back: the result follows
         self._feedback(active, _state_of(source), statement=source)
 
     def entry(self, entry: Entry) -> None:
@@ -300,9 +302,8 @@ class InstructServer:
             if instruction.finish(FAILED, SHUTDOWN) and not instruction.started:
                 instruction.handle.execute()
         deadline = time.monotonic() + 2.0
-        while self._goals and time.monotonic() < deadline:
+        while self._goals and time.monotonic() < deadline:     # their results go out
             time.sleep(0.01)
-        self._server.destroy()
 
 
 def _state_of(source: str) -> str:

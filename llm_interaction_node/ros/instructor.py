@@ -19,6 +19,7 @@ new ``instruct`` forgets the last goal's feedback (its result, if any, is gone w
 """
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 
@@ -50,6 +51,8 @@ class Instructor:
         self._executor.add_node(self.node)
         self._spinner = threading.Thread(target=self._spin, name="instructor", daemon=True)
         self._spinner.start()
+        self._closed = False
+        atexit.register(self.close)           # a script that never calls close() exits cleanly
         self._lock = threading.Lock()
         self._goal = None                     # the ClientGoalHandle of the last goal
         self._result_future = None
@@ -151,6 +154,12 @@ class Instructor:
             self.feedbacks.append(message.feedback)
 
     def close(self) -> None:
+        """End the client (also at the script's exit, if it did not): the spinner stopped,
+        the context shut down."""
+        if self._closed:
+            return
+        self._closed = True
+        atexit.unregister(self.close)
         if self._rclpy.ok(context=self.context):
             self._rclpy.shutdown(context=self.context)
         self._spinner.join(timeout=2.0)
