@@ -40,6 +40,7 @@ from ..reading.edit import (
     at_request_end,
     bound,
     holds,
+    place_of,
     written,
 )
 from ..reading.structure import names_said
@@ -90,7 +91,7 @@ def wants_habit(reading) -> bool:
 
 def named_path_takes(edit: Edit | None, reading) -> bool:
     """Where a named kind's measured path is the lesson: the clause reading says the kind and
-    the form says the same (or the form reads nothing): a speed on a route for anything
+    the form says the same (or the form reads nothing): a speed on a route for any drive
     (learning/route.py), where a thing goes (a move read as a placing instead of the hand-over:
     wherever the request takes it, learning/taught_place.py). A hand, asking first and what
     comes along are the edit's (rows of :data:`FROM_READING`; measured, issue 59 held-out:
@@ -184,12 +185,25 @@ def taught_on(edit: Edit, attempt: list[Entry], facts: Facts) -> Edit | None:
                if c is not None and holds(edit.when, c, facts)]
     if not anchors:
         # "never put glasses on the windowsill" may come without a glass on the windowsill:
-        # a refusal or a removal needs no anchor in this attempt
-        return edit if edit.op in ("never", "remove") else None
+        # a refusal or a removal needs no anchor in this attempt; nor does a replacement the
+        # accepted attempt made already ("never hand me the bottle, leave it on the sideboard":
+        # the robot put it there after the user said so)
+        return edit if edit.op in ("never", "remove") or _done_already(edit, attempt) else None
     thing = anchors[-1].thing
     if edit.when.general and thing:
         return bound(replace(edit, taught=thing))
     return edit
+
+
+def _done_already(edit: Edit, attempt: list[Entry]) -> bool:
+    """An ``instead`` edit for a named thing whose one replacement (a move of that thing to a
+    place) the attempt made."""
+    if edit.op != "instead" or edit.when.general or len(edit.statements) != 1:
+        return False
+    new = Call.of(edit.statements[0])
+    return new is not None and new.thing == edit.when.thing and new.place is not None and any(
+        (c := Call.of(e.source)) is not None and c.thing == new.thing
+        and place_of(c.place) == place_of(new.place) for e in attempt if not e.is_comment)
 
 
 def edited(edit: Edit, attempt: list[Entry], facts: Facts) -> tuple[list[Entry], list[str]]:
