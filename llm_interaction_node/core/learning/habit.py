@@ -90,21 +90,21 @@ def wants_habit(reading) -> bool:
 
 
 def named_path_takes(edit: Edit | None, reading) -> bool:
-    """Where a named kind's measured path is the lesson: the clause reading says the kind and
-    the form says the same (or the form reads nothing): a speed on a route for any drive
-    (learning/route.py), where a thing goes (a move read as a placing instead of the hand-over:
-    wherever the request takes it, learning/taught_place.py). A hand, asking first and what
-    comes along are the edit's (rows of :data:`FROM_READING`; measured, issue 59 held-out:
-    "always grab the sponge with your left hand" went the named way and was not stored;
-    "whenever you have put something on the sideboard, move to the room center" was read
-    ``also`` too, and the named path brought a cup along)."""
+    """Where a named kind's measured path is the lesson: a speed on a route (the clause
+    reading says ``faster`` or ``slower`` and the form reads nothing or a speed for any drive:
+    learning/route.py); a place for a thing the form reads nothing for (learning/
+    taught_place.py, the ``final`` lesson). A hand, asking first and what comes along are rows
+    of :data:`FROM_READING`; whatever else the form reads is its edit (measured, issue 59
+    held-out: "always grab the sponge with your left hand" went the named way and was not
+    stored; "whenever you have put something on the sideboard, move to the room center" was
+    read ``also`` too, and the named path brought a cup along; "never hand me the water
+    bottle, leave it on the sideboard" went the named way, was stored as the attempt and the
+    next request handed the bottle over)."""
     kinds = set(reading.kinds) if reading is not None else set()
     if edit is None:
         return bool(kinds & {"faster", "slower"})
-    if edit.op == "set":
-        return edit.argument == "speed_factor" and bool(kinds & {"faster", "slower"}) \
-            and edit.when.thing == ANY
-    return edit.op == "instead" and reading is not None and bool(reading.moves)
+    return edit.op == "set" and edit.argument == "speed_factor" and \
+        bool(kinds & {"faster", "slower"}) and edit.when.thing == ANY
 
 
 # the named lesson kinds that are rows of data in the edit shape: a reading's clause kind ->
