@@ -438,17 +438,22 @@ def test_a_habit_is_bound_to_what_the_robot_moved_not_to_what_the_also_reading_a
 
 
 def test_a_replacement_the_accepted_attempt_made_already_needs_no_anchor():
-    """ "Never hand me the mango juice, leave it on the kitchen counter": the robot put it
-    there after the user said so; the attempt has no hand-over left to anchor at, and the
-    habit is kept; a replacement the attempt did not make is still refused."""
+    """ "Never hand me the mango juice, leave it on the kitchen counter": the robot handed it
+    over, then put it there after the user said so; the accepted attempt has no hand-over left
+    to anchor at, and the habit is kept; a replacement the attempt did not make, or of a call
+    no earlier attempt made, is still refused."""
     from llm_interaction_node.core.learning.habit import taught_on
     from llm_interaction_node.core.transcript.transcript import Entry
     instead = parse('instead of handover_object_to_human of the mango juice: '
                     'place_object("mango-juice_0", "on_kitchen-counter_0")', VOCABULARY)
     there = [Entry("bring_object_to('mango-juice_0', 'on_kitchen-counter_0')")]
-    assert taught_on(instead, there, Facts()) == instead
+    handed = [Entry(BRING.format("mango-juice_0"))]
+    assert taught_on(instead, there, Facts(), handed) == instead
     elsewhere = [Entry("bring_object_to('mango-juice_0', 'on_dining-table_0')")]
-    assert taught_on(instead, elsewhere, Facts()) is None
+    assert taught_on(instead, elsewhere, Facts(), handed) is None
+    # never handed over at all (a misread: measured, "please never move the step ladder by
+    # yourself" read as a placing instead of its hand-over): nothing to keep
+    assert taught_on(instead, there, Facts()) is None
 
 
 def test_a_set_edit_writes_only_an_argument_the_skill_takes():

@@ -175,7 +175,8 @@ def did_in_words(attempt: list[Entry]) -> str:
     return "; ".join(" ".join(c.split()) for c in calls[-6:])
 
 
-def taught_on(edit: Edit, attempt: list[Entry], facts: Facts) -> Edit | None:
+def taught_on(edit: Edit, attempt: list[Entry], facts: Facts,
+              earlier: list[Entry] = ()) -> Edit | None:
     """``edit`` with the thing of the attempt's anchor call it was taught on (the last call
     its condition holds for), bound where the condition is general; None where the attempt
     made no such call and the edit needs one (all but an edit at the request's end)."""
@@ -186,9 +187,14 @@ def taught_on(edit: Edit, attempt: list[Entry], facts: Facts) -> Edit | None:
     if not anchors:
         # "never put glasses on the windowsill" may come without a glass on the windowsill:
         # a refusal or a removal needs no anchor in this attempt; nor does a replacement the
-        # accepted attempt made already ("never hand me the bottle, leave it on the sideboard":
-        # the robot put it there after the user said so)
-        return edit if edit.op in ("never", "remove") or _done_already(edit, attempt) else None
+        # accepted attempt made already of a call an earlier attempt made ("never hand me the
+        # bottle, leave it on the sideboard": the robot handed it over, then put it there;
+        # measured, a misread "instead of handing the ladder over" after the robot had only
+        # brought it to the counter would be kept without the earlier call)
+        done = _done_already(edit, attempt) and any(
+            (c := Call.of(e.source)) is not None and holds(edit.when, c, facts)
+            for e in earlier if not e.is_comment)
+        return edit if edit.op in ("never", "remove") or done else None
     thing = anchors[-1].thing
     if edit.when.general and thing:
         return bound(replace(edit, taught=thing))
@@ -260,7 +266,7 @@ def learn_habit(learner: ModeLearner, transcript: Transcript, said: str, read_ed
                             "program was read for; the attempt as it was is not that lesson.")
     if edit is None:
         return None
-    taught = taught_on(edit, parts.attempt, facts)
+    taught = taught_on(edit, parts.attempt, facts, parts.earlier)
     if taught is None:
         act = edit.when.in_words().removeprefix("I ")
         learner.say(SAY_NO_ANCHOR.format(act=act))
