@@ -249,7 +249,15 @@ def habit_facts(reader: Reader | None, api: Callable[[], Any],
                     thing = None
                 if thing:
                     held.append(thing)
-        return Facts(held=held, is_a=kinds)
+
+        def lies(thing: str) -> str | None:
+            if "list_object_locations" not in registry:
+                return None
+            try:
+                return dict(registry["list_object_locations"].fn()).get(thing)
+            except Exception:  # noqa: BLE001 - the scene is not known now
+                return None
+        return Facts(held=held, is_a=kinds, lies=lies)
     return facts
 
 

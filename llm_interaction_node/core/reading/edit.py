@@ -229,10 +229,12 @@ class Call:
 @dataclass
 class Facts:
     """What a condition is judged on besides the call: ``held`` (what the robot carries),
-    ``is_a(thing, kind)`` (the model's judgment whether a thing is of a kind, cached)."""
+    ``is_a(thing, kind)`` (the model's judgment whether a thing is of a kind, cached);
+    ``lies(thing)``: where it lies now (a surface name, None: held or unknown)."""
 
     held: Iterable[str] = ()
     is_a: Callable[[str, str], bool] = lambda thing, kind: False
+    lies: Callable[[str], str | None] = lambda thing: None    # where a thing lies now
 
 
 def holds(condition: Condition, call: Call, facts: Facts) -> bool:
