@@ -337,6 +337,23 @@ def test_export_import_round_trip(memory, tmp_path):
         other.import_yaml(path)
 
 
+def test_an_imported_lesson_keeps_its_reading_author_scope_and_a_habit_s_edit(memory, tmp_path):
+    """A habit without its edit is no habit (measured: ``memory import`` dropped the edit, the
+    reading, the author and the scope of every lesson)."""
+    edit = json.dumps({"op": "after", "when": {"skill": "request", "thing": "any",
+                                                "place": None}, "statements": ['say("Bye.")']})
+    habit = memory.add(dialog("bring me the milk", "say bye when you are done"), "habit",
+                       origin="run-1", reading='{"clauses": []}', author="edit", scope="rule",
+                       edit=edit)
+    path = tmp_path / "memory.yaml"
+    memory.export_yaml(path)
+    other = ExampleMemory("humanoid", MemoryConfig(path=str(tmp_path / "other")))
+    assert other.import_yaml(path) == 1
+    got = other.get(habit.id)
+    assert (got.edit, got.reading, got.author, got.scope) == \
+        (edit, '{"clauses": []}', "edit", "rule")
+
+
 REOPEN = textwrap.dedent("""
     import json, sys
     import chromadb

@@ -105,6 +105,16 @@ def with_provenance(example: Example, item: dict) -> Example:
     return example
 
 
+LESSON_FIELDS = ("reading", "author", "scope", "edit")
+
+
+def with_lesson_fields(example: Example, item: dict) -> Example:
+    """An imported lesson keeps what makes it one: its request's reading, its author, its
+    scope, a habit's edit (issue 59: an imported habit without its edit is no habit)."""
+    kept = {key: str(item[key]) for key in LESSON_FIELDS if item.get(key) is not None}
+    return replace(example, **kept) if kept else example
+
+
 def import_yaml(memory: Store, path: str | Path) -> int:
     """Add the examples of an exported file whose ids are not present. Returns how many.
     A bad file is refused whole (ValueError naming the example), nothing is added."""
@@ -124,11 +134,11 @@ def import_yaml(memory: Store, path: str | Path) -> int:
             raise ValueError(f"{path}: example {n} has unknown field(s) "
                              f"{', '.join(sorted(map(str, unknown)))}")
         try:
-            prepared.append(with_provenance(memory.make_example(
+            prepared.append(with_lesson_fields(with_provenance(memory.make_example(
                 item["transcript"], item.get("source", "learned"), item.get("origin") or "",
                 item.get("problem"), item.get("improvement"),
                 example_id=str(item["id"]) if item.get("id") is not None else None,
-                created=item.get("created")), item))
+                created=item.get("created")), item), item))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{path}: example {n}: {exc}") from exc
     if len({ex.id for ex in prepared}) != len(prepared):
