@@ -297,6 +297,15 @@ def test_a_placing_the_form_reads_instead_of_the_hand_over_is_a_habit(tmp_path):
     _, _, session = _session(tmp_path / "named", [request, lesson], teach, unread)
     assert unread.edited == [lesson] and session.memory.list("habit") == []
     assert str(session.learner.last_outcome.status) != "stored_habit"
+    # a form that does not put the juice where the reading sends it (measured, five-kind
+    # bench at seed 28755: "from now on, put the water on the long table" read as "never put
+    # down any water on the long table"): the named path's lesson, no habit
+    contrary = ReadingScript({request: "do: mango juice -> me",
+                              lesson: "do: mango juice -> dining table\nlearn"},
+                             edits={lesson: form_text("never put it down", "the mango juice",
+                                                      "the dining table", "nothing")})
+    _, _, session = _session(tmp_path / "contrary", [request, lesson], teach, contrary)
+    assert contrary.edited == [lesson] and session.memory.list("habit") == []
 
 
 def test_asking_first_is_a_row_of_data_in_the_edit_shape_applied_before_the_grasp(tmp_path):
