@@ -56,6 +56,7 @@ class Instructor:
         self._lock = threading.Lock()
         self._goal = None                     # the ClientGoalHandle of the last goal
         self._result_future = None
+        self._token = None
         self.feedbacks: list = []             # every feedback of the last goal, in order
         if server_wait_s and not self._client.wait_for_server(timeout_sec=server_wait_s):
             self.close()
@@ -75,11 +76,14 @@ class Instructor:
         """Send what a person would say; True once the node accepted the goal (it always
         does: a refusal comes as the result's outcome ``refused``)."""
         from llm_interaction_interfaces.action import Instruct
+        token = object()                       # this goal's: a late feedback of the last is dropped
         with self._lock:
             self.feedbacks = []
             self._goal = self._result_future = None
-        sent = self._client.send_goal_async(Instruct.Goal(text=text, speaker_id=speaker_id),
-                                            feedback_callback=self._on_feedback)
+            self._token = token
+        sent = self._client.send_goal_async(
+            Instruct.Goal(text=text, speaker_id=speaker_id),
+            feedback_callback=lambda message: self._on_feedback(message, token))
         if not _wait(sent.done, timeout_s):
             raise TimeoutError(f"the Instruct goal was not answered within {timeout_s} s")
         goal = sent.result()
@@ -149,9 +153,10 @@ class Instructor:
         return future.result().status if future is not None and future.done() else None
 
     # -- life cycle ------------------------------------------------------------------------
-    def _on_feedback(self, message) -> None:
+    def _on_feedback(self, message, token) -> None:
         with self._lock:
-            self.feedbacks.append(message.feedback)
+            if token is self._token:
+                self.feedbacks.append(message.feedback)
 
     def close(self) -> None:
         """End the client (also at the script's exit, if it did not): the spinner stopped,
