@@ -529,6 +529,12 @@ def test_a_habit_read_for_anything_is_asked_whether_the_user_spoke_of_a_kind():
                                                                              "you are done",
                                                                              VOCABULARY)
     assert done.when.skill == "request" and len(asked) == 1     # no thing: no kind asked
+    # a "kind" only one thing of the scene is by its name is that thing (measured, seed
+    # 28755: "before you take the cup" read for every cup, the muesli box judged a cup)
+    cup = EditReader(lambda p, g: " cup" if p.endswith("\nkind:") else form_text(
+        "before you take it", "anything", "anywhere", 'ask("May I?")'))(
+        "always ask me before you take the cup", VOCABULARY)
+    assert cup.when.thing == "coffee-cup_0"
 
 
 def test_the_tabletop_has_no_habits_its_lessons_stay_the_named_paths(tmp_path):

@@ -341,10 +341,20 @@ class EditReader:
             kind = self.ask(kind_prompt(said), kind_grammar(said, vocabulary)).strip()
             log.info("asked whether %r speaks of a kind of thing: %s", said[:80], kind)
             if kind and kind != ANYTHING:
-                edit = replace(edit, when=replace(edit.when, thing=KIND + kind))
+                edit = replace(edit, when=replace(edit.when, thing=one_named(
+                    kind, vocabulary) or KIND + kind))
         return edit
 
 
-__all__ = ["EditReader", "EditReadingError", "parse", "parse_form", "grammar", "build",
+def one_named(word: str, vocabulary: ReadingVocabulary) -> str | None:
+    """The one thing of the scene whose spoken name has ``word`` in it ("cup": the coffee cup,
+    where no other thing is a cup by its name); None where none or several have it. Measured
+    (five-kind bench at seed 28755): "always ask me before you take the cup" was read for
+    every cup, and the model then judged the muesli box a cup."""
+    named = [name for spoken, name in vocabulary.things.items() if word in spoken.split()]
+    return named[0] if len(named) == 1 else None
+
+
+__all__ = ["EditReader", "one_named", "EditReadingError", "parse", "parse_form", "grammar", "build",
            "kind_prompt", "kind_grammar",
            "prefix", "load", "form_text", "kind_words", "SKILLS", "WHEN", "MAX_TOKENS", "STOP"]
