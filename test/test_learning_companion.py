@@ -108,22 +108,24 @@ def test_a_rule_to_bring_something_along_is_a_request_to_learn_by_what_it_says(t
     assert H.state(robot)["coffee-cup_0"][1] == H.HUMAN
 
 
-def test_a_form_that_drives_where_the_companion_lies_gives_way_to_the_also_row(tmp_path):
-    """Measured (five-kind bench at seed 28755): the form read "also bring me the cup" as a
-    drive to the kitchen counter (where the cup lies) after the juice's hand-over; the
-    reading's row is the lesson. A drive elsewhere ("then go to the dining table") stands."""
+def test_a_form_that_drives_gives_way_to_the_also_row_and_one_that_speaks_stands(tmp_path):
+    """Measured (five-kind bench at seeds 28755 and 18703): the form read "also bring me the
+    cup" as a drive (to the kitchen counter, where the cup lies; to the handover place) after
+    the juice's hand-over; the reading's row is the lesson. A form that only speaks stands
+    (held-out: "every time you bring me something to drink, say cheers" read ``also``)."""
     from test_habits import form_text
-    counter = 'move_to(get_location_coordinates("inFrontOf_kitchen-counter_0"))'
+    for drive in ('move_to(get_location_coordinates("inFrontOf_kitchen-counter_0"))',
+                  'move_to(get_location_coordinates("handover_to_human"))'):
+        reader = ReadingScript(READINGS, edits={LESSON: form_text(
+            "after you hand it over", "the mango juice", "anywhere", drive)})
+        _, robot, session = _session(tmp_path / drive[-12:-3], [REQUEST, LESSON], TEACH, reader)
+        [habit] = session.memory.list("habit")
+        assert json.loads(habit.edit)["statements"] == [CUP], drive
+        assert _handed(robot) == ["mango-juice_0", "coffee-cup_0"]
+    cheers = 'say("Cheers!")'
     reader = ReadingScript(READINGS, edits={LESSON: form_text(
-        "after you hand it over", "the mango juice", "anywhere", counter)})
-    _, robot, session = _session(tmp_path, [REQUEST, LESSON], TEACH, reader)
+        "after you hand it over", "anything", "anywhere", cheers)})
+    _, robot, session = _session(tmp_path / "cheers", [REQUEST, LESSON], TEACH, reader)
     [habit] = session.memory.list("habit")
-    assert json.loads(habit.edit)["statements"] == [CUP]
-    assert _handed(robot) == ["mango-juice_0", "coffee-cup_0"]
-    table = 'move_to(get_location_coordinates("inFrontOf_dining-table_0"))'
-    reader = ReadingScript(READINGS, edits={LESSON: form_text(
-        "after you hand it over", "the mango juice", "anywhere", table)})
-    _, robot, session = _session(tmp_path / "b", [REQUEST, LESSON], TEACH, reader)
-    [habit] = session.memory.list("habit")
-    assert json.loads(habit.edit)["statements"] == [table]
+    assert json.loads(habit.edit)["statements"] == ["say('Cheers!')"]
     assert _handed(robot) == ["mango-juice_0"]
