@@ -421,17 +421,29 @@ def test_the_form_decides_between_a_habit_and_a_named_kind_s_path(tmp_path):
                                   'move_to(get_location_coordinates("inFrontOf_sofa_0"))'),
                         VOCABULARY)
     assert not named_path_takes(centre, also)      # a drive added: no thing comes along
-    # a speed read by the clause reader is the route's path, whatever else the form reads
+    # a speed to a place read by the clause reader is a row, whatever else the form reads
     # (measured, seed 28755: a faster route read by the form as never putting the sponge
-    # down); a speed the form reads for a thing is the edit's
+    # down; seed 18703: the named route path stored nothing for a one-call bring); a speed
+    # the form reads for a thing is the form's
     faster = parse_reading("x", " faster: anywhere -> kitchen counter\n- learn\n\n",
                            VOCABULARY)
     never = parse_form(form_text("never put it down", "the mango juice", "the kitchen counter",
                                  "nothing"), VOCABULARY)
     slow_juice = parse_form(form_text("while you drive", "the mango juice", "anywhere",
                                       "drive at speed 0.5"), VOCABULARY)
-    assert named_path_takes(never, faster) and named_path_takes(None, faster)
-    assert not named_path_takes(slow_juice, faster)
+    from llm_interaction_node.core.learning.habit import chosen, speed_edit
+    row = speed_edit(faster)
+    assert (row.op, row.argument, row.value, row.when.skill, row.when.place) == \
+        ("set", "speed_factor", 2.0, "move_to", "inFrontOf_kitchen-counter_0")
+    assert not named_path_takes(never, faster) and chosen(never, row, Facts()) is row
+    assert chosen(slow_juice, row, Facts()) is slow_juice      # the same change, for a thing
+    bring = "bring_object_to('mango-juice_0', 'on_kitchen-counter_0')"
+    assert apply([row], bring, Facts()).source == \
+        "bring_object_to('mango-juice_0', 'on_kitchen-counter_0', speed_factor=2.0)"
+    elsewhere = "bring_object_to('mango-juice_0', 'on_dining-table_0')"
+    assert apply([row], elsewhere, Facts()).source == elsewhere
+    no_end = parse_reading("x", " faster: anywhere -> anywhere\n- learn\n\n", VOCABULARY)
+    assert speed_edit(no_end) is None and named_path_takes(None, no_end)   # route.py's
 
 
 def test_a_habit_is_bound_to_what_the_robot_moved_not_to_what_the_also_reading_adds(tmp_path):

@@ -50,6 +50,7 @@ from .final import _FinalTry
 from .final_forms import final_parts
 from .hand import asked_hand
 from .outcome import LearnOutcome, LearnStatus, Lesson
+from .route import FASTER, SLOWER
 from .taught_place import places_said
 from .transcripts import move_key
 
@@ -91,29 +92,21 @@ def wants_habit(reading) -> bool:
 
 
 def named_path_takes(edit: Edit | None, reading) -> bool:
-    """Where a named kind's measured path is the lesson: a speed on a route (the clause
-    reading says ``faster`` or ``slower``, unless the form reads a speed for a thing:
-    learning/route.py); a place for a thing (the reading sends a named thing to a named place:
-    learning/taught_place.py, a ``final`` lesson) unless the form's edit puts that thing there
-    (measured, five-kind bench at seed 28755: "from now on, put the water on the long table"
-    was read by the form as "never put down any water on the long table"). A hand, asking
-    first and what comes along are rows of :data:`FROM_READING`; whatever else the form reads
-    is its edit (measured, issue 59 held-out: "always grab the sponge with your left hand" went
-    the named way and was not stored; "never hand me the water bottle, leave it on the
-    sideboard" went the named way, was stored as the attempt and the next request handed the
-    bottle over)."""
+    """Where a named kind's measured path is the lesson: a speed on a route that names no end
+    to drive to and no speed the form reads (learning/route.py); a place for a thing (the
+    reading sends a named thing to a named place: learning/taught_place.py, a ``final``
+    lesson) unless the form's edit puts that thing there (measured, five-kind bench at seed
+    28755: "from now on, put the water on the long table" was read by the form as "never put
+    down any water on the long table"). A hand, asking first, what comes along and a speed to
+    a place are rows of :data:`FROM_READING`; whatever else the form reads is its edit."""
     kinds = set(reading.kinds) if reading is not None else set()
     places = places_said(reading)
     if places and not (edit is not None and _puts_there(edit, places)):
         return True
-    if kinds & {"faster", "slower"}:
-        # a speed the form reads for a thing ("drive slowly when you carry the juice") is the
-        # edit's; any other form gives way (measured, five-kind bench at seed 28755: "the
-        # route from the long table to the kitchen counter is safe, you can go faster there"
-        # was read by the form as never putting the sponge down on the counter)
-        return not (edit is not None and edit.op == "set" and edit.argument == "speed_factor"
-                    and edit.when.thing != ANY)
-    return False
+    # a speed on a route whose end the reading names is a row (:func:`speed_edit`); the named
+    # route path keeps a speed with no end named ("you can go faster from the sofa")
+    return bool(kinds & {"faster", "slower"}) and speed_edit(reading) is None and not (
+        edit is not None and edit.op == "set" and edit.argument == "speed_factor")
 
 
 def _puts_there(edit: Edit, places: dict[str, str]) -> bool:
@@ -137,6 +130,21 @@ FROM_READING: dict[str, Callable[[str, object], Edit | None]] = {
         "set", Condition("grasp", thing), argument="hand", value=asked_hand(reading),
         taught=thing),
 }
+
+
+def speed_edit(reading, said: str = "") -> Edit | None:
+    """"The route from the kitchen counter to the coffee table is safe, you can go faster
+    there": ``set speed_factor`` on every drive to the route's end (a one-call bring there
+    too: measured, five-kind bench at seed 18703, the named route path wrote the speed only
+    into ``move_to`` and stored nothing for a bring). None where the reading asks no speed or
+    names no end to drive to (the named route path then: learning/route.py)."""
+    asked = reading.speed if reading is not None else None
+    end = (asked.route or (None, None))[1] if asked is not None else None
+    if end is None:
+        return None
+    factor = FASTER if asked.kind == "faster" else SLOWER
+    return Edit("set", Condition("move_to", ANY, end), argument="speed_factor", value=factor,
+                said=said)
 
 
 def companions(reading) -> list[tuple[str, str]]:
@@ -222,6 +230,8 @@ def edit_of_reading(reading, attempt: list[Entry], ends: dict[str, str],
     holds none of them."""
     if reading is not None and reading.of_kind("also"):
         return also_edit(reading, ends, write_move, said)
+    if reading is not None and reading.speed is not None:
+        return speed_edit(reading, said)
     kinds = [k for k in (reading.kinds if reading is not None else ()) if k in FROM_READING]
     if not kinds:
         return None

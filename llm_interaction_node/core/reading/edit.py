@@ -87,8 +87,8 @@ class Condition:
         where = f" {PREPOSITIONS.get(self.skill, 'at')} the {spoken_form(place_of(self.place))}" \
             if self.place else ""
         if self.skill == "move_to":
-            held = {HELD: " while I carry something", ANY: ""}.get(self.thing) or \
-                f" while I carry {thing}"
+            held = "" if self.thing == ANY else {HELD: " while I carry something"}.get(
+                self.thing) or f" while I carry {thing}"
             return f"I drive{where}{held}"
         return f"I {VERBS.get(self.skill, self.skill)} {thing}{where}"
 
