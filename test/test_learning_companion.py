@@ -108,11 +108,11 @@ def test_a_rule_to_bring_something_along_is_a_request_to_learn_by_what_it_says(t
     assert H.state(robot)["coffee-cup_0"][1] == H.HUMAN
 
 
-def test_a_form_that_drives_gives_way_to_the_also_row_and_one_that_speaks_stands(tmp_path):
+def test_a_form_that_goes_for_the_companion_gives_way_to_the_also_row(tmp_path):
     """Measured (five-kind bench at seeds 28755 and 18703): the form read "also bring me the
     cup" as a drive (to the kitchen counter, where the cup lies; to the handover place) after
-    the juice's hand-over; the reading's row is the lesson. A form that only speaks stands
-    (held-out: "every time you bring me something to drink, say cheers" read ``also``)."""
+    the juice's hand-over; the reading's row is the lesson. A form that drives elsewhere or
+    speaks stands (held-out: "move to the room center", "say cheers" were read ``also``)."""
     from test_habits import form_text
     for drive in ('move_to(get_location_coordinates("inFrontOf_kitchen-counter_0"))',
                   'move_to(get_location_coordinates("handover_to_human"))'):
@@ -122,6 +122,13 @@ def test_a_form_that_drives_gives_way_to_the_also_row_and_one_that_speaks_stands
         [habit] = session.memory.list("habit")
         assert json.loads(habit.edit)["statements"] == [CUP], drive
         assert _handed(robot) == ["mango-juice_0", "coffee-cup_0"]
+    table = 'move_to(get_location_coordinates("inFrontOf_dining-table_0"))'
+    reader = ReadingScript(READINGS, edits={LESSON: form_text(
+        "after you hand it over", "anything", "anywhere", table)})
+    _, robot, session = _session(tmp_path / "table", [REQUEST, LESSON], TEACH, reader)
+    [habit] = session.memory.list("habit")      # a drive elsewhere (held-out: "move to the
+    assert "dining-table" in json.loads(habit.edit)["statements"][0]   # room center") stands
+    assert _handed(robot) == ["mango-juice_0"]
     cheers = 'say("Cheers!")'
     reader = ReadingScript(READINGS, edits={LESSON: form_text(
         "after you hand it over", "anything", "anywhere", cheers)})

@@ -179,24 +179,17 @@ def chosen(form: Edit | None, row: Edit | None, facts: Facts) -> Edit | None:
     change at the same skill; it may say more: a kind of thing) or where no kind is read; the
     row where the form reads nothing or something else (measured, five-kind bench at seed
     28755: the form read four of the five kinds as other edits - a drive, a refusal - where
-    the clause reading had them right; at 18703 "also bring me the sponge" as a drive to the
-    handover place). What comes along gives way to a form that only speaks: the clause reader
-    read ``also`` for "every time you bring me something to drink, say cheers" (held-out),
-    which the form read right."""
+    the clause reading had them right). What comes along is the row only where the form goes
+    for that thing (:func:`_goes_for`): the clause reader read ``also`` for two held-out habits
+    of other kinds ("say cheers", "move to the room center") that the form read right."""
     if row is None or form is None:
         return form or row
     if row.op == "after" and row.when.skill in ("handover_object_to_human", "place_object") \
             and len(row.statements) == 1 and _is_also(row):
-        return form if _speaks(form) and not _goes_for(form, row, facts) else row
+        return row if _goes_for(form, row, facts) else form
     agrees = form.op == row.op and form.when.skill == row.when.skill and \
         form.argument == row.argument
     return form if agrees else row
-
-
-def _speaks(edit: Edit) -> bool:
-    """The edit adds speech only (``say``, ``ask``)."""
-    calls = [bare_call(s) for s in edit.statements]
-    return bool(calls) and all(c is not None and c.func.id in ("say", "ask") for c in calls)
 
 
 def _is_also(row: Edit) -> bool:
@@ -206,19 +199,22 @@ def _is_also(row: Edit) -> bool:
 
 
 def _goes_for(edit: Edit, along: Edit, facts: Facts) -> bool:
-    """The form's edit adds an act that goes for what the ``also`` reading says comes along:
-    it moves that thing, or drives where it lies (measured, five-kind bench at seed 28755:
-    "whenever you bring me the juice, also bring me the cup" was read by the form as a drive
-    to the kitchen counter, where the cup lies, after the juice's hand-over; the reading's row
-    is the lesson then; where the form adds a drive elsewhere, "move to the room center", the
-    form's edit stands)."""
+    """The form's edit goes for what the ``also`` reading says comes along: it is about that
+    thing, moves it, or adds a drive to where it lies or to the handover place (measured,
+    five-kind bench: "whenever you bring me the juice, also bring me the cup" read by the form
+    as a drive to the kitchen counter, where the cup lies (seed 28755), "... also bring me
+    the sponge" as a drive to the handover place (18703), "... also bring me the remote" as a
+    drive after the remote's hand-over (28755)). A form that speaks, or drives elsewhere,
+    stands (held-out: "say cheers" and "move to the room center" were read ``also`` too)."""
+    thing = Call.of(along.statements[0]).thing
     added = Call.of(edit.statements[0]) if edit.op in ("before", "after") and \
         edit.statements else None
-    thing = Call.of(along.statements[0]).thing
-    if added is None or thing is None:
+    if thing is None or added is None:
         return False
-    return added.thing == thing or (added.skill == "move_to" and added.place is not None
-                                    and place_of(added.place) == place_of(facts.lies(thing)))
+    if edit.when.thing == thing or added.thing == thing:
+        return True
+    return added.skill == "move_to" and added.place is not None and place_of(added.place) in (
+        place_of(facts.lies(thing)), HANDOVER_LOCATION)
 
 
 def edit_of_reading(reading, attempt: list[Entry], ends: dict[str, str],
