@@ -62,6 +62,23 @@ def running_robot(log_dir, llm_url, memory, time_scale=0.0, tag="", **node_param
             proc.stop()
 
 
+@contextmanager
+def instructed_robot(tmp, **node_params):
+    """:func:`running_robot` (time scale 0.5, a short server wait) with a scripted LLM and
+    the Instruct action's client (issue 61); yields (observer, llm, procs, instructor)."""
+    from fake_llm_server import FakeLLMServer
+    from llm_interaction_node.ros.instructor import Instructor
+    llm = FakeLLMServer()
+    llm.text = "wait_for_trigger()"
+    try:
+        with running_robot(tmp, llm.url, tmp / "memory", time_scale=0.5,
+                           **{"timeouts.server_wait_s": 2.0, **node_params}) as (user, procs):
+            with Instructor(server_wait_s=60) as robot:
+                yield user, llm, procs, robot
+    finally:
+        llm.close()
+
+
 class Observer:
     """The test's view of the robot: speech, transcript, state, the simulator's world."""
 

@@ -14,14 +14,13 @@ from action_msgs.msg import GoalStatus
 from llm_interaction_interfaces.srv import Answer, ManageMemory
 from std_srvs.srv import Trigger
 
-from fake_llm_server import FakeLLMServer
 from llm_interaction_node.core.console.session import NEW_TASK_MARKER
 from llm_interaction_node.ros import names
 from llm_interaction_node.ros.instruct_server import CANCEL_REASON
 from llm_interaction_node.ros.instruction import CANCELLED_QUEUED, EMPTY
 from ros_support import ROOT
 from test_learning_e2e import CORRECTION, IMPROVED, IMPROVEMENT, PROBLEM, REQUEST, TWO_TRIPS
-from test_ros_e2e import call, running_robot
+from test_ros_e2e import call, instructed_robot
 
 pytestmark = pytest.mark.slow
 
@@ -42,17 +41,8 @@ AFTER = "say('the next statement')"
 def graph(tmp_path_factory):
     """The simulator (a grasp 2 s, the counter 3.6 s away) and the interaction node with a
     memory; yields (observer, llm, procs, instructor)."""
-    from llm_interaction_node.ros.instructor import Instructor
-    tmp = tmp_path_factory.mktemp("instruct")
-    llm = FakeLLMServer()
-    llm.text = "wait_for_trigger()"
-    try:
-        with running_robot(tmp, llm.url, tmp / "memory", time_scale=0.5,
-                           **{"timeouts.server_wait_s": 2.0}) as (user, procs):
-            with Instructor(server_wait_s=60) as robot:
-                yield user, llm, procs, robot
-    finally:
-        llm.close()
+    with instructed_robot(tmp_path_factory.mktemp("instruct")) as graph:
+        yield graph
 
 
 def statements(robot):
@@ -185,15 +175,19 @@ def test_a_question_is_answered_through_the_answer_service(graph):
     assert not robot.answer("again")                 # the goal ended
 
 
+def slow_first(user, llm, robot, then: str) -> None:
+    """A first goal whose slow drive (~9 s) has started, ``then`` the next goal's statement."""
+    slow = SLOW_MOVE.replace("0.1", "0.5")
+    fresh_start(user)                   # the robot at its start, far from the user
+    llm.texts = [slow, "wait_for_trigger()", then, "wait_for_trigger()"]
+    robot.instruct("go to the handover point slowly")
+    user.probe.wait_until(lambda: started(robot, slow), 60, "the move to start")
+
+
 def test_a_second_goal_while_one_runs_waits_in_the_queue(graph):
     from llm_interaction_node.ros.instructor import Instructor
     user, llm, _procs, robot = graph
-    fresh_start(user)                   # the robot at its start, far from the user
-    llm.texts = [SLOW_MOVE.replace("0.1", "0.5"), "wait_for_trigger()",
-                 "say('second request')", "wait_for_trigger()"]
-    robot.instruct("go to the handover point slowly")
-    user.probe.wait_until(lambda: started(robot, SLOW_MOVE.replace("0.1", "0.5")), 60,
-                          "the move to start")
+    slow_first(user, llm, robot, "say('second request')")
     with Instructor(node_name="second_instructor") as other:
         other.instruct("and then say something")
         time.sleep(0.5)
@@ -209,12 +203,7 @@ def test_a_second_goal_while_one_runs_waits_in_the_queue(graph):
 def test_a_queued_goal_cancelled_before_it_starts_never_runs(graph):
     from llm_interaction_node.ros.instructor import Instructor
     user, llm, _procs, robot = graph
-    fresh_start(user)                   # the robot at its start, far from the user
-    llm.texts = [SLOW_MOVE.replace("0.1", "0.5"), "wait_for_trigger()",
-                 "say('after the first')", "wait_for_trigger()"]
-    robot.instruct("go to the handover point slowly")
-    user.probe.wait_until(lambda: started(robot, SLOW_MOVE.replace("0.1", "0.5")), 60,
-                          "the move to start")
+    slow_first(user, llm, robot, "say('after the first')")
     with Instructor(node_name="queued_instructor") as other:
         other.instruct("say something when you are there")
         assert other.cancel()

@@ -15,9 +15,8 @@ import time
 import pytest
 from py_trees.common import Status
 
-from fake_llm_server import FakeLLMServer
 from llm_interaction_node.examples.instruct_tree import run, two_things
-from test_ros_e2e import running_robot
+from test_ros_e2e import instructed_robot
 
 pytestmark = pytest.mark.slow
 
@@ -35,17 +34,8 @@ def bring(thing: str, said: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory):
-    from llm_interaction_node.ros.instructor import Instructor
-    tmp = tmp_path_factory.mktemp("tree")
-    llm = FakeLLMServer()
-    llm.text = "wait_for_trigger()"
-    try:
-        with running_robot(tmp, llm.url, tmp / "memory", time_scale=0.5,
-                           **{"timeouts.server_wait_s": 2.0}) as (user, procs):
-            with Instructor(server_wait_s=60) as robot:
-                yield user, llm, procs, robot
-    finally:
-        llm.close()
+    with instructed_robot(tmp_path_factory.mktemp("tree")) as graph:
+        yield graph
 
 
 def test_the_tree_corrects_the_first_thing_once_then_gets_the_second(graph):
