@@ -64,6 +64,23 @@ def fresh_start(user):
     user.probe.wait_until(lambda: user.states[-1].data == "idle", 30, "idle")
 
 
+def slow_first(user, llm, robot, rest: list[str], move: str = SLOW_MOVE,
+               words: str = "go to the handover point very slowly") -> None:
+    """A goal whose slow drive ``move`` has started (from the robot's start, far from the
+    user), the model's statements after it ``rest``."""
+    fresh_start(user)
+    llm.texts = [move, *rest]
+    robot.instruct(words)
+    user.probe.wait_until(lambda: started(robot, move), 60, "the move to start")
+
+
+def queued_after_a_slow_drive(user, llm, robot, then: str) -> None:
+    """A first goal whose slower drive (~9 s) has started, ``then`` the next goal's
+    statement."""
+    slow_first(user, llm, robot, ["wait_for_trigger()", then, "wait_for_trigger()"],
+               SLOW_MOVE.replace("0.1", "0.5"), "go to the handover point slowly")
+
+
 def test_a_goal_brings_the_juice_with_feedback_per_statement_and_learns(graph):
     user, llm, procs, robot = graph
     llm.texts = list(JUICE)
@@ -135,10 +152,7 @@ def test_the_five_lines_of_the_readme_drive_the_robot(graph):
 
 def test_cancel_mid_skill_stops_the_skill_and_nothing_runs_after_it(graph):
     user, llm, procs, robot = graph
-    fresh_start(user)                   # the robot at its start, far from the user
-    llm.texts = [SLOW_MOVE, AFTER, "wait_for_trigger()"]
-    robot.instruct("go to the handover point very slowly")
-    user.probe.wait_until(lambda: started(robot, SLOW_MOVE), 60, "the move to start")
+    slow_first(user, llm, robot, [AFTER, "wait_for_trigger()"])
     time.sleep(0.5)
     assert robot.cancel()
 
@@ -175,19 +189,10 @@ def test_a_question_is_answered_through_the_answer_service(graph):
     assert not robot.answer("again")                 # the goal ended
 
 
-def slow_first(user, llm, robot, then: str) -> None:
-    """A first goal whose slow drive (~9 s) has started, ``then`` the next goal's statement."""
-    slow = SLOW_MOVE.replace("0.1", "0.5")
-    fresh_start(user)                   # the robot at its start, far from the user
-    llm.texts = [slow, "wait_for_trigger()", then, "wait_for_trigger()"]
-    robot.instruct("go to the handover point slowly")
-    user.probe.wait_until(lambda: started(robot, slow), 60, "the move to start")
-
-
 def test_a_second_goal_while_one_runs_waits_in_the_queue(graph):
     from llm_interaction_node.ros.instructor import Instructor
     user, llm, _procs, robot = graph
-    slow_first(user, llm, robot, "say('second request')")
+    queued_after_a_slow_drive(user, llm, robot, "say('second request')")
     with Instructor(node_name="second_instructor") as other:
         other.instruct("and then say something")
         time.sleep(0.5)
@@ -203,7 +208,7 @@ def test_a_second_goal_while_one_runs_waits_in_the_queue(graph):
 def test_a_queued_goal_cancelled_before_it_starts_never_runs(graph):
     from llm_interaction_node.ros.instructor import Instructor
     user, llm, _procs, robot = graph
-    slow_first(user, llm, robot, "say('after the first')")
+    queued_after_a_slow_drive(user, llm, robot, "say('after the first')")
     with Instructor(node_name="queued_instructor") as other:
         other.instruct("say something when you are there")
         assert other.cancel()
@@ -218,10 +223,7 @@ def test_a_queued_goal_cancelled_before_it_starts_never_runs(graph):
 
 def test_a_spoken_stop_cancels_the_goal(graph):
     user, llm, procs, robot = graph
-    fresh_start(user)                   # the robot at its start, far from the user
-    llm.texts = [SLOW_MOVE, AFTER, "wait_for_trigger()"]
-    robot.instruct("go to the handover point very slowly")
-    user.probe.wait_until(lambda: started(robot, SLOW_MOVE), 60, "the move to start")
+    slow_first(user, llm, robot, [AFTER, "wait_for_trigger()"])
     time.sleep(0.5)
     user.say("Stop!")
     result = robot.result(timeout_s=30)
