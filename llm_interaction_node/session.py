@@ -221,7 +221,9 @@ def edit_reading_of(reader: Reader | None, api: Callable[[], Any],
     with no skill an edit can anchor at: the tabletop's lessons stay the named paths'.)"""
     if reader is None:
         return None
-    edits = EditReader(_short_call(reader, ledger, EDIT_TOKENS, EDIT_STOP))
+    # what people call a thing, as far as the reading asked already (no question of its own)
+    edits = EditReader(_short_call(reader, ledger, EDIT_TOKENS, EDIT_STOP),
+                       names=lambda form: reader.other_names.kept().get(form, ()))
 
     def read(said: str, did: str) -> Edit | None:
         scene = _scene_now(api, f"edit of {said!r}")

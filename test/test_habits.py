@@ -547,6 +547,20 @@ def test_a_habit_read_for_anything_is_asked_whether_the_user_spoke_of_a_kind():
         "before you take it", "anything", "anywhere", 'ask("May I?")'))(
         "always ask me before you take the cup", VOCABULARY)
     assert cup.when.thing == "coffee-cup_0"
+    # ... or by the other names the reading knows (measured, seed 62203: "before you take the
+    # glass" read for every glass; the tumbler is called a glass, the sponge was judged one)
+    glass_form = form_text("before you take it", "anything", "anywhere", 'ask("May I?")')
+    known = {"tumbler": ("glass", "cup"), "coffee cup": ("cup", "mug")}
+
+    def glass(p, g):
+        return " glass" if p.endswith("\nkind:") else glass_form
+    said = "always ask me before you take the glass"
+    assert EditReader(glass, names=lambda f: known.get(f, ()))(said, VOCABULARY).when.thing \
+        == "tumbler_0"
+    assert EditReader(glass)(said, VOCABULARY).when.thing == "every glass"  # none known
+    both = {"tumbler": ("glass",), "coffee cup": ("glass",)}
+    assert EditReader(glass, names=lambda f: both.get(f, ()))(said, VOCABULARY).when.thing \
+        == "every glass"                                          # two called so: a kind
 
 
 def test_the_tabletop_has_no_habits_its_lessons_stay_the_named_paths(tmp_path):
