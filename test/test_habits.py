@@ -550,7 +550,8 @@ def test_a_habit_read_for_anything_is_asked_whether_the_user_spoke_of_a_kind():
     # ... or by the other names the reading knows (measured, seed 62203: "before you take the
     # glass" read for every glass; the tumbler is called a glass, the sponge was judged one)
     glass_form = form_text("before you take it", "anything", "anywhere", 'ask("May I?")')
-    known = {"tumbler": ("glass", "cup"), "coffee cup": ("cup", "mug")}
+    known = {"tumbler": ("glass", "cup"), "coffee cup": ("cup", "mug"),
+             "empty mug": ("empty cup", "empty glass")}        # as the embedded model says
 
     def glass(p, g):
         return " glass" if p.endswith("\nkind:") else glass_form

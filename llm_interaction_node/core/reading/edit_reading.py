@@ -358,8 +358,11 @@ def one_named(word: str, vocabulary: ReadingVocabulary,
     judged a glass (62203)."""
     named = [name for spoken, name in vocabulary.things.items() if word in spoken.split()]
     if not named and names is not None:
-        named = [name for spoken, name in vocabulary.things.items()
-                 if any(word in other.split() for other in names(spoken))]
+        # a name that is the word itself first ("glass" for the tumbler; "empty glass" for
+        # the empty mug is another thing's)
+        others = {name: tuple(names(spoken)) for spoken, name in vocabulary.things.items()}
+        named = [name for name, called in others.items() if word in called] or \
+            [name for name, called in others.items() if any(word in c.split() for c in called)]
     return named[0] if len(named) == 1 else None
 
 
