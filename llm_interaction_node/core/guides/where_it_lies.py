@@ -37,7 +37,7 @@ from __future__ import annotations
 import ast
 import logging
 
-from ..apis.humanoid_scene import SURFACE_PREFIX, furniture_of, in_front_of
+from ..apis.humanoid_scene import HANDOVER_LOCATION, SURFACE_PREFIX, furniture_of, in_front_of
 from ..learning.hand import holding_of
 from ..learning.route import destination
 from ..reading.select import object_locations
@@ -52,7 +52,7 @@ log = logging.getLogger(__name__)
 GRASP = "grasp"
 MOVE = "move_to"
 PLACE = "place_object"
-HANDOVER, HANDOVER_PLACE = "handover_object_to_human", "handover_to_human"
+HANDOVER = "handover_object_to_human"
 LOCATIONS = "list_object_locations"
 COORDINATES = "get_location_coordinates"
 LOCATION_NAMES = "list_locations"
@@ -121,7 +121,7 @@ def drive_before(state: GuideState, source: str) -> str | None:
         return None
     call = bare_call(source)
     if call is not None and call.func.id == HANDOVER and HANDOVER in api:
-        place = HANDOVER_PLACE
+        place = HANDOVER_LOCATION
         if place == robot_at(api) or not _known_location(api, place):
             return None
         log.info("%s needs the robot at the handover place: it drives there first", source)

@@ -114,7 +114,7 @@ def _puts_there(edit: Edit, places: dict[str, str]) -> bool:
     calls = [Call.of(s) for s in edit.statements] if edit.op in ("before", "after",
                                                                   "instead") else []
     return any(c is not None and c.thing in places and c.place is not None
-               and place_of(c.place) == place_of(places[c.thing]) for c in calls)
+               and c.place == place_of(places[c.thing]) for c in calls)
 
 
 # the named lesson kinds that are rows of data in the edit shape: a reading's clause kind ->
@@ -186,8 +186,7 @@ def chosen(form: Edit | None, row: Edit | None, facts: Facts,
     of other kinds ("say cheers", "move to the room center") that the form read right."""
     if row is None or form is None:
         return form or row
-    if row.op == "after" and row.when.skill in ("handover_object_to_human", "place_object") \
-            and len(row.statements) == 1 and _is_also(row):
+    if row.op == "after":                   # the only row that adds a call: what comes along
         return row if _goes_for(form, row, facts) else form
     agrees = form.op == row.op and form.when.skill == row.when.skill and \
         form.argument == row.argument
@@ -197,12 +196,6 @@ def chosen(form: Edit | None, row: Edit | None, facts: Facts,
         # sponge was judged a glass)
         return row
     return form if agrees else row
-
-
-def _is_also(row: Edit) -> bool:
-    """A row of :func:`also_edit`: a thing moved after another thing's hand-over or placing."""
-    call = Call.of(row.statements[0])
-    return call is not None and call.thing is not None and call.thing != row.when.thing
 
 
 def _goes_for(edit: Edit, along: Edit, facts: Facts) -> bool:
@@ -220,7 +213,7 @@ def _goes_for(edit: Edit, along: Edit, facts: Facts) -> bool:
         return False
     if edit.when.thing == thing or added.thing == thing:
         return True
-    return added.skill == "move_to" and added.place is not None and place_of(added.place) in (
+    return added.skill == "move_to" and added.place is not None and added.place in (
         place_of(facts.lies(thing)), HANDOVER_LOCATION)
 
 
@@ -287,7 +280,7 @@ def _done_already(edit: Edit, attempt: list[Entry]) -> bool:
     new = Call.of(edit.statements[0])
     return new is not None and new.thing == edit.when.thing and new.place is not None and any(
         (c := Call.of(e.source)) is not None and c.thing == new.thing
-        and place_of(c.place) == place_of(new.place) for e in attempt if not e.is_comment)
+        and c.place == new.place for e in attempt if not e.is_comment)
 
 
 def edited(edit: Edit, attempt: list[Entry], facts: Facts) -> tuple[list[Entry], list[str]]:
